@@ -1,0 +1,4 @@
+"""``python -m explorer`` runs the application."""
+from explorer.app import main
+
+raise SystemExit(main())

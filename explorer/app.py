@@ -1,0 +1,98 @@
+"""Command line and ``main()``: ``attention-explorer [SESSION] [--screenshot FILE] [--size WxH]``."""
+import argparse
+import gc
+import os
+import sys
+
+USAGE_SIZE = "WIDTHxHEIGHT, e.g. 1600x1000"
+
+
+def parse_size(text):
+    try:
+        w, h = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--size must be {USAGE_SIZE}, got {text!r}") from None
+    if not (200 <= w <= 8000 and 200 <= h <= 8000):
+        raise argparse.ArgumentTypeError(f"--size must be between 200x200 and 8000x8000, got {text!r}")
+    return w, h
+
+
+def build_parser():
+    p = argparse.ArgumentParser(prog="attention-explorer",
+                                description="Edit the numbers of attention and watch QKᵀ → softmax → ·V recompute.")
+    p.add_argument("session", nargs="?", help="a session file (.json) to open; default: the chapter's demo")
+    p.add_argument("--screenshot", metavar="FILE", help="render the window headless to a PNG file and exit")
+    p.add_argument("--size", type=parse_size, default=None, metavar="WxH",
+                   help="window size (default 1600x1000 for screenshots)")
+    return p
+
+
+def main(argv=None):
+    """Run the application; returns the exit status (0 on every normal exit)."""
+    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    if args.screenshot and not os.environ.get("QT_QPA_PLATFORM") and not os.environ.get("DISPLAY"):
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.core.errors import ExplorerError
+    from explorer.core.session import load_session
+    from explorer.main_window import MainWindow
+    from explorer.style import apply_style
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("Attention Explorer")
+    app.setOrganizationName("AttentionExplorer")
+    apply_style(app)
+
+    session, problem = None, None
+    if args.session:
+        try:
+            session = load_session(args.session)
+        except ExplorerError as exc:
+            problem = str(exc)
+    window = MainWindow(session, path=args.session if session is not None else None,
+                        restore_layout=not args.screenshot, recovery=not args.screenshot)
+    if session is not None and session.layout:
+        window.apply_layout(session.layout, geometry=False)
+    if args.size or args.screenshot:
+        window.resize(*(args.size or (1600, 1000)))
+    status = 0
+    try:
+        if args.screenshot:
+            status = take_screenshot(app, window, args.screenshot, problem)
+        else:
+            window.show()
+            if problem:
+                window.documents.error("Could not open the session", problem)
+            elif window.recovery is not None:
+                window.recovery.offer()
+            app.exec()
+    finally:
+        if window.recovery is not None:
+            window.recovery.discard()
+        window.close()
+        window.deleteLater()
+        del window
+        app.processEvents()
+        gc.collect()
+    return status
+
+
+def take_screenshot(app, window, path, problem=None):
+    """Show the window offscreen, let every panel paint, grab it to ``path``; 0 on success."""
+    window.show()
+    for _ in range(3):
+        app.processEvents()
+    window.model.flush()
+    for panel in window.panels.values():
+        panel.refresh()
+    app.processEvents()
+    if problem:
+        print(f"attention-explorer: {problem}", file=sys.stderr)
+        return 1
+    if not window.grab().save(path, "PNG"):
+        print(f"attention-explorer: could not write the screenshot to {path}", file=sys.stderr)
+        return 1
+    window.model.undo_stack.setClean()
+    return 0

@@ -1,0 +1,70 @@
+"""Ready-made sessions: the chapter's demo and a few more that each teach one thing."""
+import numpy as np
+
+from .session import Session, Settings
+
+DEMO_TOKENS = ("猫", "追", "红色", "激光点")
+
+
+def demo_session():
+    """The chapter's demo 「猫 追 红色 激光点」 with hand-set 3-D Q, K, V.
+
+    Dimensions mean: 0 = "is a noun / thing", 1 = "is an action", 2 = "is a modifier / colour".
+    K (what I can be found by): 猫 and 激光点 are nouns ([2,0,0], [2,0,1] — the dot is also a bit
+    "coloured"), 追 is the action [0,2,0], 红色 the modifier [0,0,2].
+    Q (what I look for): 追 = [2,0,0] — the verb looks for nouns, so it scores 猫 and 激光点 equally
+    (4 each) and splits its budget between subject and object (≈0.45 + 0.45); 激光点 =
+    [0.3,0,2] — the noun looks for its modifier, so 红色 wins (≈0.59); 猫 = [0.5,1.5,0] looks
+    for the action it does; 红色 = [1,0,0.8] looks for the noun it colours (激光点 best).
+    V (what can be carried away): one-hot "animal", "motion", "colour" for 猫, 追, 红色, and the
+    laser dot is mostly colour with some motion [0,0.3,0.8] — so the row of 追 visibly mixes the
+    animal of 猫 with the colour and motion of 激光点.
+    """
+    q = [[0.5, 1.5, 0.0], [2.0, 0.0, 0.0], [1.0, 0.0, 0.8], [0.3, 0.0, 2.0]]
+    k = [[2.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 2.0], [2.0, 0.0, 1.0]]
+    v = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.3, 0.8]]
+    return _session("Demo: 猫 追 红色 激光点", DEMO_TOKENS, q, k, v, Settings(selected_row=1))
+
+
+def random_session(length=6, dim=4, seed=0, *, dim_v=None):
+    """Q, K, V drawn from a standard normal with a fixed seed: the same numbers every time."""
+    rng = np.random.default_rng(int(seed))
+    dim_v = dim if dim_v is None else dim_v
+    tokens = tuple(f"t{i}" for i in range(length))
+    q, k = rng.standard_normal((length, dim)), rng.standard_normal((length, dim))
+    v = rng.standard_normal((length, dim_v))
+    return _session(f"Random L={length} d={dim} (seed {seed})", tokens, q, k, v, Settings())
+
+
+def uniform_session():
+    """All-zero queries: every score is 0, so every row spreads its weight evenly (1/L each) —
+    the output is the plain average of V. Attention without a question to ask."""
+    base = demo_session()
+    q = np.zeros_like(base.matrices["Q"])
+    return _session("Uniform: zero queries", base.tokens, q, base.matrices["K"], base.matrices["V"], Settings())
+
+
+def previous_token_session(length=6):
+    """A previous-token head: key j carries its position one-hot, query i asks for position i−1
+    (with strength 6), so each token looks at the one before it; the causal mask hides the future.
+    """
+    tokens = ("The", "cat", "chased", "the", "red", "dot")[:length] if length <= 6 else tuple(
+        f"t{i}" for i in range(length))
+    eye = np.eye(length)
+    q = 6.0 * np.roll(eye, -1, axis=1)
+    q[0] = 0.0  # the first token has no predecessor: it can only look at itself
+    v = np.random.default_rng(1).standard_normal((length, 2)).round(2)
+    return _session("Previous-token head", tokens, q, eye, v, Settings(scale_mode="none", causal=True))
+
+
+PRESETS = {
+    "demo": demo_session,
+    "uniform": uniform_session,
+    "previous_token": previous_token_session,
+    "random": random_session,
+}
+
+
+def _session(title, tokens, q, k, v, settings):
+    mats = {name: np.array(m, dtype=np.float64) for name, m in (("Q", q), ("K", k), ("V", v))}
+    return Session(tokens=tuple(tokens), matrices=mats, settings=settings, title=title)

@@ -1,0 +1,223 @@
+"""File work of the window: new, open, save, recent files, import and export — with clear messages."""
+import os
+from pathlib import Path
+
+import numpy as np
+from PySide6.QtCore import QRectF, QSize
+from PySide6.QtGui import QPainter
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+from explorer.core import presets
+from explorer.core.errors import ExplorerError
+from explorer.core.matrix_io import load_matrix, save_matrix
+from explorer.core.session import load_session, save_session
+from explorer.settings_store import qsettings
+
+SESSION_FILTER = "Attention Explorer sessions (*.json);;All files (*)"
+MATRIX_FILTER = "Matrices (*.npy *.npz *.csv *.tsv *.txt);;All files (*)"
+MAX_RECENT = 8
+
+
+class Documents:
+    """Owns the current file path; every action reports success or the error in the status bar/dialog."""
+
+    PRESET_TITLES = {"demo": "Chapter demo: 猫 追 红色 激光点", "uniform": "Uniform: all-zero queries",
+                     "previous_token": "Previous-token head (causal)", "random": "Random L=6, d=4 (seed 0)"}
+    EXPORTABLE = ("Q", "K", "V", "Scores", "Weights", "Output")
+
+    def __init__(self, window, path=None):
+        self.window = window
+        self.path = Path(path) if path else None
+
+    @property
+    def model(self):
+        return self.window.model
+
+    def display_name(self):
+        return self.path.name if self.path else (self.model.title or "Untitled")
+
+    def status(self, text):
+        self.window.statusBar().showMessage(text, 10000)
+
+    def error(self, title, text):
+        self.status(text)
+        QMessageBox.warning(self.window, title, text)
+
+    # ----- sessions ------------------------------------------------------------------------------
+    def new_session(self, preset="demo"):
+        if not self.maybe_save():
+            return False
+        self.model.load(presets.PRESETS[preset]())
+        self.path = None
+        self.window._update_title()
+        self.status(f"New session: {self.model.title}")
+        return True
+
+    def open_dialog(self):
+        if not self.maybe_save():
+            return False
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open session", self._folder(), SESSION_FILTER)
+        return self.open(path, ask=False) if path else False
+
+    def open(self, path, ask=True):
+        """Load ``path``; on any problem show why and leave the current session exactly as it was."""
+        if ask and not self.maybe_save():
+            return False
+        try:
+            session = load_session(path)
+        except ExplorerError as exc:
+            self.error("Could not open the session", str(exc))
+            return False
+        self.model.load(session)
+        self.window.apply_layout(session.layout, geometry=False)
+        self.path = Path(path)
+        self._remember(self.path)
+        self.window._update_title()
+        self.status(f"Opened {self.path}")
+        return True
+
+    def save(self):
+        return self.save_to(self.path) if self.path else self.save_as()
+
+    def save_as(self):
+        suggestion = str(self.path or Path(self._folder()) / "session.json")
+        path, _ = QFileDialog.getSaveFileName(self.window, "Save session as", suggestion, SESSION_FILTER)
+        if not path:
+            return False
+        if not Path(path).suffix:
+            path += ".json"
+        return self.save_to(Path(path))
+
+    def save_to(self, path):
+        try:
+            save_session(self.model.to_session(layout=self.window.layout_state()), path)
+        except ExplorerError as exc:
+            self.error("Could not save the session", str(exc))
+            return False
+        self.path = Path(path)
+        self.model.undo_stack.setClean()
+        self._remember(self.path)
+        self.window._update_title()
+        self.status(f"Saved {self.path}")
+        return True
+
+    def maybe_save(self):
+        """Ask before unsaved edits are lost; True when it is fine to go on."""
+        if self.model.undo_stack.isClean():
+            return True
+        answer = QMessageBox.question(
+            self.window, "Unsaved changes", f"Save the changes to {self.display_name()} first?",
+            QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
+        if answer == QMessageBox.Save:
+            return self.save()
+        return answer == QMessageBox.Discard
+
+    # ----- recent files --------------------------------------------------------------------------
+    def recent_files(self):
+        value = qsettings().value("recent", [])
+        if isinstance(value, str):
+            value = [value]
+        return [p for p in (value or []) if isinstance(p, str)]
+
+    def _remember(self, path):
+        files = [str(Path(path).resolve())] + [p for p in self.recent_files() if p != str(Path(path).resolve())]
+        settings = qsettings()
+        settings.setValue("recent", files[:MAX_RECENT])
+        settings.sync()
+
+    def fill_recent_menu(self):
+        menu = self.window.recent_menu
+        menu.clear()
+        files = self.recent_files()
+        for p in files:
+            act = menu.addAction(Path(p).name, lambda p=p: self.open(p))
+            act.setStatusTip(p)
+            act.setToolTip(p)
+        if not files:
+            menu.addAction("(no recent files)").setEnabled(False)
+
+    def _folder(self):
+        return str(self.path.parent) if self.path else os.getcwd()
+
+    # ----- matrices ------------------------------------------------------------------------------
+    def import_matrix(self, name, path=None):
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self.window, f"Import a matrix into {name}", self._folder(),
+                                                  MATRIX_FILTER)
+            if not path:
+                return False
+        try:
+            array = load_matrix(path)
+        except ExplorerError as exc:
+            self.error(f"Could not import into {name}", str(exc))
+            return False
+        if not self.model.replace_matrix(name, array):
+            return False
+        self.status(f"Imported {Path(path).name} into {name} ({array.shape[0]}×{array.shape[1]})")
+        return True
+
+    def matrix_for_export(self, name):
+        if name in ("Q", "K", "V"):
+            return self.model.matrix(name)
+        r, h = self.model.results, self.model.settings.selected_head
+        return {"Scores": r.heads.scores[h], "Weights": r.heads.weights[h], "Output": r.heads.output}[name]
+
+    def export_matrix(self, name, path=None):
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self.window, f"Export {name}", str(Path(self._folder()) / f"{name}.csv"),
+                                                  "CSV (*.csv);;NumPy (*.npy)")
+            if not path:
+                return False
+        try:
+            save_matrix(np.asarray(self.matrix_for_export(name)), path)
+        except ExplorerError as exc:
+            self.error(f"Could not export {name}", str(exc))
+            return False
+        self.status(f"Exported {name} to {path}")
+        return True
+
+    # ----- figures -------------------------------------------------------------------------------
+    def export_window(self, path=None):
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self.window, "Export the window", str(Path(self._folder()) / "window.png"),
+                                                  "PNG image (*.png)")
+            if not path:
+                return False
+        return self._write_image(self.window, path)
+
+    def export_panel(self, name, path=None):
+        if path is None:
+            path, _ = QFileDialog.getSaveFileName(self.window, "Export the panel", str(Path(self._folder()) / f"{name}.png"),
+                                                  "PNG image (*.png);;SVG drawing (*.svg)")
+            if not path:
+                return False
+        return self._write_image(self.window.panels[name], path)
+
+    def _write_image(self, widget, path):
+        self.model.flush()
+        if str(path).lower().endswith(".svg"):
+            ok = write_svg(widget, path)
+        else:
+            ok = widget.grab().save(str(path), "PNG")
+        if ok:
+            self.status(f"Exported {path}")
+        else:
+            self.error("Could not export", f"{path}: the picture could not be written (is the folder writable?)")
+        return ok
+
+
+def write_svg(widget, path):
+    """Render ``widget`` into an SVG drawing (vector where Qt paints vectors)."""
+    size = widget.size()
+    gen = QSvgGenerator()
+    gen.setFileName(str(path))
+    gen.setSize(QSize(size.width(), size.height()))
+    gen.setViewBox(QRectF(0, 0, size.width(), size.height()))
+    gen.setTitle("Attention Explorer")
+    painter = QPainter()
+    if not painter.begin(gen):
+        return False
+    widget.render(painter)
+    painter.end()
+    return Path(path).exists()

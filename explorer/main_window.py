@@ -1,0 +1,219 @@
+"""The main window: every panel a dock built from one table, the menus, the title and layout."""
+from dataclasses import dataclass
+
+from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox
+
+from explorer import __version__
+from explorer.documents import Documents
+from explorer.model import AttentionModel
+from explorer.panels.controls import ControlsPanel
+from explorer.panels.editor import EditorPanel
+from explorer.panels.output import OutputPanel
+from explorer.panels.scores import ScoresPanel
+from explorer.panels.weights import WeightsPanel
+from explorer.recovery import Recovery
+from explorer.settings_store import qsettings
+
+L, R, B = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea, Qt.BottomDockWidgetArea
+
+
+@dataclass(frozen=True)
+class DockSpec:
+    name: str  # the QDockWidget's objectName: saveState/restoreState key on it
+    title: str
+    panel: type
+    area: Qt.DockWidgetArea
+    shortcut: str
+
+
+DOCKS = (
+    DockSpec("editor", "Matrix editor — Q, K, V", EditorPanel, L, "Ctrl+1"),
+    DockSpec("controls", "Controls", ControlsPanel, L, "Ctrl+2"),
+    DockSpec("scores", "① Scores  S = QKᵀ·scale", ScoresPanel, R, "Ctrl+3"),
+    DockSpec("weights", "② Weights  A = softmax(S)", WeightsPanel, R, "Ctrl+4"),
+    DockSpec("output", "③ Output  O = A·V", OutputPanel, R, "Ctrl+5"),
+)
+
+
+class MainWindow(QMainWindow):
+    """The explorer: ``window.model`` is the one shared model every dock renders."""
+
+    def __init__(self, session=None, path=None, *, restore_layout=True, recovery=True):
+        super().__init__()
+        self.setObjectName("mainWindow")
+        self.setDockOptions(QMainWindow.AnimatedDocks | QMainWindow.AllowNestedDocks | QMainWindow.AllowTabbedDocks)
+        self.setDockNestingEnabled(True)
+        self.model = AttentionModel(session, parent=self)
+        self.panels, self.docks = {}, {}
+        for spec in DOCKS:
+            self._add_dock(spec)
+        self._arrange_default()
+        self._default_state = self.saveState()
+        self.documents = Documents(self, path)
+        self.actions = {}
+        self._build_menus()
+        self.model.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
+        self.model.undo_stack.cleanChanged.connect(self._update_title)
+        self._update_title()
+        self.statusBar().showMessage("Edit any number in Q, K or V — every stage recomputes live. "
+                                     "Hover a cell to see how it was made.", 15000)
+        self.resize(1600, 1000)
+        if restore_layout:
+            self.restore_layout()
+        self.recovery = Recovery(self) if recovery else None
+
+    # ----- docks ---------------------------------------------------------------------------------
+    def _add_dock(self, spec):
+        dock = QDockWidget(spec.title, self)
+        dock.setObjectName(spec.name)
+        panel = spec.panel(self.model, dock)
+        panel.setObjectName(f"{spec.name}Panel")
+        dock.setWidget(panel)
+        self.addDockWidget(spec.area, dock)
+        self.panels[spec.name], self.docks[spec.name] = panel, dock
+
+    def _arrange_default(self):
+        d = self.docks
+        for dock in d.values():
+            dock.setFloating(False)
+            dock.show()
+        self.addDockWidget(L, d["editor"])
+        self.splitDockWidget(d["editor"], d["controls"], Qt.Vertical)
+        self.addDockWidget(R, d["scores"])
+        self.splitDockWidget(d["scores"], d["weights"], Qt.Horizontal)
+        self.splitDockWidget(d["scores"], d["output"], Qt.Vertical)
+        self.resizeDocks([d["editor"], d["scores"]], [640, 960], Qt.Horizontal)
+        self.resizeDocks([d["editor"], d["controls"]], [560, 340], Qt.Vertical)
+        self.resizeDocks([d["scores"], d["output"]], [560, 340], Qt.Vertical)
+        self.resizeDocks([d["scores"], d["weights"]], [470, 490], Qt.Horizontal)
+
+    def reset_layout(self):
+        """Put every dock back where it starts."""
+        self._arrange_default()
+        self.restoreState(self._default_state)
+
+    def layout_state(self):
+        """The dock layout and geometry as strings, for QSettings and session files."""
+        return {"state": bytes(self.saveState().toBase64()).decode("ascii"),
+                "geometry": bytes(self.saveGeometry().toBase64()).decode("ascii")}
+
+    def apply_layout(self, layout, geometry=True):
+        if not layout:
+            return
+        if geometry and layout.get("geometry"):
+            self.restoreGeometry(QByteArray.fromBase64(layout["geometry"].encode("ascii")))
+        if layout.get("state"):
+            self.restoreState(QByteArray.fromBase64(layout["state"].encode("ascii")))
+
+    def restore_layout(self):
+        settings = qsettings()
+        layout = {k: settings.value(f"window/{k}", "") for k in ("state", "geometry")}
+        self.apply_layout({k: v for k, v in layout.items() if isinstance(v, str)})
+
+    def save_layout(self):
+        settings = qsettings()
+        for key, value in self.layout_state().items():
+            settings.setValue(f"window/{key}", value)
+        settings.sync()
+
+    # ----- menus ---------------------------------------------------------------------------------
+    def _action(self, key, text, slot, shortcut=None, tip=None, menu=None):
+        act = QAction(text, self)
+        if shortcut is not None:
+            act.setShortcut(QKeySequence(shortcut))
+        if tip:
+            act.setStatusTip(tip)
+            act.setToolTip(tip)
+        act.triggered.connect(slot)
+        self.actions[key] = act
+        if menu is not None:
+            menu.addAction(act)
+        return act
+
+    def _build_menus(self):
+        doc, bar = self.documents, self.menuBar()
+        file = bar.addMenu("&File")
+        self._action("new", "&New (chapter demo)", doc.new_session, QKeySequence.New,
+                     "Start again from the chapter's demo 猫 追 红色 激光点", file)
+        presets = file.addMenu("New from &preset")
+        for key, text in doc.PRESET_TITLES.items():
+            self._action(f"preset_{key}", text, lambda checked=False, k=key: doc.new_session(k), menu=presets)
+        self._action("open", "&Open…", doc.open_dialog, QKeySequence.Open, "Open a saved session (.json)", file)
+        self.recent_menu = file.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(doc.fill_recent_menu)
+        self._action("save", "&Save", doc.save, QKeySequence.Save, "Save the session", file)
+        self._action("save_as", "Save &As…", doc.save_as, QKeySequence.SaveAs, "Save the session under a new name", file)
+        file.addSeparator()
+        imp = file.addMenu("&Import matrix")
+        for name in ("Q", "K", "V"):
+            self._action(f"import_{name}", f"into {name}…", lambda checked=False, n=name: doc.import_matrix(n),
+                         tip=f"Replace {name} with a matrix from a .npy, .npz or .csv file", menu=imp)
+        export = file.addMenu("&Export")
+        self._action("export_window", "Window as PNG…", doc.export_window, tip="Save a picture of the whole window",
+                     menu=export)
+        figures = export.addMenu("Panel as PNG/SVG")
+        for spec in DOCKS:
+            self._action(f"export_panel_{spec.name}", f"{spec.title}…",
+                         lambda checked=False, n=spec.name: doc.export_panel(n), menu=figures)
+        matrices = export.addMenu("Matrix as CSV/NPY")
+        for name in doc.EXPORTABLE:
+            self._action(f"export_matrix_{name}", f"{name}…", lambda checked=False, n=name: doc.export_matrix(n),
+                         menu=matrices)
+        file.addSeparator()
+        self._action("quit", "&Quit", self.close, QKeySequence.Quit, "Leave Attention Explorer", file)
+
+        edit = bar.addMenu("&Edit")
+        undo = self.model.undo_stack.createUndoAction(self, "&Undo")
+        undo.setShortcut(QKeySequence.Undo)
+        redo = self.model.undo_stack.createRedoAction(self, "&Redo")
+        redo.setShortcuts([QKeySequence.Redo, QKeySequence("Ctrl+Shift+Z")])
+        edit.addAction(undo)
+        edit.addAction(redo)
+        self.actions["undo"], self.actions["redo"] = undo, redo
+        edit.addSeparator()
+        editor = self.panels["editor"]
+        self._action("copy", "&Copy", editor.copy, QKeySequence.Copy, "Copy the selected cells as tab-separated text",
+                     edit)
+        self._action("paste", "&Paste", editor.paste, QKeySequence.Paste, "Paste tab-separated numbers at the cell",
+                     edit)
+        edit.addSeparator()
+        for key in ("add_token", "remove_token", "randomize", "reset"):
+            edit.addAction(editor.actions[key])
+
+        view = bar.addMenu("&View")
+        for spec in DOCKS:
+            toggle = self.docks[spec.name].toggleViewAction()
+            toggle.setShortcut(QKeySequence(spec.shortcut))
+            toggle.setStatusTip(f"Show or hide the {spec.title} panel")
+            view.addAction(toggle)
+            self.actions[f"view_{spec.name}"] = toggle
+        view.addSeparator()
+        self._action("reset_layout", "Reset &layout", self.reset_layout, None, "Put every panel back where it started",
+                     view)
+
+        help_menu = bar.addMenu("&Help")
+        self._action("about", "&About Attention Explorer", self.about, None, None, help_menu)
+
+    def about(self):
+        QMessageBox.about(self, "About Attention Explorer",
+                          f"<h3>Attention Explorer {__version__}</h3>"
+                          "<p>Attention is three matrix multiplications (Attention 就是三次矩阵乘):<br>"
+                          "① S = QKᵀ/√d &nbsp; ② A = softmax(S) &nbsp; ③ O = A·V.</p>"
+                          "<p>Edit any number and watch every stage recompute.</p>")
+
+    # ----- title and closing ---------------------------------------------------------------------
+    def _update_title(self, *args):
+        name = self.documents.display_name()
+        self.setWindowTitle(f"{name}[*] — Attention Explorer")
+        self.setWindowModified(not self.model.undo_stack.isClean())
+
+    def closeEvent(self, event):
+        if not self.documents.maybe_save():
+            event.ignore()
+            return
+        self.save_layout()
+        if self.recovery is not None:
+            self.recovery.discard()
+        event.accept()

@@ -1,0 +1,320 @@
+"""The one shared state of the window: edits in (as undo commands), results out (one signal per turn)."""
+from contextlib import contextmanager
+from dataclasses import replace
+
+import numpy as np
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtGui import QUndoStack
+
+from explorer.core import head_count_options
+from explorer.core.errors import ExplorerError
+from explorer.core.pipeline import run_pipeline
+from explorer.core.presets import demo_session
+from explorer.core.session import (MAX_ABS_VALUE, MAX_DIM, MAX_TOKEN_CHARS, MAX_TOKENS, SCALE_MODES,
+                                   TEMPERATURE_MAX, TEMPERATURE_MIN, validate_session)
+
+from .commands import CellsCommand, StateCommand
+from .state import MATRIX_NAMES, State
+
+# What a change touched, passed with ``changed`` so panels redraw only what they must.
+STRUCTURE, VALUES, SETTINGS, SELECTION = 1, 2, 4, 8
+
+PARAM_LABELS = {"scale_mode": "scale mode", "scale": "scale", "temperature": "temperature",
+                "causal": "causal mask", "heads": "heads"}
+
+
+class AttentionModel(QObject):
+    """Holds tokens, Q/K/V and settings; recomputes once per event-loop turn; emits ``changed(flags)``."""
+
+    changed = Signal(int)
+    message = Signal(str)  # a refused edit or a problem, for the status bar
+
+    def __init__(self, session=None, parent=None):
+        super().__init__(parent)
+        self.undo_stack = QUndoStack(self)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self.recompute)
+        self._pending = 0
+        self._gesture = None
+        self._gesture_count = 0
+        self.title = ""
+        self.results = None
+        self.load(session if session is not None else demo_session())
+
+    # ----- reading -------------------------------------------------------------------------------
+    @property
+    def tokens(self):
+        return self._state.tokens
+
+    @property
+    def settings(self):
+        return self._state.settings
+
+    def matrix(self, name):
+        """The live array of Q, K or V (read it, never write it: edits go through ``set_cell``)."""
+        return self._state.matrices[name]
+
+    def head_options(self):
+        """The head counts that divide both the Q/K width and the V width."""
+        return head_count_options(self.matrix("Q").shape[1], self.matrix("V").shape[1])
+
+    def to_session(self, layout=None):
+        return self._state.to_session(title=self.title, layout=layout)
+
+    # ----- loading -------------------------------------------------------------------------------
+    def load(self, session):
+        """Replace everything with ``session`` (validated); clears undo history and marks it saved."""
+        session = validate_session(session)
+        self._origin = State.from_session(session)
+        self._state = self._origin.copy()
+        self.title = session.title
+        self.undo_stack.clear()
+        self.undo_stack.setClean()
+        self._schedule(STRUCTURE | VALUES | SETTINGS | SELECTION)
+        self.recompute()
+
+    # ----- edits (each one undoable) -------------------------------------------------------------
+    def set_cell(self, name, i, j, value):
+        """Set one cell of Q, K or V; returns False (and says why) when the value is refused."""
+        return self.set_block(name, i, j, np.array([[value]], dtype=np.float64))
+
+    def set_block(self, name, top, left, block):
+        """Write a 2-D block (a paste) as one undo step; refused whole if any value is bad or it sticks out."""
+        block = np.asarray(block, dtype=np.float64)
+        if block.ndim != 2 or name not in MATRIX_NAMES:
+            return self._refuse(f"cannot write a block of shape {block.shape} into {name}")
+        arr = self.matrix(name)
+        rows, cols = block.shape
+        if top < 0 or left < 0 or top + rows > arr.shape[0] or left + cols > arr.shape[1]:
+            return self._refuse(f"{name}: a {rows}×{cols} block at row {top + 1}, column {left + 1} does not fit "
+                                f"in the {arr.shape[0]}×{arr.shape[1]} matrix")
+        bad = ~np.isfinite(block) | (np.abs(block) > MAX_ABS_VALUE)
+        if bad.any():
+            r, c = (int(x) for x in np.argwhere(bad)[0])
+            return self._refuse(f"{name}[{self.tokens[top + r]}, {left + c + 1}]: {block[r, c]} is not a finite "
+                                f"number within ±{MAX_ABS_VALUE:g}")
+        if np.array_equal(arr[top:top + rows, left:left + cols], block):
+            return True
+        where = f"{name}[{self.tokens[top]}, {left + 1}]" if block.size == 1 else f"{rows}×{cols} block of {name}"
+        self.undo_stack.push(CellsCommand(self, name, top, left, block, f"Edit {where}", self._gesture))
+        return True
+
+    def set_param(self, name, value):
+        """Change one setting (scale mode, scale, temperature, causal, heads); validated, undoable."""
+        value = self._check_param(name, value)
+        if value is None:
+            return False
+        if getattr(self.settings, name) == value:
+            return True
+        changes = {name: value}
+        if name == "heads":
+            changes["selected_head"] = min(self.settings.selected_head, value - 1)
+        label = PARAM_LABELS[name]
+        self._push_state(self._state.with_settings(**changes), f"Set {label} to {value}")
+        return True
+
+    def set_selection(self, row=None, head=None):
+        """Choose the query row and head the panels focus on (saved with the session, not an undo step)."""
+        s = self.settings
+        row = s.selected_row if row is None else int(np.clip(row, 0, len(self.tokens) - 1))
+        head = s.selected_head if head is None else int(np.clip(head, 0, s.heads - 1))
+        if (row, head) == (s.selected_row, s.selected_head):
+            return
+        self._state = self._state.with_settings(selected_row=row, selected_head=head)
+        self._schedule(SELECTION)
+
+    def rename_token(self, i, text):
+        text = str(text).strip()
+        if not text or len(text) > MAX_TOKEN_CHARS or any(ord(c) < 32 for c in text):
+            return self._refuse(f"token {i + 1}: a name must be 1–{MAX_TOKEN_CHARS} printable characters")
+        if text == self.tokens[i]:
+            return True
+        tokens = self.tokens[:i] + (text,) + self.tokens[i + 1:]
+        self._push_state(replace(self._state, tokens=tokens), f"Rename token {self.tokens[i]} → {text}")
+        return True
+
+    def add_token(self, at=None, name=None):
+        """Insert a token (a zero row in Q, K and V together) before index ``at`` (default: at the end)."""
+        n = len(self.tokens)
+        if n >= MAX_TOKENS:
+            return self._refuse(f"cannot add a token: at most {MAX_TOKENS} tokens")
+        at = n if at is None else int(np.clip(at, 0, n))
+        name = name or self._fresh_token_name()
+        mats = {k: np.insert(a, at, 0.0, axis=0) for k, a in self._state.matrices.items()}
+        tokens = self.tokens[:at] + (name,) + self.tokens[at:]
+        self._push_state(replace(self._state, tokens=tokens, matrices=mats), f"Add token {name}")
+        return True
+
+    def remove_token(self, i):
+        n = len(self.tokens)
+        if n <= 1:
+            return self._refuse("cannot remove the last token: attention needs at least one")
+        mats = {k: np.delete(a, i, axis=0) for k, a in self._state.matrices.items()}
+        tokens = self.tokens[:i] + self.tokens[i + 1:]
+        state = replace(self._state, tokens=tokens, matrices=mats)
+        state = state.with_settings(selected_row=min(self.settings.selected_row, n - 2))
+        self._push_state(state, f"Remove token {self.tokens[i]}")
+        return True
+
+    def add_dim(self, group, at=None):
+        """Add a column: ``group="qk"`` to Q and K together (they must match), ``"v"`` to V alone."""
+        names = ("Q", "K") if group == "qk" else ("V",)
+        width = self.matrix(names[0]).shape[1]
+        if width >= MAX_DIM:
+            return self._refuse(f"cannot add a dimension: at most {MAX_DIM}")
+        at = width if at is None else int(np.clip(at, 0, width))
+        mats = dict(self._state.matrices)
+        for k in names:
+            mats[k] = np.insert(mats[k], at, 0.0, axis=1)
+        self._push_state(self._with_heads_fitting(replace(self._state, matrices=mats)),
+                         f"Add a dimension to {' and '.join(names)}")
+        return True
+
+    def remove_dim(self, group, at=None):
+        names = ("Q", "K") if group == "qk" else ("V",)
+        width = self.matrix(names[0]).shape[1]
+        if width <= 1:
+            return self._refuse(f"cannot remove the last dimension of {' and '.join(names)}")
+        at = width - 1 if at is None else int(np.clip(at, 0, width - 1))
+        mats = dict(self._state.matrices)
+        for k in names:
+            mats[k] = np.delete(mats[k], at, axis=1)
+        self._push_state(self._with_heads_fitting(replace(self._state, matrices=mats)),
+                         f"Remove dimension {at + 1} of {' and '.join(names)}")
+        return True
+
+    def randomize(self, seed=0, names=MATRIX_NAMES):
+        """Fill the chosen matrices with seeded standard-normal numbers (same seed, same numbers)."""
+        rng = np.random.default_rng(int(seed))
+        mats = dict(self._state.matrices)
+        for k in names:
+            mats[k] = rng.standard_normal(mats[k].shape).round(3)
+        self._push_state(replace(self._state, matrices=mats), f"Randomize {', '.join(names)} (seed {seed})")
+
+    def reset_to_preset(self):
+        """Go back to the session as it was opened (undoable)."""
+        self._push_state(self._origin.copy(), "Reset to preset")
+
+    def replace_matrix(self, name, array):
+        """Put an imported array in place of Q, K or V; its shape must fit the others."""
+        array = np.asarray(array, dtype=np.float64)
+        mats = dict(self._state.matrices)
+        mats[name] = array
+        candidate = replace(self._state, matrices=mats)
+        try:
+            validate_session(candidate.to_session(), where=f"imported {name}")
+        except ExplorerError as exc:
+            return self._refuse(str(exc))
+        self._push_state(self._with_heads_fitting(candidate), f"Import {name} {array.shape[0]}×{array.shape[1]}")
+        return True
+
+    @contextmanager
+    def gesture(self):
+        """Group every edit made inside (a drag, a slider move) into one undo step."""
+        self._gesture_count += 1
+        outer, self._gesture = self._gesture, ("gesture", self._gesture_count)
+        try:
+            yield
+        finally:
+            self._gesture = outer
+
+    def begin_gesture(self):
+        self._gesture_count += 1
+        self._gesture = ("gesture", self._gesture_count)
+
+    def end_gesture(self):
+        self._gesture = None
+
+    # ----- recompute -----------------------------------------------------------------------------
+    def recompute(self):
+        """Run the pipeline (if inputs changed) and announce the results once."""
+        self._timer.stop()
+        flags, self._pending = self._pending, 0
+        if not flags:
+            return
+        if flags & (STRUCTURE | VALUES | SETTINGS):
+            try:
+                self.results = run_pipeline(self._state.matrices, self.settings)
+            except ExplorerError as exc:
+                self.message.emit(f"Could not compute attention: {exc}")
+        self.changed.emit(flags)
+
+    def flush(self):
+        """Recompute now if anything is pending (tests and screenshots use it)."""
+        if self._pending:
+            self.recompute()
+
+    # ----- internals used by the undo commands ---------------------------------------------------
+    def _write_block(self, name, top, left, block):
+        rows, cols = block.shape
+        self._state.matrices[name][top:top + rows, left:left + cols] = block
+        self._schedule(VALUES)
+
+    def _restore(self, state):
+        old = self._state
+        self._state = state
+        flags = SETTINGS
+        if old.tokens != state.tokens or any(old.matrices[k].shape != state.matrices[k].shape
+                                             for k in MATRIX_NAMES):
+            flags |= STRUCTURE | VALUES
+        elif any(old.matrices[k] is not state.matrices[k] for k in MATRIX_NAMES):
+            flags |= VALUES
+        self._schedule(flags | SELECTION)
+
+    def _push_state(self, new_state, text):
+        self.undo_stack.push(StateCommand(self, self._state, new_state, text, self._gesture))
+
+    def _schedule(self, flags):
+        self._pending |= flags
+        if not self._timer.isActive():
+            self._timer.start()
+
+    def notify(self, text):
+        """Pass a message (e.g. a refused edit) to the status bar."""
+        self.message.emit(text)
+
+    def _refuse(self, text):
+        self.message.emit(text)
+        return False
+
+    def _fresh_token_name(self):
+        i = len(self.tokens)
+        while f"t{i}" in self.tokens:
+            i += 1
+        return f"t{i}"
+
+    def _with_heads_fitting(self, state):
+        """After a width change, fall back to one head if the current count no longer divides."""
+        widths = (state.matrices["Q"].shape[1], state.matrices["V"].shape[1])
+        if all(w % state.settings.heads == 0 for w in widths):
+            return state
+        return state.with_settings(heads=1, selected_head=0)
+
+    def _check_param(self, name, value):
+        try:
+            if name == "scale_mode":
+                if value not in SCALE_MODES:
+                    raise ValueError(f"scale mode must be one of {', '.join(SCALE_MODES)}")
+                return value
+            if name == "causal":
+                return bool(value)
+            if name == "heads":
+                value = int(value)
+                if value not in self.head_options():
+                    raise ValueError(f"{value} heads do not divide the widths (Q/K {self.matrix('Q').shape[1]}, "
+                                     f"V {self.matrix('V').shape[1]}); choose one of "
+                                     f"{', '.join(map(str, self.head_options()))}")
+                return value
+            value = float(value)
+            if name == "temperature" and not TEMPERATURE_MIN <= value <= TEMPERATURE_MAX:
+                raise ValueError(f"temperature must be between {TEMPERATURE_MIN} and {TEMPERATURE_MAX}")
+            if name == "scale" and not (np.isfinite(value) and 0 < value <= 1e3):
+                raise ValueError("a custom scale must be a number above 0 and at most 1000")
+            if name not in ("temperature", "scale"):
+                raise ValueError(f"unknown setting {name!r}")
+            return value
+        except (TypeError, ValueError) as exc:
+            self.message.emit(f"{PARAM_LABELS.get(name, name)}: {exc}")
+            return None

@@ -1,0 +1,59 @@
+"""Undo commands: every edit of the model is one of these, so Ctrl+Z undoes it exactly."""
+from PySide6.QtGui import QUndoCommand
+
+# Commands that share an id and a merge key merge into one undo step (one drag = one step).
+MERGE_ID = 0x41E
+
+
+class CellsCommand(QUndoCommand):
+    """Write a block of values into one matrix at (top, left); keeps the old block to undo."""
+
+    def __init__(self, model, name, top, left, new_block, text, merge_key=None):
+        super().__init__(text)
+        self._model, self._name, self._top, self._left = model, name, top, left
+        self._new = new_block.copy()
+        rows, cols = new_block.shape
+        self._old = model.matrix(name)[top:top + rows, left:left + cols].copy()
+        self._merge_key = merge_key
+
+    def redo(self):
+        self._model._write_block(self._name, self._top, self._left, self._new)
+
+    def undo(self):
+        self._model._write_block(self._name, self._top, self._left, self._old)
+
+    def id(self):
+        return MERGE_ID if self._merge_key is not None else -1
+
+    def mergeWith(self, other):
+        if not isinstance(other, CellsCommand) or other._merge_key != self._merge_key:
+            return False
+        if (other._name, other._top, other._left, other._new.shape) != (self._name, self._top, self._left,
+                                                                        self._new.shape):
+            return False
+        self._new = other._new
+        return True
+
+
+class StateCommand(QUndoCommand):
+    """Replace the whole state (tokens, matrices, settings) — for shape, token and settings changes."""
+
+    def __init__(self, model, old_state, new_state, text, merge_key=None):
+        super().__init__(text)
+        self._model, self._old, self._new = model, old_state, new_state
+        self._merge_key = merge_key
+
+    def redo(self):
+        self._model._restore(self._new)
+
+    def undo(self):
+        self._model._restore(self._old)
+
+    def id(self):
+        return MERGE_ID if self._merge_key is not None else -1
+
+    def mergeWith(self, other):
+        if not isinstance(other, StateCommand) or other._merge_key != self._merge_key:
+            return False
+        self._new = other._new
+        return True

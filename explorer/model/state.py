@@ -1,0 +1,33 @@
+"""The model's state as one immutable-by-convention value: what an undo command saves and restores."""
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from explorer.core.session import Session, Settings
+
+MATRIX_NAMES = ("Q", "K", "V")
+
+
+@dataclass(frozen=True)
+class State:
+    """Tokens, the Q/K/V arrays and the settings. Arrays are shared between states, never resized in place."""
+
+    tokens: tuple
+    matrices: dict
+    settings: Settings
+
+    @classmethod
+    def from_session(cls, session):
+        mats = {n: np.array(session.matrices[n], dtype=np.float64, order="C") for n in MATRIX_NAMES}
+        return cls(tokens=tuple(session.tokens), matrices=mats, settings=session.settings)
+
+    def with_settings(self, **changes):
+        return replace(self, settings=replace(self.settings, **changes))
+
+    def copy(self):
+        """A deep copy, so later in-place cell edits cannot reach it."""
+        return replace(self, matrices={n: a.copy() for n, a in self.matrices.items()})
+
+    def to_session(self, title="", layout=None):
+        return Session(tokens=self.tokens, matrices=self.matrices, settings=self.settings, title=title,
+                       layout=layout)

@@ -1,0 +1,38 @@
+"""What every panel shares: subscribe to the model, and redraw only while visible."""
+from PySide6.QtWidgets import QWidget
+
+from explorer.model import SELECTION, SETTINGS, STRUCTURE, VALUES
+
+ALL = STRUCTURE | VALUES | SETTINGS | SELECTION
+
+
+class Panel(QWidget):
+    """A view of the model. Subclasses implement ``render(flags)``; hidden panels catch up when shown."""
+
+    def __init__(self, model, parent=None):
+        super().__init__(parent)
+        self.model = model
+        self._stale = ALL  # draw everything the first time it is shown
+        model.changed.connect(self._on_changed)
+
+    def _on_changed(self, flags):
+        self._stale |= flags
+        if self.isVisible():
+            self._render_stale()
+
+    def showEvent(self, event):
+        super().showEvent(event)
+        self._render_stale()
+
+    def _render_stale(self):
+        flags, self._stale = self._stale, 0
+        if flags:
+            self.render(flags)
+
+    def refresh(self):
+        """Redraw everything now, visible or not (used before screenshots and in tests)."""
+        self._stale = 0
+        self.render(ALL)
+
+    def render(self, flags):
+        raise NotImplementedError

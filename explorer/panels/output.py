@@ -1,0 +1,27 @@
+"""③ Output: O = A · V — row i is a convex combination of the value rows, mixed by row i of A."""
+import numpy as np
+
+from explorer.widgets.number_text import format_number
+
+from .heatmap_panel import HeatmapPanel
+
+
+class OutputPanel(HeatmapPanel):
+    cmap = "diverging"
+    colorbar_label = "value"
+    col_title = "dimension"
+
+    def render(self, flags):
+        r = self.model.results
+        o = r.heads.output
+        top = float(np.max(np.abs(o))) or 1.0
+        cols = [f"d{j}" for j in range(o.shape[1])]
+        self.heatmap.set_matrix(o, row_labels=self.model.tokens, col_labels=cols, levels=(-top, top),
+                                flagged_rows=r.heads.masked_rows)
+        heads = f" — {r.n_heads} heads concatenated" if r.n_heads > 1 else ""
+        self.caption.setText(f"<b>③ O = A · V</b>{heads} — row i mixes the rows of V with the weights of row i")
+        super().render(flags)
+
+    def tooltip(self, row, col):
+        r, tok = self.model.results, self.model.tokens
+        return f"O[{tok[row]}, d{col}] = {format_number(r.heads.output[row, col])}\n= Σ_j A[{tok[row]}, j] · V[j, d{col}]"

@@ -1,0 +1,39 @@
+"""① Scores: S = QKᵀ · scale, one dot product per (query, key) pair, on a diverging map centred at 0."""
+import numpy as np
+
+from explorer.widgets.number_text import format_number
+
+from .heatmap_panel import HeatmapPanel
+
+
+class ScoresPanel(HeatmapPanel):
+    cmap = "diverging"
+    colorbar_label = "score"
+
+    def render(self, flags):
+        r, h = self.model.results, self.head()
+        s = r.heads.scores[h]
+        mask = r.heads.mask
+        masked = None if mask is None else ~np.broadcast_to(mask, r.heads.scores.shape)[h]
+        top = float(np.max(np.abs(s))) or 1.0
+        self.heatmap.set_matrix(s, row_labels=self.model.tokens, col_labels=self.model.tokens,
+                                levels=(-top, top), masked=masked, flagged_rows=r.heads.masked_rows)
+        scale = {"inv_sqrt_d": f"1/√{r.d_head}", "none": "1"}.get(self.model.settings.scale_mode,
+                                                                  format_number(r.scale))
+        temp = "" if r.temperature == 1 else f" / T (T = {format_number(r.temperature)})"
+        self.caption.setText(f"<b>① S = Q Kᵀ · {scale}</b>{temp}{self.head_note()} — "
+                             f"each cell is one dot product q<sub>i</sub>·k<sub>j</sub>")
+        super().render(flags)
+
+    def tooltip(self, row, col):
+        r = self.model.results
+        dot, scale, temp, masked, score = r.score_parts(self.head(), row, col)
+        tok = self.model.tokens
+        text = (f"score[{tok[row]} → {tok[col]}]\nq_{row}·k_{col} = {format_number(dot)}\n"
+                f"× scale {format_number(scale)}")
+        if temp != 1:
+            text += f"\n÷ temperature {format_number(temp)}"
+        text += f"\n= {format_number(score)}"
+        if masked:
+            text += "\nmasked: set to −∞ before the softmax (the key is in the future)"
+        return text

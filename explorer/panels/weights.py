@@ -1,0 +1,37 @@
+"""② Weights: A = softmax(S) row by row — each query's budget, non-negative, summing to 1."""
+import numpy as np
+
+from explorer.widgets.number_text import format_number
+
+from .heatmap_panel import HeatmapPanel
+
+
+class WeightsPanel(HeatmapPanel):
+    cmap = "sequential"
+    colorbar_label = "weight"
+    masked_text = "0"
+
+    def render(self, flags):
+        r, h = self.model.results, self.head()
+        w = r.heads.weights[h]
+        mask = r.heads.mask
+        masked = None if mask is None else ~np.broadcast_to(mask, r.heads.scores.shape)[h]
+        sums = w.sum(axis=1)
+        notes = ["masked" if m else f"Σ={s:.3f}" for s, m in zip(sums, r.heads.masked_rows)]
+        self.heatmap.set_matrix(w, row_labels=self.model.tokens, col_labels=self.model.tokens, levels=(0.0, 1.0),
+                                masked=masked, row_notes=notes, flagged_rows=r.heads.masked_rows)
+        warn = ""
+        if r.heads.masked_rows.any():
+            rows = ", ".join(t for t, m in zip(self.model.tokens, r.heads.masked_rows) if m)
+            warn = f"<br><span style='color:#b00020'>⚠ fully masked: {rows} — no key to attend to, weights 0</span>"
+        self.caption.setText(f"<b>② A = softmax(S)</b> row by row{self.head_note()} — every row sums to 1{warn}")
+        super().render(flags)
+
+    def tooltip(self, row, col):
+        r, tok = self.model.results, self.model.tokens
+        dot, scale, temp, masked, score = r.score_parts(self.head(), row, col)
+        weight = r.heads.weights[self.head(), row, col]
+        if masked:
+            return f"weight[{tok[row]} → {tok[col]}] = 0\nmasked: the score was set to −∞"
+        return (f"weight[{tok[row]} → {tok[col]}] = {format_number(weight)}\n"
+                f"= exp(S_{row},{col}) / Σ_j exp(S_{row},j), S_{row},{col} = {format_number(score)}")

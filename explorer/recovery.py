@@ -1,0 +1,120 @@
+"""Autosave and crash recovery: a recovery copy written atomically every few seconds after edits.
+
+Each running window owns one recovery file, guarded by a QLockFile so two instances never write
+the same file; a file whose lock nobody holds was left by a crash and is offered at the next start.
+"""
+import os
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QLockFile, QObject, QTimer
+from PySide6.QtWidgets import QMessageBox
+
+from explorer.core.errors import ExplorerError
+from explorer.core.session import load_session, save_session
+from explorer.settings_store import data_dir
+
+AUTOSAVE_MS = 1500
+
+
+def recovery_dir():
+    folder = data_dir() / "recovery"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+class Recovery(QObject):
+    """Writes the window's session to its own recovery file while there are unsaved edits."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        stem = f"session-{os.getpid()}-{int(time.time() * 1000)}"
+        self.path = recovery_dir() / f"{stem}.json"
+        self._lock = QLockFile(str(recovery_dir() / f"{stem}.lock"))
+        self._lock.setStaleLockTime(0)
+        self._locked = self._lock.tryLock(0)
+        self._pending = False
+        self._timer = QTimer(self)
+        self._timer.setInterval(AUTOSAVE_MS)
+        self._timer.timeout.connect(self.autosave)
+        self._timer.start()
+        window.model.undo_stack.indexChanged.connect(self._mark)
+        window.model.undo_stack.cleanChanged.connect(self._on_clean)
+
+    def _mark(self, *args):
+        self._pending = True
+
+    def _on_clean(self, clean):
+        if clean:
+            self._pending = False
+            self._remove_file()
+
+    def autosave(self):
+        """Write the recovery copy if anything changed since the last one (atomic, so never half a file)."""
+        if not self._pending or not self._locked:
+            return
+        self._pending = False
+        if self.window.model.undo_stack.isClean():
+            self._remove_file()
+            return
+        try:
+            save_session(self.window.model.to_session(layout=self.window.layout_state()), self.path)
+        except ExplorerError as exc:
+            self.window.statusBar().showMessage(f"Autosave failed: {exc}", 10000)
+
+    def discard(self):
+        """A clean exit: remove this window's recovery file and its lock."""
+        self._timer.stop()
+        self._remove_file()
+        if self._locked:
+            self._lock.unlock()
+            self._locked = False
+
+    def _remove_file(self):
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as exc:
+            self.window.statusBar().showMessage(f"Could not remove the recovery file {self.path}: {exc}", 10000)
+
+    # ----- after a crash -------------------------------------------------------------------------
+    @staticmethod
+    def orphans():
+        """Recovery files left by instances that are no longer running, newest first."""
+        found = []
+        for path in recovery_dir().glob("session-*.json"):
+            lock = QLockFile(str(path.with_suffix(".lock")))
+            lock.setStaleLockTime(0)
+            if lock.tryLock(0):  # nobody holds it: its writer is gone
+                lock.unlock()
+                found.append(path)
+        return sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)
+
+    def offer(self):
+        """At start-up: offer to restore the newest orphaned recovery file; True if one was restored."""
+        for path in self.orphans():
+            answer = QMessageBox.question(
+                self.window, "Restore unsaved work?",
+                f"Attention Explorer did not close cleanly last time. Restore the unsaved session from "
+                f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(path.stat().st_mtime))}?",
+                QMessageBox.Yes | QMessageBox.No, QMessageBox.Yes)
+            if answer != QMessageBox.Yes:
+                path.unlink(missing_ok=True)
+                continue
+            try:
+                session = load_session(path)
+            except ExplorerError as exc:
+                QMessageBox.warning(self.window, "Could not restore", str(exc))
+                path.unlink(missing_ok=True)
+                continue
+            self.window.model.load(session)
+            self.window.model.undo_stack.resetClean()  # restored edits are not saved anywhere yet
+            self.window._update_title()
+            path.unlink(missing_ok=True)
+            self._pending = True
+            self.autosave()
+            self.window.statusBar().showMessage("Restored the unsaved session from the last run.", 10000)
+            return True
+        return False

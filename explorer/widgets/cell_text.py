@@ -1,0 +1,133 @@
+"""Values printed inside heatmap cells: one item paints every text, only while cells are readable.
+
+One ``GraphicsObject`` (not a TextItem per cell) so a 50×50 matrix is one paint call, and the
+texts are drawn in device pixels so the inverted, stretched view neither flips nor scales them.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
+
+MIN_CELL_W = 28.0  # device pixels a cell needs before its value is printed
+MIN_CELL_H = 16.0
+MAX_CELLS = 2500  # above this many cells no text is painted at all
+
+
+def format_value(v: float, magnitude: float | None = None) -> str:
+    """Short text for one cell: two decimals, no decimals or an exponent when the matrix's largest
+    magnitude (``magnitude``, default ``|v|``) is large, so a matrix reads in one format; "−" minus."""
+    m = abs(v) if magnitude is None else magnitude
+    if not math.isfinite(v):
+        s = "NaN" if math.isnan(v) else ("∞" if v > 0 else "-∞")
+    elif m < 99.995:
+        s = f"{v:.2f}"
+    elif m < 99_999.5:
+        s = f"{v:.0f}"
+    else:
+        s = f"{v:.1e}".replace("e+0", "e").replace("e-0", "e-").replace("e+", "e")
+    if s.startswith("-") and s.strip("-0.") == "":
+        s = s[1:]  # "-0.00" -> "0.00"
+    return s.replace("-", "−")
+
+
+def contrast_is_white(rgb: np.ndarray) -> np.ndarray:
+    """For (..., 3) uint8 colours: True where white text contrasts more than black (WCAG)."""
+    c = rgb.astype(np.float64) / 255.0
+    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    lum = lin @ np.array([0.2126, 0.7152, 0.0722])
+    # contrast(white) = 1.05 / (L + .05) > contrast(black) = (L + .05) / .05  <=>  L < ~0.179
+    return (lum + 0.05) ** 2 < 1.05 * 0.05
+
+
+class CellTextItem(pg.GraphicsObject):
+    """Paints each cell's value (or a masked marker) centred in the cell, in a contrasting colour."""
+
+    def __init__(self, masked_text: str = "−∞", masked_background: QColor | None = None):
+        super().__init__()
+        self.masked_text = masked_text
+        self.masked_background = masked_background  # a plate behind masked texts, over the hatching
+        self._values: np.ndarray | None = None
+        self._masked: np.ndarray | None = None
+        self._white: np.ndarray | None = None
+        self._strings: list[str] | None = None  # built lazily, only when painting
+        self._ref_width = 0.0  # widest string at REF_PX, cached with _strings
+        self._shape = (0, 0)
+
+    REF_PX = 100
+
+    def set_data(self, values: np.ndarray, masked: np.ndarray | None, white: np.ndarray | None) -> None:
+        """New numbers; ``white`` is a bool per cell (white text) or None when texts are off."""
+        if values.shape != self._shape:
+            self.prepareGeometryChange()
+            self._shape = values.shape
+        self._values = values if values.size <= MAX_CELLS else None
+        self._masked = masked
+        self._white = white
+        self._strings = None
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        rows, cols = self._shape
+        return QRectF(-0.5, -0.5, cols, rows)
+
+    def _texts(self) -> list[str]:
+        if self._strings is None:
+            vals = self._values.ravel().tolist()
+            finite = np.abs(self._values[np.isfinite(self._values)])
+            magnitude = float(finite.max()) if finite.size else 0.0
+            masked = self._masked.ravel().tolist() if self._masked is not None else None
+            self._strings = [
+                self.masked_text if masked is not None and masked[k] else format_value(v, magnitude)
+                for k, v in enumerate(vals)
+            ]
+            font = QFont()
+            font.setPixelSize(self.REF_PX)
+            fm = QFontMetricsF(font)
+            self._ref_width = max((fm.horizontalAdvance(s) for s in set(self._strings)), default=0.0)
+        return self._strings
+
+    def paint(self, p: QPainter, *args) -> None:
+        if self._values is None or self._white is None or self._values.size == 0:
+            return
+        t = p.worldTransform()
+        cw = math.hypot(t.m11(), t.m12())  # device pixels per cell
+        ch = math.hypot(t.m21(), t.m22())
+        if cw < MIN_CELL_W or ch < MIN_CELL_H:
+            return
+        strings = self._texts()
+        px = int(min(ch * 0.42, 14.0))
+        if self._ref_width > 0:
+            px = min(px, int((cw - 6.0) * self.REF_PX / self._ref_width))
+        if px < 8:
+            return  # would not fit legibly
+        font = QFont()
+        font.setPixelSize(px)
+        rows, cols = self._shape
+        white = self._white.ravel()
+        p.save()
+        p.resetTransform()
+        p.setFont(font)
+        p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+        if self._masked is not None and self.masked_background is not None and self.masked_text:
+            fm = QFontMetricsF(font)
+            tw, th = fm.horizontalAdvance(self.masked_text) + 6, fm.height() + 2
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(self.masked_background)
+            for k in np.flatnonzero(self._masked.ravel()).tolist():
+                i, j = divmod(k, cols)
+                c = t.map(QPointF(j, i))
+                p.drawRect(QRectF(c.x() - tw / 2, c.y() - th / 2, tw, th))
+        for colour, want in ((QColor(255, 255, 255), True), (QColor(20, 20, 20), False)):
+            p.setPen(colour)
+            for k in np.flatnonzero(white == want).tolist():
+                s = strings[k]
+                if not s:
+                    continue
+                i, j = divmod(k, cols)
+                c = t.map(QPointF(j, i))
+                p.drawText(QRectF(c.x() - cw / 2, c.y() - ch / 2, cw, ch), Qt.AlignmentFlag.AlignCenter, s)
+        p.restore()

@@ -1,0 +1,510 @@
+"""A labelled matrix heatmap: fixed colour levels, hatched masked cells, values in cells, hover/click.
+
+Generic (rows, columns, labels, numbers; nothing of attention). Built as pyqtgraph's
+MatrixDisplayExample: one row-major ImageItem, shifted by half a cell in a Y-inverted plot, so cell
+(i, j) is centred at view point (x=j, y=i) and ticks sit on cell centres; a ColorBarItem follows the
+levels. Overlays (mask, texts, outlines) are single items whose cost does not grow with item count.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QImage, QPainter, QPainterPath, QPalette, QPen, QTransform
+from PySide6.QtWidgets import QToolTip
+
+from .cell_text import MAX_CELLS, CellTextItem, contrast_is_white
+
+# Preset name -> (pyqtgraph colour map, reversed?). Both are Kovesi's colour-blind-safe CET maps.
+# Sequential is CBL2 reversed: near-white at 0 (reads as "nothing"), cream, blue, near-black at 1.
+# ColorBrewer "Blues": single hue, so colour-blind safe; white reads as "nothing", navy as "all".
+BLUES = ((247, 251, 255), (198, 219, 239), (107, 174, 214), (33, 113, 181), (8, 48, 107))
+CMAPS = {"diverging": ("CET-CBD1", False), "sequential": (BLUES, False)}
+MASK_FILL = QColor(150, 150, 150)  # neutral mid grey: no colour of either map
+MASK_HATCH = QColor(80, 80, 80)
+FLAG = "⚠"
+FLAG_COLOR = QColor(214, 39, 40)
+HIGHLIGHT_COLOR = QColor(255, 0, 153)
+MAX_CELL_ASPECT = 2.0  # cells fill the view but are never more than 2:1 (readability first)
+MAX_HATCH_RUNS = 20_000  # beyond this many masked runs cells are too small to show hatching
+MIN_HATCH_CELL_PX = 5.0
+MIN_PLOT_H = 160.0  # the matrix (and so the colour bar) is never squeezed below this height
+LAYOUT_MARGIN = 6.0
+
+
+def _nice_step(n: int) -> int:
+    """Smallest of 1, 2, 5, 10, 20, 50, ... that is >= n."""
+    step = 1
+    while True:
+        for m in (1, 2, 5):
+            if step * m >= n:
+                return step * m
+        step *= 10
+
+
+def _label_step(widths: np.ndarray, cell_px: float, gap: float) -> int:
+    """Smallest nice step at which neighbouring centred labels of these widths do not overlap."""
+    step = 1
+    while step < len(widths):
+        w = widths[::step]
+        if np.all((w[:-1] + w[1:]) / 2 + gap <= step * cell_px):
+            return step
+        step = _nice_step(step + 1)
+    return step
+
+
+def _spread_levels(lo: float, hi: float) -> tuple[float, float]:
+    """Equal levels (e.g. all-zero scores) widened around the value, so nothing divides by zero."""
+    if hi > lo:
+        return lo, hi
+    d = max(abs(lo), 1.0)
+    return lo - d, hi + d
+
+
+def _cosmetic_pen(color: QColor, width: float) -> QPen:
+    pen = QPen(color, width)
+    pen.setCosmetic(True)
+    pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
+    return pen
+
+
+class _LabelAxis(pg.AxisItem):
+    """An axis whose labels share one baseline (CJK fallback glyphs otherwise sit higher) and whose
+    labels starting with ⚠ are drawn in red (flagged rows)."""
+
+    def drawPicture(self, p, axisSpec, tickSpecs, textSpecs):
+        super().drawPicture(p, axisSpec, tickSpecs, [])  # line and ticks; sets font, pen and clip
+        fm = QFontMetricsF(p.font())
+        text_pen = p.pen()
+        for rect, flags, text in textSpecs:
+            w = fm.horizontalAdvance(text)
+            if flags & Qt.AlignmentFlag.AlignLeft:
+                x = rect.left()
+            elif flags & Qt.AlignmentFlag.AlignRight:
+                x = rect.right() - w
+            else:
+                x = rect.center().x() - w / 2
+            if flags & Qt.AlignmentFlag.AlignTop:
+                y = rect.top() + fm.ascent()
+            elif flags & Qt.AlignmentFlag.AlignBottom:
+                y = rect.bottom() - fm.descent()
+            else:
+                y = rect.center().y() + (fm.ascent() - fm.descent()) / 2
+            p.setPen(FLAG_COLOR if text.startswith(FLAG) else text_pen)
+            p.drawText(QPointF(x, y), text)
+
+
+class _MaskOverlay(pg.GraphicsObject):
+    """Masked cells as one grey image at cell resolution plus one hatched painter path."""
+
+    def __init__(self):
+        super().__init__()
+        self._shape = (0, 0)
+        self._mask: np.ndarray | None = None
+        self._pixels: np.ndarray | None = None  # keeps the QImage's buffer alive
+        self._image: QImage | None = None
+        self._hatch: QPainterPath | None = None
+        self._brush = QBrush(MASK_HATCH, Qt.BrushStyle.BDiagPattern)  # cosmetic: device pixels
+
+    def set_mask(self, mask: np.ndarray | None, shape: tuple[int, int]) -> None:
+        if shape != self._shape:
+            self.prepareGeometryChange()
+            self._shape = shape
+        elif (mask is None and self._mask is None) or (
+            mask is not None and self._mask is not None and np.array_equal(mask, self._mask)
+        ):
+            return
+        self._mask = mask
+        self._image = self._hatch = self._pixels = None
+        if mask is not None:
+            rows, cols = mask.shape
+            self._pixels = np.where(mask, np.uint32(MASK_FILL.rgba()), np.uint32(0))
+            self._image = QImage(self._pixels.data, cols, rows, cols * 4, QImage.Format.Format_ARGB32_Premultiplied)
+            # Runs of masked cells per row (vectorised), one rectangle each in a single path.
+            edges = np.diff(np.pad(mask.view(np.int8), ((0, 0), (1, 1))), axis=1)
+            r0, c0 = np.nonzero(edges == 1)
+            _, c1 = np.nonzero(edges == -1)
+            if len(r0) <= MAX_HATCH_RUNS:
+                path = QPainterPath()
+                path.setFillRule(Qt.FillRule.WindingFill)
+                for r, a, b in zip(r0.tolist(), c0.tolist(), c1.tolist()):
+                    path.addRect(QRectF(a - 0.5, r - 0.5, b - a, 1.0))
+                self._hatch = path
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        rows, cols = self._shape
+        return QRectF(-0.5, -0.5, cols, rows)
+
+    def paint(self, p: QPainter, *args) -> None:
+        if self._image is None:
+            return
+        p.drawImage(self.boundingRect(), self._image)
+        t = p.worldTransform()
+        if self._hatch is not None and min(abs(t.m11()), abs(t.m22())) >= MIN_HATCH_CELL_PX:
+            p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(self._brush)
+            p.drawPath(self._hatch)
+
+
+class _OutlineOverlay(pg.GraphicsObject):
+    """Outlines: the selected row, highlighted cells and the hovered cell (cosmetic pens)."""
+
+    def __init__(self):
+        super().__init__()
+        self.shape_ = (0, 0)
+        self.hover: tuple[int, int] | None = None
+        self.cells: list[tuple[int, int]] = []
+        self.row: int | None = None
+
+    def set_shape(self, shape: tuple[int, int]) -> None:
+        self.prepareGeometryChange()
+        self.shape_ = shape
+        rows, cols = shape
+        self.cells = [(r, c) for r, c in self.cells if 0 <= r < rows and 0 <= c < cols]
+        if self.row is not None and not 0 <= self.row < rows:
+            self.row = None
+        self.hover = None
+        self.update()
+
+    def boundingRect(self) -> QRectF:
+        rows, cols = self.shape_
+        return QRectF(-1.0, -1.0, cols + 1.0, rows + 1.0)
+
+    def paint(self, p: QPainter, *args) -> None:
+        rows, cols = self.shape_
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        p.setBrush(Qt.BrushStyle.NoBrush)
+
+        def framed(rect: QRectF, color: QColor, width: float) -> None:
+            # a dark frame with a light core reads on every colour of either map
+            p.setPen(_cosmetic_pen(QColor(0, 0, 0), width + 2))
+            p.drawRect(rect)
+            p.setPen(_cosmetic_pen(color, width))
+            p.drawRect(rect)
+
+        if self.row is not None:
+            framed(QRectF(-0.5, self.row - 0.5, cols, 1.0), QColor(255, 255, 255), 1.5)
+        for r, c in self.cells:
+            framed(QRectF(c - 0.5, r - 0.5, 1.0, 1.0), HIGHLIGHT_COLOR, 2.0)
+        if self.hover is not None:
+            r, c = self.hover
+            framed(QRectF(c - 0.5, r - 0.5, 1.0, 1.0), QColor(255, 255, 255), 1.0)
+
+
+class Heatmap(pg.GraphicsLayoutWidget):
+    """A labelled matrix heatmap with fixed levels, a colour bar, masked cells, hover and click.
+
+    Cell (row i, col j) is centred at view point (x=j, y=i); row 0 is at the top.
+    """
+
+    cellHovered = Signal(int, int)  # (-1, -1) when the pointer leaves the matrix
+    cellClicked = Signal(int, int)
+
+    def __init__(
+        self,
+        parent=None,
+        *,
+        cmap: str = "sequential",
+        colorbar_label: str = "",
+        row_title: str = "",
+        col_title: str = "",
+        masked_text: str = "−∞",
+    ):
+        super().__init__(parent)
+        if cmap not in CMAPS:
+            raise ValueError(f"cmap must be one of {sorted(CMAPS)}, got {cmap!r}")
+        self.tooltip_provider: Callable[[int, int], str] | None = None
+        self._shape = (0, 0)
+        self._values = np.zeros((0, 0))
+        self._display = np.zeros((0, 0))
+        self._masked: np.ndarray | None = None
+        self._row_labels: list[str] = []
+        self._col_labels: list[str] = []
+        self._row_notes: list[str] | None = None
+        self._flagged: np.ndarray | None = None
+        self._col_label_px = np.zeros(0)  # pixel width of each column label
+        self._hover = (-1, -1)
+        self._extra = (0.0, 0.0)  # layout margin added left/right and top/bottom by _fit_view
+        self._ticks: dict[str, list[tuple[int, str]]] = {"left": [], "top": [], "right": []}
+
+        fg = self.palette().color(QPalette.ColorRole.WindowText)
+        self.setBackground(self.palette().color(QPalette.ColorRole.Base))
+        self.ci.setContentsMargins(*(LAYOUT_MARGIN,) * 4)
+
+        axes = {side: _LabelAxis(side) for side in ("left", "top", "right", "bottom")}
+        self.plot = self.addPlot(axisItems=axes)
+        self.plot.hideButtons()
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=False, y=False)
+        vb = self.plot.getViewBox()
+        vb.invertY(True)
+        vb.setDefaultPadding(0.0)
+        vb.disableAutoRange()
+        for side, axis in axes.items():
+            self.plot.showAxis(side)
+            axis.setPen(fg)
+            axis.setTextPen(fg)
+            axis.setStyle(tickLength=4, showValues=side != "bottom", autoExpandTextSpace=True, hideOverlappingLabels=40)
+            axis.enableAutoSIPrefix(False)
+            axis.setTicks([[], []])
+        axes["bottom"].setHeight(4)
+        axes["right"].setStyle(showValues=False)
+        self.plot.setLabel("left", row_title, color=fg.name())
+        self.plot.setLabel("top", col_title, color=fg.name())
+
+        self.image_item = pg.ImageItem(axisOrder="row-major")
+        self.image_item.setTransform(QTransform.fromTranslate(-0.5, -0.5))
+        self.plot.addItem(self.image_item)
+        self._mask_item = _MaskOverlay()
+        self._text_item = CellTextItem(masked_text, MASK_FILL)
+        self._outline_item = _OutlineOverlay()
+        for z, item in enumerate((self._mask_item, self._text_item, self._outline_item), start=1):
+            item.setZValue(z)
+            self.plot.addItem(item, ignoreBounds=True)
+
+        name, reverse = CMAPS[cmap]
+        if isinstance(name, str):
+            colormap = pg.colormap.get(name)
+        else:
+            colormap = pg.ColorMap(np.linspace(0.0, 1.0, len(name)), np.array(name, dtype=np.ubyte))
+        if reverse:
+            colormap.reverse()
+        self._lut = colormap.getLookupTable(nPts=256, alpha=False)  # (256, 3) uint8
+        self.colorbar = pg.ColorBarItem(
+            values=(0.0, 1.0), colorMap=colormap, width=14, interactive=False, colorMapMenu=False
+        )
+        self.colorbar.setImageItem(self.image_item, insert_in=self.plot)
+        self.plot.layout.setColumnFixedWidth(4, 12)  # space between row notes and colour bar
+        for side in ("left", "top", "right", "bottom"):
+            self.colorbar.getAxis(side).setPen(fg)
+            self.colorbar.getAxis(side).setTextPen(fg)
+            self.colorbar.getAxis(side).enableAutoSIPrefix(False)
+        self.colorbar.getAxis("right").setLabel(colorbar_label, color=fg.name())
+        bar_ticks = self.colorbar.axis.tickStrings  # a true minus sign, as in the cells
+        self.colorbar.axis.tickStrings = lambda *a: [t.replace("-", "−") for t in bar_ticks(*a)]
+        self.image_item.setLookupTable(self._lut)
+
+        vb.sigResized.connect(self._relayout)
+        self.scene().sigMouseClicked.connect(self._on_mouse_clicked)
+
+    # ---- data -------------------------------------------------------------------------------
+    def set_matrix(
+        self,
+        values,
+        *,
+        row_labels: Sequence[str],
+        col_labels: Sequence[str],
+        levels: tuple[float, float],
+        masked=None,
+        row_notes: Sequence[str] | None = None,
+        flagged_rows=None,
+    ) -> None:
+        """Show ``values`` (rows, cols) coloured on fixed ``levels``; ``masked`` True = hatched grey.
+
+        Non-finite values are drawn clipped (−∞ and NaN at the low end, +∞ at the high end).
+        """
+        v = np.array(values, dtype=np.float64)
+        if v.ndim != 2 or v.size == 0:
+            raise ValueError(f"values must be a non-empty 2-D array (rows, cols), got shape {v.shape}")
+        rows, cols = v.shape
+        if len(row_labels) != rows or len(col_labels) != cols:
+            raise ValueError(
+                f"{len(row_labels)} row labels and {len(col_labels)} column labels for a {rows}×{cols} matrix"
+            )
+        if row_notes is not None and len(row_notes) != rows:
+            raise ValueError(f"{len(row_notes)} row notes for {rows} rows")
+        lo, hi = float(levels[0]), float(levels[1])
+        if not (math.isfinite(lo) and math.isfinite(hi)) or hi < lo:
+            raise ValueError(f"levels must be finite with lo <= hi, got {levels!r}")
+        lo, hi = _spread_levels(lo, hi)
+        m = None
+        if masked is not None:
+            m = np.array(masked, dtype=bool)
+            if m.shape != v.shape:
+                raise ValueError(f"mask shape {m.shape} differs from values shape {v.shape}")
+        flagged = None
+        if flagged_rows is not None:
+            flagged = np.array(flagged_rows, dtype=bool).reshape(-1)
+            if flagged.shape != (rows,):
+                raise ValueError(f"flagged_rows has {flagged.size} entries for {rows} rows")
+
+        finite = np.isfinite(v)
+        display = v if finite.all() else np.where(finite, v, np.where(v > 0, hi, lo))
+        self._values, self._display, self._masked = v, display, m
+        self.image_item.setImage(display, autoLevels=False, levels=(lo, hi))
+        self.colorbar.setLevels((lo, hi))
+        self._mask_item.set_mask(m if m is not None and m.any() else None, (rows, cols))
+
+        white = None
+        if v.size <= MAX_CELLS:
+            idx = np.clip(np.floor((display - lo) * (256.0 / (hi - lo))), 0, 255).astype(np.intp)
+            white = contrast_is_white(self._lut[idx])
+            if m is not None:
+                fill = np.array([[MASK_FILL.red(), MASK_FILL.green(), MASK_FILL.blue()]], dtype=np.uint8)
+                white[m] = contrast_is_white(fill)[0]
+        self._text_item.set_data(v, m, white)
+
+        labels_changed = list(col_labels) != self._col_labels
+        self._row_labels, self._col_labels = [str(s) for s in row_labels], [str(s) for s in col_labels]
+        self._row_notes = None if row_notes is None else [str(s) for s in row_notes]
+        self._flagged = flagged
+        if labels_changed:
+            fm = QFontMetricsF(self.font())
+            self._col_label_px = np.array([fm.horizontalAdvance(s) for s in self._col_labels])
+        if (rows, cols) != self._shape:
+            self._shape = (rows, cols)
+            self._outline_item.set_shape(self._shape)
+            self._set_hover(-1, -1)
+            self._fit_view()
+        self._update_ticks()
+
+    def image_array(self) -> np.ndarray:
+        """The float array the image shows (non-finite values already clipped to the levels)."""
+        return self._display
+
+    def masked_array(self) -> np.ndarray | None:
+        """The bool mask last given (True = masked), or None."""
+        return self._masked
+
+    def levels(self) -> tuple[float, float]:
+        """The levels in use (equal levels come back widened)."""
+        return tuple(self.colorbar.levels())
+
+    def ticks(self, side: str) -> list[tuple[int, str]]:
+        """The (index, text) ticks shown on "left" (row labels), "top" (column labels) or "right" (notes)."""
+        return list(self._ticks[side])
+
+    def set_highlight(self, cells: Sequence[tuple[int, int]]) -> None:
+        """Outline these cells (e.g. the true maximum of a row); an empty list clears."""
+        rows, cols = self._shape
+        self._outline_item.cells = [(int(r), int(c)) for r, c in cells if 0 <= r < rows and 0 <= c < cols]
+        self._outline_item.update()
+
+    def set_selected_row(self, row: int | None) -> None:
+        """Outline a whole row, or none."""
+        self._outline_item.row = None if row is None or not 0 <= row < self._shape[0] else int(row)
+        self._outline_item.update()
+
+    # ---- geometry ---------------------------------------------------------------------------
+    def cell_center(self, row: int, col: int) -> QPointF:
+        """Centre of a cell in viewport (= widget) pixel coordinates, e.g. for qtbot or grab()."""
+        scene = self.plot.getViewBox().mapViewToScene(QPointF(col, row))
+        return self.viewportTransform().map(scene)
+
+    def cell_at(self, pos: QPointF) -> tuple[int, int]:
+        """The (row, col) under a viewport pixel position, or (-1, -1) outside the matrix."""
+        return self._cell_at_scene(self.mapToScene(pos.toPoint()))
+
+    def _cell_at_scene(self, scene_pos: QPointF) -> tuple[int, int]:
+        vb = self.plot.getViewBox()
+        rows, cols = self._shape
+        if rows == 0 or not vb.sceneBoundingRect().contains(scene_pos):
+            return (-1, -1)
+        p = vb.mapSceneToView(scene_pos)
+        r, c = math.floor(p.y() + 0.5), math.floor(p.x() + 0.5)
+        return (r, c) if 0 <= r < rows and 0 <= c < cols else (-1, -1)
+
+    def _relayout(self, *_) -> None:
+        self._fit_view()
+        self._update_ticks()
+
+    def _fit_view(self) -> None:
+        """Show the whole matrix filling the view, but never with cells stretched beyond 2:1.
+
+        The surplus goes to the layout margins (not to blank view range), so the axes, ticks and
+        colour bar hug the matrix; the matrix stays at least MIN_PLOT_H tall for the colour bar.
+        """
+        vb = self.plot.getViewBox()
+        rows, cols = self._shape
+        ex_h, ex_v = self._extra
+        avail_w, avail_h = vb.width() + 2 * ex_h, vb.height() + 2 * ex_v
+        if rows == 0 or avail_w <= 0 or avail_h <= 0:
+            return
+        cw, ch = avail_w / cols, avail_h / rows
+        new_h = new_v = 0.0
+        if cw > MAX_CELL_ASPECT * ch:
+            new_h = (avail_w - cols * MAX_CELL_ASPECT * ch) / 2
+        elif ch > MAX_CELL_ASPECT * cw:
+            new_v = max(0.0, (avail_h - max(rows * MAX_CELL_ASPECT * cw, min(avail_h, MIN_PLOT_H))) / 2)
+        if abs(new_h - ex_h) > 0.5 or abs(new_v - ex_v) > 0.5:
+            self._extra = (new_h, new_v)
+            m = LAYOUT_MARGIN
+            self.ci.setContentsMargins(m + new_h, m + new_v, m + new_h, m + new_v)
+        vb.setRange(xRange=(-0.5, cols - 0.5), yRange=(-0.5, rows - 0.5), padding=0)
+
+    def _update_ticks(self) -> None:
+        """Ticks on cell centres; a subset (every 2nd, 5th, 10th, ...) when labels would overlap."""
+        rows, cols = self._shape
+        if rows == 0:
+            return
+        vb = self.plot.getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        cell_w = vb.width() / max(x1 - x0, 1e-9)
+        cell_h = vb.height() / max(y1 - y0, 1e-9)
+        fm = QFontMetricsF(self.font())
+        row_step = _nice_step(math.ceil((fm.height() + 1) / max(cell_h, 1e-9)))
+        col_step = _label_step(self._col_label_px, cell_w, gap=8.0)
+        flagged = self._flagged
+        left = [
+            (i, f"{FLAG} {self._row_labels[i]}" if flagged is not None and flagged[i] else self._row_labels[i])
+            for i in range(0, rows, row_step)
+        ]
+        top = [(j, self._col_labels[j]) for j in range(0, cols, col_step)]
+        notes = self._row_notes
+        right = [(i, notes[i] if notes is not None else "") for i in range(0, rows, row_step)]
+        self._ticks = {"left": left, "top": top, "right": right}
+        self.plot.getAxis("left").setTicks([left, []])
+        self.plot.getAxis("top").setTicks([top, []])
+        self.plot.getAxis("right").setStyle(showValues=notes is not None)
+        self.plot.getAxis("right").setTicks([right, []])
+        self.plot.getAxis("bottom").setTicks([[(j, "") for j in range(0, cols, col_step)], []])
+
+    # ---- pointer ----------------------------------------------------------------------------
+    def _scene_pos(self, ev) -> QPointF:
+        return self.viewportTransform().inverted()[0].map(ev.position())
+
+    def mouseMoveEvent(self, ev) -> None:
+        # Not the scene's sigMouseMoved: pyqtgraph rate-limits it and may drop the last move.
+        super().mouseMoveEvent(ev)
+        scene_pos = self._scene_pos(ev)
+        self._set_hover(*self._cell_at_scene(scene_pos), scene_pos)
+
+    def mousePressEvent(self, ev) -> None:
+        super().mousePressEvent(ev)
+        if self._cell_at_scene(self._scene_pos(ev))[0] >= 0:
+            ev.accept()  # a cell is a click target (and this keeps the release coming to us)
+
+    def mouseReleaseEvent(self, ev) -> None:
+        super().mouseReleaseEvent(ev)  # pyqtgraph's scene turns press + release into sigMouseClicked
+        if self._cell_at_scene(self._scene_pos(ev))[0] >= 0:
+            ev.accept()
+
+    def _on_mouse_clicked(self, ev) -> None:
+        if ev.button() != Qt.MouseButton.LeftButton or ev.double():
+            return
+        r, c = self._cell_at_scene(ev.scenePos())
+        if r >= 0:
+            self.cellClicked.emit(r, c)
+
+    def _set_hover(self, r: int, c: int, scene_pos: QPointF | None = None) -> None:
+        if (r, c) == self._hover:
+            return
+        self._hover = (r, c)
+        self._outline_item.hover = (r, c) if r >= 0 else None
+        self._outline_item.update()
+        self.cellHovered.emit(r, c)
+        text = self.tooltip_provider(r, c) if r >= 0 and self.tooltip_provider is not None else ""
+        if text and scene_pos is not None:
+            local = self.viewportTransform().map(scene_pos).toPoint()
+            QToolTip.showText(self.viewport().mapToGlobal(local), text, self.viewport())
+        else:
+            QToolTip.hideText()
+
+    def leaveEvent(self, ev) -> None:
+        super().leaveEvent(ev)
+        self._set_hover(-1, -1)

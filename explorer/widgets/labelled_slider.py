@@ -1,0 +1,202 @@
+"""A label, a slider and a typed read-out for one float, on a linear or logarithmic scale.
+
+The slider is integer-valued; this maps it to a float range so owners deal only in floats, and
+passes ``sliderPressed``/``sliderReleased`` through so a drag can become one undo step.
+"""
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QValidator
+from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QSlider, QWidget
+
+from explorer.widgets.number_text import format_number, parse_number
+
+
+class _ReadOut(QDoubleSpinBox):
+    """A spin box that shows compact numbers and reads them with ``parse_number``."""
+
+    def __init__(self, significant: int, step_by, parent=None):
+        super().__init__(parent)
+        self._significant = significant
+        self._step_by = step_by
+        self.setDecimals(12)  # keep the value unrounded; the text is compact anyway
+        self.setKeyboardTracking(False)  # one valueChanged on Enter, not one per keystroke
+        self.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.NoButtons)
+        self.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.setCorrectionMode(QDoubleSpinBox.CorrectionMode.CorrectToPreviousValue)
+
+    def textFromValue(self, value: float) -> str:
+        return format_number(value, self._significant)
+
+    def valueFromText(self, text: str) -> float:
+        try:
+            return parse_number(text)
+        except ValueError:
+            return self.value()
+
+    def validate(self, text: str, pos: int):
+        try:
+            value = parse_number(text)
+        except ValueError:
+            return QValidator.State.Intermediate, text, pos
+        if self.minimum() <= value <= self.maximum():
+            return QValidator.State.Acceptable, text, pos
+        return QValidator.State.Intermediate, text, pos
+
+    def fixup(self, text: str) -> str:
+        return text
+
+    def stepBy(self, steps: int) -> None:
+        self._step_by(steps)
+
+    def sizeHint(self):
+        # Qt sizes a spin box for the texts of its minimum and maximum ("-5", "5"); values in
+        # between can be longer ("-0.5774"), so make room for four significant digits and a sign.
+        hint = super().sizeHint()
+        metrics = self.fontMetrics()
+        ends = [self.textFromValue(self.minimum()), self.textFromValue(self.maximum())]
+        sample = ("-" if self.minimum() < 0 else "") + "0.0000"
+        base = max(metrics.horizontalAdvance(t) for t in ends)
+        wanted = max(base, metrics.horizontalAdvance(sample))
+        hint.setWidth(hint.width() - base + wanted)
+        return hint
+
+    def minimumSizeHint(self):
+        return self.sizeHint()
+
+
+class LabelledSlider(QWidget):
+    """``label  [====o=====]  1.25``: a float in [minimum, maximum], linear or logarithmic.
+
+    ``value()`` returns exactly what ``setValue`` was given (clamped), or the slider position's
+    value rounded to the slider's resolution. ``valueChanged`` is emitted only on a real change,
+    never while the owner has called ``blockSignals(True)``; typed read-out values apply on Enter.
+    """
+
+    valueChanged = Signal(float)
+    sliderPressed = Signal()
+    sliderReleased = Signal()
+
+    def __init__(
+        self,
+        label: str,
+        minimum: float,
+        maximum: float,
+        value: float | None = None,
+        *,
+        log: bool = False,
+        steps: int = 1000,
+        parent: QWidget | None = None,
+    ):
+        super().__init__(parent)
+        self._log = log
+        self._steps = int(steps)
+        self._significant = max(3, math.ceil(math.log10(self._steps)) + 1)
+        self._minimum = self._maximum = 0.0
+        self._value = 0.0
+
+        self.label = QLabel(label, self)
+        self.slider = QSlider(Qt.Orientation.Horizontal, self)
+        self.slider.setRange(0, self._steps)
+        self.slider.setPageStep(max(1, self._steps // 10))
+        self.read_out = _ReadOut(self._significant, self._step_read_out, self)
+        self.label.setBuddy(self.read_out)
+
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(6)
+        layout.addWidget(self.label)
+        layout.addWidget(self.slider, 1)
+        layout.addWidget(self.read_out)
+
+        self.setRange(minimum, maximum)
+        self._apply(minimum if value is None else value, emit=False)
+
+        self.slider.valueChanged.connect(self._slider_moved)
+        self.slider.sliderPressed.connect(self.sliderPressed)
+        self.slider.sliderReleased.connect(self.sliderReleased)
+        self.read_out.valueChanged.connect(self._typed)
+
+    # ----- public -------------------------------------------------------------------------------
+    def value(self) -> float:
+        return self._value
+
+    def setValue(self, value: float) -> None:
+        """Set the value (clamped into range); emits ``valueChanged`` on a change unless blocked."""
+        self._apply(value, emit=True)
+
+    def minimum(self) -> float:
+        return self._minimum
+
+    def maximum(self) -> float:
+        return self._maximum
+
+    def isLog(self) -> bool:
+        return self._log
+
+    def setRange(self, minimum: float, maximum: float) -> None:
+        """Change the range; the value is clamped into it (and announced if that changed it)."""
+        minimum, maximum = float(minimum), float(maximum)
+        if not minimum < maximum:
+            raise ValueError(f"LabelledSlider needs minimum < maximum, got {minimum}, {maximum}")
+        if self._log and minimum <= 0:
+            raise ValueError(f"a logarithmic slider needs a positive minimum, got {minimum}")
+        self._minimum, self._maximum = minimum, maximum
+        self.read_out.blockSignals(True)
+        self.read_out.setRange(minimum, maximum)
+        self.read_out.blockSignals(False)
+        self._apply(self._value, emit=True)
+
+    def setText(self, text: str) -> None:
+        self.label.setText(text)
+
+    def position_of(self, value: float) -> int:
+        """The slider position (0..steps) nearest to ``value``."""
+        lo, hi, v = self._minimum, self._maximum, min(max(value, self._minimum), self._maximum)
+        if self._log:
+            t = (math.log(v) - math.log(lo)) / (math.log(hi) - math.log(lo))
+        else:
+            t = (v - lo) / (hi - lo)
+        return round(t * self._steps)
+
+    def value_at(self, position: int) -> float:
+        """The value at slider position ``position``, rounded to the slider's resolution."""
+        t = position / self._steps
+        lo, hi = self._minimum, self._maximum
+        if position <= 0:
+            return lo
+        if position >= self._steps:
+            return hi
+        if self._log:
+            v = math.exp(math.log(lo) + t * (math.log(hi) - math.log(lo)))
+        else:
+            v = lo + t * (hi - lo)
+        v = float(f"{v:.{self._significant}g}")
+        return min(max(v, lo), hi)
+
+    # ----- internal -----------------------------------------------------------------------------
+    def _apply(self, value: float, emit: bool, move_slider: bool = True) -> None:
+        value = min(max(float(value), self._minimum), self._maximum) + 0.0
+        changed = value != self._value
+        self._value = value
+        if move_slider:
+            self.slider.blockSignals(True)
+            self.slider.setValue(self.position_of(value))
+            self.slider.blockSignals(False)
+        self.read_out.blockSignals(True)
+        self.read_out.setValue(value)
+        self.read_out.blockSignals(False)
+        if changed and emit:
+            self.valueChanged.emit(value)  # a no-op while the owner blocks our signals
+
+    def _slider_moved(self, position: int) -> None:
+        self._apply(self.value_at(position), emit=True, move_slider=False)
+
+    def _typed(self, value: float) -> None:
+        self._apply(value, emit=True)
+
+    def _step_read_out(self, steps: int) -> None:
+        position = self.position_of(self._value) + steps * max(1, self._steps // 100)
+        self._apply(self.value_at(min(max(position, 0), self._steps)), emit=True)

@@ -1,0 +1,96 @@
+"""Turn what a person types into a finite float, and a float into compact display text.
+
+Qt-free on purpose, so it is usable (and testable) without a display.
+"""
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+
+MAX_ABS = 1e6
+"""Largest magnitude a typed value may have; bigger numbers are refused, not clamped."""
+
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+_NAN = {"nan", "+nan", "-nan"}
+_INF = {"inf", "+inf", "-inf", "infinity", "+infinity", "-infinity", "∞", "+∞", "-∞"}
+_SHOWN_MAX = 24
+
+
+def _shown(text: str) -> str:
+    """The text quoted for a message, shortened if it is long."""
+    if len(text) > _SHOWN_MAX:
+        text = text[: _SHOWN_MAX - 1] + "…"
+    return f"'{text}'"
+
+
+def _normalise(text: str) -> str:
+    """Full-width forms (from a Chinese input method) and the Unicode minus become ASCII."""
+    if text.isascii():
+        return text.strip()
+    text = unicodedata.normalize("NFKC", text).strip()
+    return text.replace("\u2212", "-").replace("\u2013", "-")
+
+
+def parse_number(text: str) -> float:
+    """Parse one typed number ("1.5", " -2 ", "3e-2", "+4", full-width "１．５") into a finite float.
+
+    A comma is taken as the decimal point ("1,5" is 1.5) only when the text has exactly one comma
+    and no other separator (no '.', no space, no second comma); so "1,000" is 1.0, and "1,000.5"
+    or "1,2,3" are refused. Raises ValueError naming the problem for empty text, non-numbers,
+    NaN, infinities, values that overflow, and magnitudes above MAX_ABS (1e6).
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"{text!r} is not text")
+    cleaned = _normalise(text)
+    if not cleaned:
+        return _fail("empty text is not a number")
+    lowered = cleaned.lower()
+    if lowered in _NAN:
+        return _fail(f"{_shown(cleaned)} is not a number (NaN is not allowed)")
+    if lowered in _INF:
+        return _fail(f"{_shown(cleaned)} is infinite; type a finite number")
+    candidate = cleaned
+    if candidate.count(",") == 1 and "." not in candidate:
+        candidate = candidate.replace(",", ".")
+    if not _NUMBER.fullmatch(candidate):
+        if "," in cleaned:
+            return _fail(
+                f"{_shown(cleaned)} is not a number (a comma is read as the decimal point "
+                "only when it is the only separator)"
+            )
+        return _fail(f"{_shown(cleaned)} is not a number")
+    value = float(candidate)
+    if math.isinf(value):
+        return _fail(f"{_shown(cleaned)} overflows: it is too large to represent")
+    if abs(value) > MAX_ABS:
+        return _fail(f"{_shown(cleaned)} is larger than 1e6 in magnitude")
+    return value + 0.0  # -0.0 becomes 0.0
+
+
+def _fail(message: str) -> float:
+    raise ValueError(message)
+
+
+def check_number(value: float) -> float:
+    """Validate a number that did not come from text (a drag, a program): finite and within MAX_ABS."""
+    try:
+        value = float(value)
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{value!r} is not a number") from None
+    if math.isnan(value):
+        raise ValueError("NaN is not allowed")
+    if math.isinf(value):
+        raise ValueError(f"{value!r} is infinite; type a finite number")
+    if abs(value) > MAX_ABS:
+        raise ValueError(f"{format_number(value)} is larger than 1e6 in magnitude")
+    return value + 0.0
+
+
+def format_number(v: float, significant: int = 4) -> str:
+    """Compact display text: up to `significant` significant digits ("0.5774", "-2", "1.2e+05")."""
+    v = float(v)
+    if v == 0.0:
+        return "0"  # also hides the sign of -0.0
+    text = f"{v:.{significant}g}"
+    return "0" if text in ("-0", "0") else text

@@ -1,0 +1,279 @@
+"""The generic heatmap widget: data in, pixels and signals out (offscreen, pytest-qt)."""
+import numpy as np
+import pytest
+from PySide6.QtCore import QEvent, QPoint, Qt
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QApplication, QToolTip
+
+from explorer.widgets.cell_text import format_value
+from explorer.widgets.heatmap import MASK_FILL, Heatmap
+
+TOKENS = ["猫", "追", "红色", "激光点"]
+
+
+def make(qtbot, cmap="sequential", size=(520, 460), **kw):
+    h = Heatmap(cmap=cmap, colorbar_label="weight", row_title="query", col_title="key", **kw)
+    qtbot.addWidget(h)
+    h.resize(*size)
+    h.show()
+    qtbot.waitExposed(h)
+    return h
+
+
+def grab_rgb(h) -> tuple[np.ndarray, float]:
+    """The widget as an (H, W, 3) uint8 array, and its device pixel ratio."""
+    img = h.grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
+    w, hgt, bpl = img.width(), img.height(), img.bytesPerLine()
+    arr = np.frombuffer(img.constBits(), np.uint8, count=hgt * bpl).reshape(hgt, bpl)[:, : w * 3]
+    return arr.reshape(hgt, w, 3).copy(), img.devicePixelRatio()
+
+
+def cell_colour(h, rgb, dpr, row, col, frac=0.3) -> np.ndarray:
+    """Median colour of a patch around the centre of a cell (robust to the printed value)."""
+    c = h.cell_center(row, col)
+    half = (h.cell_center(row, col + 1).x() - c.x()) if col + 1 < h.image_array().shape[1] else None
+    half = half if half is not None else (c.x() - h.cell_center(row, col - 1).x()) if col else 20
+    r = max(1, int(abs(half) * frac * dpr))
+    x, y = int(round(c.x() * dpr)), int(round(c.y() * dpr))
+    patch = rgb[y - r : y + r + 1, x - r : x + r + 1].reshape(-1, 3)
+    return np.median(patch, axis=0)
+
+
+def lower_triangle_demo(n=4):
+    values = np.tril(np.full((n, n), 0.5))
+    values[2, 1] = 0.0
+    masked = np.triu(np.ones((n, n), bool), 1)
+    return values, masked
+
+
+def test_image_array_round_trip(qtbot):
+    h = make(qtbot)
+    values = np.arange(21, dtype=float).reshape(3, 7) / 20
+    mask = np.zeros((3, 7), bool)
+    mask[0, 6] = True
+    h.set_matrix(values, row_labels=TOKENS[:3], col_labels=list("abcdefg"), levels=(0, 1), masked=mask)
+    np.testing.assert_array_equal(h.image_array(), values)
+    np.testing.assert_array_equal(h.masked_array(), mask)
+    np.testing.assert_array_equal(h.image_item.image, h.image_array())
+    assert h.levels() == (0.0, 1.0)
+    lut = h.image_item.lut
+    assert lut.dtype == np.uint8 and lut.shape[0] == 256
+    # sequential: 0 is light, 1 is dark
+    assert lut[0].astype(int).sum() > 600 and lut[-1].astype(int).sum() < 200
+
+
+def test_non_finite_values_are_clipped_to_levels(qtbot):
+    h = make(qtbot, cmap="diverging")
+    values = np.array([[1.0, -np.inf], [np.nan, np.inf]])
+    h.set_matrix(values, row_labels=["a", "b"], col_labels=["c", "d"], levels=(-2, 2),
+                 masked=np.array([[False, True], [False, False]]))
+    np.testing.assert_array_equal(h.image_array(), [[1.0, -2.0], [-2.0, 2.0]])
+
+
+@pytest.mark.parametrize("cmap", ["sequential", "diverging"])
+def test_masked_cells_look_different_from_zero(qtbot, cmap):
+    h = make(qtbot, cmap=cmap)
+    values, masked = lower_triangle_demo()
+    h.set_matrix(values, row_labels=TOKENS, col_labels=TOKENS, levels=(-1, 1) if cmap == "diverging" else (0, 1),
+                 masked=masked, row_notes=["Σ=1.000"] * 4)
+    rgb, dpr = grab_rgb(h)
+    zero = cell_colour(h, rgb, dpr, 2, 1)
+    hidden = cell_colour(h, rgb, dpr, 0, 3)
+    lut = h.image_item.lut.astype(float)
+    zero_index = 0 if cmap == "sequential" else 128
+    assert np.abs(zero - lut[zero_index]).max() <= 3, (zero, lut[zero_index])
+    assert np.abs(hidden - zero).sum() > 150, (hidden, zero)
+    assert np.abs(hidden - [MASK_FILL.red(), MASK_FILL.green(), MASK_FILL.blue()]).max() <= 3
+    assert np.min(np.abs(lut - hidden).sum(axis=1)) > 40, "masked grey must not be a colour of the map"
+    # the hatching: the masked patch has darker lines in it, the zero patch is flat
+    c = h.cell_center(0, 3)
+    x, y = int(c.x() * dpr), int((c.y() - 0.35 * (h.cell_center(1, 3).y() - c.y())) * dpr)
+    strip = rgb[y - 2 : y + 3, x - 20 : x + 20].astype(int).sum(axis=2)
+    assert strip.max() - strip.min() > 100
+
+
+def test_hover_emits_cell_and_leaves_with_minus_one(qtbot):
+    h = make(qtbot)
+    values, masked = lower_triangle_demo()
+    h.set_matrix(values, row_labels=TOKENS, col_labels=TOKENS, levels=(0, 1), masked=masked)
+    seen = []
+    h.cellHovered.connect(lambda r, c: seen.append((r, c)))
+    with qtbot.waitSignal(h.cellHovered, timeout=2000):
+        qtbot.mouseMove(h.viewport(), h.cell_center(2, 1).toPoint())
+    assert seen[-1] == (2, 1)
+    with qtbot.waitSignal(h.cellHovered, timeout=2000):
+        qtbot.mouseMove(h.viewport(), h.cell_center(0, 3).toPoint())
+    assert seen[-1] == (0, 3)
+    with qtbot.waitSignal(h.cellHovered, timeout=2000):
+        qtbot.mouseMove(h.viewport(), QPoint(2, 2))  # outside the matrix
+    assert seen[-1] == (-1, -1)
+    qtbot.mouseMove(h.viewport(), h.cell_center(1, 1).toPoint())
+    qtbot.waitUntil(lambda: seen[-1] == (1, 1), timeout=2000)
+    QApplication.sendEvent(h, QEvent(QEvent.Type.Leave))  # pointer leaves the widget
+    assert seen[-1] == (-1, -1)
+    assert h.cell_at(h.cell_center(3, 2)) == (3, 2)
+
+
+def test_click_emits_cell(qtbot):
+    h = make(qtbot)
+    h.set_matrix(np.eye(3, 5), row_labels=TOKENS[:3], col_labels=list("abcde"), levels=(0, 1))
+    with qtbot.waitSignal(h.cellClicked, timeout=2000) as blocker:
+        qtbot.mouseClick(h.viewport(), Qt.MouseButton.LeftButton, pos=h.cell_center(1, 4).toPoint())
+    assert blocker.args == [1, 4]
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support raise")  # the offscreen platform, on QToolTip
+def test_tooltip_provider_is_asked_for_the_hovered_cell(qtbot):
+    h = make(qtbot, cmap="diverging")
+    h.set_matrix(np.zeros((4, 4)), row_labels=TOKENS, col_labels=TOKENS, levels=(-1, 1))
+    calls = []
+
+    def provider(r, c):
+        calls.append((r, c))
+        return f"q_{r}·k_{c} = 0"
+
+    h.tooltip_provider = provider
+    with qtbot.waitSignal(h.cellHovered, timeout=2000):
+        qtbot.mouseMove(h.viewport(), h.cell_center(2, 0).toPoint())
+    assert calls == [(2, 0)]
+    qtbot.waitUntil(lambda: QToolTip.text() == "q_2·k_0 = 0", timeout=2000)
+    with qtbot.waitSignal(h.cellHovered, timeout=2000):
+        qtbot.mouseMove(h.viewport(), QPoint(1, 1))
+    assert calls == [(2, 0)]  # not asked outside the matrix
+    QToolTip.hideText()
+
+
+def test_labels_notes_and_flags_on_the_axes(qtbot):
+    h = make(qtbot)
+    values, masked = lower_triangle_demo()
+    masked[3] = True
+    h.set_matrix(values, row_labels=TOKENS, col_labels=TOKENS, levels=(0, 1), masked=masked,
+                 row_notes=[f"Σ={s:.3f}" for s in (1, 1, 1, 0)], flagged_rows=[False, False, False, True])
+    assert h.ticks("top") == list(enumerate(TOKENS))
+    assert h.ticks("left") == [(0, "猫"), (1, "追"), (2, "红色"), (3, "⚠ 激光点")]
+    assert h.ticks("right") == [(0, "Σ=1.000"), (1, "Σ=1.000"), (2, "Σ=1.000"), (3, "Σ=0.000")]
+    top = h.plot.getAxis("top")
+    assert top.labelText == "key" and h.plot.getAxis("left").labelText == "query"
+
+
+def test_many_labels_show_a_subset(qtbot):
+    h = make(qtbot)
+    n = 200
+    labels = [f"token{i}" for i in range(n)]
+    h.set_matrix(np.random.default_rng(0).random((n, n)), row_labels=labels, col_labels=labels, levels=(0, 1))
+    left, top = h.ticks("left"), h.ticks("top")
+    assert 1 < len(left) < n and 1 < len(top) < n
+    assert left[0] == (0, "token0")
+    step = left[1][0] - left[0][0]
+    assert all(b[0] - a[0] == step for a, b in zip(left, left[1:]))
+
+
+def test_cell_texts_contrast_with_the_cell(qtbot):
+    h = make(qtbot, size=(600, 500))
+    h.set_matrix(np.array([[0.0, 1.0], [1.0, 0.0]]), row_labels=["a", "b"], col_labels=["c", "d"], levels=(0, 1))
+    rgb, dpr = grab_rgb(h)
+
+    def patch(r, c):
+        p = h.cell_center(r, c)
+        x, y = int(p.x() * dpr), int(p.y() * dpr)
+        return rgb[y - 6 : y + 7, x - 25 : x + 26].astype(int).sum(axis=2)
+
+    light, dark = patch(0, 0), patch(0, 1)
+    assert light.min() < 200 < light.max()  # dark text on a light cell
+    assert dark.max() > 500 and dark.min() < 100  # white text on a dark cell
+
+
+def test_no_texts_when_cells_are_small(qtbot):
+    h = make(qtbot, size=(300, 300))
+    h.set_matrix(np.full((40, 40), 0.0), row_labels=[str(i) for i in range(40)],
+                 col_labels=[str(i) for i in range(40)], levels=(0, 1))
+    rgb, dpr = grab_rgb(h)
+    p = h.cell_center(20, 20)
+    x, y = int(p.x() * dpr), int(p.y() * dpr)
+    patch = rgb[y - 2 : y + 3, x - 2 : x + 3].astype(int)
+    assert np.ptp(patch) <= 2  # flat colour, no "0.00" crammed into 6-pixel cells
+
+
+def test_highlight_and_selected_row_draw_outlines(qtbot):
+    h = make(qtbot)
+    values, masked = lower_triangle_demo()
+    h.set_matrix(values, row_labels=TOKENS, col_labels=TOKENS, levels=(0, 1), masked=masked)
+    before, dpr = grab_rgb(h)
+    h.set_highlight([(3, 0)])
+    h.set_selected_row(1)
+    after, _ = grab_rgb(h)
+    changed = np.argwhere(np.any(before != after, axis=2)) / dpr
+    assert len(changed)
+    c30, c11 = h.cell_center(3, 0), h.cell_center(1, 1)
+    half_w = (h.cell_center(0, 1).x() - h.cell_center(0, 0).x()) / 2
+    half_h = (h.cell_center(1, 0).y() - h.cell_center(0, 0).y()) / 2
+    near_highlight = (np.abs(changed[:, 1] - c30.x()) <= half_w + 3) & (np.abs(changed[:, 0] - c30.y()) <= half_h + 3)
+    near_row = np.abs(changed[:, 0] - c11.y()) <= half_h + 3
+    assert near_highlight.any() and near_row.any()
+    assert np.all(near_highlight | near_row)
+    h.set_highlight([])
+    h.set_selected_row(None)
+    cleared, _ = grab_rgb(h)
+    np.testing.assert_array_equal(cleared, before)
+
+
+def test_big_matrix_updates_without_recreating_items(qtbot):
+    h = make(qtbot, cmap="diverging")
+    n = 2048
+    labels = [str(i) for i in range(n)]
+    rng = np.random.default_rng(1)
+    mask = np.triu(np.ones((n, n), bool), 1)
+    h.set_matrix(rng.normal(size=(n, n)), row_labels=labels, col_labels=labels, levels=(-3, 3), masked=mask)
+    image, items = h.image_item, list(h.plot.getViewBox().addedItems)
+    h.grab()
+    values = rng.normal(size=(n, n))
+    h.set_matrix(values, row_labels=labels, col_labels=labels, levels=(-4, 4), masked=mask)
+    h.grab()
+    assert h.image_item is image and list(h.plot.getViewBox().addedItems) == items
+    np.testing.assert_array_equal(h.image_array(), values)
+    assert h.levels() == (-4.0, 4.0) and h.colorbar.levels() == (-4.0, 4.0)
+    assert tuple(h.image_item.getLevels()) == (-4.0, 4.0)
+
+
+def test_equal_levels_do_not_crash(qtbot):
+    h = make(qtbot, cmap="diverging")
+    h.set_matrix(np.zeros((4, 4)), row_labels=TOKENS, col_labels=TOKENS, levels=(0.0, 0.0))
+    lo, hi = h.levels()
+    assert lo < 0 < hi
+    rgb, dpr = grab_rgb(h)
+    centre = h.image_item.lut[128].astype(float)
+    assert np.abs(cell_colour(h, rgb, dpr, 1, 1) - centre).max() <= 3  # zero drawn as the neutral centre
+
+
+def test_1x1_and_shape_changes(qtbot):
+    h = make(qtbot)
+    h.set_matrix([[0.25]], row_labels=["猫"], col_labels=["猫"], levels=(0, 1))
+    h.grab()
+    h.set_matrix(np.ones((3, 7)), row_labels=list("abc"), col_labels=list("abcdefg"), levels=(0, 1))
+    h.grab()
+    assert h.cell_at(h.cell_center(2, 6)) == (2, 6)
+
+
+def test_bad_input_is_refused(qtbot):
+    h = make(qtbot)
+    with pytest.raises(ValueError):
+        h.set_matrix(np.zeros(4), row_labels=TOKENS, col_labels=["a"], levels=(0, 1))
+    with pytest.raises(ValueError):
+        h.set_matrix(np.zeros((4, 4)), row_labels=TOKENS[:3], col_labels=TOKENS, levels=(0, 1))
+    with pytest.raises(ValueError):
+        h.set_matrix(np.zeros((4, 4)), row_labels=TOKENS, col_labels=TOKENS, levels=(1, 0))
+    with pytest.raises(ValueError):
+        h.set_matrix(np.zeros((4, 4)), row_labels=TOKENS, col_labels=TOKENS, levels=(0, 1),
+                     masked=np.zeros((3, 4), bool))
+    with pytest.raises(ValueError):
+        Heatmap(cmap="rainbow")
+
+
+def test_format_value():
+    assert format_value(0.5) == "0.50"
+    assert format_value(-0.001) == "0.00"
+    assert format_value(-1.234) == "−1.23"
+    assert format_value(1234.4) == "1234"
+    assert format_value(1.5e7) == "1.5e7"
+    assert format_value(61.017, magnitude=700) == "61"  # one format for the whole matrix
+    assert format_value(-0.2, magnitude=700) == "0"
