@@ -103,6 +103,9 @@ class EditorPanel(Panel):
         view.scrubbed.connect(lambda r, c, v: m.set_cell(name, r, c, v))
         view.scrubFinished.connect(lambda r, c: m.end_gesture())
         view.currentCellChanged.connect(lambda r, c: self._cell_selected(name, r, c))
+        view.pressed.connect(lambda index: self.model.set_selection(row=index.row()))
+        view.selectionModel().currentChanged.connect(
+            lambda cur, prev: prev.isValid() and cur.isValid() and self.model.set_selection(row=cur.row()))
         view.verticalHeader().sectionDoubleClicked.connect(self.rename_token)
         view.verticalHeader().setToolTip("Double-click a token to rename it")
         self.tables[name], self.views[name] = table, view
@@ -119,8 +122,6 @@ class EditorPanel(Panel):
     def _cell_selected(self, name, row, col):
         self._active = name
         self._cell = (name, row, col)
-        if self.views[name].hasFocus():  # a person picked the cell, not Qt's initial current index
-            self.model.set_selection(row=row)
         self._sync_slider()
 
     def _sync_slider(self):
