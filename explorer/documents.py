@@ -3,10 +3,10 @@ import os
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QRectF, QSize
+from PySide6.QtCore import QPoint, QRectF, QSize
 from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from explorer.core import presets
 from explorer.core.errors import ExplorerError
@@ -218,6 +218,6 @@ def write_svg(widget, path):
     painter = QPainter()
     if not painter.begin(gen):
         return False
-    widget.render(painter)
+    QWidget.render(widget, painter, QPoint())  # not widget.render: panels define their own render(flags)
     painter.end()
     return Path(path).exists()

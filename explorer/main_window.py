@@ -62,6 +62,7 @@ class MainWindow(QMainWindow):
         self.resize(1600, 1000)
         if restore_layout:
             self.restore_layout()
+        self.panels["editor"].views["Q"].setFocus()  # typing starts in Q, not in a toolbar box
         self.recovery = Recovery(self) if recovery else None
 
     # ----- docks ---------------------------------------------------------------------------------
@@ -126,7 +127,7 @@ class MainWindow(QMainWindow):
         if tip:
             act.setStatusTip(tip)
             act.setToolTip(tip)
-        act.triggered.connect(slot)
+        act.triggered.connect(lambda checked=False: slot())  # never pass `checked` on as an argument
         self.actions[key] = act
         if menu is not None:
             menu.addAction(act)

@@ -49,7 +49,7 @@ def atomic_write_bytes(path, data: bytes) -> None:
         mode = stat.S_IMODE(os.stat(path).st_mode)
     except OSError:
         mode = 0o666 & ~_current_umask()
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".",
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path)[:60] + ".",
                                suffix=".tmp")
     try:
         try:

@@ -6,10 +6,10 @@ and raises only :class:`MatrixFileError`, whose message starts with the file nam
 2-D, C-contiguous float64 array of finite numbers; a 1-D array becomes a single row.
 
 Positions are 0-based ``(row r, col c)`` as in NumPy; text files also give the 1-based line number
-an editor shows. Text files: blank lines and lines starting with ``#`` are skipped; the separator is
-chosen from the first non-blank line (tab, else ``;``, else ``,``, else runs of whitespace); if no
-field of that first line is a number it is a header and is skipped; any other field that is not a
-number is refused, naming its line and column.
+an editor shows. Text files (UTF-8): blank lines and lines starting with ``#`` are skipped; .tsv is
+split on tabs, other text on ``;`` or ``,`` if the first non-blank line holds one (in that order),
+else on runs of whitespace; if no field of that first line is a number it is a header and is
+skipped; any other field that is not a number is refused, naming its line and column.
 """
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def _short(text: str, limit: int = 30) -> str:
 
 
 def _shape_text(shape: tuple[int, ...]) -> str:
-    return "×".join(map(str, shape)) if shape else "a single number (0-D)"
+    return "×".join(map(str, shape)) if shape else "a single number"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -104,7 +104,6 @@ def _read_exactly(fp: BinaryIO, out: np.ndarray) -> int:
         view[got:got + len(chunk)] = chunk
         got += len(chunk)
     return got
-
 
 
 def _read_npy(fp: BinaryIO, where: str, max_cells: int,
@@ -183,21 +182,30 @@ def _zip_directory_size(f: BinaryIO, size: int, where: str) -> tuple[int, int]:
         if len(record) != 56 or record[:4] != b"PK\x06\x06":
             raise _fail(where, "is not a valid .npz file (damaged zip64 directory)")
         members, directory = struct.unpack("<4sQ2H2L4Q", record)[7:9]
+    if directory > size:
+        raise _fail(where, "is not a valid .npz file (damaged zip directory)")
     f.seek(0)
     return members, directory
 
 
 def _read_npz(f: BinaryIO, size: int, where: str, max_cells: int,
               member: str | None) -> np.ndarray:
+    try:
+        return _read_npz_archive(f, size, where, max_cells, member)
+    except (MatrixFileError, MemoryError):
+        raise
+    except Exception as e:  # BadZipFile, zlib.error, EOFError, unsupported compression, ...
+        detail = str(e)[:200] or type(e).__name__
+        raise _fail(where, f"is a damaged or unsupported .npz file ({detail})") from None
+
+
+def _read_npz_archive(f: BinaryIO, size: int, where: str, max_cells: int,
+                      member: str | None) -> np.ndarray:
     members, directory = _zip_directory_size(f, size, where)
     if members > _MAX_NPZ_MEMBERS or directory > _MAX_NPZ_DIRECTORY_BYTES:
         raise _fail(where, f"is an archive of {members} members; the most read is "
                            f"{_MAX_NPZ_MEMBERS}")
-    try:
-        archive = zipfile.ZipFile(f)
-    except zipfile.BadZipFile as e:
-        raise _fail(where, f"is not a valid .npz file ({e})") from None
-    with archive:
+    with zipfile.ZipFile(f) as archive:
         arrays = {info.filename[:-4]: info for info in archive.infolist()
                   if info.filename.endswith(".npy") and not info.is_dir()}
         listing = ", ".join(list(arrays)[:20]) + (", …" if len(arrays) > 20 else "")
@@ -234,11 +242,13 @@ def _is_number(field: str) -> bool:
     return True
 
 
-def _choose_separator(line: str) -> str | None:
-    for sep in ("\t", ";", ","):
+def _choose_separator(line: str, suffix: str) -> str | None:
+    if suffix == ".tsv":
+        return "\t"
+    for sep in (";", ","):
         if sep in line:
             return sep
-    return None           # runs of whitespace
+    return None           # runs of whitespace (spaces and tabs)
 
 
 def _count_fields(line: str, sep: str | None) -> int:
@@ -248,7 +258,8 @@ def _count_fields(line: str, sep: str | None) -> int:
     return re.subn(r"\s+", " ", line)[1] + 1
 
 
-def _read_text(data: bytes, where: str, max_cells: int) -> tuple[np.ndarray, list[int]]:
+def _read_text(data: bytes, where: str, max_cells: int,
+               suffix: str) -> tuple[np.ndarray, list[int]]:
     """Rows of numbers from UTF-8 text; returns the matrix and each row's 1-based line number."""
     offset = 0
     if data.startswith(codecs.BOM_UTF8):
@@ -260,10 +271,8 @@ def _read_text(data: bytes, where: str, max_cells: int) -> tuple[np.ndarray, lis
     rows: list[np.ndarray] = []
     row_lines: list[int] = []
     sep: str | None = None
-    decided = False
-    width = 0
-    first_line = 0
-    cells = 0
+    first_content = True        # the first non-blank, non-comment line: may be a header
+    width = first_line = cells = 0
     stream = io.BytesIO(data)
     stream.seek(offset)
     for lineno, raw in enumerate(stream, 1):
@@ -275,19 +284,20 @@ def _read_text(data: bytes, where: str, max_cells: int) -> tuple[np.ndarray, lis
         offset += len(raw)
         if not line or line.startswith("#"):
             continue
-        if not decided:
-            sep, decided = _choose_separator(line), True
-        n = _count_fields(line, sep)
-        if n > max_cells:
-            raise _fail(where, f"line {lineno} has {n} values; the most is {max_cells}")
+        if first_content:
+            sep = _choose_separator(line, suffix)
+        if len(line) // 2 + 1 > max_cells:       # only a long line can hold too many fields
+            n = _count_fields(line, sep)
+            if n > max_cells:
+                raise _fail(where, f"line {lineno} has {n} values; the most is {max_cells}")
         fields = line.split(sep)
+        header_possible, first_content = first_content, False
         try:
             row = np.fromiter(map(float, fields), dtype=np.float64, count=len(fields))
         except ValueError:
             bad = [j for j, field in enumerate(fields) if not _is_number(field)]
-            if not rows and not first_line and len(bad) == len(fields):
-                first_line = -lineno            # a header: every field is text; skip it
-                continue
+            if header_possible and len(bad) == len(fields):
+                continue                         # a header: no field is a number; skip it
             j = bad[0]
             text = fields[j].strip()
             what = "is empty" if not text else f"is {_short(text)}, not a number"
@@ -384,7 +394,7 @@ def load_matrix(path, *, max_cells: int = 2 ** 24, member: str | None = None,
                 data = f.read(max_bytes + 1)
                 if len(data) > max_bytes:
                     raise _fail(where, f"is larger than {max_bytes / 2 ** 20:.0f} MiB")
-                array, row_lines = _read_text(data, where, max_cells)
+                array, row_lines = _read_text(data, where, max_cells, suffix)
                 del data
         return _finish(array, where if member is None else f"{where}[{member}]", max_abs,
                        row_lines)

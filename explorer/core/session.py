@@ -1,10 +1,10 @@
-"""The session file: a versioned, validated, human-readable JSON snapshot of everything the user set.
+"""The session file: a versioned, validated, human-readable JSON snapshot of what the user set.
 
-A session holds the tokens, the matrices Q, K, V, the settings of the controls (F6) and an opaque UI
-layout. ``save_session`` refuses to write an invalid session; ``load_session`` refuses any file that
-is not a valid one and raises only :class:`SessionError`, whose message starts with the file name and
-names the place (``demo.json: matrices.K row 2 has 2 numbers but row 0 has 3``). The format is
-described in ``docs/session-format.md``.
+A session holds the tokens, the matrices Q, K, V, the settings of the controls (F6) and an opaque
+UI layout. ``save_session`` refuses to write an invalid session; ``load_session`` refuses any file
+that is not a valid one and raises only :class:`SessionError`, whose message starts with the file
+name and names the place (``demo.json: matrices.K row 2 has 2 numbers but row 0 has 3``). The
+format is described in ``docs/session-format.md``.
 """
 from __future__ import annotations
 
@@ -98,8 +98,8 @@ def _frozen_array(value: Any) -> Any:
         return value
     try:
         array = np.array(value, copy=True, order="C")
-        if array.dtype.kind in "iuf":
-            array = np.array(array, dtype=np.float64, copy=True, order="C")
+        if array.dtype.kind in "iuf" and array.dtype != np.float64:
+            array = array.astype(np.float64)
         array.flags.writeable = False
     except Exception:  # ragged lists and the like: validate_session says what is wrong
         return value
@@ -139,8 +139,10 @@ def _plain(mapping: Any) -> Any:
 
 
 def _matrices_identical(a: Any, b: Any) -> bool:
-    if not (isinstance(a, Mapping) and isinstance(b, Mapping)) or set(a) != set(b):
-        return _plain(a) is _plain(b)
+    if not (isinstance(a, Mapping) and isinstance(b, Mapping)):
+        return a is b
+    if set(a) != set(b):
+        return False
     for name in a:
         x, y = a[name], b[name]
         if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray)):
@@ -376,6 +378,8 @@ def _check_layout(layout: Any, where: str) -> dict[str, str] | None:
         if bad:
             raise SessionError(f"{where}: {place} contains an unpaired surrogate (U+"
                                f"{ord(bad.group()):04X}), which is not valid Unicode")
+        if len(value) > MAX_LAYOUT_BYTES:
+            raise SessionError(f"{where}: layout is larger than {MAX_LAYOUT_BYTES} bytes")
         total += len(key.encode("utf-8")) + len(value.encode("utf-8"))
         if total > MAX_LAYOUT_BYTES:
             raise SessionError(f"{where}: layout is larger than {MAX_LAYOUT_BYTES} bytes")
@@ -383,7 +387,7 @@ def _check_layout(layout: Any, where: str) -> dict[str, str] | None:
 
 
 def validate_session(session: Any, where: str = "session") -> Session:
-    """Check every rule of the format; return a normalised copy or raise SessionError naming the place."""
+    """Check every rule of the format; a normalised copy, or SessionError naming the place."""
     if not isinstance(session, Session):
         raise SessionError(f"{where}: not a Session but {_describe(session)}")
     title = _check_text(session.title, "title", where, min_chars=0, max_chars=MAX_TITLE_CHARS)
@@ -421,7 +425,7 @@ def _matrix_text(array: np.ndarray, indent: str) -> str:
 
 
 def session_to_json(session: Session, where: str = "session") -> str:
-    """The file text of a valid session (validated first): indented JSON, one matrix row per line."""
+    """The file text of a valid session (validated first): indented JSON, a matrix row a line."""
     s = validate_session(session, where)
     settings = [(name, _dump(getattr(s.settings, name))) for name in _SETTINGS_FIELDS]
     matrices = [(name, _matrix_text(s.matrices[name], "  ")) for name in MATRIX_AXES]
@@ -452,7 +456,7 @@ def _size_text(n: int) -> str:
 
 
 def save_session(session: Session, path) -> None:
-    """Validate and write atomically (temp file + fsync + os.replace); SessionError names the file."""
+    """Validate, write atomically (temp file, fsync, os.replace); SessionError names the file."""
     name = _file_name(path)
     text = session_to_json(session, where=name)
     data = text.encode("utf-8")
@@ -514,7 +518,7 @@ def _position(text: str, literal: str | None) -> str:
     """' at line L, column C' of the first standalone occurrence of ``literal``, if found."""
     if not literal:
         return ""
-    pattern = r"(?<![0-9A-Za-z.+\-])" + re.escape(literal) + r"(?![0-9A-Za-z.])"
+    pattern = r"(?<![0-9A-Za-z.+\-\"])" + re.escape(literal) + r"(?![0-9A-Za-z.\"])"
     try:
         match = re.search(pattern, text)
     except re.error:
@@ -542,7 +546,7 @@ def _decode(data: bytes, where: str) -> str:
 def _parse(text: str, where: str) -> Any:
     if text.startswith("\ufeff"):
         text = text[1:]
-    if not text.strip():
+    if not text or text.isspace():
         raise SessionError(f"{where}: is empty")
     try:
         return json.loads(text, parse_constant=_parse_constant, parse_float=_parse_float,

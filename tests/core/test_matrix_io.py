@@ -126,9 +126,10 @@ def test_csv_variants(tmp_path):
     np.testing.assert_array_equal(load_matrix(path), [[1, 2], [3, 4]])
     (tmp_path / "m.txt").write_text("1  2\t 3\n4 5 6")       # runs of whitespace
     np.testing.assert_array_equal(load_matrix(tmp_path / "m.txt"), [[1, 2, 3], [4, 5, 6]])
-    (tmp_path / "m.tsv").write_text("a\tb\n1\t2\r3\t4\r")    # old Mac line ends are fine too
-    (tmp_path / "m.tsv").write_bytes(b"1\t2\r3\t4\r")
+    (tmp_path / "m.tsv").write_bytes(b"a b\tc\r1\t2\r3\t 4\r")   # old Mac line ends too
     np.testing.assert_array_equal(load_matrix(tmp_path / "m.tsv"), [[1, 2], [3, 4]])
+    (tmp_path / "gap.tsv").write_bytes(b"1\t\t2\n")                  # .tsv: tabs, strictly
+    refused(tmp_path / "gap.tsv", "line 1 (row 0, col 1) is empty")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -315,7 +316,8 @@ def test_paths_and_kinds(tmp_path):
     refused(tmp_path / "m.csv", "member= only applies to .npz files", member="a")
     (tmp_path / "text.npy").write_text("1,2,3\n")
     refused(tmp_path / "text.npy", "is not a NumPy .npy file")
-    np.savez(tmp_path / "renamed.npy", A)
+    with open(tmp_path / "renamed.npy", "wb") as f:
+        np.savez(f, A)
     refused(tmp_path / "renamed.npy", "is a zip archive, not an .npy file")
     (tmp_path / "junk.npz").write_bytes(b"PK\x03\x04 not really a zip")
     refused(tmp_path / "junk.npz", "is not a valid .npz file")
@@ -375,6 +377,7 @@ def test_fuzz_mutated_matrix_files(suffix, data):
             result = load_matrix(path, member=member)
         except MatrixFileError as e:
             assert str(e).startswith("f" + suffix)
+            assert "could not be read (" not in str(e), "an unforeseen error hit the safety net"
         else:
             assert result.ndim == 2 and result.dtype == np.float64
             assert np.isfinite(result).all()

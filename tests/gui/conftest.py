@@ -1,0 +1,146 @@
+"""Fixtures for driving the real main window offscreen.
+
+Every test gets its own ``ATTENTION_EXPLORER_HOME`` (settings, recent files, recovery copies) in
+``tmp_path``, and no modal dialog can ever open: unless a test patches them, the static dialog
+helpers raise AssertionError (a real modal dialog would hang the offscreen run).
+"""
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtGui import QImage, QMouseEvent
+from PySide6.QtWidgets import (QAbstractItemView, QApplication, QFileDialog, QInputDialog, QLineEdit,
+                               QMessageBox)
+
+from explorer.core.attention import attention
+
+DIALOGS = (
+    (QMessageBox, ("question", "warning", "about", "critical", "information")),
+    (QFileDialog, ("getOpenFileName", "getSaveFileName", "getExistingDirectory", "getOpenFileNames")),
+    (QInputDialog, ("getText", "getInt", "getDouble", "getItem")),
+)
+
+
+@pytest.fixture(autouse=True)
+def no_real_dialogs(monkeypatch):
+    """A dialog nobody patched fails the test instead of hanging it."""
+    for cls, names in DIALOGS:
+        for name in names:
+            def refuse(*args, _name=f"{cls.__name__}.{name}", **kwargs):
+                raise AssertionError(f"{_name} opened a real modal dialog; patch it in the test")
+            monkeypatch.setattr(cls, name, refuse)
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    path = tmp_path / "home"
+    monkeypatch.setenv("ATTENTION_EXPLORER_HOME", str(path))
+    return path
+
+
+def open_window(qtbot, **kwargs):
+    from explorer.main_window import MainWindow
+
+    window = MainWindow(**kwargs)
+    # pytest-qt closes its widgets before fixture teardown: mark the session saved just before,
+    # so closing does not ask about unsaved changes
+    qtbot.addWidget(window, before_close_func=lambda w: w.model.undo_stack.setClean())
+    window.show()
+    qtbot.waitExposed(window)
+    window.model.flush()
+    return window
+
+
+@pytest.fixture
+def window(qtbot, home):
+    w = open_window(qtbot)
+    yield w
+    w.model.undo_stack.setClean()
+
+
+# ----- helpers shared by the window tests (reach them through the ``ui`` fixture) --------------------
+def expected(model, temperature=None, causal=None):
+    """What the core computes for the model's current Q, K, V (one head)."""
+    s = model.settings
+    return attention(model.matrix("Q"), model.matrix("K"), model.matrix("V"),
+                     causal=s.causal if causal is None else causal,
+                     temperature=s.temperature if temperature is None else temperature)
+
+
+def editor_of(view) -> QLineEdit:
+    editor = view.viewport().findChild(QLineEdit)
+    assert editor is not None and editor.isVisible()
+    return editor
+
+
+def type_into(qtbot, view, row, col, text):
+    """Open the real cell editor on (row, col), replace its text and press Return."""
+    index = view.model().index(row, col)
+    view.setCurrentIndex(index)
+    view.edit(index)
+    editor = editor_of(view)
+    editor.selectAll()
+    qtbot.keyClick(editor, Qt.Key.Key_Backspace)
+    if text:
+        qtbot.keyClicks(editor, text)
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: view.state() != QAbstractItemView.State.EditingState)
+
+
+def cell_pos(view, row, col) -> QPoint:
+    return view.visualRect(view.model().index(row, col)).center()
+
+
+def send_mouse(widget, kind, pos, buttons, modifiers=Qt.KeyboardModifier.NoModifier):
+    """A mouse event with explicit buttons and modifiers (QTest.mouseMove takes no modifiers)."""
+    button = Qt.MouseButton.NoButton if kind == QEvent.Type.MouseMove else Qt.MouseButton.LeftButton
+    event = QMouseEvent(kind, QPointF(pos), QPointF(widget.mapToGlobal(pos)), button, buttons, modifiers)
+    QApplication.sendEvent(widget, event)
+
+
+def grab_rgb(widget):
+    """The widget as an (H, W, 3) uint8 array, and its device pixel ratio."""
+    img = widget.grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
+    w, h, bpl = img.width(), img.height(), img.bytesPerLine()
+    arr = np.frombuffer(img.constBits(), np.uint8, count=h * bpl).reshape(h, bpl)[:, : w * 3]
+    return arr.reshape(h, w, 3).copy(), img.devicePixelRatio()
+
+
+def cell_colour(heatmap, rgb, dpr, row, col, half=4):
+    """Median colour of a small patch at a cell's centre."""
+    c = heatmap.cell_center(row, col)
+    x, y = int(round(c.x() * dpr)), int(round(c.y() * dpr))
+    return np.median(rgb[y - half:y + half + 1, x - half:x + half + 1].reshape(-1, 3), axis=0)
+
+
+def snapshot(window):
+    """Everything a user could lose: tokens, matrices, settings, title, history position, file."""
+    m = window.model
+    return {
+        "tokens": m.tokens,
+        "matrices": {n: m.matrix(n).copy() for n in "QKV"},
+        "settings": m.settings,
+        "title": window.windowTitle(),
+        "modified": window.isWindowModified(),
+        "undo": (m.undo_stack.count(), m.undo_stack.index()),
+        "path": window.documents.path,
+    }
+
+
+def assert_same(a, b):
+    assert a.keys() == b.keys()
+    for key in a:
+        if key == "matrices":
+            for n in "QKV":
+                np.testing.assert_array_equal(a[key][n], b[key][n])
+        else:
+            assert a[key] == b[key], key
+
+
+@pytest.fixture
+def ui():
+    """The helpers above, for the test modules (a conftest is not importable by name)."""
+    return SimpleNamespace(expected=expected, editor_of=editor_of, type_into=type_into, cell_pos=cell_pos,
+                           send_mouse=send_mouse, grab_rgb=grab_rgb, cell_colour=cell_colour,
+                           snapshot=snapshot, assert_same=assert_same, open_window=open_window)
