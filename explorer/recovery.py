@@ -5,7 +5,6 @@ the same file; a file whose lock nobody holds was left by a crash and is offered
 """
 import os
 import time
-from pathlib import Path
 
 from PySide6.QtCore import QLockFile, QObject, QTimer
 from PySide6.QtWidgets import QMessageBox

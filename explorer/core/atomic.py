@@ -10,7 +10,16 @@ import os
 import stat
 import tempfile
 
-__all__ = ["atomic_write_bytes", "atomic_write_text"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "file_name"]
+
+
+def file_name(path) -> str:
+    """The base name of ``path`` for error messages ("demo.json: …"); never raises."""
+    try:
+        text = os.fsdecode(os.fspath(path))
+    except Exception:
+        return repr(path)
+    return os.path.basename(text.rstrip("/\\")) or text
 
 
 def _current_umask() -> int:

@@ -25,7 +25,7 @@ from typing import Any, BinaryIO, Callable
 
 import numpy as np
 
-from .atomic import atomic_write_bytes
+from .atomic import atomic_write_bytes, file_name
 from .errors import MatrixFileError
 from .session import MAX_ABS_VALUE
 
@@ -44,14 +44,6 @@ _TEXT_SEPARATORS = {".csv": ",", ".tsv": "\t", ".txt": " "}
 
 def _fail(where: str, message: str) -> MatrixFileError:
     return MatrixFileError(f"{where}: {message}")
-
-
-def _name(path: Any) -> str:
-    try:
-        text = os.fsdecode(os.fspath(path))
-    except Exception:
-        return repr(path)
-    return os.path.basename(text.rstrip("/\\")) or text
 
 
 def _suffix(path: Any) -> str:
@@ -359,7 +351,7 @@ def load_matrix(path, *, max_cells: int = 2 ** 24, member: str | None = None,
     object/structured/complex/text/bool dtypes, arrays not 1-D or 2-D, and values that are not
     finite or (unless ``max_abs`` is None) beyond ±``max_abs``.
     """
-    where = _name(path)
+    where = file_name(path)
     try:
         suffix = _suffix(path)
         file_path = os.fspath(path)
@@ -416,7 +408,7 @@ def save_matrix(array: Any, path) -> None:
     .npy is float64 via ``np.save(allow_pickle=False)``; .csv/.tsv/.txt hold one row per line,
     separated by comma/tab/space, each float written with ``repr`` so it reads back exactly.
     """
-    where = _name(path)
+    where = file_name(path)
     try:
         suffix = _suffix(path)
     except Exception as e:

@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .atomic import atomic_write_bytes
+from .atomic import atomic_write_bytes, file_name
 from .errors import SessionError
 
 __all__ = [
@@ -443,21 +443,13 @@ def session_to_json(session: Session, where: str = "session") -> str:
     return _object_lines(top, "") + "\n"
 
 
-def _file_name(path: Any) -> str:
-    try:
-        text = os.fsdecode(os.fspath(path))
-    except Exception:
-        return repr(path)
-    return os.path.basename(text.rstrip("/\\")) or text
-
-
 def _size_text(n: int) -> str:
     return f"{n / 2 ** 20:.1f} MiB" if n >= 2 ** 20 else f"{n} bytes"
 
 
 def save_session(session: Session, path) -> None:
     """Validate, write atomically (temp file, fsync, os.replace); SessionError names the file."""
-    name = _file_name(path)
+    name = file_name(path)
     text = session_to_json(session, where=name)
     data = text.encode("utf-8")
     if len(data) > MAX_FILE_BYTES:
@@ -684,7 +676,7 @@ def session_from_json(text: str | bytes, where: str = "<string>") -> Session:
 
 def load_session(path) -> Session:
     """Read, parse and validate a session file; refuses huge files before reading them."""
-    name = _file_name(path)
+    name = file_name(path)
     try:
         file_path = os.fspath(path)
         info = os.stat(file_path)

@@ -1,7 +1,7 @@
 """The Q/K/V matrix editor: type, scrub, paste; add or remove tokens and dimensions; rename tokens."""
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QInputDialog, QLabel, QSpinBox, QToolBar, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QInputDialog, QLabel, QSpinBox, QToolBar, QVBoxLayout)
 
 from explorer.model import STRUCTURE, VALUES
 from explorer.widgets.labelled_slider import LabelledSlider

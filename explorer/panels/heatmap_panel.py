@@ -1,4 +1,5 @@
 """A panel that is one labelled heatmap of the model's results, with a formula line above it."""
+import numpy as np
 from PySide6.QtWidgets import QLabel, QVBoxLayout
 
 from explorer.widgets.heatmap import Heatmap
@@ -30,6 +31,13 @@ class HeatmapPanel(Panel):
 
     def head(self):
         return self.model.settings.selected_head
+
+    def masked(self):
+        """True where the selected head's cells are masked, or None when nothing is."""
+        heads = self.model.results.heads
+        if heads.mask is None:
+            return None
+        return ~np.broadcast_to(heads.mask, heads.scores.shape)[self.head()]
 
     def head_note(self):
         r = self.model.results

@@ -13,8 +13,7 @@ class ScoresPanel(HeatmapPanel):
     def render(self, flags):
         r, h = self.model.results, self.head()
         s = r.heads.scores[h]
-        mask = r.heads.mask
-        masked = None if mask is None else ~np.broadcast_to(mask, r.heads.scores.shape)[h]
+        masked = self.masked()
         top = float(np.max(np.abs(s))) or 1.0
         self.heatmap.set_matrix(s, row_labels=self.model.tokens, col_labels=self.model.tokens,
                                 levels=(-top, top), masked=masked, flagged_rows=r.heads.masked_rows)

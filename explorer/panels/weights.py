@@ -1,6 +1,4 @@
 """② Weights: A = softmax(S) row by row — each query's budget, non-negative, summing to 1."""
-import numpy as np
-
 from explorer.widgets.number_text import format_number
 
 from .heatmap_panel import HeatmapPanel
@@ -14,8 +12,7 @@ class WeightsPanel(HeatmapPanel):
     def render(self, flags):
         r, h = self.model.results, self.head()
         w = r.heads.weights[h]
-        mask = r.heads.mask
-        masked = None if mask is None else ~np.broadcast_to(mask, r.heads.scores.shape)[h]
+        masked = self.masked()
         sums = w.sum(axis=1)
         notes = ["masked" if m else f"Σ={s:.3f}" for s, m in zip(sums, r.heads.masked_rows)]
         self.heatmap.set_matrix(w, row_labels=self.model.tokens, col_labels=self.model.tokens, levels=(0.0, 1.0),

@@ -413,3 +413,78 @@ def test_a_bad_paste_is_refused_with_a_message(qtbot, window, ui, text, why):
     assert why in window.statusBar().currentMessage()
     window.model.flush()
     ui.assert_same(ui.snapshot(window), before)
+
+
+# ----- more of the editor and the controls --------------------------------------------------------
+def test_the_cell_slider_edits_the_selected_cell_in_one_undo_step(qtbot, window, ui):
+    editor = window.panels["editor"]
+    view = editor.views["K"]
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=ui.cell_pos(view, 2, 1))
+    assert editor.cell_label.text() == "K[红色, d1]"
+    assert editor.cell_slider.isEnabled() and editor.cell_slider.value() == 0.0
+    slider = editor.cell_slider.slider
+    handle = slider_handle(slider)
+    qtbot.mousePress(slider, Qt.MouseButton.LeftButton, pos=handle)
+    for dx in (5, 20, 40):
+        qtbot.mouseMove(slider, handle + QPoint(dx, 0))
+    qtbot.mouseRelease(slider, Qt.MouseButton.LeftButton, pos=handle + QPoint(40, 0))
+    value = window.model.matrix("K")[2, 1]
+    assert value > 0 and value == editor.cell_slider.value()
+    assert editor.tables["K"].value(2, 1) == value
+    assert window.model.undo_stack.count() == 1
+    assert_heatmaps_show(window, ui)
+    window.actions["undo"].trigger()
+    window.model.flush()
+    assert window.model.matrix("K")[2, 1] == 0.0 and editor.cell_slider.value() == 0.0
+
+
+def test_scale_mode_none_and_custom(qtbot, window, ui):
+    controls = window.panels["controls"]
+    q, k = window.model.matrix("Q"), window.model.matrix("K")
+    scores = window.panels["scores"]
+    choose(qtbot, controls.scale_mode, controls.scale_mode.findData("none"))
+    window.model.flush()
+    np.testing.assert_array_equal(scores.heatmap.image_array(), q @ k.T)
+    assert "· 1</b>" in scores.caption.text()
+    choose(qtbot, controls.scale_mode, controls.scale_mode.findData("custom"))
+    qtbot.waitUntil(controls.scale_value.isEnabled)  # enabled on the next turn, with the recompute
+    controls.scale_value.selectAll()
+    qtbot.keyClicks(controls.scale_value, "0.25")
+    qtbot.keyClick(controls.scale_value, Qt.Key.Key_Return)
+    window.model.flush()
+    assert window.model.settings.scale == 0.25
+    np.testing.assert_allclose(scores.heatmap.image_array(), q @ k.T * 0.25, rtol=1e-15)
+    assert "× scale 0.25" in scores.tooltip(1, 0)
+    assert window.model.undo_stack.count() == 3
+
+
+def test_window_shortcuts_reach_the_editor_actions_from_a_table(qtbot, window):
+    view = window.panels["editor"].views["Q"]
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    view.setFocus()
+    view.setCurrentIndex(view.model().index(0, 0))
+    qtbot.keyClick(view, Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)
+    window.model.flush()
+    assert len(window.model.tokens) == 5 and window.model.tokens[1] == "t4"  # after the current row
+    assert view.state() != view.State.EditingState  # the key did not also start editing a cell
+    qtbot.keyClick(view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    window.model.flush()
+    assert len(window.model.tokens) == 4
+
+
+def test_randomize_and_reset_are_undoable(qtbot, window, ui):
+    editor = window.panels["editor"]
+    original = {n: window.model.matrix(n).copy() for n in "QKV"}
+    editor.seed.setValue(7)
+    editor.actions["randomize"].trigger()
+    window.model.flush()
+    first = {n: window.model.matrix(n).copy() for n in "QKV"}
+    assert not np.array_equal(first["Q"], original["Q"])
+    assert_heatmaps_show(window, ui)
+    editor.actions["reset"].trigger()
+    window.model.flush()
+    np.testing.assert_array_equal(window.model.matrix("Q"), original["Q"])
+    editor.actions["randomize"].trigger()  # the same seed gives the same numbers
+    np.testing.assert_array_equal(window.model.matrix("Q"), first["Q"])
+    assert window.model.undo_stack.count() == 3
