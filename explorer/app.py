@@ -52,7 +52,7 @@ def main(argv=None):
         except ExplorerError as exc:
             problem = str(exc)
     window = MainWindow(session, path=args.session if session is not None else None,
-                        restore_layout=not args.screenshot, recovery=not args.screenshot)
+                        persist_layout=not args.screenshot, recovery=not args.screenshot)
     if session is not None and session.layout:
         window.apply_layout(session.layout, geometry=False)
     if args.size or args.screenshot:
@@ -71,7 +71,8 @@ def main(argv=None):
     finally:
         if window.recovery is not None:
             window.recovery.discard()
-        window.close()
+        if window.isVisible():
+            window.close()
         window.deleteLater()
         del window
         app.processEvents()

@@ -40,7 +40,7 @@ DOCKS = (
 class MainWindow(QMainWindow):
     """The explorer: ``window.model`` is the one shared model every dock renders."""
 
-    def __init__(self, session=None, path=None, *, restore_layout=True, recovery=True):
+    def __init__(self, session=None, path=None, *, persist_layout=True, recovery=True):
         super().__init__()
         self.setObjectName("mainWindow")
         self.setDockOptions(QMainWindow.AnimatedDocks | QMainWindow.AllowNestedDocks | QMainWindow.AllowTabbedDocks)
@@ -60,7 +60,8 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("Edit any number in Q, K or V — every stage recomputes live. "
                                      "Hover a cell to see how it was made.", 15000)
         self.resize(1600, 1000)
-        if restore_layout:
+        self.persist_layout = persist_layout  # off for --screenshot: never touch the user's saved layout
+        if persist_layout:
             self.restore_layout()
         self.panels["editor"].views["Q"].setFocus()  # typing starts in Q, not in a toolbar box
         self.recovery = Recovery(self) if recovery else None
@@ -214,7 +215,8 @@ class MainWindow(QMainWindow):
         if not self.documents.maybe_save():
             event.ignore()
             return
-        self.save_layout()
+        if self.persist_layout:
+            self.save_layout()
         if self.recovery is not None:
             self.recovery.discard()
         event.accept()

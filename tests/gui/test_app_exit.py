@@ -66,6 +66,9 @@ DRIVER = textwrap.dedent('''
 ''')
 
 
+SAVED_SETTINGS = "[window]\nstate=kept-state\ngeometry=kept-geometry\n"
+
+
 def env_for(home):
     env = dict(os.environ)
     env["QT_QPA_PLATFORM"] = "offscreen"
@@ -93,6 +96,7 @@ def runs(tmp_path_factory):
         "broken": [main, str(broken), "--screenshot", "{dir}/out.png"],
         "bad_size": [main, "--screenshot", "{dir}/out.png", "--size", "12x"],
         "tiny_size": [main, "--screenshot", "{dir}/out.png", "--size", "10x10"],
+        "keeps_layout": [main, "--screenshot", "{dir}/out.png"],
         "quit": [str(driver), "plain"],
         "quit_after_edit": [str(driver), "edit"],
         "quit_after_edit_clean": [str(driver), "edit-clean"],
@@ -101,6 +105,8 @@ def runs(tmp_path_factory):
     for name, args in commands.items():
         folder = base / name
         (folder / "home").mkdir(parents=True)
+        if name == "keeps_layout":  # a person's saved layout, which a screenshot must not touch
+            (folder / "home" / "settings.ini").write_text(SAVED_SETTINGS, "utf-8")
         argv = [sys.executable] + [a.replace("{dir}", str(folder)) for a in args]
         procs[name] = (subprocess.Popen(argv, cwd=str(folder), env=env_for(folder / "home"),
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), folder)
@@ -189,3 +195,9 @@ def test_quit_after_an_edit_marked_saved_exits_0_without_asking(runs):
     assert code == 0, err
     assert "edited" in out and "asked" not in out
     assert not list((folder / "home").glob("recovery/session-*"))
+
+
+def test_a_screenshot_leaves_the_saved_layout_alone(runs):
+    code, out, err, folder = runs["keeps_layout"]
+    assert code == 0, err
+    assert (folder / "home" / "settings.ini").read_text("utf-8") == SAVED_SETTINGS
