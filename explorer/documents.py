@@ -90,6 +90,7 @@ class Documents:
         return self.save_to(Path(path))
 
     def save_to(self, path):
+        self.window.panels["editor"].commit_edits()
         try:
             save_session(self.model.to_session(layout=self.window.layout_state()), path)
         except ExplorerError as exc:
@@ -104,6 +105,7 @@ class Documents:
 
     def maybe_save(self):
         """Ask before unsaved edits are lost; True when it is fine to go on."""
+        self.window.panels["editor"].commit_edits()
         if self.model.undo_stack.isClean():
             return True
         answer = QMessageBox.question(

@@ -84,12 +84,12 @@ class MainWindow(QMainWindow):
         self.addDockWidget(L, d["editor"])
         self.splitDockWidget(d["editor"], d["controls"], Qt.Vertical)
         self.addDockWidget(R, d["scores"])
-        self.splitDockWidget(d["scores"], d["weights"], Qt.Horizontal)
         self.splitDockWidget(d["scores"], d["output"], Qt.Vertical)
+        self.splitDockWidget(d["scores"], d["weights"], Qt.Horizontal)
         self.resizeDocks([d["editor"], d["scores"]], [640, 960], Qt.Horizontal)
-        self.resizeDocks([d["editor"], d["controls"]], [560, 340], Qt.Vertical)
-        self.resizeDocks([d["scores"], d["output"]], [560, 340], Qt.Vertical)
-        self.resizeDocks([d["scores"], d["weights"]], [470, 490], Qt.Horizontal)
+        self.resizeDocks([d["editor"], d["controls"]], [520, 380], Qt.Vertical)
+        self.resizeDocks([d["scores"], d["output"]], [580, 320], Qt.Vertical)
+        self.resizeDocks([d["scores"], d["weights"]], [480, 480], Qt.Horizontal)
 
     def reset_layout(self):
         """Put every dock back where it starts."""
@@ -170,7 +170,11 @@ class MainWindow(QMainWindow):
         undo = self.model.undo_stack.createUndoAction(self, "&Undo")
         undo.setShortcut(QKeySequence.Undo)
         redo = self.model.undo_stack.createRedoAction(self, "&Redo")
-        redo.setShortcuts([QKeySequence.Redo, QKeySequence("Ctrl+Shift+Z")])
+        keys = QKeySequence.keyBindings(QKeySequence.Redo)
+        for extra in (QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")):
+            if extra not in keys:  # a key bound twice is an "ambiguous shortcut" and does nothing
+                keys.append(extra)
+        redo.setShortcuts(keys)
         edit.addAction(undo)
         edit.addAction(redo)
         self.actions["undo"], self.actions["redo"] = undo, redo

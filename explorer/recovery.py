@@ -5,6 +5,7 @@ the same file; a file whose lock nobody holds was left by a crash and is offered
 """
 import os
 import time
+from pathlib import Path
 
 from PySide6.QtCore import QLockFile, QObject, QTimer
 from PySide6.QtWidgets import QMessageBox
@@ -20,6 +21,15 @@ def recovery_dir():
     folder = data_dir() / "recovery"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def describe_orphan(path):
+    """' (of demo.json)' when the recovery copy remembers its file, else ''; never raises."""
+    try:
+        original = (load_session(path).layout or {}).get("file")
+    except ExplorerError:
+        return ""
+    return f" of {Path(original).name}" if original else ""
 
 
 class Recovery(QObject):
@@ -58,7 +68,10 @@ class Recovery(QObject):
             self._remove_file()
             return
         try:
-            save_session(self.window.model.to_session(layout=self.window.layout_state()), self.path)
+            layout = self.window.layout_state()
+            if self.window.documents.path is not None:
+                layout["file"] = str(self.window.documents.path)  # so a restore saves back to it
+            save_session(self.window.model.to_session(layout=layout), self.path)
         except ExplorerError as exc:
             self.window.statusBar().showMessage(f"Autosave failed: {exc}", 10000)
 
@@ -96,7 +109,8 @@ class Recovery(QObject):
         for path in self.orphans():
             answer = QMessageBox.question(
                 self.window, "Restore unsaved work?",
-                f"Attention Explorer did not close cleanly last time. Restore the unsaved session from "
+                f"Attention Explorer did not close cleanly last time. Restore the unsaved session"
+                f"{describe_orphan(path)} from "
                 f"{time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(path.stat().st_mtime))}?",
                 QMessageBox.Yes | QMessageBox.No, QMessageBox.Yes)
             if answer != QMessageBox.Yes:
@@ -110,6 +124,8 @@ class Recovery(QObject):
                 continue
             self.window.model.load(session)
             self.window.model.undo_stack.resetClean()  # restored edits are not saved anywhere yet
+            original = (session.layout or {}).get("file")
+            self.window.documents.path = Path(original) if original else None
             self.window._update_title()
             path.unlink(missing_ok=True)
             self._pending = True

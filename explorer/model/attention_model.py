@@ -145,6 +145,8 @@ class AttentionModel(QObject):
         mats = {k: np.insert(a, at, 0.0, axis=0) for k, a in self._state.matrices.items()}
         tokens = self.tokens[:at] + (name,) + self.tokens[at:]
         self._push_state(replace(self._state, tokens=tokens, matrices=mats), f"Add token {name}")
+        row = self.settings.selected_row
+        self.set_selection(row=row + 1 if at <= row else row)  # keep the same token selected
         return True
 
     def remove_token(self, i):
@@ -153,9 +155,9 @@ class AttentionModel(QObject):
             return self._refuse("cannot remove the last token: attention needs at least one")
         mats = {k: np.delete(a, i, axis=0) for k, a in self._state.matrices.items()}
         tokens = self.tokens[:i] + self.tokens[i + 1:]
-        state = replace(self._state, tokens=tokens, matrices=mats)
-        state = state.with_settings(selected_row=min(self.settings.selected_row, n - 2))
-        self._push_state(state, f"Remove token {self.tokens[i]}")
+        row = self.settings.selected_row
+        self._push_state(replace(self._state, tokens=tokens, matrices=mats), f"Remove token {self.tokens[i]}")
+        self.set_selection(row=row - 1 if i < row else row)
         return True
 
     def add_dim(self, group, at=None):
@@ -254,7 +256,10 @@ class AttentionModel(QObject):
 
     def _restore(self, state):
         old = self._state
-        self._state = state
+        # The selection is not part of undo history: keep the current one (clamped to the new shape).
+        row = min(old.settings.selected_row, len(state.tokens) - 1)
+        head = min(old.settings.selected_head, state.settings.heads - 1)
+        self._state = state = state.with_settings(selected_row=row, selected_head=head)
         flags = SETTINGS
         if old.tokens != state.tokens or any(old.matrices[k].shape != state.matrices[k].shape
                                              for k in MATRIX_NAMES):
@@ -286,11 +291,15 @@ class AttentionModel(QObject):
         return f"t{i}"
 
     def _with_heads_fitting(self, state):
-        """After a width change, fall back to one head if the current count no longer divides."""
+        """After a width change, fall back to the largest head count that still divides, and say so."""
         widths = (state.matrices["Q"].shape[1], state.matrices["V"].shape[1])
-        if all(w % state.settings.heads == 0 for w in widths):
+        heads = state.settings.heads
+        if all(w % heads == 0 for w in widths):
             return state
-        return state.with_settings(heads=1, selected_head=0)
+        fit = max(h for h in head_count_options(*widths) if h <= heads)
+        self.message.emit(f"{heads} heads no longer divide the widths (Q/K {widths[0]}, V {widths[1]}): "
+                          f"now {fit} head{'s' if fit > 1 else ''}")
+        return state.with_settings(heads=fit, selected_head=min(state.settings.selected_head, fit - 1))
 
     def _check_param(self, name, value):
         try:

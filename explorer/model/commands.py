@@ -1,4 +1,5 @@
 """Undo commands: every edit of the model is one of these, so Ctrl+Z undoes it exactly."""
+import numpy as np
 from PySide6.QtGui import QUndoCommand
 
 # Commands that share an id and a merge key merge into one undo step (one drag = one step).
@@ -32,6 +33,7 @@ class CellsCommand(QUndoCommand):
                                                                         self._new.shape):
             return False
         self._new = other._new
+        self.setObsolete(bool(np.array_equal(self._new, self._old)))  # dragged back: no step at all
         return True
 
 
@@ -56,4 +58,5 @@ class StateCommand(QUndoCommand):
         if not isinstance(other, StateCommand) or other._merge_key != self._merge_key:
             return False
         self._new = other._new
+        self.setObsolete(self._new.same_as(self._old))
         return True

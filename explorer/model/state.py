@@ -24,6 +24,11 @@ class State:
     def with_settings(self, **changes):
         return replace(self, settings=replace(self.settings, **changes))
 
+    def same_as(self, other):
+        """Equal tokens, settings and numbers (a drag that ended where it began)."""
+        return (self.tokens == other.tokens and self.settings == other.settings
+                and all(np.array_equal(a, other.matrices[n]) for n, a in self.matrices.items()))
+
     def copy(self):
         """A deep copy, so later in-place cell edits cannot reach it."""
         return replace(self, matrices={n: a.copy() for n, a in self.matrices.items()})

@@ -1,9 +1,9 @@
 """The Q/K/V matrix editor: type, scrub, paste; add or remove tokens and dimensions; rename tokens."""
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QInputDialog, QLabel, QSpinBox, QToolBar, QVBoxLayout)
+from PySide6.QtWidgets import (QAbstractItemDelegate, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QSpinBox, QToolBar, QVBoxLayout)
 
-from explorer.model import STRUCTURE, VALUES
+from explorer.model import SELECTION, STRUCTURE, VALUES
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.matrix_table import MatrixTableModel, MatrixTableView
 
@@ -70,7 +70,7 @@ class EditorPanel(Panel):
 
         act("add_token", "+ token", "Add a token (a row of zeros in Q, K and V) after the selected row",
             lambda: m.add_token(at=self._row_after()), "Ctrl+T")
-        act("remove_token", "− token", "Remove the selected token (its row in Q, K and V)",
+        act("remove_token", "− token", "Remove the selected query token (its row in Q, K and V)",
             lambda: m.remove_token(self._selected_row()), "Ctrl+Shift+T")
         bar.addSeparator()
         act("add_dim_qk", "+d Q,K", "Add a dimension (a column of zeros) to Q and K together",
@@ -98,7 +98,7 @@ class EditorPanel(Panel):
         view.setObjectName(f"table{name}")
         view.setModel(table)
         view.horizontalHeader().setDefaultSectionSize(view.fontMetrics().horizontalAdvance("-0.5774") + 14)
-        view.rejected.connect(m.notify)
+        view.rejected.connect(lambda text: m.notify(f"{name}: {text}"))
         view.scrubStarted.connect(lambda r, c: m.begin_gesture())
         view.scrubbed.connect(lambda r, c, v: m.set_cell(name, r, c, v))
         view.scrubFinished.connect(lambda r, c: m.end_gesture())
@@ -150,8 +150,7 @@ class EditorPanel(Panel):
             self.model.set_cell(name, row, col, value)
 
     def _selected_row(self):
-        cell = self.views[self._active].selected_cell()
-        return cell[0] if cell else self.model.settings.selected_row
+        return self.model.settings.selected_row
 
     def _row_after(self):
         return self._selected_row() + 1
@@ -165,6 +164,15 @@ class EditorPanel(Panel):
             if not ok:
                 return False
         return self.model.rename_token(row, text)
+
+    def commit_edits(self):
+        """Finish a cell edit in progress (typed but not yet entered), so saving or closing sees it."""
+        for view in self.views.values():
+            editor = view.focusWidget() if view.state() == view.State.EditingState else None
+            if editor is not None and editor is not view:
+                view.commitData(editor)
+                view.closeEditor(editor, QAbstractItemDelegate.NoHint)
+        self.model.flush()
 
     def copy(self):
         return self.views[self._active].copy_selection()
@@ -183,3 +191,13 @@ class EditorPanel(Panel):
                 table.refresh()
         if flags & (STRUCTURE | VALUES):
             self._sync_slider()
+        if flags & (STRUCTURE | SELECTION):
+            self._follow_selected_row()
+
+    def _follow_selected_row(self):
+        """Keep the tables' current row on the query row chosen anywhere (a heatmap click, the controls)."""
+        view = self.views[self._active]
+        cell = view.selected_cell()
+        row = self.model.settings.selected_row
+        if cell is not None and cell[0] != row:
+            view.setCurrentIndex(view.model().index(row, min(cell[1], view.model().columnCount() - 1)))

@@ -7,6 +7,18 @@ from explorer.widgets.heatmap import Heatmap
 from .base import Panel
 
 
+def nice_symmetric_levels(values, floor=1.0):
+    """(−m, m) with m the next of 1, 2, 5 × 10^k above max |value| (at least ``floor``).
+
+    Steps instead of an exact fit, so the colours show a change of scale or temperature rather
+    than re-stretching to the same picture every time.
+    """
+    top = max(float(np.max(np.abs(values))) if np.size(values) else 0.0, floor)
+    exp = 10.0 ** np.floor(np.log10(top))
+    m = next(f * exp for f in (1, 2, 5, 10) if f * exp >= top * (1 - 1e-12))
+    return -float(m), float(m)
+
+
 class HeatmapPanel(Panel):
     """Formula caption + heatmap; clicking a row selects that query for every panel."""
 
@@ -41,7 +53,7 @@ class HeatmapPanel(Panel):
 
     def head_note(self):
         r = self.model.results
-        return f" — head {self.head() + 1} of {r.n_heads}" if r.n_heads > 1 else ""
+        return f", head {self.head() + 1}/{r.n_heads}" if r.n_heads > 1 else ""
 
     def tooltip(self, row, col):
         return ""

@@ -1,9 +1,7 @@
 """③ Output: O = A · V — row i is a convex combination of the value rows, mixed by row i of A."""
-import numpy as np
-
 from explorer.widgets.number_text import format_number
 
-from .heatmap_panel import HeatmapPanel
+from .heatmap_panel import HeatmapPanel, nice_symmetric_levels
 
 
 class OutputPanel(HeatmapPanel):
@@ -14,12 +12,11 @@ class OutputPanel(HeatmapPanel):
     def render(self, flags):
         r = self.model.results
         o = r.heads.output
-        top = float(np.max(np.abs(o))) or 1.0
         cols = [f"d{j}" for j in range(o.shape[1])]
-        self.heatmap.set_matrix(o, row_labels=self.model.tokens, col_labels=cols, levels=(-top, top),
+        self.heatmap.set_matrix(o, row_labels=self.model.tokens, col_labels=cols, levels=nice_symmetric_levels(o),
                                 flagged_rows=r.heads.masked_rows)
-        heads = f" — {r.n_heads} heads concatenated" if r.n_heads > 1 else ""
-        self.caption.setText(f"<b>③ O = A · V</b>{heads} — row i mixes the rows of V with the weights of row i")
+        heads = f", {r.n_heads} heads side by side" if r.n_heads > 1 else ""
+        self.caption.setText(f"<b>③ O = A · V</b>{heads}: each row mixes the rows of V by its weights")
         super().render(flags)
 
     def tooltip(self, row, col):

@@ -1,9 +1,7 @@
 """① Scores: S = QKᵀ · scale, one dot product per (query, key) pair, on a diverging map centred at 0."""
-import numpy as np
-
 from explorer.widgets.number_text import format_number
 
-from .heatmap_panel import HeatmapPanel
+from .heatmap_panel import HeatmapPanel, nice_symmetric_levels
 
 
 class ScoresPanel(HeatmapPanel):
@@ -14,21 +12,19 @@ class ScoresPanel(HeatmapPanel):
         r, h = self.model.results, self.head()
         s = r.heads.scores[h]
         masked = self.masked()
-        top = float(np.max(np.abs(s))) or 1.0
         self.heatmap.set_matrix(s, row_labels=self.model.tokens, col_labels=self.model.tokens,
-                                levels=(-top, top), masked=masked, flagged_rows=r.heads.masked_rows)
+                                levels=nice_symmetric_levels(s), masked=masked, flagged_rows=r.heads.masked_rows)
         scale = {"inv_sqrt_d": f"1/√{r.d_head}", "none": "1"}.get(self.model.settings.scale_mode,
                                                                   format_number(r.scale))
         temp = "" if r.temperature == 1 else f" / T (T = {format_number(r.temperature)})"
-        self.caption.setText(f"<b>① S = Q Kᵀ · {scale}</b>{temp}{self.head_note()} — "
-                             f"each cell is one dot product q<sub>i</sub>·k<sub>j</sub>")
+        self.caption.setText(f"<b>① S = Q Kᵀ · {scale}</b>{temp}{self.head_note()}: one dot product per cell")
         super().render(flags)
 
     def tooltip(self, row, col):
         r = self.model.results
         dot, scale, temp, masked, score = r.score_parts(self.head(), row, col)
         tok = self.model.tokens
-        text = (f"score[{tok[row]} → {tok[col]}]\nq_{row}·k_{col} = {format_number(dot)}\n"
+        text = (f"score[{tok[row]} → {tok[col]}]\nq({tok[row]}) · k({tok[col]}) = {format_number(dot)}\n"
                 f"× scale {format_number(scale)}")
         if temp != 1:
             text += f"\n÷ temperature {format_number(temp)}"

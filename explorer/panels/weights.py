@@ -21,7 +21,7 @@ class WeightsPanel(HeatmapPanel):
         if r.heads.masked_rows.any():
             rows = ", ".join(t for t, m in zip(self.model.tokens, r.heads.masked_rows) if m)
             warn = f"<br><span style='color:#b00020'>⚠ fully masked: {rows} — no key to attend to, weights 0</span>"
-        self.caption.setText(f"<b>② A = softmax(S)</b> row by row{self.head_note()} — every row sums to 1{warn}")
+        self.caption.setText(f"<b>② A = softmax(S)</b>{self.head_note()}: each row sums to 1{warn}")
         super().render(flags)
 
     def tooltip(self, row, col):
@@ -31,4 +31,4 @@ class WeightsPanel(HeatmapPanel):
         if masked:
             return f"weight[{tok[row]} → {tok[col]}] = 0\nmasked: the score was set to −∞"
         return (f"weight[{tok[row]} → {tok[col]}] = {format_number(weight)}\n"
-                f"= exp(S_{row},{col}) / Σ_j exp(S_{row},j), S_{row},{col} = {format_number(score)}")
+                f"= exp(S) / Σ exp(S over the row of {tok[row]}), S = {format_number(score)}")

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QImage, QPainter, QPainterPath, QPalette, QPen, QTransform
 from PySide6.QtWidgets import QToolTip
 
@@ -508,3 +508,17 @@ class Heatmap(pg.GraphicsLayoutWidget):
     def leaveEvent(self, ev) -> None:
         super().leaveEvent(ev)
         self._set_hover(-1, -1)
+
+    def viewportEvent(self, ev) -> bool:
+        # Qt's delayed ToolTip event would reach the scene, which has no item tooltips and hides
+        # ours; answer it with the hovered cell's text instead.
+        if ev.type() == QEvent.Type.ToolTip and self.tooltip_provider is not None:
+            r, c = self._hover
+            text = self.tooltip_provider(r, c) if r >= 0 else ""
+            if text:
+                QToolTip.showText(ev.globalPos(), text, self.viewport())
+            else:
+                QToolTip.hideText()
+            ev.accept()
+            return True
+        return super().viewportEvent(ev)
