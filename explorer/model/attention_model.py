@@ -17,7 +17,8 @@ from .commands import CellsCommand, StateCommand
 from .state import MATRIX_NAMES, State
 
 # What a change touched, passed with ``changed`` so panels redraw only what they must.
-STRUCTURE, VALUES, SETTINGS, SELECTION = 1, 2, 4, 8
+STRUCTURE, VALUES, SETTINGS, SELECTION, LESSON = 1, 2, 4, 8, 16
+ALL_STAGES = 3  # ① scores, ② weights, ③ output: how many stages the lesson has revealed
 
 PARAM_LABELS = {"scale_mode": "scale mode", "scale": "scale", "temperature": "temperature",
                 "causal": "causal mask", "heads": "heads"}
@@ -41,6 +42,8 @@ class AttentionModel(QObject):
         self._gesture_count = 0
         self.title = ""
         self.results = None
+        self.revealed = ALL_STAGES  # the explorer shows every stage; a lesson may hide later ones
+        self.guesses = {}  # stage → (row, col) the reader clicked before revealing it
         self.load(session if session is not None else demo_session())
 
     # ----- reading -------------------------------------------------------------------------------
@@ -72,7 +75,7 @@ class AttentionModel(QObject):
         self.title = session.title
         self.undo_stack.clear()
         self.undo_stack.setClean()
-        self._schedule(STRUCTURE | VALUES | SETTINGS | SELECTION)
+        self._schedule(STRUCTURE | VALUES | SETTINGS | SELECTION | LESSON)
         self.recompute()
 
     # ----- edits (each one undoable) -------------------------------------------------------------
@@ -124,6 +127,33 @@ class AttentionModel(QObject):
             return
         self._state = self._state.with_settings(selected_row=row, selected_head=head)
         self._schedule(SELECTION)
+
+    def set_revealed(self, stages):
+        """How many of the stages ①②③ the panels show (the lesson hides later ones until revealed)."""
+        stages = int(np.clip(stages, 0, ALL_STAGES))
+        if stages != self.revealed:
+            if stages < self.revealed:
+                self.guesses = {k: v for k, v in self.guesses.items() if k <= stages}
+            self.revealed = stages
+            self._schedule(LESSON)
+
+    def set_guess(self, stage, row, col):
+        """Record the cell the reader expects to be darkest in a hidden stage (guess first, then reveal)."""
+        if stage > self.revealed and self.guesses.get(stage) != (row, col):
+            self.guesses = {**self.guesses, stage: (int(row), int(col))}
+            self.set_selection(row=row)
+            self._schedule(LESSON)
+
+    def swap_tokens(self, name, i, j):
+        """Swap rows i and j of one matrix (e.g. K) — the pattern of who looks at whom follows (undoable)."""
+        if i == j:
+            return True
+        mats = dict(self._state.matrices)
+        mats[name] = mats[name].copy()
+        mats[name][[i, j]] = mats[name][[j, i]]
+        self._push_state(replace(self._state, matrices=mats),
+                         f"Swap rows {self.tokens[i]} and {self.tokens[j]} of {name}")
+        return True
 
     def rename_token(self, i, text):
         text = str(text).strip()

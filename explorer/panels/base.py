@@ -1,9 +1,9 @@
 """What every panel shares: subscribe to the model, and redraw only while visible."""
 from PySide6.QtWidgets import QWidget
 
-from explorer.model import SELECTION, SETTINGS, STRUCTURE, VALUES
+from explorer.model import LESSON, SELECTION, SETTINGS, STRUCTURE, VALUES
 
-ALL = STRUCTURE | VALUES | SETTINGS | SELECTION
+ALL = STRUCTURE | VALUES | SETTINGS | SELECTION | LESSON
 
 
 class Panel(QWidget):

@@ -1,6 +1,6 @@
 """A panel that is one labelled heatmap of the model's results, with a formula line above it."""
 import numpy as np
-from PySide6.QtWidgets import QLabel, QVBoxLayout
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
 from explorer.widgets.heatmap import Heatmap
 
@@ -26,6 +26,7 @@ class HeatmapPanel(Panel):
     colorbar_label = ""
     col_title = "key"
     masked_text = "−∞"
+    stage = 1  # ①, ② or ③: hidden while the lesson has not revealed it
 
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
@@ -34,12 +35,31 @@ class HeatmapPanel(Panel):
         self.caption.setTextFormat(self.caption.textFormat().RichText)
         self.heatmap = Heatmap(cmap=self.cmap, row_title="query", col_title=self.col_title,
                                colorbar_label=self.colorbar_label, masked_text=self.masked_text, parent=self)
-        self.heatmap.tooltip_provider = self.tooltip
-        self.heatmap.cellClicked.connect(lambda row, col: self.model.set_selection(row=row))
+        self.heatmap.tooltip_provider = self._tooltip_if_shown
+        self.heatmap.cellClicked.connect(self._clicked)
+        self.reveal_button = QPushButton(f"Reveal {'①②③'[self.stage - 1]}", self)
+        self.reveal_button.setToolTip("Show this stage (guess first: click the cell you expect to be darkest)")
+        self.reveal_button.clicked.connect(lambda: self.model.set_revealed(self.stage))
+        top = QHBoxLayout()
+        top.addWidget(self.caption, 1)
+        top.addWidget(self.reveal_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.caption)
+        layout.addLayout(top)
         layout.addWidget(self.heatmap, 1)
+
+    def hidden(self):
+        return self.model.revealed < self.stage
+
+    def _clicked(self, row, col):
+        if self.hidden():
+            self.model.set_guess(self.stage, row, col)
+        else:
+            self.model.set_selection(row=row)
+
+    def _tooltip_if_shown(self, row, col):
+        return "Hidden until revealed — click the cell you expect to be darkest" if self.hidden() else \
+            self.tooltip(row, col)
 
     def head(self):
         return self.model.settings.selected_head
@@ -59,4 +79,13 @@ class HeatmapPanel(Panel):
         return ""
 
     def render(self, flags):
+        """Subclasses draw their matrix, then call this for what every stage shares."""
+        hidden = self.hidden()
+        self.heatmap.set_hidden(hidden)
+        self.reveal_button.setVisible(hidden)
         self.heatmap.set_selected_row(self.model.settings.selected_row)
+        guess = self.model.guesses.get(self.stage)
+        self.heatmap.set_highlight([guess] if guess else [])
+        if hidden:
+            self.caption.setText(f"<b>{'①②③'[self.stage - 1]} hidden</b> — guess first: click the cell you "
+                                 f"expect to be darkest, then reveal")

@@ -5,6 +5,7 @@ from .heatmap_panel import HeatmapPanel, nice_symmetric_levels
 
 
 class OutputPanel(HeatmapPanel):
+    stage = 3
     cmap = "diverging"
     colorbar_label = "value"
     col_title = "dimension"

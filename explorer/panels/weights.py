@@ -5,6 +5,7 @@ from .heatmap_panel import HeatmapPanel
 
 
 class WeightsPanel(HeatmapPanel):
+    stage = 2
     cmap = "sequential"
     colorbar_label = "weight"
     masked_text = "0"

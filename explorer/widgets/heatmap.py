@@ -385,6 +385,15 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self._outline_item.cells = [(int(r), int(c)) for r, c in cells if 0 <= r < rows and 0 <= c < cols]
         self._outline_item.update()
 
+    def set_hidden(self, hidden: bool) -> None:
+        """Hide the colours and values but keep the labelled grid (to guess before a reveal)."""
+        for item in (self.image_item, self._text_item, self._mask_item):
+            item.setVisible(not hidden)
+        self.colorbar.setVisible(not hidden)
+
+    def is_hidden(self) -> bool:
+        return not self.image_item.isVisible()
+
     def set_selected_row(self, row: int | None) -> None:
         """Outline a whole row, or none."""
         self._outline_item.row = None if row is None or not 0 <= row < self._shape[0] else int(row)
