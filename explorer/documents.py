@@ -1,5 +1,6 @@
 """File work of the window: new, open, save, recent files, import and export — with clear messages."""
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -81,13 +82,21 @@ class Documents:
         return self.save_to(self.path) if self.path else self.save_as()
 
     def save_as(self):
-        suggestion = str(self.path or Path(self._folder()) / "session.json")
-        path, _ = QFileDialog.getSaveFileName(self.window, "Save session as", suggestion, SESSION_FILTER)
+        path = self.ask_save_path("Save session as", self.path.name if self.path else "session.json",
+                                  SESSION_FILTER)
+        return self.save_to(Path(path)) if path else False
+
+    def ask_save_path(self, title, suggestion, filters):
+        """A save dialog; a name typed without a suffix gets the one of the file type chosen."""
+        start = str(Path(self._folder()) / suggestion)
+        path, chosen = QFileDialog.getSaveFileName(self.window, title, start, filters)
         if not path:
-            return False
+            return None
         if not Path(path).suffix:
-            path += ".json"
-        return self.save_to(Path(path))
+            match = re.search(r"\*(\.\w+)", chosen or filters)
+            if match:
+                path += match.group(1)
+        return path
 
     def save_to(self, path):
         self.window.panels["editor"].commit_edits()
@@ -155,8 +164,29 @@ class Documents:
             self.error(f"Could not import into {name}", str(exc))
             return False
         if not self.model.replace_matrix(name, array):
+            self.error(f"Could not import into {name}", self.window.statusBar().currentMessage() +
+                       "\n\nTo change the number of tokens or the widths of Q and K together, import Q, K and V "
+                       "from one .npz (File ▸ Import matrix ▸ Q, K and V from one .npz).")
             return False
         self.status(f"Imported {Path(path).name} into {name} ({array.shape[0]}×{array.shape[1]})")
+        return True
+
+    def import_qkv(self, path=None):
+        """Q, K and V at once from one .npz with members Q, K, V — the way to change every shape."""
+        if path is None:
+            path, _ = QFileDialog.getOpenFileName(self.window, "Import Q, K and V from one .npz", self._folder(),
+                                                  "NumPy archives (*.npz);;All files (*)")
+            if not path:
+                return False
+        try:
+            mats = {n: load_matrix(path, member=n) for n in ("Q", "K", "V")}
+        except ExplorerError as exc:
+            self.error("Could not import Q, K and V", str(exc))
+            return False
+        if not self.model.replace_inputs(mats):
+            self.error("Could not import Q, K and V", self.window.statusBar().currentMessage())
+            return False
+        self.status(f"Imported Q, K and V from {Path(path).name}")
         return True
 
     def matrix_for_export(self, name):
@@ -167,8 +197,7 @@ class Documents:
 
     def export_matrix(self, name, path=None):
         if path is None:
-            path, _ = QFileDialog.getSaveFileName(self.window, f"Export {name}", str(Path(self._folder()) / f"{name}.csv"),
-                                                  "CSV (*.csv);;NumPy (*.npy)")
+            path = self.ask_save_path(f"Export {name}", f"{name}.csv", "CSV (*.csv);;NumPy (*.npy)")
             if not path:
                 return False
         try:
@@ -182,16 +211,14 @@ class Documents:
     # ----- figures -------------------------------------------------------------------------------
     def export_window(self, path=None):
         if path is None:
-            path, _ = QFileDialog.getSaveFileName(self.window, "Export the window", str(Path(self._folder()) / "window.png"),
-                                                  "PNG image (*.png)")
+            path = self.ask_save_path("Export the window", "window.png", "PNG image (*.png);;SVG drawing (*.svg)")
             if not path:
                 return False
         return self._write_image(self.window, path)
 
     def export_panel(self, name, path=None):
         if path is None:
-            path, _ = QFileDialog.getSaveFileName(self.window, "Export the panel", str(Path(self._folder()) / f"{name}.png"),
-                                                  "PNG image (*.png);;SVG drawing (*.svg)")
+            path = self.ask_save_path("Export the panel", f"{name}.png", "PNG image (*.png);;SVG drawing (*.svg)")
             if not path:
                 return False
         return self._write_image(self.window.panels[name], path)

@@ -63,6 +63,7 @@ class MainWindow(QMainWindow):
         self.persist_layout = persist_layout  # off for --screenshot: never touch the user's saved layout
         if persist_layout:
             self.restore_layout()
+            self._fit_screen()
         self.panels["editor"].views["Q"].setFocus()  # typing starts in Q, not in a toolbar box
         self.recovery = Recovery(self) if recovery else None
 
@@ -90,6 +91,15 @@ class MainWindow(QMainWindow):
         self.resizeDocks([d["editor"], d["controls"]], [520, 380], Qt.Vertical)
         self.resizeDocks([d["scores"], d["output"]], [580, 320], Qt.Vertical)
         self.resizeDocks([d["scores"], d["weights"]], [480, 480], Qt.Horizontal)
+
+    def _fit_screen(self):
+        """Never start larger than the screen (a small laptop gets 95 % of it)."""
+        screen = self.screen()
+        if screen is None:
+            return
+        room = screen.availableGeometry()
+        if self.width() > room.width() or self.height() > room.height():
+            self.resize(min(self.width(), int(room.width() * 0.95)), min(self.height(), int(room.height() * 0.95)))
 
     def reset_layout(self):
         """Put every dock back where it starts."""
@@ -152,6 +162,8 @@ class MainWindow(QMainWindow):
         for name in ("Q", "K", "V"):
             self._action(f"import_{name}", f"into {name}…", lambda checked=False, n=name: doc.import_matrix(n),
                          tip=f"Replace {name} with a matrix from a .npy, .npz or .csv file", menu=imp)
+        self._action("import_qkv", "Q, K and V from one .npz…", doc.import_qkv,
+                     tip="Replace Q, K and V (and the number of tokens) from an .npz with members Q, K, V", menu=imp)
         export = file.addMenu("&Export")
         self._action("export_window", "Window as PNG…", doc.export_window, tip="Save a picture of the whole window",
                      menu=export)

@@ -91,16 +91,16 @@ class AttentionModel(QObject):
         arr = self.matrix(name)
         rows, cols = block.shape
         if top < 0 or left < 0 or top + rows > arr.shape[0] or left + cols > arr.shape[1]:
-            return self._refuse(f"{name}: a {rows}×{cols} block at row {top + 1}, column {left + 1} does not fit "
+            return self._refuse(f"{name}: a {rows}×{cols} block at row {top}, column d{left} does not fit "
                                 f"in the {arr.shape[0]}×{arr.shape[1]} matrix")
         bad = ~np.isfinite(block) | (np.abs(block) > MAX_ABS_VALUE)
         if bad.any():
             r, c = (int(x) for x in np.argwhere(bad)[0])
-            return self._refuse(f"{name}[{self.tokens[top + r]}, {left + c + 1}]: {block[r, c]} is not a finite "
+            return self._refuse(f"{name}[{self.tokens[top + r]}, d{left + c}]: {block[r, c]} is not a finite "
                                 f"number within ±{MAX_ABS_VALUE:g}")
         if np.array_equal(arr[top:top + rows, left:left + cols], block):
             return True
-        where = f"{name}[{self.tokens[top]}, {left + 1}]" if block.size == 1 else f"{rows}×{cols} block of {name}"
+        where = f"{name}[{self.tokens[top]}, d{left}]" if block.size == 1 else f"{rows}×{cols} block of {name}"
         self.undo_stack.push(CellsCommand(self, name, top, left, block, f"Edit {where}", self._gesture))
         return True
 
@@ -214,7 +214,7 @@ class AttentionModel(QObject):
         for k in names:
             mats[k] = np.delete(mats[k], at, axis=1)
         self._push_state(self._with_heads_fitting(replace(self._state, matrices=mats)),
-                         f"Remove dimension {at + 1} of {' and '.join(names)}")
+                         f"Remove dimension d{at} of {' and '.join(names)}")
         return True
 
     def randomize(self, seed=0, names=MATRIX_NAMES):
@@ -240,6 +240,22 @@ class AttentionModel(QObject):
         except ExplorerError as exc:
             return self._refuse(str(exc))
         self._push_state(self._with_heads_fitting(candidate), f"Import {name} {array.shape[0]}×{array.shape[1]}")
+        return True
+
+    def replace_inputs(self, matrices, tokens=None):
+        """Put new Q, K and V in place at once (their shapes may all change); tokens default to t0, t1, …"""
+        mats = {n: np.asarray(matrices[n], dtype=np.float64) for n in MATRIX_NAMES}
+        length = mats["Q"].shape[0]
+        if tokens is None:
+            tokens = self.tokens if len(self.tokens) == length else tuple(f"t{i}" for i in range(length))
+        candidate = replace(self._state, tokens=tuple(tokens), matrices=mats)
+        candidate = candidate.with_settings(selected_row=min(self.settings.selected_row, length - 1))
+        try:
+            validate_session(self._with_heads_fitting(candidate).to_session(), where="imported Q, K, V")
+        except ExplorerError as exc:
+            return self._refuse(str(exc))
+        self._push_state(self._with_heads_fitting(candidate),
+                         f"Import Q, K, V ({length} tokens, d = {mats['Q'].shape[1]}, d_v = {mats['V'].shape[1]})")
         return True
 
     @contextmanager

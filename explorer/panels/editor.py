@@ -35,6 +35,7 @@ class EditorPanel(Panel):
         layout.addLayout(row, 1)
 
         self.cell_label = QLabel("Select a cell to drag its value", self)
+        self.cell_label.setMinimumWidth(self.cell_label.fontMetrics().horizontalAdvance("Q[激光点激光, d000]"))
         self.cell_slider = LabelledSlider("", -SLIDER_RANGE, SLIDER_RANGE, 0.0, parent=self)
         self.cell_slider.setToolTip("Drag to change the selected cell; every stage follows live")
         self.cell_slider.setEnabled(False)
@@ -45,8 +46,8 @@ class EditorPanel(Panel):
         bottom.addWidget(self.cell_label)
         bottom.addWidget(self.cell_slider, 1)
         layout.addLayout(bottom)
-        hint = QLabel("Type a number, or drag left/right on a cell to scrub it (Shift = fine). "
-                      "Double-click a token to rename it. Ctrl+C / Ctrl+V copy and paste blocks.", self)
+        hint = QLabel("Type a number, or drag left/right on a cell to scrub it (Shift = fine). Double-click a "
+                      "token to rename it. Shift+click selects a block; Ctrl+C / Ctrl+V copy and paste it.", self)
         hint.setWordWrap(True)
         hint.setStyleSheet("color: #555;")
         layout.addWidget(hint)

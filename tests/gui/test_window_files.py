@@ -418,9 +418,6 @@ def test_closing_while_typing_in_a_cell_asks(qtbot, window, dialogs, ui):
     assert window.isVisible()
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: the file type chosen in the export dialog is ignored: a name typed "
-                   "without a suffix under 'NumPy (*.npy)' is refused ('cannot be written: use .npy, …'), and "
-                   "under 'SVG drawing (*.svg)' a PNG is written to a file with no suffix (Save As adds .json)")
 @pytest.mark.parametrize("action, chosen, written", [
     ("export_matrix_Weights", "NumPy (*.npy)", "figure.npy"),
     ("export_panel_scores", "SVG drawing (*.svg)", "figure.svg"),
