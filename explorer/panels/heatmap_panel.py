@@ -87,5 +87,6 @@ class HeatmapPanel(Panel):
         guess = self.model.guesses.get(self.stage)
         self.heatmap.set_highlight([guess] if guess else [])
         if hidden:
-            self.caption.setText(f"<b>{'①②③'[self.stage - 1]} hidden</b> — guess first: click the cell you "
-                                 f"expect to be darkest, then reveal")
+            task = ("guess first: click the cell you expect to be darkest, then reveal" if self.stage < 3 else
+                    "which rows of V will each output mix? Think, then reveal")
+            self.caption.setText(f"<b>{'①②③'[self.stage - 1]} hidden</b> — {task}")
