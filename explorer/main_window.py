@@ -1,16 +1,19 @@
 """The main window: every panel a dock built from one table, the menus, the title and layout."""
 from dataclasses import dataclass
 
-from PySide6.QtCore import QByteArray, Qt
+from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QTabBar
 
 from explorer import __version__
 from explorer.documents import Documents
 from explorer.model import AttentionModel
 from explorer.panels.controls import ControlsPanel
 from explorer.panels.editor import EditorPanel
+from explorer.panels.lesson import LessonPanel
+from explorer.panels.lines import AttentionLinesPanel
 from explorer.panels.output import OutputPanel
+from explorer.panels.readout import ReadoutPanel
 from explorer.panels.scores import ScoresPanel
 from explorer.panels.weights import WeightsPanel
 from explorer.recovery import Recovery
@@ -31,9 +34,12 @@ class DockSpec:
 DOCKS = (
     DockSpec("editor", "Matrix editor — Q, K, V", EditorPanel, L, "Ctrl+1"),
     DockSpec("controls", "Controls", ControlsPanel, L, "Ctrl+2"),
-    DockSpec("scores", "① Scores  S = QKᵀ·scale", ScoresPanel, R, "Ctrl+3"),
-    DockSpec("weights", "② Weights  A = softmax(S)", WeightsPanel, R, "Ctrl+4"),
-    DockSpec("output", "③ Output  O = A·V", OutputPanel, R, "Ctrl+5"),
+    DockSpec("lesson", "Lesson · 实验引导", LessonPanel, L, "Ctrl+3"),
+    DockSpec("scores", "① Scores  S = QKᵀ·scale", ScoresPanel, R, "Ctrl+4"),
+    DockSpec("weights", "② Weights  A = softmax(S)", WeightsPanel, R, "Ctrl+5"),
+    DockSpec("output", "③ Output  O = A·V", OutputPanel, R, "Ctrl+6"),
+    DockSpec("readout", "Readout — O as a mix of V", ReadoutPanel, R, "Ctrl+7"),
+    DockSpec("lines", "Attention lines", AttentionLinesPanel, R, "Ctrl+8"),
 )
 
 
@@ -74,7 +80,6 @@ class MainWindow(QMainWindow):
         panel = spec.panel(self.model, dock)
         panel.setObjectName(f"{spec.name}Panel")
         dock.setWidget(panel)
-        self.addDockWidget(spec.area, dock)
         self.panels[spec.name], self.docks[spec.name] = panel, dock
 
     def _arrange_default(self):
@@ -84,13 +89,19 @@ class MainWindow(QMainWindow):
             dock.show()
         self.addDockWidget(L, d["editor"])
         self.splitDockWidget(d["editor"], d["controls"], Qt.Vertical)
+        self.tabifyDockWidget(d["controls"], d["lesson"])
         self.addDockWidget(R, d["scores"])
         self.splitDockWidget(d["scores"], d["output"], Qt.Vertical)
         self.splitDockWidget(d["scores"], d["weights"], Qt.Horizontal)
+        self.splitDockWidget(d["output"], d["readout"], Qt.Horizontal)
+        self.tabifyDockWidget(d["readout"], d["lines"])
+        d["controls"].raise_()
+        d["readout"].raise_()
         self.resizeDocks([d["editor"], d["scores"]], [640, 960], Qt.Horizontal)
         self.resizeDocks([d["editor"], d["controls"]], [520, 380], Qt.Vertical)
-        self.resizeDocks([d["scores"], d["output"]], [580, 320], Qt.Vertical)
+        self.resizeDocks([d["scores"], d["output"]], [560, 340], Qt.Vertical)
         self.resizeDocks([d["scores"], d["weights"]], [480, 480], Qt.Horizontal)
+        self.resizeDocks([d["output"], d["readout"]], [380, 580], Qt.Horizontal)
 
     def _fit_screen(self):
         """Never start larger than the screen (a small laptop gets 95 % of it)."""
@@ -103,8 +114,30 @@ class MainWindow(QMainWindow):
 
     def reset_layout(self):
         """Put every dock back where it starts."""
-        self._arrange_default()
+        for dock in self.docks.values():
+            dock.setFloating(False)
         self.restoreState(self._default_state)
+        self._hide_stale_tab_bars()
+
+    def showEvent(self, event):
+        super().showEvent(event)
+        QTimer.singleShot(0, self._hide_stale_tab_bars)
+
+    def _hide_stale_tab_bars(self):
+        """Work around Qt leaving the tab bar of an earlier layout pass visible (seen with Qt 6.11 when
+        more than one group of docks is tabified before the window is shown): a tab bar that does
+        not sit against the dock of its current tab is a leftover, so hide it."""
+        self.layout().activate()
+        for bar in self.findChildren(QTabBar, options=Qt.FindDirectChildrenOnly):
+            if not bar.isVisible() or bar.count() == 0:
+                continue
+            dock = next((d for d in self.docks.values() if d.windowTitle() == bar.tabText(bar.currentIndex())), None)
+            if dock is None or not dock.isVisible():
+                continue
+            g, b = dock.geometry(), bar.geometry()
+            touching = abs(b.top() - g.bottom() - 1) <= 4 or abs(g.top() - b.bottom() - 1) <= 4
+            if not (touching and abs(b.left() - g.left()) <= 4):
+                bar.hide()
 
     def layout_state(self):
         """The dock layout and geometry as strings, for QSettings and session files."""

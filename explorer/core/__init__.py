@@ -2,10 +2,12 @@
 from .attention import AttentionResult, attend, attention, default_scale, scores
 from .errors import ExplorerError, MatrixFileError, NonFiniteError, SessionError, ShapeError
 from .heads import MultiHeadResult, head_count_options, merge_heads, multi_head_attention, split_heads
+from .lesson import GuessVerdict, LessonChecks, darkest_in_row, hull_check, judge_guess, lesson_checks, row_sum_check
 from .lines import strongest_edges, top_k_edges
 from .masks import causal_mask
 from .positions import sinusoidal_positions
 from .projections import self_attention
+from .readout import contributions, convex_hull_2d, in_convex_hull
 from .rope import rope, rope_frequencies
 from .softmax import softmax
 
@@ -13,5 +15,7 @@ __all__ = [
     "AttentionResult", "MultiHeadResult", "attend", "attention", "causal_mask", "default_scale",
     "head_count_options", "merge_heads", "multi_head_attention", "rope", "rope_frequencies", "scores",
     "self_attention", "sinusoidal_positions", "softmax", "split_heads", "strongest_edges", "top_k_edges",
+    "contributions", "convex_hull_2d", "in_convex_hull",
+    "GuessVerdict", "LessonChecks", "darkest_in_row", "hull_check", "judge_guess", "lesson_checks", "row_sum_check",
     "ExplorerError", "MatrixFileError", "NonFiniteError", "SessionError", "ShapeError",
 ]

@@ -229,6 +229,14 @@ class AttentionModel(QObject):
         """Go back to the session as it was opened (undoable)."""
         self._push_state(self._origin.copy(), "Reset to preset")
 
+    def set_session(self, session, text="Set up the demo"):
+        """Take ``session``'s tokens, Q/K/V and settings as ONE undo step (unlike ``load``: the file,
+        the undo history and the preset Reset goes back to stay; the selection stays too)."""
+        new = State.from_session(validate_session(session))
+        if not new.same_as(self._state.with_settings(selected_row=new.settings.selected_row,
+                                                     selected_head=new.settings.selected_head)):
+            self._push_state(new, text)
+
     def replace_matrix(self, name, array):
         """Put an imported array in place of Q, K or V; its shape must fit the others."""
         array = np.asarray(array, dtype=np.float64)

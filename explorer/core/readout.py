@@ -1,0 +1,164 @@
+"""③ read by rows: O_i = Σ_j w_ij · v_j — a convex combination of the rows of V, so it never leaves their hull.
+
+The chapter: "O 的第 i 行 = 权重行 · V 矩阵 = 各词 value 的凸组合 … 输出不会跑出各 V 围成的凸包".
+Here are the pieces to show that: each key's share of an output row, the convex hull of 2-D points
+(Andrew's monotone chain) and a point-in-hull test that also works for degenerate hulls.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from .checks import as_matrix
+from .errors import ShapeError
+
+
+def contributions(weights_row, v):
+    """Each key's share of one output row: (L,) weights and (L, d_v) values → (L, d_v) rows w_j·v_j.
+
+    Their sum over keys (axis 0) is the output row ``weights_row @ v``.
+    """
+    w = np.asarray(weights_row, dtype=np.float64)
+    v = as_matrix(v, "v")
+    if w.ndim != 1 or w.shape[0] != v.shape[0]:
+        raise ShapeError(f"contributions needs one weight per row of v: weights {w.shape}, v {v.shape}")
+    return w[:, None] * v
+
+
+def stack_bases(parts):
+    """Where each share's bar starts when shares are stacked per column, positives up and negatives down.
+
+    ``parts`` (L, d) → (L, d) bottoms: part j of column d is drawn from ``bottom[j, d]`` to
+    ``bottom[j, d] + parts[j, d]``; positive parts pile up from 0, negative ones pile down from 0, so
+    the bars cover exactly [Σ negatives, Σ positives] of each column and their signed total is the sum.
+    """
+    p = np.asarray(parts, dtype=np.float64)
+    pos = np.where(p > 0, p, 0.0)
+    neg = np.where(p < 0, p, 0.0)
+    pos_below = np.cumsum(pos, axis=0) - pos
+    neg_below = np.cumsum(neg, axis=0) - neg
+    return np.where(p < 0, neg_below, pos_below)
+
+
+def shares_for_bars(parts, keys):
+    """The rows of a stacked bar chart that draws ``keys`` one by one and groups every other key.
+
+    ``parts`` (L, d), ``keys`` a list of row indices → (rows, bases): the listed keys' rows in order,
+    then — if some keys are left out — two rows for them: the sum of their positive shares and the sum
+    of their negative shares (kept apart so no cancellation hides them), and ``stack_bases`` of it all.
+    The signed sum of the rows is still the output row.
+    """
+    p = np.asarray(parts, dtype=np.float64)
+    keys = [int(k) for k in keys]
+    rest = np.ones(len(p), dtype=bool)
+    rest[keys] = False
+    rows = [p[keys]]
+    if rest.any():
+        others = p[rest]
+        rows.append(np.stack([np.where(others > 0, others, 0.0).sum(axis=0),
+                              np.where(others < 0, others, 0.0).sum(axis=0)]))
+    stacked = np.concatenate(rows, axis=0)
+    return stacked, stack_bases(stacked)
+
+
+def _cross(o, a, b):
+    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+
+def convex_hull_2d(points):
+    """Indices of the convex hull's vertices of (n, 2) points, counter-clockwise (Andrew's monotone chain).
+
+    Starts at the lowest-x (then lowest-y) point. Collinear points on an edge are left out;
+    duplicates count once (the first index is kept). Degenerate inputs give short answers:
+    no points → [], all points equal → [i], all points on a line → its two end points.
+    """
+    pts = np.asarray(points, dtype=np.float64)
+    if pts.ndim != 2 or pts.shape[1] != 2:
+        raise ShapeError(f"convex_hull_2d expects points of shape (n, 2), got {pts.shape}")
+    if not np.all(np.isfinite(pts)):
+        raise ShapeError("convex_hull_2d: every coordinate must be a finite number")
+    if len(pts) == 0:
+        return np.zeros(0, dtype=np.intp)
+    # sort by (x, y); a stable sort keeps the first of equal points first, then drop the repeats
+    order = np.lexsort((pts[:, 1], pts[:, 0]))
+    keep = np.ones(len(order), dtype=bool)
+    keep[1:] = np.any(pts[order[1:]] != pts[order[:-1]], axis=1)
+    order = [int(i) for i in order[keep]]
+    if len(order) <= 2:
+        return np.array(order, dtype=np.intp)
+    p = pts.tolist()
+
+    def half(seq):
+        chain = []
+        for i in seq:
+            while len(chain) >= 2 and _cross(p[chain[-2]], p[chain[-1]], p[i]) <= 0:
+                chain.pop()
+            chain.append(i)
+        return chain
+
+    lower, upper = half(order), half(reversed(order))
+    return np.array(lower[:-1] + upper[:-1], dtype=np.intp)
+
+
+def _distance_to_segment(p, a, b):
+    ab = b - a
+    length2 = float(ab @ ab)
+    t = 0.0 if length2 == 0.0 else float(np.clip((p - a) @ ab / length2, 0.0, 1.0))
+    return float(np.hypot(*(p - (a + t * ab))))
+
+
+def in_convex_hull(point, points, tol=1e-9):
+    """True if the 2-D ``point`` lies in the convex hull of ``points`` (n, 2), boundary included.
+
+    Works when the hull is degenerate: a single point (distance ≤ tolerance) or a segment (distance
+    to the segment ≤ tolerance). The tolerance is ``tol`` times the size of the picture
+    (max(1, largest |coordinate|)), so rounding in a weighted sum never reads as "outside".
+    """
+    q = np.asarray(point, dtype=np.float64).reshape(-1)
+    pts = np.asarray(points, dtype=np.float64)
+    if q.shape != (2,):
+        raise ShapeError(f"in_convex_hull expects a 2-D point, got shape {np.shape(point)}")
+    if pts.ndim != 2 or pts.shape[1] != 2:
+        raise ShapeError(f"in_convex_hull expects points of shape (n, 2), got {pts.shape}")
+    if len(pts) == 0 or not np.all(np.isfinite(q)):
+        return False
+    eps = tol * max(1.0, float(np.max(np.abs(pts))), float(np.max(np.abs(q))))
+    hull = pts[convex_hull_2d(pts)]
+    if len(hull) >= 3 and all(_cross(a, b, q) >= 0 for a, b in zip(hull, np.roll(hull, -1, axis=0))):
+        return True  # left of every counter-clockwise edge: inside or on the boundary
+    # otherwise inside only if it is within the tolerance of the boundary (or of the point / segment).
+    # Distances to the edges as segments, not to their lines: a sliver of a triangle is thin, not long.
+    if len(hull) == 1:
+        return float(np.hypot(*(q - hull[0]))) <= eps
+    ends = np.roll(hull, -1, axis=0) if len(hull) >= 3 else hull[1:]
+    return min(_distance_to_segment(q, a, b) for a, b in zip(hull, ends)) <= eps
+
+
+@dataclass(frozen=True)
+class RowReadout:
+    """One query row of ③, for one head: its weights, the value rows they mix, each key's share, the result."""
+
+    row: int
+    head: int
+    columns: np.ndarray  # (d,) the columns of V and O this head covers (all of them when H = 1)
+    weights: np.ndarray  # (L,) row ``row`` of the head's weights
+    values: np.ndarray  # (L, d) the head's slice of V
+    parts: np.ndarray  # (L, d) contributions(weights, values)
+    output: np.ndarray  # (d,) the head's output row = columns ``columns`` of O's row
+    masked: bool  # the row had no key to attend to: zero weights, zero output
+
+
+def row_readout(heads, v, row, head=0):
+    """Read row ``row`` of a ``MultiHeadResult`` for one head: with H heads, head h mixes its own slice of V."""
+    v = as_matrix(v, "v")
+    n_heads, length, _ = heads.weights.shape
+    if not 0 <= row < length:
+        raise ShapeError(f"query row {row} is out of range: there are {length} rows")
+    if not 0 <= head < n_heads:
+        raise ShapeError(f"head {head} is out of range: there are {n_heads} heads")
+    d_head = v.shape[1] // n_heads
+    columns = np.arange(head * d_head, (head + 1) * d_head)
+    weights = np.asarray(heads.weights[head, row], dtype=np.float64)
+    values = v[:, columns]
+    return RowReadout(row=int(row), head=int(head), columns=columns, weights=weights, values=values,
+                      parts=contributions(weights, values), output=np.asarray(heads.head_outputs[head, row]),
+                      masked=bool(heads.masked_rows[row]))

@@ -1,0 +1,532 @@
+"""③ read by rows: O_i = Σ_j w_ij·v_j — each key's share as a stacked bar, and O_i inside the hull of V's rows.
+
+The chapter: "O 的第 i 行 = 权重行 · V 矩阵 = 各词 value 的凸组合 … 输出不会跑出各 V 围成的凸包".
+The numbers come from ``explorer.core.readout``; this file only draws them.
+"""
+from html import escape
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QSignalBlocker, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPalette, QPen, QPolygonF
+from PySide6.QtWidgets import (QApplication, QBoxLayout, QComboBox, QGraphicsPolygonItem, QHBoxLayout, QLabel,
+                               QVBoxLayout, QWidget)
+
+from explorer.core.readout import convex_hull_2d, in_convex_hull, row_readout, shares_for_bars
+
+from .base import Panel
+
+# Okabe & Ito's colour-blind-safe qualitative palette (without its black, which marks the output here).
+OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7")
+OTHERS_COLOR = "#BBBBBB"
+OUTPUT_COLOR = "#000000"
+HULL_FILL = QColor(120, 140, 170, 45)
+HULL_EDGE = QColor(120, 140, 170, 160)
+MAX_KEYS = 12  # keys drawn one by one; any further keys share one grey "others" bar (signs kept apart)
+MAX_TERMS = 5  # weights spelled out in the header formula
+MARGIN = 0.12  # of the V rows' span, around the plots' fixed ranges
+BAR_WIDTH = 0.62
+SIDE_BY_SIDE_ASPECT = 1.25  # width / height above which the two views sit side by side
+
+
+def key_colour(slot):
+    """Colour of the ``slot``-th drawn key: the palette, then darker variants of it."""
+    base = QColor(OKABE_ITO[slot % len(OKABE_ITO)])
+    return base if slot < len(OKABE_ITO) else base.darker(100 + 60 * (slot // len(OKABE_ITO)))
+
+
+def _fmt(x):
+    return f"{x:.2f}".replace("-", "−")
+
+
+def _fmt_weight(w):
+    """A weight with two decimals, or enough to tell a small weight from zero ("0.004", "<0.001")."""
+    if 0 < w < 0.005:
+        return f"{w:.3f}" if w >= 0.0005 else "<0.001"
+    return f"{w:.2f}"
+
+
+def _tick_step(count, pixels, label_px=34.0):
+    """Every how many bars to label: the smallest of 1, 2, 5, 10, 20, … that leaves ``label_px`` per label."""
+    step = 1
+    while count / step * label_px > pixels and step < count:
+        base = 10 ** int(np.floor(np.log10(step)))
+        step = next(f * base for f in (2, 5, 10) if f * base > step)
+    return step
+
+
+def _fixed_range(values, floor=1.0, extra_high=0.0):
+    """(lo, hi) around ``values`` with a margin (``extra_high`` more above); a zero span widens to ±floor/2."""
+    lo, hi = float(np.min(values)), float(np.max(values))
+    span = hi - lo
+    if span <= 0:
+        return lo - floor / 2, hi + floor / 2
+    return lo - MARGIN * span, hi + (MARGIN + extra_high) * span
+
+
+def _nice_ceil(x):
+    """The next of 1, 1.5, 2, 3, 5, 7.5 × 10^k at or above x > 0: a bar axis that changes only in steps."""
+    exp = 10.0 ** np.floor(np.log10(x))
+    return next(f * exp for f in (1, 1.5, 2, 3, 5, 7.5, 10) if f * exp >= x * (1 - 1e-12))
+
+
+def _stepped_range(lo, hi):
+    """(lo, hi) of the stacked bars, each end widened to a nice step (0 stays 0), plus a small margin."""
+    top = _nice_ceil(hi) if hi > 0 else 0.0
+    bottom = -_nice_ceil(-lo) if lo < 0 else 0.0
+    if top == bottom:
+        top, bottom = 1.0, 0.0
+    pad = 0.06 * (top - bottom)
+    return bottom - pad, top + pad
+
+
+def _label_groups(pts, keys, tokens):
+    """Keys at the same place share one label ("追, 红色") so coincident names do not overprint."""
+    groups = {}
+    for j in keys:
+        groups.setdefault(tuple(np.round(pts[j], 12)), []).append(j)
+    return [(js[0], ", ".join(tokens[j] for j in js)) for js in groups.values()]
+
+
+class ReadoutPanel(Panel):
+    """F4: for the selected query row, each key's share of O_i (stacked bars) and O_i in the hull of V (2-D)."""
+
+    stage = 3
+
+    def __init__(self, model, parent=None):
+        super().__init__(model, parent)
+        self._dims = (0, 1)  # which columns of the head's slice of V the plane shows (x, y)
+        self._hull_cache = (None, None, None)  # (values array, dims, hull indices)
+        self._readout = None
+        self._stacks = None  # (keys, stacked shares, their bases) as drawn, for the tooltips
+        self.inside = None  # the last hull check: O_i inside the hull of the V rows on the plane
+        fg = self.palette().color(QPalette.ColorRole.WindowText)
+        bg = self.palette().color(QPalette.ColorRole.Base)
+        self._fg = fg
+
+        self.header = QLabel(self)
+        self.header.setWordWrap(True)
+        self.header.setTextFormat(Qt.TextFormat.RichText)
+
+        self.row_combo = QComboBox(self)
+        self.row_combo.setToolTip("The query row to read (or click a row in any heatmap)")
+        self.row_combo.activated.connect(lambda i: self.model.set_selection(row=i))
+        self.x_combo, self.y_combo = QComboBox(self), QComboBox(self)
+        self.x_combo.setToolTip("The dimension of V on the plane's horizontal axis")
+        self.y_combo.setToolTip("The dimension of V on the plane's vertical axis")
+        self.x_combo.currentIndexChanged.connect(lambda i: self._set_dims(x=i))
+        self.y_combo.currentIndexChanged.connect(lambda i: self._set_dims(y=i))
+        self.dims_label = QLabel("plane:", self)
+        self.vs_label = QLabel("×", self)
+        controls = QHBoxLayout()
+        controls.setContentsMargins(0, 0, 0, 0)
+        controls.addWidget(QLabel("query", self))
+        controls.addWidget(self.row_combo)
+        controls.addSpacing(12)
+        for w in (self.dims_label, self.x_combo, self.vs_label, self.y_combo):
+            controls.addWidget(w)
+        controls.addStretch(1)
+
+        # ---- the stacked bars: one BarGraphItem per key, stacked per output dimension
+        self.bars = pg.PlotWidget(self)
+        self.bars.setBackground(bg)
+        self._style_plot(self.bars.getPlotItem())
+        self.bars.setLabel("left", "share  w·v", color=fg.name())
+        self.bars.setLabel("bottom", "output dimension", color=fg.name())
+        self.zero_line = pg.InfiniteLine(pos=0.0, angle=0, pen=pg.mkPen(fg, width=1))
+        self.bars.addItem(self.zero_line, ignoreBounds=True)
+        self.bar_items = []  # one BarGraphItem per drawn key (then "others", if any)
+        self.bar_keys = []  # the key index of each item in bar_items (None for "others")
+        self.total_ticks = pg.PlotCurveItem(pen=pg.mkPen(OUTPUT_COLOR, width=2.5), connect="pairs")
+        self.total_dots = pg.ScatterPlotItem(symbol="o", size=8, brush=pg.mkBrush(OUTPUT_COLOR),
+                                             pen=pg.mkPen("w", width=1.2))
+        for item in (self.total_ticks, self.total_dots):
+            item.setZValue(10)
+            self.bars.addItem(item)
+        self.bars.scene().sigMouseMoved.connect(self._hover_bars)
+        self.bars.getViewBox().sigResized.connect(self._tick_bars)
+
+        # ---- the plane: V rows, their hull, O_i and lines weighted by w_ij
+        self.plane = pg.PlotWidget(self)
+        self.plane.setBackground(bg)
+        self._style_plot(self.plane.getPlotItem())
+        self.hull_item = QGraphicsPolygonItem()
+        self.hull_item.setBrush(QBrush(HULL_FILL))
+        pen = QPen(HULL_EDGE, 1.5)
+        pen.setCosmetic(True)
+        self.hull_item.setPen(pen)
+        self.hull_item.setZValue(-10)
+        self.plane.addItem(self.hull_item)
+        self.weight_lines = []  # one PlotCurveItem O_i → v_j per drawn key, alpha = w_ij
+        # every V row as a grey dot; the keys drawn one by one again on top in their colours (few points,
+        # so a long sequence costs one single-brush scatter rather than thousands of per-point brushes)
+        self.points = pg.ScatterPlotItem(size=9, pen=pg.mkPen(fg, width=1), brush=pg.mkBrush(OTHERS_COLOR))
+        self.points.setZValue(5)
+        self.plane.addItem(self.points)
+        self.key_points = pg.ScatterPlotItem(size=11, pen=pg.mkPen(fg, width=1))
+        self.key_points.setZValue(6)
+        self.plane.addItem(self.key_points)
+        self.point_labels = []
+        self.star = pg.ScatterPlotItem(symbol="star", size=22, brush=pg.mkBrush(OUTPUT_COLOR),
+                                       pen=pg.mkPen("w", width=1.5))
+        self.star.setZValue(20)
+        self.plane.addItem(self.star)
+        self.star_label = pg.TextItem("", color=OUTPUT_COLOR, anchor=(-0.15, -0.05))
+        self.star_label.setZValue(20)
+        self.plane.addItem(self.star_label)
+        self.plane.getViewBox().sigResized.connect(self._place_labels)
+
+        self.views = QWidget(self)
+        self.views_layout = QBoxLayout(QBoxLayout.Direction.LeftToRight, self.views)
+        self.views_layout.setContentsMargins(0, 0, 0, 0)
+        self.views_layout.addWidget(self.bars, 1)
+        self.views_layout.addWidget(self.plane, 1)
+
+        self.legend = QLabel(self)
+        self.legend.setWordWrap(True)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.check_label = QLabel(self)
+        self.check_label.setTextFormat(Qt.TextFormat.RichText)
+        self.check_label.setWordWrap(True)
+        self.hidden_label = QLabel("How each output row is mixed stays hidden until ③ is revealed", self)
+        self.hidden_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.hidden_label.setStyleSheet("color: #666; font-size: 120%;")
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.header)
+        layout.addLayout(controls)
+        layout.addWidget(self.views, 1)
+        layout.addWidget(self.hidden_label, 1)
+        layout.addWidget(self.legend)
+        layout.addWidget(self.check_label)
+
+    # ----- layout -------------------------------------------------------------------------------
+    def _style_plot(self, plot):
+        plot.hideButtons()
+        plot.setMenuEnabled(False)
+        plot.setMouseEnabled(x=False, y=False)
+        plot.getViewBox().disableAutoRange()
+        plot.showGrid(x=False, y=True, alpha=0.15)
+        for side in ("left", "bottom"):
+            axis = plot.getAxis(side)
+            axis.setPen(self._fg)
+            axis.setTextPen(self._fg)
+            axis.enableAutoSIPrefix(False)
+            axis.setStyle(hideOverlappingLabels=20)  # an end label may reach 20 px past the axis
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        wide = self.width() >= SIDE_BY_SIDE_ASPECT * self.height() and self.width() >= 480
+        direction = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom
+        if self.views_layout.direction() != direction:
+            self.views_layout.setDirection(direction)
+
+    def hidden(self):
+        return self.model.revealed < self.stage
+
+    # ----- model → widgets ----------------------------------------------------------------------
+    def render(self, flags):
+        r = self.model.results
+        if r is None:
+            return
+        tokens = self.model.tokens
+        s = self.model.settings
+        items = [f"{i}: {t}" for i, t in enumerate(tokens)]
+        with QSignalBlocker(self.row_combo):
+            if [self.row_combo.itemText(i) for i in range(self.row_combo.count())] != items:
+                self.row_combo.clear()
+                self.row_combo.addItems(items)
+            self.row_combo.setCurrentIndex(s.selected_row)
+
+        hidden = self.hidden()
+        for w in (self.views, self.legend, self.check_label, self.dims_label, self.x_combo, self.vs_label,
+                  self.y_combo):
+            w.setVisible(not hidden)  # the 1-D case hides the y combo again in _sync_dim_combos
+        self.hidden_label.setVisible(hidden)
+        if hidden:
+            self._readout = None
+            self.header.setText(f"<b>③ readout for {escape(tokens[s.selected_row])}</b> — hidden until ③ is "
+                                f"revealed")
+            return
+
+        ro = row_readout(r.heads, r.v, s.selected_row, s.selected_head if r.n_heads > 1 else 0)
+        self._readout = ro
+        self._sync_dim_combos(ro)
+        self._draw()
+
+    def _sync_dim_combos(self, ro):
+        """Offer the head's columns; keep the chosen pair (clamped to fit) — untouched while d_v = 1."""
+        names = [f"d{c}" for c in ro.columns]
+        d = len(names)
+        if d > 1:
+            x, y = (min(i, d - 1) for i in self._dims)
+            if x == y and self._dims[0] != self._dims[1]:  # clamping collapsed two chosen columns into one
+                x, y = d - 2, d - 1
+            self._dims = (x, y)
+        for combo, i in zip((self.x_combo, self.y_combo), self._dims if d > 1 else (0, 0)):
+            with QSignalBlocker(combo):
+                if [combo.itemText(k) for k in range(combo.count())] != names:
+                    combo.clear()
+                    combo.addItems(names)
+                combo.setCurrentIndex(i)
+        self.x_combo.setEnabled(d > 1)
+        self.vs_label.setVisible(d > 1)
+        self.y_combo.setVisible(d > 1)
+
+    def _set_dims(self, x=None, y=None):
+        dx, dy = self._dims
+        self._dims = (dx if x is None or x < 0 else x, dy if y is None or y < 0 else y)
+        if self._readout is not None:
+            self._draw()
+
+    def dims(self):
+        """The columns of V (and O) on the plane's x and y axes (y is None when d_v = 1)."""
+        ro = self._readout
+        if ro is None:
+            return None
+        cols = ro.columns
+        if len(cols) == 1:
+            return int(cols[0]), None
+        return int(cols[self._dims[0]]), int(cols[self._dims[1]])
+
+    def shown_keys(self):
+        """The keys drawn one by one: all of them, or the MAX_KEYS − 1 heaviest (in token order)."""
+        w = self._readout.weights
+        if len(w) <= MAX_KEYS:
+            return list(range(len(w)))
+        return sorted(np.argsort(-w, kind="stable")[:MAX_KEYS - 1].tolist())
+
+    # ----- drawing ------------------------------------------------------------------------------
+    def _draw(self):
+        ro = self._readout
+        tokens = self.model.tokens
+        keys = self.shown_keys()
+        self._draw_header(ro, tokens)
+        self._draw_bars(ro, keys)
+        self._draw_plane(ro, keys, tokens)
+        self._draw_legend(ro, keys, tokens)
+
+    def _draw_header(self, ro, tokens):
+        r = self.model.results
+        who = escape(tokens[ro.row])
+        if ro.masked:
+            self.header.setText(f"<b>③ readout for {who}</b>: <span style='color:#b00020'>row fully masked: "
+                                f"no output (all weights 0)</span>")
+            return
+        order = np.argsort(-ro.weights, kind="stable") if len(ro.weights) > MAX_TERMS else range(len(ro.weights))
+        terms = [f"{_fmt_weight(ro.weights[j])}·v({escape(tokens[j])})" for j in order[:MAX_TERMS]]
+        if len(order) > MAX_TERMS:
+            rest = float(ro.weights[order[MAX_TERMS:]].sum())  # display only: the weight not spelled out
+            terms.append(f"… ({len(order) - MAX_TERMS} more, Σw = {_fmt(rest)})")
+        text = (f"<b>③ readout for {who}</b>: O = {' + '.join(terms)} — a convex combination of the rows of V "
+                f"(weights ≥ 0, Σ = 1)")
+        if r.n_heads > 1:
+            lo, hi = int(ro.columns[0]), int(ro.columns[-1])
+            cols = f"d{lo}" if lo == hi else f"d{lo}–d{hi}"
+            plural = "column" if lo == hi else "columns"
+            text += (f"<br><span style='color:#555'>head {ro.head + 1}/{r.n_heads} (choose it in Controls): its "
+                     f"weights mix its own slice V[:, {cols}], giving {plural} {cols} of O (heads are "
+                     f"concatenated)</span>")
+        self.header.setText(text)
+
+    def _draw_bars(self, ro, keys):
+        plot = self.bars
+        for item in self.bar_items:
+            plot.removeItem(item)
+        self.bar_items, self.bar_keys = [], []
+        parts = ro.parts
+        d = parts.shape[1]
+        x = np.arange(d, dtype=float)
+        rest = len(parts) > len(keys)  # the others: positives and negatives kept apart, so stacks stay truthful
+        stacked, bases = shares_for_bars(parts, keys)
+        edge = pg.mkPen(QColor(255, 255, 255), width=1)
+        for slot, j in enumerate(keys):
+            item = pg.BarGraphItem(x=x, y0=bases[slot], height=stacked[slot], width=BAR_WIDTH,
+                                   brush=key_colour(slot), pen=edge)
+            self.bar_items.append(item)
+            self.bar_keys.append(j)
+        if rest:
+            item = pg.BarGraphItem(x=np.concatenate([x, x]), y0=np.concatenate(bases[-2:]),
+                                   height=np.concatenate(stacked[-2:]), width=BAR_WIDTH, brush=OTHERS_COLOR, pen=edge)
+            self.bar_items.append(item)
+            self.bar_keys.append(None)
+        for item in self.bar_items:
+            plot.addItem(item)
+
+        total = ro.output
+        if ro.masked:
+            self.total_ticks.setData([], [])
+            self.total_dots.setData([], [])
+        else:
+            half = BAR_WIDTH / 2 + 0.08
+            self.total_ticks.setData(np.repeat(x, 2) + np.tile([-half, half], d), np.repeat(total, 2))
+            self.total_dots.setData(x, total)
+
+        self._tick_bars()
+        self._stacks = (keys, stacked, bases)
+        plot.setXRange(-0.6, d - 0.4, padding=0)
+        plot.setYRange(*_stepped_range(float(np.min(bases + np.minimum(stacked, 0))),
+                                       float(np.max(bases + np.maximum(stacked, 0)))), padding=0)
+
+    def _tick_bars(self):
+        """Label the bars' dimensions, thinned so the labels never overprint at this width."""
+        ro = self._readout
+        if ro is None:
+            return
+        d = len(ro.columns)
+        step = _tick_step(d, max(self.bars.getViewBox().width(), 60.0))
+        self.bars.getAxis("bottom").setTicks([[(k, f"d{int(ro.columns[k])}") for k in range(0, d, step)], []])
+
+    def bar_tooltip(self, x, y):
+        """What the bar segment under view point (x, y) is: the key, its weight, its value and their product."""
+        ro = self._readout
+        if ro is None or self._stacks is None:
+            return ""
+        keys, stacked, bases = self._stacks
+        d = int(round(x))
+        if not (0 <= d < stacked.shape[1] and abs(x - d) <= BAR_WIDTH / 2):
+            return ""
+        col, tokens = f"d{int(ro.columns[d])}", self.model.tokens
+        for slot, (part, base) in enumerate(zip(stacked[:, d], bases[:, d])):
+            if part != 0 and min(base, base + part) <= y <= max(base, base + part):
+                if slot < len(keys):
+                    j = keys[slot]
+                    return (f"{tokens[j]} → O[{tokens[ro.row]}, {col}]: w {_fmt_weight(ro.weights[j])} × "
+                            f"v {_fmt(ro.values[j, d])} = {_fmt(part)}")
+                sign = "positive" if part > 0 else "negative"
+                return f"the other {len(ro.weights) - len(keys)} keys' {sign} shares of {col}: {_fmt(part)}"
+        return f"O[{tokens[ro.row]}, {col}] = {_fmt(ro.output[d])} (the sum of the shares)"
+
+    def _hover_bars(self, scene_pos):
+        vb = self.bars.getViewBox()
+        if not vb.sceneBoundingRect().contains(scene_pos):
+            self.bars.setToolTip("")
+            return
+        p = vb.mapSceneToView(scene_pos)
+        self.bars.setToolTip(self.bar_tooltip(p.x(), p.y()))
+
+    def _hull(self, pts):
+        values, dims, hull = self._hull_cache
+        key = self._dims if self._readout.values.shape[1] > 1 else (0,)
+        if values is self._readout.values and dims == key:
+            return hull
+        hull = convex_hull_2d(pts)
+        self._hull_cache = (self._readout.values, key, hull)
+        return hull
+
+    def plane_points(self):
+        """The V rows on the plane (L, 2) and O_i there (2,): y = 0 for all when d_v = 1."""
+        ro = self._readout
+        if ro.values.shape[1] == 1:
+            return (np.column_stack([ro.values[:, 0], np.zeros(len(ro.values))]),
+                    np.array([ro.output[0], 0.0]))
+        a, b = self._dims
+        return ro.values[:, [a, b]], ro.output[[a, b]]
+
+    def _draw_plane(self, ro, keys, tokens):
+        plot = self.plane
+        pts, o = self.plane_points()
+        one_d = ro.values.shape[1] == 1
+        hull = self._hull(pts)
+        self.hull_item.setPolygon(QPolygonF([QPointF(*pts[i]) for i in hull]) if len(hull) > 1 else QPolygonF())
+
+        self.points.setData(pos=pts)
+        self.key_points.setData(pos=pts[keys], brush=[pg.mkBrush(key_colour(slot)) for slot in range(len(keys))])
+
+        for item in self.weight_lines + self.point_labels:
+            plot.removeItem(item)
+        self.weight_lines, self.point_labels = [], []
+        font = QFont(QApplication.font())
+        crowded = len(keys) < len(pts)  # grey dots of other keys behind: give the labels a light backing
+        for j, text in _label_groups(pts, keys, tokens):
+            label = pg.TextItem(text, color=self._fg, fill=pg.mkBrush(255, 255, 255, 200) if crowded else None)
+            label.setZValue(5.5)  # above the grey dots, below the coloured ones and O_i
+            label.setFont(font)
+            label.setPos(*pts[j])
+            self.point_labels.append(label)
+            plot.addItem(label)
+
+        if ro.masked:
+            self.star.setData([], [])
+            self.star_label.setText("")
+        else:
+            for j in keys:
+                alpha = int(round(255 * float(np.clip(ro.weights[j], 0, 1))))
+                line = pg.PlotCurveItem([o[0], pts[j, 0]], [o[1], pts[j, 1]],
+                                        pen=pg.mkPen(QColor(40, 40, 40, alpha), width=2))
+                line.setZValue(5.2)  # above the grey dots, below the labels and coloured dots
+                self.weight_lines.append(line)
+                plot.addItem(line)
+            self.star.setData([o[0]], [o[1]])
+            self.star_label.setAnchor((0.5, 1.3) if one_d else (-0.15, -0.05))
+            self.star_label.setText(f"O[{tokens[ro.row]}]")
+            self.star_label.setFont(font)
+            self.star_label.setPos(*o)
+
+        names = [f"d{int(c)}" for c in ro.columns]
+        if one_d:
+            plot.setLabel("bottom", f"{names[0]} (V has one dimension: a line)", color=self._fg.name())
+            plot.setLabel("left", "", color=self._fg.name())
+            plot.getAxis("left").setTicks([[], []])
+            plot.setYRange(-1, 1, padding=0)
+        else:
+            plot.setLabel("bottom", names[self._dims[0]], color=self._fg.name())
+            plot.setLabel("left", names[self._dims[1]], color=self._fg.name())
+            plot.getAxis("left").setTicks(None)
+            plot.setYRange(*_fixed_range(pts[:, 1]), padding=0)
+        plot.setXRange(*_fixed_range(pts[:, 0], extra_high=0.0 if one_d else 0.1), padding=0)
+        self._place_labels()
+
+        if ro.masked:
+            self.check_label.setText("row fully masked: no output, so nothing to place in the hull")
+            self.inside = None
+            return
+        inside = in_convex_hull(o, pts[hull])
+        where = names[0] if one_d else f"{names[self._dims[0]]}, {names[self._dims[1]]}"
+        mark = "<span style='color:#009E73'>✓</span>" if inside else "<span style='color:#b00020'>✗</span>"
+        self.check_label.setText(f"O[{escape(tokens[ro.row])}] inside the hull of V's rows ({where}): <b>{mark}</b>")
+        self.inside = inside
+
+    def _place_labels(self):
+        """Keep the token labels inside the plot and, on a line (d_v = 1), off each other.
+
+        Labels sit right of their point, or left of it near the right edge. On a line they sit below
+        it, shifted so they stay inside, each on the first tier where it overlaps no earlier label.
+        """
+        if not self.point_labels:
+            return
+        vb = self.plane.getViewBox()
+        (x0, x1), _ = vb.viewRange()
+        px_per_unit = max(vb.width(), 100.0) / max(x1 - x0, 1e-300)
+        one_d = self._readout is not None and self._readout.values.shape[1] == 1
+        metrics = QFontMetricsF(self.point_labels[0].textItem.font())
+        tiers = []  # per tier: the pixel spans already taken
+        for label in sorted(self.point_labels, key=lambda item: item.pos().x()):
+            frac = float(np.clip((label.pos().x() - x0) / max(x1 - x0, 1e-300), 0.0, 1.0))
+            if not one_d:
+                label.setAnchor((-0.12, 1.0) if frac < 0.8 else (1.12, 1.0))
+                continue
+            width = metrics.horizontalAdvance(label.textItem.toPlainText()) + 8.0
+            left = frac * (x1 - x0) * px_per_unit - frac * width
+            span = (left, left + width)
+            tier = next((t for t, taken in enumerate(tiers) if all(span[0] >= b or span[1] <= a for a, b in taken)),
+                        len(tiers))
+            if tier == len(tiers):
+                tiers.append([])
+            tiers[tier].append(span)
+            label.setAnchor((frac, -0.25 - 0.95 * tier))
+
+    def _draw_legend(self, ro, keys, tokens):
+        entries = []
+        for slot, j in enumerate(keys):
+            entries.append(f"<span style='color:{key_colour(slot).name()}'>■</span>&nbsp;{escape(tokens[j])}"
+                           f"&nbsp;{_fmt_weight(ro.weights[j])}")
+        rest = len(ro.weights) - len(keys)
+        if rest:
+            w = float(ro.weights.sum() - ro.weights[keys].sum())
+            entries.append(f"<span style='color:{OTHERS_COLOR}'>■</span>&nbsp;{rest}&nbsp;others&nbsp;{_fmt(w)}")
+        entries.append("<b>—●</b>&nbsp;total&nbsp;O<sub>i,d</sub>")
+        entries.append("<b>★</b>&nbsp;O<sub>i</sub>")
+        self.legend.setText("&nbsp;&nbsp; ".join(entries))
+

@@ -1,0 +1,250 @@
+"""F4 readout panel: the stacked shares w_ij·v_j and O_i inside the hull of V, following the model (offscreen)."""
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from explorer.core import contributions, in_convex_hull
+from explorer.core.presets import demo_session, random_session
+from explorer.model import AttentionModel
+from explorer.panels.readout import OKABE_ITO, ReadoutPanel, key_colour
+
+
+def make(qtbot, session=None, size=(700, 450)):
+    model = AttentionModel(session if session is not None else demo_session())
+    panel = ReadoutPanel(model)
+    qtbot.addWidget(panel)
+    panel.resize(*size)
+    panel.show()
+    qtbot.waitExposed(panel)
+    model.flush()
+    return model, panel
+
+
+def bar_heights(panel):
+    """{key index: heights per dimension} read back from the BarGraphItems as drawn."""
+    return {j: np.asarray(item.opts["height"], float) for j, item in zip(panel.bar_keys, panel.bar_items)}
+
+
+def star_pos(panel):
+    x, y = panel.star.getData()
+    assert len(x) == 1
+    return np.array([x[0], y[0]])
+
+
+def expected_parts(model, row, head=0):
+    r = model.results
+    dh = r.v.shape[1] // r.n_heads
+    cols = slice(head * dh, (head + 1) * dh)
+    return contributions(r.heads.weights[head, row], r.v[:, cols]), cols
+
+
+def assert_bars_match(model, panel, row):
+    parts, _ = expected_parts(model, row, model.settings.selected_head)
+    heights = bar_heights(panel)
+    assert sorted(heights) == list(range(len(model.tokens)))
+    for j, h in heights.items():
+        np.testing.assert_allclose(h, parts[j], atol=1e-12)
+
+
+def test_bars_are_each_keys_share_and_the_star_is_the_output_row(qtbot):
+    model, panel = make(qtbot)
+    row = model.settings.selected_row
+    assert model.tokens[row] == "追"
+    assert_bars_match(model, panel, row)
+    # the bars stack to the output row: the marker of each dimension sits at O_id
+    out = model.results.heads.output[row]
+    _, totals = panel.total_dots.getData()
+    np.testing.assert_allclose(totals, out, atol=1e-12)
+    np.testing.assert_allclose(star_pos(panel), out[[0, 1]], atol=1e-12)
+    assert "readout for 追" in panel.header.text()
+    assert "0.45·v(猫)" in panel.header.text() and "convex combination" in panel.header.text()
+    assert "✓" in panel.check_label.text() and panel.inside is True
+    assert "猫&nbsp;0.45" in panel.legend.text()
+
+
+def test_negative_shares_stack_down_from_zero(qtbot):
+    model, panel = make(qtbot, random_session(5, 4, seed=2))
+    ro = panel._readout
+    assert (ro.parts < 0).any() and (ro.parts > 0).any()
+    for item in panel.bar_items:
+        y0, h = np.asarray(item.opts["y0"], float), np.asarray(item.opts["height"], float)
+        assert np.all(y0[h < 0] <= 0) and np.all(y0[h > 0] >= 0)
+
+
+def test_readout_follows_the_selected_row(qtbot):
+    model, panel = make(qtbot)
+    model.set_selection(row=3)
+    model.flush()
+    assert panel.row_combo.currentIndex() == 3
+    assert "readout for 激光点" in panel.header.text()
+    assert_bars_match(model, panel, 3)
+    np.testing.assert_allclose(star_pos(panel), model.results.heads.output[3, [0, 1]], atol=1e-12)
+
+
+def test_the_query_combo_selects_the_row_in_the_model(qtbot):
+    model, panel = make(qtbot)
+    panel.row_combo.activated.emit(0)
+    model.flush()
+    assert model.settings.selected_row == 0
+    assert "readout for 猫" in panel.header.text()
+
+
+def test_editing_v_moves_the_star_and_it_stays_in_the_hull(qtbot):
+    model, panel = make(qtbot)
+    before = star_pos(panel)
+    assert model.set_cell("V", 3, 1, 0.9)
+    model.flush()
+    after = star_pos(panel)
+    assert not np.allclose(before, after)
+    row = model.settings.selected_row
+    np.testing.assert_allclose(after, model.results.heads.output[row, [0, 1]], atol=1e-12)
+    assert in_convex_hull(after, model.matrix("V")[:, [0, 1]])
+    assert panel.inside is True and "✓" in panel.check_label.text()
+    assert_bars_match(model, panel, row)
+    # the hull drawn is the hull of the new V rows on the plane
+    poly = panel.hull_item.polygon()
+    drawn = {(round(poly.at(k).x(), 9), round(poly.at(k).y(), 9)) for k in range(poly.count())}
+    v = model.matrix("V")[:, [0, 1]]
+    assert drawn == {(1.0, 0.0), (0.0, 1.0), (0.0, 0.0)}  # 激光点 (0, 0.9) is on the edge 红色–追
+    assert all(in_convex_hull(p, v) for p in drawn)
+
+
+def test_hidden_until_the_output_stage_is_revealed(qtbot):
+    model, panel = make(qtbot)
+    model.set_revealed(2)
+    model.flush()
+    assert panel.views.isHidden() and panel.legend.isHidden() and panel.check_label.isHidden()
+    assert panel.hidden_label.isVisible()
+    assert "hidden until ③ is revealed" in panel.header.text()
+    assert "0.45" not in panel.header.text()
+    model.set_revealed(3)
+    model.flush()
+    assert panel.views.isVisible() and not panel.hidden_label.isVisible()
+    assert_bars_match(model, panel, model.settings.selected_row)
+
+
+def test_the_dimension_combos_change_the_plane(qtbot):
+    model, panel = make(qtbot)
+    row = model.settings.selected_row
+    assert panel.dims() == (0, 1)
+    assert panel.x_combo.currentText() == "d0" and panel.y_combo.currentText() == "d1"
+    panel.y_combo.setCurrentIndex(2)
+    assert panel.dims() == (0, 2)
+    np.testing.assert_allclose(star_pos(panel), model.results.heads.output[row, [0, 2]], atol=1e-12)
+    x, y = panel.points.getData()
+    np.testing.assert_allclose(np.column_stack([x, y]), model.matrix("V")[:, [0, 2]])
+    assert panel.plane.getPlotItem().getAxis("left").labelText == "d2"
+    assert "(d0, d2)" in panel.check_label.text()
+    panel.x_combo.setCurrentIndex(1)
+    np.testing.assert_allclose(star_pos(panel), model.results.heads.output[row, [1, 2]], atol=1e-12)
+    # the choice survives an edit
+    model.set_cell("V", 0, 0, 0.5)
+    model.flush()
+    assert panel.dims() == (1, 2)
+
+
+def test_several_heads_read_the_selected_heads_slice(qtbot):
+    model, panel = make(qtbot, random_session(6, 4, seed=1))
+    model.set_param("heads", 2)
+    model.set_selection(head=1, row=2)
+    model.flush()
+    parts, cols = expected_parts(model, 2, head=1)
+    heights = bar_heights(panel)
+    for j, h in heights.items():
+        np.testing.assert_allclose(h, parts[j], atol=1e-12)
+    assert panel.dims() == (2, 3)
+    np.testing.assert_allclose(star_pos(panel), model.results.heads.output[2, [2, 3]], atol=1e-12)
+    assert "head 2/2" in panel.header.text() and "V[:, d2–d3]" in panel.header.text()
+    assert [panel.x_combo.itemText(k) for k in range(panel.x_combo.count())] == ["d2", "d3"]
+
+
+def test_one_dimension_puts_everything_on_a_line(qtbot):
+    model, panel = make(qtbot)
+    model.set_param("heads", 3)  # d_v = 3 → three heads of width 1
+    model.flush()
+    row = model.settings.selected_row
+    assert panel.dims() == (0, None)
+    assert panel.y_combo.isHidden()
+    x, y = panel.points.getData()
+    np.testing.assert_allclose(x, model.matrix("V")[:, 0])
+    np.testing.assert_array_equal(y, 0.0)
+    np.testing.assert_allclose(star_pos(panel), [model.results.heads.output[row, 0], 0.0], atol=1e-12)
+    assert panel.inside is True
+    # three tokens share v = 0 on this line: one label names them all
+    texts = [label.textItem.toPlainText() for label in panel.point_labels]
+    assert "追, 红色, 激光点" in texts
+
+
+def test_the_chosen_dimensions_survive_a_one_dimensional_detour(qtbot):
+    model, panel = make(qtbot, random_session(5, 6, seed=4))
+    panel.x_combo.setCurrentIndex(4)
+    panel.y_combo.setCurrentIndex(2)
+    assert panel.dims() == (4, 2)
+    model.set_param("heads", 6)  # width 1 per head: a line
+    model.flush()
+    assert panel.dims() == (0, None)
+    model.set_param("heads", 3)  # width 2: columns d0, d1 of head 1 — the choice is clamped to two columns
+    model.flush()
+    assert panel.dims() == (0, 1)
+    model.set_param("heads", 1)
+    model.flush()
+    assert sorted(panel.dims()) == [0, 1]
+    panel.x_combo.setCurrentIndex(5)
+    assert panel.dims()[0] == 5
+
+
+def test_many_keys_keep_the_heaviest_and_group_the_rest(qtbot):
+    model, panel = make(qtbot, random_session(20, 4, seed=3))
+    ro = panel._readout
+    keys = [j for j in panel.bar_keys if j is not None]
+    assert len(panel.bar_items) == 12 and panel.bar_keys[-1] is None
+    assert set(keys) == set(np.argsort(-ro.weights, kind="stable")[:11].tolist())
+    rest = [j for j in range(20) if j not in keys]
+    others = panel.bar_items[-1].opts
+    d = ro.parts.shape[1]
+    heights = np.asarray(others["height"], float)
+    np.testing.assert_allclose(heights[:d], np.clip(ro.parts[rest], 0, None).sum(axis=0), atol=1e-12)
+    np.testing.assert_allclose(heights[d:], np.clip(ro.parts[rest], None, 0).sum(axis=0), atol=1e-12)
+    # every share is drawn: the signed sum of all heights per dimension is the output row
+    total = sum(np.asarray(item.opts["height"], float)[:d] for item in panel.bar_items[:-1]) + heights[:d] + \
+        heights[d:]
+    np.testing.assert_allclose(total, model.results.heads.output[model.settings.selected_row], atol=1e-12)
+    assert "9&nbsp;others" in panel.legend.text()
+
+
+def test_a_fully_masked_row_says_so(qtbot):
+    model, panel = make(qtbot)
+    r = model.results
+    heads = replace(r.heads, weights=np.zeros_like(r.heads.weights), head_outputs=np.zeros_like(r.heads.head_outputs),
+                    output=np.zeros_like(r.heads.output), masked_rows=np.ones_like(r.heads.masked_rows))
+    model.results = replace(r, heads=heads)
+    panel.refresh()
+    assert "row fully masked: no output (all weights 0)" in panel.header.text()
+    assert len(panel.star.getData()[0]) == 0 and panel.inside is None
+    for item in panel.bar_items:
+        np.testing.assert_array_equal(item.opts["height"], 0.0)
+
+
+def test_bar_tooltip_names_the_key_and_its_share(qtbot):
+    model, panel = make(qtbot)
+    text = panel.bar_tooltip(0.0, 0.2)  # d0 of 追: all of it comes from 猫
+    assert text.startswith("猫 → O[追, d0]") and "w 0.45" in text and "v 1.00" in text
+    assert panel.bar_tooltip(0.5, 0.2) == ""  # between bars
+
+
+def test_token_colours_are_the_okabe_ito_palette_then_darker():
+    assert [key_colour(k).name().upper() for k in range(len(OKABE_ITO))] == list(OKABE_ITO)
+    assert key_colour(len(OKABE_ITO)).lightness() < key_colour(0).lightness()
+
+
+@pytest.mark.parametrize("size", [(700, 450), (380, 640)])
+def test_views_sit_side_by_side_when_wide_and_stacked_when_narrow(qtbot, size):
+    model, panel = make(qtbot, size=size)
+    QApplication.processEvents()
+    bars, plane = panel.bars.geometry(), panel.plane.geometry()
+    if size[0] > size[1]:
+        assert plane.left() >= bars.right()
+    else:
+        assert plane.top() >= bars.bottom()
