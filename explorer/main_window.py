@@ -98,7 +98,7 @@ class MainWindow(QMainWindow):
         d["controls"].raise_()
         d["readout"].raise_()
         self.resizeDocks([d["editor"], d["scores"]], [640, 960], Qt.Horizontal)
-        self.resizeDocks([d["editor"], d["controls"]], [520, 380], Qt.Vertical)
+        self.resizeDocks([d["editor"], d["controls"]], [450, 450], Qt.Vertical)
         self.resizeDocks([d["scores"], d["output"]], [560, 340], Qt.Vertical)
         self.resizeDocks([d["scores"], d["weights"]], [480, 480], Qt.Horizontal)
         self.resizeDocks([d["output"], d["readout"]], [380, 580], Qt.Horizontal)

@@ -83,6 +83,7 @@ class HeatmapPanel(Panel):
         hidden = self.hidden()
         self.heatmap.set_hidden(hidden)
         self.reveal_button.setVisible(hidden)
+        self.reveal_button.setEnabled(self.model.revealed == self.stage - 1)  # the stages come in order
         self.heatmap.set_selected_row(self.model.settings.selected_row)
         guess = self.model.guesses.get(self.stage)
         self.heatmap.set_highlight([guess] if guess else [])
