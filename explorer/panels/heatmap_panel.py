@@ -3,6 +3,7 @@ import numpy as np
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
 from explorer.widgets.heatmap import Heatmap
+from explorer.widgets.nice import nice_ceiling
 
 from .base import Panel
 
@@ -13,10 +14,8 @@ def nice_symmetric_levels(values, floor=1.0):
     Steps instead of an exact fit, so the colours show a change of scale or temperature rather
     than re-stretching to the same picture every time.
     """
-    top = max(float(np.max(np.abs(values))) if np.size(values) else 0.0, floor)
-    exp = 10.0 ** np.floor(np.log10(top))
-    m = next(f * exp for f in (1, 2, 5, 10) if f * exp >= top * (1 - 1e-12))
-    return -float(m), float(m)
+    m = nice_ceiling(max(float(np.max(np.abs(values))) if np.size(values) else 0.0, floor))
+    return -m, m
 
 
 class HeatmapPanel(Panel):

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QSpinBox, QVBoxL
 from explorer.core.lines import strongest_edges, top_k_edges
 
 from .base import Panel
+from explorer.widgets.nice import nice_step
 
 LINE_COLOR = QColor("#2171b5")  # the blue of the weights' colour map
 FOCUS_FILL = QColor("#deebf7")  # behind the hovered / selected token
@@ -36,16 +37,6 @@ MARGIN, GAP = 8.0, 8.0
 HIDDEN_TEXT = "weights hidden until ② is revealed"
 
 EMPTY = (np.empty(0, np.intp), np.empty(0, np.intp), np.empty(0, np.float64))
-
-
-def _nice_step(n):
-    """Smallest of 1, 2, 5, 10, 20, 50, ... that is >= n."""
-    step = 1
-    while True:
-        for m in (1, 2, 5):
-            if step * m >= n:
-                return step * m
-        step *= 10
 
 
 def _weight_text(w, masked):
@@ -164,7 +155,7 @@ class LinesCanvas(QWidget):
             row_h = min(MAX_ROW_H, avail / n)
         y0 = top + (avail - row_h * n) / 2
         ink = font.pixelSize() * INK
-        step = _nice_step(math.ceil(ink / row_h)) if row_h < ink else 1
+        step = nice_step(math.ceil(ink / row_h)) if row_h < ink else 1
         small = QFont(font)
         small.setPixelSize(max(int(round(px * 0.9)), 1))
         header_font = self._header_font(base)

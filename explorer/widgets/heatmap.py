@@ -17,6 +17,7 @@ from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QImage, QPainter, QPain
 from PySide6.QtWidgets import QToolTip
 
 from .cell_text import MAX_CELLS, CellTextItem, contrast_is_white
+from explorer.widgets.nice import nice_step
 
 # Preset name -> (pyqtgraph colour map, reversed?). Both are Kovesi's colour-blind-safe CET maps.
 # Sequential is CBL2 reversed: near-white at 0 (reads as "nothing"), cream, blue, near-black at 1.
@@ -35,16 +36,6 @@ MIN_PLOT_H = 160.0  # the matrix (and so the colour bar) is never squeezed below
 LAYOUT_MARGIN = 6.0
 
 
-def _nice_step(n: int) -> int:
-    """Smallest of 1, 2, 5, 10, 20, 50, ... that is >= n."""
-    step = 1
-    while True:
-        for m in (1, 2, 5):
-            if step * m >= n:
-                return step * m
-        step *= 10
-
-
 def _label_step(widths: np.ndarray, cell_px: float, gap: float) -> int:
     """Smallest nice step at which neighbouring centred labels of these widths do not overlap."""
     step = 1
@@ -52,7 +43,7 @@ def _label_step(widths: np.ndarray, cell_px: float, gap: float) -> int:
         w = widths[::step]
         if np.all((w[:-1] + w[1:]) / 2 + gap <= step * cell_px):
             return step
-        step = _nice_step(step + 1)
+        step = nice_step(step + 1)
     return step
 
 
@@ -456,7 +447,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
         cell_w = vb.width() / max(x1 - x0, 1e-9)
         cell_h = vb.height() / max(y1 - y0, 1e-9)
         fm = QFontMetricsF(self.font())
-        row_step = _nice_step(math.ceil((fm.height() + 1) / max(cell_h, 1e-9)))
+        row_step = nice_step(math.ceil((fm.height() + 1) / max(cell_h, 1e-9)))
         col_step = _label_step(self._col_label_px, cell_w, gap=8.0)
         flagged = self._flagged
         left = [
