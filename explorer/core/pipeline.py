@@ -6,7 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .checks import require_finite
 from .heads import MultiHeadResult, multi_head_attention
+from .positions import sinusoidal_positions
 
 
 def scale_for(settings, d_head):
@@ -28,6 +30,8 @@ class PipelineResult:
     heads: MultiHeadResult
     scale: float
     temperature: float
+    x: np.ndarray | None = None  # projected mode: the token vectors as projected (PE added if on)
+    pe: np.ndarray | None = None  # projected mode: the sinusoidal PE(L, D), whether added or not
 
     @property
     def n_heads(self):
@@ -46,11 +50,36 @@ class PipelineResult:
         return dot, self.scale, self.temperature, masked, float(self.heads.scores[head, i, j])
 
 
+def projected_inputs(matrices, settings):
+    """The chapter's three personalities: Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ (PE added to X first if on).
+
+    Returns (x, pe, q, k, v); x is the X actually projected.
+    """
+    x = matrices["X"]
+    pe = sinusoidal_positions(*x.shape)
+    if settings.positions == "sinusoidal":
+        x = x + pe
+    with np.errstate(over="ignore", invalid="ignore"):
+        q, k, v = x @ matrices["Wq"].T, x @ matrices["Wk"].T, x @ matrices["Wv"].T
+    for name, m in (("Q = X·W_qᵀ", q), ("K = X·W_kᵀ", k), ("V = X·W_vᵀ", v)):
+        require_finite(m, name)
+    return x, pe, q, k, v
+
+
 def run_pipeline(matrices, settings):
-    """Q, K, V (and the settings) → every stage; raises ShapeError/NonFiniteError on bad input."""
-    q, k, v = matrices["Q"], matrices["K"], matrices["V"]
+    """Q, K, V (direct) or X and the W (projected), and the settings → every stage.
+
+    Raises ShapeError/NonFiniteError on bad input.
+    """
+    x = pe = wo = None
+    if settings.source == "projected":
+        x, pe, q, k, v = projected_inputs(matrices, settings)
+        wo = matrices["Wo"]
+    else:
+        q, k, v = matrices["Q"], matrices["K"], matrices["V"]
     d_head = q.shape[1] // settings.heads
     scale = scale_for(settings, d_head)
     result = multi_head_attention(q, k, v, settings.heads, scale=scale, causal=settings.causal,
-                                  temperature=settings.temperature)
-    return PipelineResult(q=q, k=k, v=v, heads=result, scale=scale, temperature=settings.temperature)
+                                  temperature=settings.temperature, wo=wo)
+    return PipelineResult(q=q, k=k, v=v, heads=result, scale=scale, temperature=settings.temperature,
+                          x=x, pe=pe)

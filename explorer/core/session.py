@@ -25,7 +25,8 @@ from .atomic import atomic_write_bytes, file_name
 from .errors import SessionError
 
 __all__ = [
-    "FORMAT_NAME", "VERSION", "UPGRADES", "SCALE_MODES", "MATRIX_AXES",
+    "FORMAT_NAME", "VERSION", "UPGRADES", "SCALE_MODES", "SOURCES", "POSITIONS", "MATRIX_AXES",
+    "REQUIRED_MATRICES", "PROJECTION_MATRICES",
     "TEMPERATURE_MIN", "TEMPERATURE_MAX", "SCALE_MAX",
     "MAX_TOKENS", "MAX_DIM", "MAX_CELLS", "MAX_FILE_BYTES", "MAX_TOKEN_CHARS", "MAX_ABS_VALUE",
     "MAX_TITLE_CHARS", "MAX_LAYOUT_BYTES",
@@ -34,9 +35,11 @@ __all__ = [
 ]
 
 FORMAT_NAME = "attention-explorer-session"
-VERSION = 1
+VERSION = 2
 
 SCALE_MODES = ("inv_sqrt_d", "none", "custom")
+SOURCES = ("direct", "projected")   # edit Q, K, V themselves, or X and the projections W
+POSITIONS = ("none", "sinusoidal")  # what is added to X before the projections
 TEMPERATURE_MIN, TEMPERATURE_MAX = 0.05, 20.0
 SCALE_MAX = 1e3                 # a custom scale lies in (0, SCALE_MAX]
 
@@ -50,20 +53,39 @@ MAX_TITLE_CHARS = 200           # characters of the title (may be empty)
 MAX_LAYOUT_BYTES = 2 ** 20      # UTF-8 bytes of all layout keys and values together
 _MAX_NUMBER_CHARS = 100         # a JSON number literal longer than this is refused while parsing
 
-# The matrices of the current version and their axes. "L" is the number of tokens; any other axis
-# must have the same length in every matrix that names it. A later version adds its matrices here
-# (e.g. "X": ("L", "D"), "Wq": ("d_k", "D"), ...), plus an UPGRADES step.
+# The matrices and their axes. "L" is the number of tokens; any other axis must have the same
+# length in every matrix that names it. Q, K, V are always there; the projection group (token
+# vectors X and W_q, W_k, W_v, W_o: Q = X·W_qᵀ …, output = concat·W_oᵀ) is there as a whole or not
+# at all, and must be there when settings.source is "projected".
 MATRIX_AXES: dict[str, tuple[str, str]] = {
     "Q": ("L", "d_k"),
     "K": ("L", "d_k"),
     "V": ("L", "d_v"),
+    "X": ("L", "D"),
+    "Wq": ("p_k", "D"),
+    "Wk": ("p_k", "D"),
+    "Wv": ("p_v", "D"),
+    "Wo": ("D_o", "p_v"),
 }
-_AXIS_TEXT = {"d_k": "the Q/K width", "d_v": "the V width"}
-_HEAD_AXES = ("d_k", "d_v")     # settings.heads must divide each of these widths
+REQUIRED_MATRICES = ("Q", "K", "V")
+PROJECTION_MATRICES = ("X", "Wq", "Wk", "Wv", "Wo")
+_AXIS_TEXT = {"d_k": "the Q/K width", "d_v": "the V width", "D": "the token-vector width",
+              "p_k": "the projected Q/K width", "p_v": "the projected V width",
+              "D_o": "the output width"}
+# settings.heads must divide each of these widths, by source
+_HEAD_AXES = {"direct": ("d_k", "d_v"), "projected": ("p_k", "p_v")}
+
+def _upgrade_v1(data: dict) -> dict:
+    """Version 2 adds settings.source and settings.positions (and optional projection matrices)."""
+    settings = data.get("settings")
+    if isinstance(settings, dict):
+        settings = {**settings, "source": "direct", "positions": "none"}
+    return {**data, "settings": settings}
+
 
 # UPGRADES[n] turns the dict of a version-n file into a version-(n + 1) dict. load applies them one
-# step at a time, so a file of any past version keeps loading. Empty while VERSION == 1.
-UPGRADES: dict[int, Callable[[dict], dict]] = {}
+# step at a time, so a file of any past version keeps loading.
+UPGRADES: dict[int, Callable[[dict], dict]] = {1: _upgrade_v1}
 
 _TOP_FIELDS = ("format", "version", "title", "tokens", "settings", "matrices", "layout")
 
@@ -83,6 +105,8 @@ class Settings:
     heads: int = 1                   # must divide the Q/K width and the V width
     selected_row: int = 0            # the query row the readout shows; 0 <= row < L
     selected_head: int = 0           # 0 <= head < heads
+    source: str = "direct"           # "direct": Q, K, V as edited; "projected": from X and W (v2)
+    positions: str = "none"          # "sinusoidal": PE(L, D) added to X before projecting (v2)
 
 
 _SETTINGS_FIELDS = tuple(f.name for f in fields(Settings))
@@ -241,9 +265,14 @@ def _check_matrix_names(names: Any, where: str) -> None:
             text = name if isinstance(name, str) else repr(name)
             raise SessionError(f"{where}: matrices: unknown matrix {_short(text)} (version "
                                f"{VERSION} holds {', '.join(MATRIX_AXES)})")
-    for name in MATRIX_AXES:
+    for name in REQUIRED_MATRICES:
         if name not in names:
             raise SessionError(f"{where}: matrices: missing matrix {name!r}")
+    present = [n for n in PROJECTION_MATRICES if n in names]
+    if present and len(present) < len(PROJECTION_MATRICES):
+        missing = [n for n in PROJECTION_MATRICES if n not in names]
+        raise SessionError(f"{where}: matrices: the projections come together; "
+                           f"{', '.join(present)} without {', '.join(missing)}")
 
 
 def _check_matrices(matrices: Any, n_tokens: int, where: str
@@ -256,6 +285,8 @@ def _check_matrices(matrices: Any, n_tokens: int, where: str
     lengths: dict[str, tuple[int, str]] = {"L": (n_tokens, "")}   # axis -> (length, first matrix)
     result: dict[str, np.ndarray] = {}
     for name, axes in MATRIX_AXES.items():
+        if name not in matrices:
+            continue
         place = f"matrices.{name}"
         array = matrices[name]
         if not isinstance(array, np.ndarray):
@@ -340,10 +371,24 @@ def _check_settings(settings: Any, widths: Mapping[str, int], where: str) -> Set
     if not isinstance(causal, (bool, np.bool_)):
         raise SessionError(f"{where}: settings.causal must be true or false, "
                            f"not {_describe(causal)}")
+    source = settings.source
+    if not isinstance(source, str) or source not in SOURCES:
+        raise SessionError(f"{where}: settings.source must be one of "
+                           f"{', '.join(map(repr, SOURCES))}, not {_describe(source)}")
+    if source == "projected" and "D" not in widths:
+        raise SessionError(f"{where}: settings.source is 'projected' but the matrices X, Wq, Wk, "
+                           f"Wv and Wo are missing")
+    positions = settings.positions
+    if not isinstance(positions, str) or positions not in POSITIONS:
+        raise SessionError(f"{where}: settings.positions must be one of "
+                           f"{', '.join(map(repr, POSITIONS))}, not {_describe(positions)}")
+    if positions != "none" and source != "projected":
+        raise SessionError(f"{where}: settings.positions is {positions!r}, but positions are added "
+                           f"to the token vectors X, which only the 'projected' source has")
     heads = _integer(settings.heads, "settings.heads", where)
     if heads < 1:
         raise SessionError(f"{where}: settings.heads is {heads}; it must be at least 1")
-    for axis in _HEAD_AXES:
+    for axis in _HEAD_AXES[source]:
         width = widths[axis]
         if width % heads:
             raise SessionError(f"{where}: settings.heads is {heads}, which does not divide "
@@ -359,7 +404,8 @@ def _check_settings(settings: Any, widths: Mapping[str, int], where: str) -> Set
         raise SessionError(f"{where}: settings.selected_head is {head}; with {heads} heads it "
                            f"must lie in 0..{heads - 1}")
     return Settings(scale_mode=mode, scale=scale, temperature=temperature, causal=bool(causal),
-                    heads=heads, selected_row=row, selected_head=head)
+                    heads=heads, selected_row=row, selected_head=head, source=source,
+                    positions=positions)
 
 
 def _check_layout(layout: Any, where: str) -> dict[str, str] | None:
@@ -428,7 +474,8 @@ def session_to_json(session: Session, where: str = "session") -> str:
     """The file text of a valid session (validated first): indented JSON, a matrix row a line."""
     s = validate_session(session, where)
     settings = [(name, _dump(getattr(s.settings, name))) for name in _SETTINGS_FIELDS]
-    matrices = [(name, _matrix_text(s.matrices[name], "  ")) for name in MATRIX_AXES]
+    matrices = [(name, _matrix_text(s.matrices[name], "  ")) for name in MATRIX_AXES
+                if name in s.matrices]
     layout = "null" if s.layout is None else _object_lines(
         [(key, _dump(value)) for key, value in s.layout.items()], " ")
     top = [
@@ -546,8 +593,9 @@ def _parse(text: str, where: str) -> Any:
     except _Refused as e:
         raise SessionError(f"{where}: {e.message}{_position(text, e.literal)}") from None
     except json.JSONDecodeError as e:
-        ending = " (the file ends too early; is it truncated?)" if e.pos >= len(
-            text.rstrip()) else ""
+        cut = e.pos >= len(text.rstrip()) or (e.msg.startswith("Unterminated string")
+                                              and "\n" not in text[e.pos:].rstrip())
+        ending = " (the file ends too early; is it truncated?)" if cut else ""
         raise SessionError(f"{where}: is not valid JSON: {e.msg} at line {e.lineno}, column "
                            f"{e.colno}{ending}") from None
     except RecursionError:
@@ -641,7 +689,7 @@ def _session_from_data(data: Any, where: str) -> Session:
     _check_tokens(tokens, where)     # before the matrices, whose rows are counted against it
     _check_matrix_names(matrices, where)
     arrays = {name: _matrix_from_json(matrices[name], f"matrices.{name}", where)
-              for name in MATRIX_AXES}
+              for name in MATRIX_AXES if name in matrices}
     session = Session(tokens=tuple(tokens), matrices=arrays, settings=Settings(**settings),
                       layout=layout, title=data["title"])
     return validate_session(session, where)

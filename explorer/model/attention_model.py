@@ -10,8 +10,12 @@ from explorer.core import head_count_options
 from explorer.core.errors import ExplorerError
 from explorer.core.pipeline import run_pipeline
 from explorer.core.presets import demo_session
-from explorer.core.session import (MAX_ABS_VALUE, MAX_DIM, MAX_TOKEN_CHARS, MAX_TOKENS, SCALE_MODES,
-                                   TEMPERATURE_MAX, TEMPERATURE_MIN, validate_session)
+from explorer.core.permutation import permutation_check, shuffle_permutation
+from explorer.core.session import (MAX_ABS_VALUE, MAX_DIM, MAX_TOKEN_CHARS, MAX_TOKENS, POSITIONS,
+                                   PROJECTION_MATRICES, SCALE_MODES, SOURCES, TEMPERATURE_MAX,
+                                   TEMPERATURE_MIN, validate_session)
+from explorer.core.structure import (AXIS_NAMES, WIDTH_AXES, axis_length, delete_along, insert_along,
+                                     permute_tokens, projections_reproducing)
 
 from .commands import CellsCommand, StateCommand
 from .state import MATRIX_NAMES, State
@@ -21,7 +25,8 @@ STRUCTURE, VALUES, SETTINGS, SELECTION, LESSON = 1, 2, 4, 8, 16
 ALL_STAGES = 3  # ① scores, ② weights, ③ output: how many stages the lesson has revealed
 
 PARAM_LABELS = {"scale_mode": "scale mode", "scale": "scale", "temperature": "temperature",
-                "causal": "causal mask", "heads": "heads"}
+                "causal": "causal mask", "heads": "heads", "source": "source of Q, K, V",
+                "positions": "positions"}
 
 
 class AttentionModel(QObject):
@@ -44,6 +49,7 @@ class AttentionModel(QObject):
         self.results = None
         self.revealed = ALL_STAGES  # the explorer shows every stage; a lesson may hide later ones
         self.guesses = {}  # stage → (row, col) the reader clicked before revealing it
+        self.shuffle = None  # the last "shuffle tokens": its permutation and the output before it
         self.load(session if session is not None else demo_session())
 
     # ----- reading -------------------------------------------------------------------------------
@@ -56,12 +62,29 @@ class AttentionModel(QObject):
         return self._state.settings
 
     def matrix(self, name):
-        """The live array of Q, K or V (read it, never write it: edits go through ``set_cell``)."""
+        """The live array of Q, K, V, X or a W (read it, never write it: edits go through ``set_cell``)."""
         return self._state.matrices[name]
+
+    def has(self, name):
+        return name in self._state.matrices
+
+    @property
+    def projected(self):
+        return self.settings.source == "projected"
+
+    def editable(self):
+        """The matrices a person edits now: Q, K, V, or X and the projections."""
+        return PROJECTION_MATRICES if self.projected else MATRIX_NAMES
+
+    def widths(self):
+        """(Q/K width, V width) of the attention actually computed."""
+        if self.projected:
+            return self.matrix("Wq").shape[0], self.matrix("Wv").shape[0]
+        return self.matrix("Q").shape[1], self.matrix("V").shape[1]
 
     def head_options(self):
         """The head counts that divide both the Q/K width and the V width."""
-        return head_count_options(self.matrix("Q").shape[1], self.matrix("V").shape[1])
+        return head_count_options(*self.widths())
 
     def to_session(self, layout=None):
         return self._state.to_session(title=self.title, layout=layout)
@@ -73,6 +96,7 @@ class AttentionModel(QObject):
         self._origin = State.from_session(session)
         self._state = self._origin.copy()
         self.title = session.title
+        self.shuffle = None
         self.undo_stack.clear()
         self.undo_stack.setClean()
         self._schedule(STRUCTURE | VALUES | SETTINGS | SELECTION | LESSON)
@@ -86,8 +110,11 @@ class AttentionModel(QObject):
     def set_block(self, name, top, left, block):
         """Write a 2-D block (a paste) as one undo step; refused whole if any value is bad or it sticks out."""
         block = np.asarray(block, dtype=np.float64)
-        if block.ndim != 2 or name not in MATRIX_NAMES:
+        if block.ndim != 2 or name not in self._state.matrices:
             return self._refuse(f"cannot write a block of shape {block.shape} into {name}")
+        if name not in self.editable():
+            return self._refuse(f"{name} is computed from X and W_{name.lower()} in projected mode: "
+                                f"edit X or W_{name.lower()} instead")
         arr = self.matrix(name)
         rows, cols = block.shape
         if top < 0 or left < 0 or top + rows > arr.shape[0] or left + cols > arr.shape[1]:
@@ -96,11 +123,12 @@ class AttentionModel(QObject):
         bad = ~np.isfinite(block) | (np.abs(block) > MAX_ABS_VALUE)
         if bad.any():
             r, c = (int(x) for x in np.argwhere(bad)[0])
-            return self._refuse(f"{name}[{self.tokens[top + r]}, d{left + c}]: {block[r, c]} is not a finite "
+            return self._refuse(f"{name}[{self._row_name(name, top + r)}, d{left + c}]: {block[r, c]} is not a finite "
                                 f"number within ±{MAX_ABS_VALUE:g}")
         if np.array_equal(arr[top:top + rows, left:left + cols], block):
             return True
-        where = f"{name}[{self.tokens[top]}, d{left}]" if block.size == 1 else f"{rows}×{cols} block of {name}"
+        where = (f"{name}[{self._row_name(name, top)}, d{left}]" if block.size == 1
+                 else f"{rows}×{cols} block of {name}")
         self.undo_stack.push(CellsCommand(self, name, top, left, block, f"Edit {where}", self._gesture))
         return True
 
@@ -114,9 +142,21 @@ class AttentionModel(QObject):
         changes = {name: value}
         if name == "heads":
             changes["selected_head"] = min(self.settings.selected_head, value - 1)
+        state = self._state.with_settings(**changes)
+        if name == "source":
+            state = self._switch_source(state, value)
         label = PARAM_LABELS[name]
-        self._push_state(self._state.with_settings(**changes), f"Set {label} to {value}")
+        self._push_state(state, f"Set {label} to {value}")
         return True
+
+    def _switch_source(self, state, source):
+        """Projected for the first time: X and W that reproduce the current Q, K, V exactly."""
+        mats = state.matrices
+        if source == "projected" and "X" not in mats:
+            mats = {**mats, **projections_reproducing(mats["Q"], mats["K"], mats["V"])}
+        if source == "direct":
+            state = state.with_settings(positions="none")
+        return self._with_heads_fitting(replace(state, matrices=mats))
 
     def set_selection(self, row=None, head=None):
         """Choose the query row and head the panels focus on (saved with the session, not an undo step)."""
@@ -172,7 +212,7 @@ class AttentionModel(QObject):
             return self._refuse(f"cannot add a token: at most {MAX_TOKENS} tokens")
         at = n if at is None else int(np.clip(at, 0, n))
         name = name or self._fresh_token_name()
-        mats = {k: np.insert(a, at, 0.0, axis=0) for k, a in self._state.matrices.items()}
+        mats = insert_along(self._state.matrices, "L", at)
         tokens = self.tokens[:at] + (name,) + self.tokens[at:]
         self._push_state(replace(self._state, tokens=tokens, matrices=mats), f"Add token {name}")
         row = self.settings.selected_row
@@ -183,7 +223,7 @@ class AttentionModel(QObject):
         n = len(self.tokens)
         if n <= 1:
             return self._refuse("cannot remove the last token: attention needs at least one")
-        mats = {k: np.delete(a, i, axis=0) for k, a in self._state.matrices.items()}
+        mats = delete_along(self._state.matrices, "L", i)
         tokens = self.tokens[:i] + self.tokens[i + 1:]
         row = self.settings.selected_row
         self._push_state(replace(self._state, tokens=tokens, matrices=mats), f"Remove token {self.tokens[i]}")
@@ -191,36 +231,63 @@ class AttentionModel(QObject):
         return True
 
     def add_dim(self, group, at=None):
-        """Add a column: ``group="qk"`` to Q and K together (they must match), ``"v"`` to V alone."""
-        names = ("Q", "K") if group == "qk" else ("V",)
-        width = self.matrix(names[0]).shape[1]
+        """Widen one axis: ``"qk"`` the Q/K width, ``"v"`` the V width; projected also ``"x"`` (D of X and
+        every W) and ``"out"`` (rows of W_o). Every matrix on that axis gets a slice of zeros."""
+        axis = WIDTH_AXES[self.settings.source].get(group)
+        if axis is None:
+            return self._refuse(f"there is no {group!r} width to change in {self.settings.source} mode")
+        width = axis_length(axis, self._state.matrices)
         if width >= MAX_DIM:
-            return self._refuse(f"cannot add a dimension: at most {MAX_DIM}")
+            return self._refuse(f"cannot add a dimension to {AXIS_NAMES[axis]}: at most {MAX_DIM}")
         at = width if at is None else int(np.clip(at, 0, width))
-        mats = dict(self._state.matrices)
-        for k in names:
-            mats[k] = np.insert(mats[k], at, 0.0, axis=1)
+        mats = insert_along(self._state.matrices, axis, at)
         self._push_state(self._with_heads_fitting(replace(self._state, matrices=mats)),
-                         f"Add a dimension to {' and '.join(names)}")
+                         f"Add a dimension to {AXIS_NAMES[axis]}")
         return True
 
     def remove_dim(self, group, at=None):
-        names = ("Q", "K") if group == "qk" else ("V",)
-        width = self.matrix(names[0]).shape[1]
+        axis = WIDTH_AXES[self.settings.source].get(group)
+        if axis is None:
+            return self._refuse(f"there is no {group!r} width to change in {self.settings.source} mode")
+        width = axis_length(axis, self._state.matrices)
         if width <= 1:
-            return self._refuse(f"cannot remove the last dimension of {' and '.join(names)}")
+            return self._refuse(f"cannot remove the last dimension of {AXIS_NAMES[axis]}")
         at = width - 1 if at is None else int(np.clip(at, 0, width - 1))
-        mats = dict(self._state.matrices)
-        for k in names:
-            mats[k] = np.delete(mats[k], at, axis=1)
+        mats = delete_along(self._state.matrices, axis, at)
         self._push_state(self._with_heads_fitting(replace(self._state, matrices=mats)),
-                         f"Remove dimension d{at} of {' and '.join(names)}")
+                         f"Remove dimension {at} of {AXIS_NAMES[axis]}")
         return True
 
-    def randomize(self, seed=0, names=MATRIX_NAMES):
-        """Fill the chosen matrices with seeded standard-normal numbers (same seed, same numbers)."""
+    def shuffle_tokens(self, seed=0):
+        """Reorder the tokens (rows of Q, K, V and X) by a seeded permutation, as one undo step.
+
+        The output before is kept, so ``shuffle_result()`` can show that without positions (and
+        without a causal mask) the new output is the old one permuted the same way.
+        """
+        perm = shuffle_permutation(len(self.tokens), seed)
+        self.flush()
+        before = self.results.heads.output.copy()
+        mats = permute_tokens(self._state.matrices, perm)
+        tokens = tuple(self.tokens[p] for p in perm)
+        row = int(np.argsort(perm)[self.settings.selected_row])  # keep the same token selected
+        self._push_state(replace(self._state, tokens=tokens, matrices=mats), "Shuffle tokens")
+        self.set_selection(row=row)
+        self.shuffle = (perm, before, self.undo_stack.index())
+        return True
+
+    def shuffle_result(self):
+        """The check of the last shuffle against the current output, or None."""
+        if self.shuffle is None or self.shuffle[2] != self.undo_stack.index():
+            return None  # any later edit (or an undo) makes the comparison meaningless
+        perm, before, _ = self.shuffle
+        self.flush()
+        return permutation_check(before, self.results.heads.output, perm)
+
+    def randomize(self, seed=0, names=None):
+        """Fill the chosen matrices (default: the editable ones) with seeded standard-normal numbers."""
         rng = np.random.default_rng(int(seed))
         mats = dict(self._state.matrices)
+        names = self.editable() if names is None else names
         for k in names:
             mats[k] = rng.standard_normal(mats[k].shape).round(3)
         self._push_state(replace(self._state, matrices=mats), f"Randomize {', '.join(names)} (seed {seed})")
@@ -252,7 +319,8 @@ class AttentionModel(QObject):
 
     def replace_inputs(self, matrices, tokens=None):
         """Put new Q, K and V in place at once (their shapes may all change); tokens default to t0, t1, …"""
-        mats = {n: np.asarray(matrices[n], dtype=np.float64) for n in MATRIX_NAMES}
+        mats = {**self._state.matrices,
+                **{n: np.asarray(matrices[n], dtype=np.float64) for n in MATRIX_NAMES}}
         length = mats["Q"].shape[0]
         if tokens is None:
             tokens = self.tokens if len(self.tokens) == length else tuple(f"t{i}" for i in range(length))
@@ -315,10 +383,11 @@ class AttentionModel(QObject):
         head = min(old.settings.selected_head, state.settings.heads - 1)
         self._state = state = state.with_settings(selected_row=row, selected_head=head)
         flags = SETTINGS
-        if old.tokens != state.tokens or any(old.matrices[k].shape != state.matrices[k].shape
-                                             for k in MATRIX_NAMES):
+        if (old.tokens != state.tokens or old.matrices.keys() != state.matrices.keys()
+                or old.settings.source != state.settings.source
+                or any(old.matrices[k].shape != state.matrices[k].shape for k in state.matrices)):
             flags |= STRUCTURE | VALUES
-        elif any(old.matrices[k] is not state.matrices[k] for k in MATRIX_NAMES):
+        elif any(old.matrices[k] is not state.matrices[k] for k in state.matrices):
             flags |= VALUES
         self._schedule(flags | SELECTION)
 
@@ -338,6 +407,10 @@ class AttentionModel(QObject):
         self.message.emit(text)
         return False
 
+    def _row_name(self, name, row):
+        """How a row is named in messages: its token for Q, K, V, X; its index for a W."""
+        return self.tokens[row] if name in ("Q", "K", "V", "X") else str(row)
+
     def _fresh_token_name(self):
         i = len(self.tokens)
         while f"t{i}" in self.tokens:
@@ -346,7 +419,9 @@ class AttentionModel(QObject):
 
     def _with_heads_fitting(self, state):
         """After a width change, fall back to the largest head count that still divides, and say so."""
-        widths = (state.matrices["Q"].shape[1], state.matrices["V"].shape[1])
+        m = state.matrices
+        widths = ((m["Wq"].shape[0], m["Wv"].shape[0]) if state.settings.source == "projected"
+                  else (m["Q"].shape[1], m["V"].shape[1]))
         heads = state.settings.heads
         if all(w % heads == 0 for w in widths):
             return state
@@ -363,6 +438,17 @@ class AttentionModel(QObject):
                 return value
             if name == "causal":
                 return bool(value)
+            if name == "source":
+                if value not in SOURCES:
+                    raise ValueError(f"must be one of {', '.join(SOURCES)}")
+                return value
+            if name == "positions":
+                if value not in POSITIONS:
+                    raise ValueError(f"must be one of {', '.join(POSITIONS)}")
+                if value != "none" and not self.projected:
+                    raise ValueError("positions are added to the token vectors X: switch the source "
+                                     "to 'projected' first")
+                return value
             if name == "heads":
                 value = int(value)
                 if value not in self.head_options():

@@ -5,7 +5,7 @@ import numpy as np
 
 from explorer.core.session import Session, Settings
 
-MATRIX_NAMES = ("Q", "K", "V")
+MATRIX_NAMES = ("Q", "K", "V")  # always there; X and the W join them once a session is projected
 
 
 @dataclass(frozen=True)
@@ -18,7 +18,7 @@ class State:
 
     @classmethod
     def from_session(cls, session):
-        mats = {n: np.array(session.matrices[n], dtype=np.float64, order="C") for n in MATRIX_NAMES}
+        mats = {n: np.array(a, dtype=np.float64, order="C") for n, a in session.matrices.items()}
         return cls(tokens=tuple(session.tokens), matrices=mats, settings=session.settings)
 
     def with_settings(self, **changes):
@@ -27,6 +27,7 @@ class State:
     def same_as(self, other):
         """Equal tokens, settings and numbers (a drag that ended where it began)."""
         return (self.tokens == other.tokens and self.settings == other.settings
+                and self.matrices.keys() == other.matrices.keys()
                 and all(np.array_equal(a, other.matrices[n]) for n, a in self.matrices.items()))
 
     def copy(self):

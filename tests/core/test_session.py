@@ -70,9 +70,16 @@ def test_frozen_v1_file_loads_exactly():
     assert s == demo_session()
 
 
-def test_frozen_v1_file_is_what_save_writes():
+def test_frozen_v2_file_is_what_save_writes():
     """The writer's output is stable: saving the demo reproduces the frozen file byte for byte."""
-    assert session_to_json(demo_session()) == (DATA / "session_v1.json").read_text("utf-8")
+    assert session_to_json(demo_session()) == (DATA / "session_v2.json").read_text("utf-8")
+
+
+def test_v1_upgrades_to_direct_mode_without_positions():
+    v1 = json.loads((DATA / "session_v1.json").read_text("utf-8"))
+    assert v1["version"] == 1 and "source" not in v1["settings"]
+    s = load_session(DATA / "session_v1.json")
+    assert (s.settings.source, s.settings.positions) == ("direct", "none")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -274,7 +281,7 @@ RULES = [
     (with_change("version", True), ["version must be an integer, not a boolean"]),
     (with_change("version", 0), ["version 0 is not valid (versions start at 1)"]),
     (with_change("version", 7), ["written by a newer version of Attention Explorer "
-                                 "(version 7; this one reads up to 1)"]),
+                                 "(version 7; this one reads up to 2)"]),
     (dict(demo_dict(), extra=1), ["unknown field 'extra'"]),
     (dict(demo_dict(), tokenz=[]), ["unknown field 'tokenz' (did you mean 'tokens'?)"]),
     (without("title"), ["missing field 'title'"]),
@@ -298,8 +305,8 @@ RULES = [
     # matrices: names
     (with_change("matrices", [[1]]), ["matrices must be an object of named matrices, "
                                       "not a list"]),
-    (with_change("matrices.X", [[1, 2, 3]] * 4), ["matrices: unknown matrix 'X' "
-                                                  "(version 1 holds Q, K, V)"]),
+    (with_change("matrices.Y", [[1, 2, 3]] * 4), ["matrices: unknown matrix 'Y' "
+                                                  "(version 2 holds Q, K, V, X, Wq, Wk, Wv, Wo)"]),
     (without("matrices.V"), ["matrices: missing matrix 'V'"]),
     # matrices: structure
     (with_change("matrices.Q", "1 2 3"), ["matrices.Q must be a list of rows, not a string"]),
@@ -393,10 +400,10 @@ def test_cell_limit(monkeypatch):
 
 
 @pytest.mark.parametrize("literal, expected", [
-    ("NaN", "NaN is not allowed; every number must be finite at line 17, column"),
+    ("NaN", "NaN is not allowed; every number must be finite at line 19, column"),
     ("Infinity", "Infinity is not allowed"),
     ("-Infinity", "-Infinity is not allowed"),
-    ("1e400", "the number 1e400 is too large to hold at line 17, column 5"),
+    ("1e400", "the number 1e400 is too large to hold at line 19, column 5"),
     ("-1E+999", "the number -1E+999 is too large"),
     ("1" * 200, "an integer 200 digits long is not allowed"),
     ("0." + "1" * 200, "a number 202 characters long is not allowed"),
@@ -404,8 +411,8 @@ def test_cell_limit(monkeypatch):
 def test_non_finite_and_absurd_numbers_are_refused(literal, expected):
     text = session_to_json(demo_session())
     lines = text.split("\n")
-    assert lines[16] == "   [0.5, 1.5, 0.0],"
-    lines[16] = f"   [{literal}, 1.5, 0.0],"
+    assert lines[18] == "   [0.5, 1.5, 0.0],"
+    lines[18] = f"   [{literal}, 1.5, 0.0],"
     refused("\n".join(lines), expected)
 
 
@@ -454,7 +461,7 @@ def test_upgrade_steps_run_in_order(monkeypatch, tmp_path):
 
     def one_to_two(d):
         calls.append((1, d["version"]))
-        return dict(d, title=d["title"] + " (v2)", added_in_v2=True)
+        return dict(session_module._upgrade_v1(d), title=d["title"] + " (v2)", added_in_v2=True)
 
     def two_to_three(d):
         calls.append((2, d["version"]))
@@ -475,7 +482,7 @@ def test_upgrade_failures_are_session_errors(monkeypatch):
     def broken(d):
         raise KeyError("tokens")
 
-    v1 = demo_dict()
+    v1 = dict(demo_dict(), version=1)
     monkeypatch.setattr(session_module, "VERSION", 2)
     monkeypatch.setattr(session_module, "UPGRADES", {1: broken})
     refused(v1, "could not upgrade it from version 1 to 2 (KeyError: 'tokens')")
@@ -486,7 +493,7 @@ def test_upgrade_failures_are_session_errors(monkeypatch):
 
 
 def test_current_version_has_no_pending_upgrades():
-    assert VERSION == 1 and all(n < VERSION for n in session_module.UPGRADES)
+    assert VERSION == 2 and sorted(session_module.UPGRADES) == list(range(1, VERSION))
 
 
 # ----------------------------------------------------------------------------------------------

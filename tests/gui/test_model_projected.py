@@ -1,0 +1,105 @@
+"""Projected mode, positions and shuffling in the shared model (issue 5)."""
+import numpy as np
+import pytest
+
+from explorer.core import multi_head_attention, sinusoidal_positions
+from explorer.core.presets import demo_session
+from explorer.model import AttentionModel
+
+
+@pytest.fixture
+def model(qapp):
+    m = AttentionModel(demo_session())
+    yield m
+    m.deleteLater()
+
+
+def test_switching_to_projected_changes_no_number(model):
+    before = model.results.heads.output.copy()
+    assert model.set_param("source", "projected")
+    model.flush()
+    assert model.has("X") and model.matrix("X").shape == (4, 9)
+    np.testing.assert_allclose(model.results.heads.output, before, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(model.results.q, model.matrix("Q"), rtol=0, atol=0)
+
+
+def test_projected_output_is_the_chapter_formula(model):
+    model.set_param("source", "projected")
+    model.randomize(seed=3)
+    model.set_param("heads", 3)
+    model.flush()
+    m = {n: model.matrix(n) for n in ("X", "Wq", "Wk", "Wv", "Wo")}
+    x = m["X"]
+    exp = multi_head_attention(x @ m["Wq"].T, x @ m["Wk"].T, x @ m["Wv"].T, 3, wo=m["Wo"])
+    np.testing.assert_allclose(model.results.heads.output, exp.output, rtol=0, atol=1e-12)
+
+
+def test_q_is_read_only_in_projected_mode(model):
+    model.set_param("source", "projected")
+    messages = []
+    model.message.connect(messages.append)
+    assert not model.set_cell("Q", 0, 0, 5.0)
+    assert "edit X or W_q" in messages[-1]
+    assert model.set_cell("X", 0, 0, 5.0)
+
+
+def test_positions_need_projected_mode_and_change_the_output(model):
+    assert not model.set_param("positions", "sinusoidal")
+    model.set_param("source", "projected")
+    model.flush()
+    before = model.results.heads.output.copy()
+    assert model.set_param("positions", "sinusoidal")
+    model.flush()
+    np.testing.assert_array_equal(model.results.x, model.matrix("X") + sinusoidal_positions(4, 9))
+    assert not np.allclose(model.results.heads.output, before)
+    model.set_param("source", "direct")
+    assert model.settings.positions == "none"
+
+
+def test_widths_in_projected_mode(model):
+    model.set_param("source", "projected")
+    model.add_dim("x")
+    model.add_dim("qk")
+    model.add_dim("out")
+    model.flush()
+    assert model.matrix("X").shape == (4, 10) and model.matrix("Wv").shape == (3, 10)
+    assert model.matrix("Wq").shape == model.matrix("Wk").shape == (4, 10)
+    assert model.matrix("Wo").shape == (4, 3)
+    assert model.head_options() == [1]  # 4 and 3 share no divisor but 1
+    model.add_token()
+    assert model.matrix("X").shape[0] == 5 == model.matrix("Q").shape[0]
+
+
+def test_shuffle_is_equivariant_without_positions_and_not_with(model):
+    model.set_param("source", "projected")
+    model.shuffle_tokens(seed=1)
+    check = model.shuffle_result()
+    assert check is not None and check.equivariant and check.max_difference < 1e-12
+    model.undo_stack.undo()
+    assert model.shuffle_result() is None
+    model.set_param("positions", "sinusoidal")
+    model.shuffle_tokens(seed=1)
+    check = model.shuffle_result()
+    assert not check.equivariant and check.max_difference > 1e-3
+
+
+def test_shuffle_keeps_the_selected_token_and_undoes(model):
+    model.set_selection(row=1)  # 追
+    model.shuffle_tokens(seed=2)
+    model.flush()
+    assert model.tokens[model.settings.selected_row] == "追"
+    assert sorted(model.tokens) == sorted(demo_session().tokens)
+    model.undo_stack.undo()
+    assert model.tokens == demo_session().tokens
+
+
+def test_projected_session_round_trips(model, tmp_path):
+    from explorer.core.session import load_session, save_session
+    model.set_param("source", "projected")
+    model.set_param("positions", "sinusoidal")
+    model.flush()
+    save_session(model.to_session(), tmp_path / "p.json")
+    again = AttentionModel(load_session(tmp_path / "p.json"))
+    again.flush()
+    np.testing.assert_array_equal(again.results.heads.output, model.results.heads.output)
+    again.deleteLater()
