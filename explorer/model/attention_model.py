@@ -97,6 +97,7 @@ class AttentionModel(QObject):
         self._state = self._origin.copy()
         self.title = session.title
         self.shuffle = None
+        self.revealed, self.guesses = ALL_STAGES, {}  # a new session starts outside any lesson
         self.undo_stack.clear()
         self.undo_stack.setClean()
         self._schedule(STRUCTURE | VALUES | SETTINGS | SELECTION | LESSON)
@@ -387,6 +388,9 @@ class AttentionModel(QObject):
                 or old.settings.source != state.settings.source
                 or any(old.matrices[k].shape != state.matrices[k].shape for k in state.matrices)):
             flags |= STRUCTURE | VALUES
+            if self.guesses:  # a guess names a cell by index; after a shape change it may be gone
+                self.guesses = {}
+                flags |= LESSON
         elif any(old.matrices[k] is not state.matrices[k] for k in state.matrices):
             flags |= VALUES
         self._schedule(flags | SELECTION)

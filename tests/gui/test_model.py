@@ -175,3 +175,13 @@ def test_large_size_equals_the_core(qapp):
     exp = multi_head_attention(q, k, v, 8, causal=True)
     np.testing.assert_array_equal(m.results.heads.output, exp.output)
     m.deleteLater()
+
+
+def test_guesses_go_when_the_shape_changes_and_a_new_session_leaves_the_lesson(model):
+    model.set_revealed(0)
+    model.set_guess(1, 3, 3)
+    model.remove_token(3)
+    model.flush()
+    assert model.guesses == {}
+    model.load(demo_session())
+    assert model.revealed == 3 and model.guesses == {}
