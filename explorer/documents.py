@@ -24,7 +24,8 @@ class Documents:
     """Owns the current file path; every action reports success or the error in the status bar/dialog."""
 
     PRESET_TITLES = {"demo": "Chapter demo: 猫 追 红色 激光点", "uniform": "Uniform: all-zero queries",
-                     "previous_token": "Previous-token head (causal)", "random": "Random L=6, d=4 (seed 0)"}
+                     "previous_token": "Previous-token head (causal)", "random": "Random L=6, d=4 (seed 0)",
+                     "multi_head": "Two heads, projected: previous token + content (D = 8)"}
     EXPORTABLE = ("Q", "K", "V", "Scores", "Weights", "Output")
 
     def __init__(self, window, path=None):

@@ -57,11 +57,47 @@ def previous_token_session(length=6):
     return _session("Previous-token head", tokens, q, eye, v, Settings(scale_mode="none", causal=True))
 
 
+MULTI_HEAD_TOKENS = ("小", "猫", "追", "红色", "的", "激光点")
+
+
+def multi_head_session():
+    """Projected mode, D = 8, two heads that read different things from the same X.
+
+    X = [cos 60°·p, sin 60°·p | noun, verb, modifier, particle, animate, light]: two position
+    dimensions (an angle that turns 60° per token) and six content features.
+    Head 1 (dims 0–3 of Q and K) is a previous-token head: W_q turns the position back by one
+    step, so q_p·k_j = 10·cos(60°·(p − 1 − j)) peaks at j = p − 1. Head 2 (dims 4–7) attends by
+    content: a noun looks for a modifier, a verb for a noun, a modifier for a noun, 的 for a
+    modifier. The causal mask keeps both honest; W_v = I and W_o = I, so the output shows X mixed.
+    """
+    L, theta = len(MULTI_HEAD_TOKENS), np.pi / 3
+    content = {"小": [2], "猫": [0, 4], "追": [1], "红色": [2, 5], "的": [3], "激光点": [0, 5]}
+    x = np.zeros((L, 8))
+    for p, token in enumerate(MULTI_HEAD_TOKENS):
+        x[p, 0], x[p, 1] = np.cos(theta * p), np.sin(theta * p)
+        x[p, [2 + c for c in content[token]]] = 1.0
+    wq, wk = np.zeros((8, 8)), np.zeros((8, 8))
+    c, s = np.cos(-theta), np.sin(-theta)
+    wq[0:2, 0:2] = 10.0 * np.array([[c, -s], [s, c]])  # rotate the query's position back one token
+    wk[0:2, 0:2] = np.eye(2)
+    noun, verb, modifier, particle, light = 2, 3, 4, 5, 7
+    for axis, (asks, answers) in enumerate([(noun, modifier), (verb, noun), (modifier, noun),
+                                            (particle, modifier)], start=4):
+        wq[axis, asks], wk[axis, answers] = 4.0, 4.0
+    wq[4, light], wk[4, light] = 2.0, 2.0  # the light-coloured laser dot prefers the colour 红色
+    mats = {"Q": x @ wq.T, "K": x @ wk.T, "V": x.copy(), "X": x, "Wq": wq, "Wk": wk, "Wv": np.eye(8),
+            "Wo": np.eye(8)}
+    settings = Settings(heads=2, causal=True, source="projected", selected_row=5)
+    return Session(tokens=MULTI_HEAD_TOKENS, matrices=mats, settings=settings,
+                   title="Two heads: previous token and content")
+
+
 PRESETS = {
     "demo": demo_session,
     "uniform": uniform_session,
     "previous_token": previous_token_session,
     "random": random_session,
+    "multi_head": multi_head_session,
 }
 
 

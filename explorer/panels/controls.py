@@ -10,6 +10,8 @@ from explorer.widgets.labelled_slider import LabelledSlider
 from .base import Panel
 
 SCALE_MODES = (("inv_sqrt_d", "1/√d  (standard)"), ("none", "none (× 1)"), ("custom", "custom value"))
+SOURCES = (("direct", "edit Q, K, V directly"), ("projected", "project X:  Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ"))
+POSITIONS = (("none", "none (order is invisible)"), ("sinusoidal", "sinusoidal PE added to X"))
 
 
 class ControlsPanel(Panel):
@@ -19,6 +21,13 @@ class ControlsPanel(Panel):
         super().__init__(model, parent)
         form = QFormLayout(self)
         form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
+
+        self.source = self._choice(SOURCES, "source", "Where Q, K and V come from: edited directly, or projected "
+                                   "from token vectors X by W_q, W_k, W_v (the chapter's three personalities)")
+        form.addRow("Q, K, V", self.source)
+        self.positions = self._choice(POSITIONS, "positions", "Add the sinusoidal positional encoding PE(L, D) to X "
+                                      "before projecting (projected mode only)")
+        form.addRow("Positions", self.positions)
 
         self.scale_mode = QComboBox(self)
         for key, label in SCALE_MODES:
@@ -76,10 +85,21 @@ class ControlsPanel(Panel):
         self.shape.setTextInteractionFlags(Qt.TextSelectableByMouse)
         form.addRow("Shapes", self.shape)
 
+    def _choice(self, items, param, tip):
+        box = QComboBox(self)
+        for key, label in items:
+            box.addItem(label, key)
+        box.setToolTip(tip)
+        box.activated.connect(lambda i: self.model.set_param(param, box.itemData(i)))
+        return box
+
     def render(self, flags):
         s, m = self.model.settings, self.model
         blockers = [QSignalBlocker(w) for w in (self.scale_mode, self.scale_value, self.temperature, self.causal,
-                                                  self.heads, self.head, self.row)]
+                                                  self.heads, self.head, self.row, self.source, self.positions)]
+        self.source.setCurrentIndex(self.source.findData(s.source))
+        self.positions.setCurrentIndex(self.positions.findData(s.positions))
+        self.positions.setEnabled(m.projected)
         self.scale_mode.setCurrentIndex(self.scale_mode.findData(s.scale_mode))
         self.scale_value.setValue(s.scale)
         self.scale_value.setEnabled(s.scale_mode == "custom")
@@ -88,7 +108,7 @@ class ControlsPanel(Panel):
         if flags & (STRUCTURE | SETTINGS):
             self.heads.clear()
             for h in m.head_options():
-                self.heads.addItem(f"{h} (d_h = {m.matrix('Q').shape[1] // h})", h)
+                self.heads.addItem(f"{h} (d_h = {m.widths()[0] // h})", h)
             self.head.clear()
             self.head.addItems([f"head {i + 1}" for i in range(s.heads)])
             self.row.clear()
@@ -97,6 +117,9 @@ class ControlsPanel(Panel):
         self.head.setCurrentIndex(s.selected_head)
         self.head.setEnabled(s.heads > 1)
         self.row.setCurrentIndex(s.selected_row)
-        (L, d), dv = m.matrix("Q").shape, m.matrix("V").shape[1]
-        self.shape.setText(f"L = {L} tokens, d = {d} (Q, K), d_v = {dv} (V)")
+        (d, dv), L = m.widths(), len(m.tokens)
+        text = f"L = {L} tokens, d = {d} (Q, K), d_v = {dv} (V)"
+        if m.projected:
+            text = f"L = {L}, D = {m.matrix('X').shape[1]} → d = {d} (Q, K), d_v = {dv} (V)"
+        self.shape.setText(text)
         del blockers

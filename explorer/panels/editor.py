@@ -1,7 +1,9 @@
-"""The Q/K/V matrix editor: type, scrub, paste; add or remove tokens and dimensions; rename tokens."""
+"""The matrix editor: Q, K, V (direct) or X and W_q, W_k, W_v, W_o (projected); type, scrub, paste;
+add or remove tokens and dimensions; rename tokens."""
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QAbstractItemDelegate, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QSpinBox, QToolBar, QVBoxLayout)
+from PySide6.QtWidgets import (QAbstractItemDelegate, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QSpinBox,
+                               QStackedWidget, QToolBar, QVBoxLayout, QWidget)
 
 from explorer.model import SELECTION, STRUCTURE, VALUES
 from explorer.widgets.labelled_slider import LabelledSlider
@@ -11,7 +13,18 @@ from .base import Panel
 
 ROLES = {"Q": ("looks for", "Query: what each token is looking for (我在找什么)"),
          "K": ("is found by", "Key: what each token can be found by (我能被什么找到)"),
-         "V": ("carries", "Value: what each token hands over once found (找到我后能带走什么)")}
+         "V": ("carries", "Value: what each token hands over once found (找到我后能带走什么)"),
+         "X": ("token vectors (L × D)", "X: one vector per token, as the embedding table gives it"),
+         "Wq": ("Q = X·W_qᵀ", "W_q: turns a token vector into its query (row i makes q's dimension i)"),
+         "Wk": ("K = X·W_kᵀ", "W_k: turns a token vector into its key"),
+         "Wv": ("V = X·W_vᵀ", "W_v: turns a token vector into its value"),
+         "Wo": ("out = concat·W_oᵀ", "W_o: mixes the concatenated heads into the output"),
+         "derivedQ": ("= X·W_qᵀ", "Q computed from X and W_q (read-only here: edit X or W_q)"),
+         "derivedK": ("= X·W_kᵀ", "K computed from X and W_k (read-only here: edit X or W_k)"),
+         "derivedV": ("= X·W_vᵀ", "V computed from X and W_v (read-only here: edit X or W_v)")}
+# (row label prefix, column label prefix) of the projection matrices; None rows = the tokens
+LABELS = {"Q": (None, "d"), "K": (None, "d"), "V": (None, "d"), "X": (None, "x"), "Wq": ("q", "x"),
+          "Wk": ("k", "x"), "Wv": ("v", "x"), "Wo": ("o", "v")}
 STRETCH_UP_TO = 6  # columns: up to this many share the table's width, more scroll
 SLIDER_RANGE = 5.0
 
@@ -29,10 +42,10 @@ class EditorPanel(Panel):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self._build_toolbar())
-        row = QHBoxLayout()
-        for name in ("Q", "K", "V"):
-            row.addLayout(self._build_table(name), 1)
-        layout.addLayout(row, 1)
+        self.pages = QStackedWidget(self)
+        self.pages.addWidget(self._page([["Q", "K", "V"]]))
+        self._projected_page = None  # built the first time the session is projected
+        layout.addWidget(self.pages, 1)
 
         self.cell_label = QLabel("Select a cell to drag its value", self)
         self.cell_label.setMinimumWidth(self.cell_label.fontMetrics().horizontalAdvance("Q[激光点激光, d000]"))
@@ -79,40 +92,69 @@ class EditorPanel(Panel):
         act("remove_dim_qk", "−d Q,K", "Remove the last dimension of Q and K", lambda: m.remove_dim("qk"))
         act("add_dim_v", "+d V", "Add a dimension to V", lambda: m.add_dim("v"))
         act("remove_dim_v", "−d V", "Remove the last dimension of V", lambda: m.remove_dim("v"))
+        act("add_dim_x", "+D", "Add a dimension to the token vectors X (and a column to every W)",
+            lambda: m.add_dim("x"))
+        act("remove_dim_x", "−D", "Remove the last dimension of X (and the last column of every W)",
+            lambda: m.remove_dim("x"))
         bar.addSeparator()
         self.seed = QSpinBox(self)
         self.seed.setRange(0, 999_999)
         self.seed.setPrefix("seed ")
         self.seed.setToolTip("The seed for Randomize: the same seed gives the same numbers")
-        act("randomize", "Randomize", "Fill Q, K and V with random numbers from the seed",
+        act("randomize", "Randomize", "Fill the editable matrices with random numbers from the seed",
             lambda: m.randomize(self.seed.value()), "Ctrl+R")
         bar.addWidget(self.seed)
         act("reset", "Reset", "Go back to the preset or file as it was opened", m.reset_to_preset)
         return bar
 
+    def _page(self, rows, stretches=None):
+        """A page of tables, ``rows`` of names side by side."""
+        page = QWidget(self)
+        box = QVBoxLayout(page)
+        box.setContentsMargins(0, 0, 0, 0)
+        for i, names in enumerate(rows):
+            line = QHBoxLayout()
+            for name in names:
+                line.addLayout(self._build_table(name), 1)
+            box.addLayout(line, (stretches or [1] * len(rows))[i])
+        return page
+
     def _build_table(self, name):
         m = self.model
-        table = MatrixTableModel(lambda: m.matrix(name), lambda: m.tokens, col_prefix="d",
-                                 on_edit=lambda i, j, v: m.set_cell(name, i, j, v),
-                                 block_edit_handler=lambda t, l, b: m.set_block(name, t, l, b), parent=self)
+        if name.startswith("derived"):
+            attr = name[-1].lower()
+            table = MatrixTableModel(lambda: getattr(m.results, attr), lambda: m.tokens, col_prefix="d",
+                                     editable=False, parent=self)
+        else:
+            rows, cols = LABELS[name]
+            row_labels = (lambda: m.tokens) if rows is None else (
+                lambda: [f"{rows}{i}" for i in range(m.matrix(name).shape[0])])
+            table = MatrixTableModel(lambda: m.matrix(name), row_labels, col_prefix=cols,
+                                     on_edit=lambda i, j, v: m.set_cell(name, i, j, v),
+                                     block_edit_handler=lambda t, l, b: m.set_block(name, t, l, b), parent=self)
         view = MatrixTableView(self)
         view.setObjectName(f"table{name}")
         view.setModel(table)
         view.horizontalHeader().setDefaultSectionSize(view.fontMetrics().horizontalAdvance("-0.5774") + 14)
         view.rejected.connect(lambda text: m.notify(f"{name}: {text}"))
-        view.scrubStarted.connect(lambda r, c: m.begin_gesture())
-        view.scrubbed.connect(lambda r, c, v: m.set_cell(name, r, c, v))
-        view.scrubFinished.connect(lambda r, c: m.end_gesture())
-        view.currentCellChanged.connect(lambda r, c: self._cell_selected(name, r, c))
-        view.pressed.connect(lambda index: self.model.set_selection(row=index.row()))
-        view.selectionModel().currentChanged.connect(
-            lambda cur, prev: prev.isValid() and cur.isValid() and self.model.set_selection(row=cur.row()))
-        view.verticalHeader().sectionDoubleClicked.connect(self.rename_token)
-        view.verticalHeader().setToolTip("Double-click a token to rename it")
+        if table.editable:
+            view.scrubStarted.connect(lambda r, c: m.begin_gesture())
+            view.scrubbed.connect(lambda r, c, v: m.set_cell(name, r, c, v))
+            view.scrubFinished.connect(lambda r, c: m.end_gesture())
+            view.currentCellChanged.connect(lambda r, c: self._cell_selected(name, r, c))
+        else:
+            view.scrub_enabled = False
+        if name in ("Q", "K", "V", "X") or not table.editable:  # rows are tokens
+            view.pressed.connect(lambda index: self.model.set_selection(row=index.row()))
+            view.selectionModel().currentChanged.connect(
+                lambda cur, prev: prev.isValid() and cur.isValid() and self.model.set_selection(row=cur.row()))
+            view.verticalHeader().sectionDoubleClicked.connect(self.rename_token)
+            view.verticalHeader().setToolTip("Double-click a token to rename it")
         self.tables[name], self.views[name] = table, view
         box = QVBoxLayout()
         short, tip = ROLES[name]
-        title = QLabel(f"<b>{name}</b> <span style='color:#555'>— {short}</span>", self)
+        shown = name[-1] if name.startswith("derived") else name
+        title = QLabel(f"<b>{shown}</b> <span style='color:#555'>— {short}</span>", self)
         title.setToolTip(tip)
         view.setToolTip(tip)
         box.addWidget(title)
@@ -136,7 +178,8 @@ class EditorPanel(Panel):
             self.cell_label.setText("Select a cell to drag its value")
             return
         value = float(arr[row, col])
-        self.cell_label.setText(f"{name}[{self.model.tokens[row]}, d{col}]")
+        rows, cols = LABELS[name]
+        self.cell_label.setText(f"{name}[{self.model.tokens[row] if rows is None else f'{rows}{row}'}, {cols}{col}]")
         limit = max(SLIDER_RANGE, abs(value))
         blocker = QSignalBlocker(self.cell_slider)
         if (self.cell_slider.minimum(), self.cell_slider.maximum()) != (-limit, limit):
@@ -182,11 +225,24 @@ class EditorPanel(Panel):
         return self.views[self._active].paste()
 
     def render(self, flags):
+        projected = self.model.projected
+        if projected and self._projected_page is None:
+            self._projected_page = self._page([["X"], ["Wq", "Wk", "Wv", "Wo"],
+                                               ["derivedQ", "derivedK", "derivedV"]], [3, 3, 2])
+            self.pages.addWidget(self._projected_page)
+            flags |= STRUCTURE
+        self.pages.setCurrentIndex(1 if projected else 0)
+        for key in ("add_dim_x", "remove_dim_x"):
+            self.actions[key].setVisible(projected)
+        if (self._active in LABELS) and self.model.has(self._active) is False:
+            self._active = "Q"
         for name, table in self.tables.items():
+            if name in LABELS and not self.model.has(name):
+                continue  # X and the W of a session that was never projected (or undone back)
             if flags & STRUCTURE:
                 table.reset()
                 header = self.views[name].horizontalHeader()
-                stretch = self.model.matrix(name).shape[1] <= STRETCH_UP_TO
+                stretch = table.columnCount() <= STRETCH_UP_TO
                 header.setSectionResizeMode(QHeaderView.Stretch if stretch else QHeaderView.Interactive)
             elif flags & VALUES:
                 table.refresh()
@@ -197,6 +253,8 @@ class EditorPanel(Panel):
 
     def _follow_selected_row(self):
         """Keep the tables' current row on the query row chosen anywhere (a heatmap click, the controls)."""
+        if LABELS.get(self._active, (None,))[0] is not None:
+            return  # the active table's rows are not tokens (a W)
         view = self.views[self._active]
         cell = view.selected_cell()
         row = self.model.settings.selected_row

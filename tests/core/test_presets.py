@@ -113,3 +113,19 @@ def test_every_preset_is_a_valid_session_that_survives_a_save(name):
     r = attention(m["Q"], m["K"], m["V"], causal=s.settings.causal)
     assert np.isfinite(r.output).all() and not r.masked_rows.any()
     np.testing.assert_allclose(r.weights.sum(axis=-1), 1.0, rtol=0, atol=1e-12)
+
+
+def test_multi_head_preset_has_a_previous_token_head_and_a_content_head():
+    from explorer.core.pipeline import run_pipeline
+    from explorer.core.presets import multi_head_session
+    from explorer.core.session import validate_session
+
+    s = validate_session(multi_head_session())
+    assert (s.settings.source, s.settings.heads, s.matrices["X"].shape) == ("projected", 2, (6, 8))
+    w = run_pipeline(s.matrices, s.settings).heads.weights
+    for p in range(1, 6):  # head 1 looks one token back
+        assert np.argmax(w[0, p]) == p - 1 and w[0, p, p - 1] > 0.8
+    tokens = s.tokens
+    assert tokens[np.argmax(w[1, tokens.index("激光点")])] == "红色"  # head 2: the noun finds its colour
+    assert tokens[np.argmax(w[1, tokens.index("追")])] == "猫"  # the verb finds its subject
+    assert not np.allclose(w[0], w[1])
