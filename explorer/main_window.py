@@ -3,18 +3,22 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QMainWindow, QMessageBox, QTabBar
+from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QMessageBox, QScrollArea, QTabBar
 
 from explorer import __version__
 from explorer.documents import Documents
 from explorer.model import AttentionModel
 from explorer.panels.controls import ControlsPanel
 from explorer.panels.editor import EditorPanel
+from explorer.panels.heads import HeadsPanel
 from explorer.panels.lesson import LessonPanel
 from explorer.panels.lines import AttentionLinesPanel
 from explorer.panels.output import OutputPanel
+from explorer.panels.positions import PositionsPanel
 from explorer.panels.readout import ReadoutPanel
 from explorer.panels.scores import ScoresPanel
+from explorer.panels.split_merge import SplitMergePanel
+from explorer.panels.sqrt_d import SqrtDPanel
 from explorer.panels.weights import WeightsPanel
 from explorer.recovery import Recovery
 from explorer.settings_store import qsettings
@@ -34,12 +38,16 @@ class DockSpec:
 DOCKS = (
     DockSpec("editor", "Matrix editor — Q, K, V", EditorPanel, L, "Ctrl+1"),
     DockSpec("controls", "Controls", ControlsPanel, L, "Ctrl+2"),
-    DockSpec("lesson", "Lesson · 实验引导", LessonPanel, L, "Ctrl+3"),
+    DockSpec("lesson", "Lesson 实验引导", LessonPanel, L, "Ctrl+3"),
     DockSpec("scores", "① Scores  S = QKᵀ·scale", ScoresPanel, R, "Ctrl+4"),
     DockSpec("weights", "② Weights  A = softmax(S)", WeightsPanel, R, "Ctrl+5"),
     DockSpec("output", "③ Output  O = A·V", OutputPanel, R, "Ctrl+6"),
-    DockSpec("readout", "Readout — O as a mix of V", ReadoutPanel, R, "Ctrl+7"),
+    DockSpec("readout", "Readout", ReadoutPanel, R, "Ctrl+7"),
     DockSpec("lines", "Attention lines", AttentionLinesPanel, R, "Ctrl+8"),
+    DockSpec("heads", "Heads", HeadsPanel, R, "Ctrl+9"),
+    DockSpec("split_merge", "Split and merge", SplitMergePanel, R, "Ctrl+0"),
+    DockSpec("positions", "Positions", PositionsPanel, R, "Ctrl+Shift+1"),
+    DockSpec("sqrt_d", "The √d lesson", SqrtDPanel, L, "Ctrl+Shift+2"),
 )
 
 
@@ -55,6 +63,7 @@ class MainWindow(QMainWindow):
         self.panels, self.docks = {}, {}
         for spec in DOCKS:
             self._add_dock(spec)
+        self.panels["lesson"].showPanel.connect(lambda name: self.docks[name].raise_())
         self._arrange_default()
         self._default_state = self.saveState()
         self.documents = Documents(self, path)
@@ -79,7 +88,12 @@ class MainWindow(QMainWindow):
         dock.setObjectName(spec.name)
         panel = spec.panel(self.model, dock)
         panel.setObjectName(f"{spec.name}Panel")
-        dock.setWidget(panel)
+        # A squeezed dock scrolls instead of forcing the whole window to grow (small screens).
+        scroll = QScrollArea(dock)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.NoFrame)
+        scroll.setWidget(panel)
+        dock.setWidget(scroll)
         self.panels[spec.name], self.docks[spec.name] = panel, dock
 
     def _arrange_default(self):
@@ -90,11 +104,15 @@ class MainWindow(QMainWindow):
         self.addDockWidget(L, d["editor"])
         self.splitDockWidget(d["editor"], d["controls"], Qt.Vertical)
         self.tabifyDockWidget(d["controls"], d["lesson"])
+        self.tabifyDockWidget(d["lesson"], d["sqrt_d"])
         self.addDockWidget(R, d["scores"])
         self.splitDockWidget(d["scores"], d["output"], Qt.Vertical)
         self.splitDockWidget(d["scores"], d["weights"], Qt.Horizontal)
         self.splitDockWidget(d["output"], d["readout"], Qt.Horizontal)
         self.tabifyDockWidget(d["readout"], d["lines"])
+        self.tabifyDockWidget(d["lines"], d["heads"])
+        self.tabifyDockWidget(d["heads"], d["split_merge"])
+        self.tabifyDockWidget(d["split_merge"], d["positions"])
         d["controls"].raise_()
         d["readout"].raise_()
         self.resizeDocks([d["editor"], d["scores"]], [640, 960], Qt.Horizontal)
@@ -232,6 +250,9 @@ class MainWindow(QMainWindow):
         edit.addSeparator()
         for key in ("add_token", "remove_token", "randomize", "reset"):
             edit.addAction(editor.actions[key])
+        positions = self.panels["positions"]
+        self._action("shuffle", "S&huffle tokens", lambda: self._shuffle(positions.seed.value()), "Ctrl+Shift+U",
+                     "Reorder the tokens and check whether the outputs reorder the same way", edit)
 
         view = bar.addMenu("&View")
         for spec in DOCKS:
@@ -246,6 +267,16 @@ class MainWindow(QMainWindow):
 
         help_menu = bar.addMenu("&Help")
         self._action("about", "&About Attention Explorer", self.about, None, None, help_menu)
+
+    def _shuffle(self, seed):
+        """Shuffle, show the check where it is explained, and say the verdict in the status bar."""
+        self.model.shuffle_tokens(seed)
+        self.docks["positions"].show()
+        self.docks["positions"].raise_()
+        check = self.model.shuffle_result()
+        verdict = "equivariant ✓" if check.equivariant else "not equivariant ✗"
+        self.statusBar().showMessage(f"Shuffled the tokens: the outputs are {verdict} "
+                                     f"(max difference {check.max_difference:.2g})", 10000)
 
     def about(self):
         QMessageBox.about(self, "About Attention Explorer",

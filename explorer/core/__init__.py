@@ -9,6 +9,7 @@ from .positions import sinusoidal_positions
 from .projections import self_attention
 from .readout import contributions, convex_hull_2d, in_convex_hull
 from .rope import rope, rope_frequencies
+from .scaling import random_scores, score_spread, sharpness_curve, softmax_sharpness, sqrt_d_point
 from .softmax import softmax
 
 __all__ = [
@@ -17,5 +18,6 @@ __all__ = [
     "self_attention", "sinusoidal_positions", "softmax", "split_heads", "strongest_edges", "top_k_edges",
     "contributions", "convex_hull_2d", "in_convex_hull",
     "GuessVerdict", "LessonChecks", "darkest_in_row", "hull_check", "judge_guess", "lesson_checks", "row_sum_check",
+    "random_scores", "score_spread", "sharpness_curve", "softmax_sharpness", "sqrt_d_point",
     "ExplorerError", "MatrixFileError", "NonFiniteError", "SessionError", "ShapeError",
 ]

@@ -51,6 +51,21 @@ def darkest_cols_in_row(matrix, row, mask=None):
     return _tied(*_row_of(matrix, row, mask))[0]
 
 
+def guess_fits(guess, shape):
+    """True if ``guess = (row, col)`` names a cell of a matrix of ``shape`` (rows, cols).
+
+    A guess names its cell by index; after tokens or dimensions are removed it may point past the
+    edge, and such a guess counts as no guess at all (None, a malformed guess or negative indexes too).
+    """
+    if guess is None or len(shape) != 2:
+        return False
+    try:
+        row, col = (int(x) for x in guess)
+    except (TypeError, ValueError):
+        return False
+    return 0 <= row < int(shape[0]) and 0 <= col < int(shape[1])
+
+
 def darkest_in_row(matrix, row, mask=None):
     """Column of the largest value in ``row`` among the cells the mask allows (the first if tied);
     None when the row is fully masked."""
@@ -87,6 +102,71 @@ def judge_guess(matrix, guess, mask=None):
     return GuessVerdict(correct=col in cols, row=row, guessed_col=col, true_col=cols[0] if cols else None,
                         guessed_value=float(values[col]), true_value=top, tied_cols=cols,
                         guessed_masked=not bool(allowed[col]))
+
+
+@dataclass(frozen=True)
+class RowMix:
+    """Which rows of V one output row mixes most: the answer to "guess first" at stage ③.
+
+    ``keys`` are (column, weight) pairs, heaviest first (equal weights in column order); ``rest`` keys
+    with ``rest_weight`` in total are left out; ``masked`` = the row has no key to attend to.
+    """
+
+    keys: tuple
+    rest: int
+    rest_weight: float
+    masked: bool
+
+    @property
+    def weight(self):
+        """The weight the listed keys hold together."""
+        return float(sum(w for _, w in self.keys))
+
+
+def top_contributors(weights, row, mask=None, cover=0.8, max_keys=4):
+    """The keys whose value rows output row ``row`` mixes most (see RowMix).
+
+    Keys are taken heaviest first until they hold at least ``cover`` of the row's weight; keys exactly
+    as heavy as the last one taken (up to TIE_RTOL) join it, so a tie is never split; at most
+    ``max_keys`` are listed and the rest are summed. Masked keys never take part.
+    """
+    values, allowed = _row_of(weights, row, mask)
+    if not allowed.any():
+        return RowMix(keys=(), rest=0, rest_weight=0.0, masked=True)
+    cols = np.flatnonzero(allowed)
+    order = cols[np.argsort(-values[cols], kind="stable")]
+    total = float(values[cols].sum())
+    tol = TIE_RTOL * max(1.0, float(np.max(np.abs(values[cols]))))
+    taken, held = [], 0.0
+    for j in order:
+        j = int(j)
+        if taken and held >= cover * total - tol and values[j] < values[taken[-1]] - tol:
+            break
+        taken.append(j)
+        held += float(values[j])
+    taken = taken[:max(1, int(max_keys))]
+    rest = [int(j) for j in order if int(j) not in taken]
+    return RowMix(keys=tuple((j, float(values[j])) for j in taken), rest=len(rest),
+                  rest_weight=float(values[rest].sum()) if rest else 0.0, masked=False)
+
+
+def distinguishing_decimals(values, least=2, most=4):
+    """The fewest decimals (``least`` … ``most``) at which values that differ also print differently.
+
+    The lesson quotes weights with two decimals, as the heatmaps show them, unless two different
+    numbers it names side by side would then read the same (0.454 and 0.456 both "0.45").
+    Values equal up to TIE_RTOL count as equal; non-finite values are ignored.
+    """
+    v = np.asarray(values, dtype=np.float64).ravel()
+    v = np.sort(v[np.isfinite(v)])
+    if v.size < 2:
+        return int(least)
+    tol = TIE_RTOL * max(1.0, float(np.max(np.abs(v))))
+    differ = np.flatnonzero(np.diff(v) > tol)
+    for d in range(int(least), int(most) + 1):
+        if all(f"{v[i]:.{d}f}" != f"{v[i + 1]:.{d}f}" for i in differ):
+            return d
+    return int(most)
 
 
 def _checked_rows(weights, masked_rows):
@@ -190,9 +270,10 @@ def lesson_checks(result, max_rows=512):
 def demo_state(tokens, matrices, settings):
     """Where the window stands relative to the chapter's demo: "demo" (its tokens, numbers and maths
     settings), "k_swapped" (the same with K rows 猫 and 红色 exchanged — the recap experiment), or None.
-    The selected row/head do not matter."""
+    The selected row/head do not matter. Projected Q, K, V (from X and W, perhaps with positions) are
+    not the demo's even when the stored Q, K, V still are: the source and positions count as settings."""
     demo = demo_session()
-    maths = ("scale_mode", "scale", "temperature", "causal", "heads")
+    maths = ("scale_mode", "scale", "temperature", "causal", "heads", "source", "positions")
     if tuple(tokens) != tuple(demo.tokens) or any(getattr(settings, f) != getattr(demo.settings, f)
                                                   for f in maths):
         return None

@@ -162,3 +162,89 @@ def row_readout(heads, v, row, head=0):
     return RowReadout(row=int(row), head=int(head), columns=columns, weights=weights, values=values,
                       parts=contributions(weights, values), output=np.asarray(heads.head_outputs[head, row]),
                       masked=bool(heads.masked_rows[row]))
+
+
+# ----- room for the labels of the plane (pixel geometry, y pointing down as on screen) --------------------
+def padded_range(lo, hi, pixels, pad_low, pad_high, floor=1.0):
+    """(lo', hi') that show [lo, hi] with ``pad_low`` / ``pad_high`` pixels of room at its two ends.
+
+    On an axis of ``pixels`` pixels the data keep the pixels the padding leaves, so a label next to the
+    outermost point fits whatever the size of the plot; the padding takes at most 60 % of the axis
+    (a tiny plot shrinks it). A zero span first widens to ±floor/2 around its value.
+    """
+    lo, hi = float(lo), float(hi)
+    if not hi - lo > 0:
+        lo, hi = lo - floor / 2, hi + floor / 2
+    pixels = max(float(pixels), 1.0)
+    pad_low, pad_high = max(float(pad_low), 0.0), max(float(pad_high), 0.0)
+    if pad_low + pad_high > 0.6 * pixels:
+        shrink = 0.6 * pixels / (pad_low + pad_high)
+        pad_low, pad_high = pad_low * shrink, pad_high * shrink
+    per_pixel = (hi - lo) / (pixels - pad_low - pad_high)
+    return lo - pad_low * per_pixel, hi + pad_high * per_pixel
+
+
+def box_overlap(a, b):
+    """Area shared by two boxes (x0, y0, x1, y1)."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    return max(w, 0.0) * max(h, 0.0)
+
+
+def segment_in_box(segment, box):
+    """Length of the segment (x0, y0, x1, y1) that runs inside ``box`` (Liang–Barsky clipping)."""
+    x0, y0, x1, y1 = (float(c) for c in segment)
+    dx, dy = x1 - x0, y1 - y0
+    t0, t1 = 0.0, 1.0
+    for p, q in ((-dx, x0 - box[0]), (dx, box[2] - x0), (-dy, y0 - box[1]), (dy, box[3] - y0)):
+        if p == 0:
+            if q < 0:
+                return 0.0
+            continue
+        t = q / p
+        if p < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+        if t0 > t1:
+            return 0.0
+    return (t1 - t0) * float(np.hypot(dx, dy))
+
+
+def outside_area(box, bounds):
+    """Area of ``box`` that lies outside ``bounds`` (both (x0, y0, x1, y1))."""
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    return area - box_overlap(box, bounds)
+
+
+LINE_COST = 4.0  # a pixel of line under a label counts as this many pixels of covered area
+OUTSIDE_COST = 3.0  # a pixel of label outside the plot: worse than covering something
+
+
+def place_label(anchor, size, offsets, boxes=(), segments=(), bounds=None, line_cost=LINE_COST, penalties=None):
+    """Where a label of ``size`` (w, h) goes next to ``anchor`` (x, y): the box (x0, y0, x1, y1) at one of
+    ``offsets`` (the box's top-left relative to the anchor) that hides least.
+
+    The cost of a box is the area it shares with ``boxes`` (points, other labels), ``line_cost`` per
+    pixel of ``segments`` (x0, y0, x1, y1) running under it — times a segment's fifth number if it has
+    one (how visible it is: a faint line costs little) — and OUTSIDE_COST per pixel of it outside ``bounds``.
+    ``penalties`` (one per offset) add a fixed cost, e.g. for being further away. The first of the
+    cheapest offsets wins, so ``offsets`` are listed in order of preference.
+    Returns (index of the offset, box).
+    """
+    w, h = float(size[0]), float(size[1])
+    best = None
+    for k, (dx, dy) in enumerate(offsets):
+        x, y = float(anchor[0]) + dx, float(anchor[1]) + dy
+        box = (x, y, x + w, y + h)
+        cost = 0.0 if penalties is None else float(penalties[k])
+        cost += sum(box_overlap(box, b) for b in boxes)
+        cost += line_cost * sum(segment_in_box(s[:4], box) * (float(s[4]) if len(s) > 4 else 1.0)
+                                for s in segments)
+        if bounds is not None:
+            cost += OUTSIDE_COST * outside_area(box, bounds)
+        if best is None or cost < best[0] - 1e-9:
+            best = (cost, k, box)
+    if best is None:
+        raise ValueError("place_label needs at least one offset")
+    return best[1], best[2]

@@ -51,14 +51,16 @@ class HeatmapPanel(Panel):
         return self.model.revealed < self.stage
 
     def _clicked(self, row, col):
-        if self.hidden():
+        if self.hidden() and self.stage < 3:  # ③ asks what each row mixes, not for a darkest cell
             self.model.set_guess(self.stage, row, col)
         else:
             self.model.set_selection(row=row)
 
     def _tooltip_if_shown(self, row, col):
-        return "Hidden until revealed — click the cell you expect to be darkest" if self.hidden() else \
-            self.tooltip(row, col)
+        if not self.hidden():
+            return self.tooltip(row, col)
+        return ("Hidden until revealed — click the cell you expect to be darkest" if self.stage < 3 else
+                "Hidden until revealed — which rows of V will this row mix?")
 
     def head(self):
         return self.model.settings.selected_head

@@ -3,17 +3,20 @@ and live checks (rows sum to 1, outputs stay in the convex hull of V).
 
 The verdicts and checks come from ``explorer.core.lesson``; this panel only words them.
 """
+from dataclasses import dataclass
 from html import escape
 
 import numpy as np
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QPoint, QSize, Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QFrame, QGroupBox, QHBoxLayout, QLabel, QPushButton, QScrollArea,
                                QSizePolicy, QVBoxLayout, QWidget)
 
-from explorer.core.lesson import darkest_cols_in_row, darkest_in_row, demo_state, judge_guess, lesson_checks
+from explorer.core.lesson import (darkest_cols_in_row, demo_state, distinguishing_decimals, guess_fits, judge_guess,
+                                  lesson_checks, top_contributors)
 from explorer.core.presets import demo_session
-from explorer.model import ALL_STAGES, LESSON, SETTINGS, STRUCTURE, VALUES
-from explorer.widgets.number_text import format_number
+from explorer.core.readout import row_readout
+from explorer.model import ALL_STAGES, SETTINGS, STRUCTURE, VALUES
+from explorer.widgets.cell_text import format_value
 
 from .base import Panel
 
@@ -23,7 +26,10 @@ QGroupBox { font-weight: 600; }
 QFrame#lessonCard { border: 1px solid #d3d9e1; border-radius: 6px; background: #fbfcfd; }
 QFrame#lessonCard[current="true"] { border: 2px solid #4a7bd0; background: #f4f8ff; }
 QLabel#lessonNote { background: #fff7e0; border: 1px solid #ecd9a3; border-radius: 4px; padding: 6px; }
+QWidget#lessonHeader { border-bottom: 1px solid #d3d9e1; }
 """
+WARN = "#8a5a00"
+NOT_DEMO = "Not the demo's numbers or settings — Set it up to load them"
 
 STEPS = (
     # (stage, title, formula, panel, 中文 from the chapter, English)
@@ -81,8 +87,28 @@ def _mark(ok):
     return f"<span style='color:{OK if ok else BAD}; font-weight:600'>{'✓' if ok else '✗'}</span>"
 
 
-def _num(x):
-    return format_number(x, 3)
+def _fixed(x, decimals):
+    """``x`` with ``decimals`` decimals, a true minus sign and no "−0.00"."""
+    text = f"{float(x):.{decimals}f}"
+    if text.startswith("-") and text.strip("-0.") == "":
+        text = text[1:]
+    return text.replace("-", "−")
+
+
+def _weight(x, decimals=2):
+    """A weight as the heatmaps print it (two decimals), or as many as ``decimals``; a weight too small
+    to show but not zero reads "<0.01" rather than a misleading "0.00"."""
+    x = float(x)
+    if 0 < x < 0.5 * 10.0 ** -decimals:
+        return f"<{10.0 ** -decimals:.{decimals}f}"
+    return _fixed(x, decimals)
+
+
+def weight_texts(values, among=None):
+    """Texts for ``values`` with two decimals, or more when two different numbers of ``among`` (default
+    ``values``) would otherwise read the same — the numbers a card or verdict names side by side."""
+    d = distinguishing_decimals(values if among is None else among)
+    return [_weight(x, d) for x in values]
 
 
 def _tiny(x):
@@ -92,6 +118,28 @@ def _tiny(x):
 def _names(labels, cols):
     names = [escape(labels[c]) for c in cols]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _vector(values):
+    """An output row as the Output heatmap prints it: [0.45, 0.18, 0.41]."""
+    values = np.asarray(values, dtype=float)
+    magnitude = float(np.max(np.abs(values))) if values.size else 0.0
+    return "[" + ", ".join(format_value(float(x), magnitude) for x in values) + "]"
+
+
+def _cols(columns):
+    lo, hi = int(columns[0]), int(columns[-1])
+    return f"d{lo}" if lo == hi else f"d{lo}–d{hi}"
+
+
+@dataclass(frozen=True)
+class _Frozen:
+    """A verdict as it was written when its stage was revealed, and the numbers it judged."""
+
+    guess: tuple
+    text: str
+    matrix: np.ndarray
+    mask: object
 
 
 class _Card(QFrame):
@@ -116,10 +164,13 @@ class _Card(QFrame):
         for w in (self.title, self.zh, self.en, self.live, self.note):
             layout.addWidget(w)
         layout.addLayout(self.buttons)
+        self.note_index = None  # the undo-stack index the note was written for (None: any)
 
-    def say(self, text):
+    def say(self, text, index=None):
+        """Show ``text`` under the card; with ``index``, only while the undo stack stays at that index."""
         self.note.setText(text)
         self.note.setVisible(bool(text))
+        self.note_index = index if text else None
 
 
 class _Step(QFrame):
@@ -147,16 +198,54 @@ class _Step(QFrame):
 
 
 class LessonPanel(Panel):
-    """F7: guess-then-reveal through ① ② ③, the chapter's four guided experiments, live checks."""
+    """F7: guess-then-reveal through ① ② ③, the chapter's four guided experiments, live checks.
+
+    Signals:
+        showPanel(str): the name of a dock the lesson wants in front (``"readout"`` when experiment ②
+            is set up: its output really mixes 猫 and 激光点, and the Readout panel shows how). The panel
+            cannot reach the main window; the window connects it to ``docks[name].raise_()``.
+    """
+
+    showPanel = Signal(str)
 
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
         self._checks = None
         self._checks_for = None
+        self._verdicts = {}  # stage → _Frozen: the verdict written when the stage was revealed
+        self._seen_revealed = model.revealed
         self.setStyleSheet(CARD_STYLE)
+
+        # ----- the step-through controls: a fixed header, never scrolled out of sight --------------------
+        self.header = QWidget(self)
+        self.header.setObjectName("lessonHeader")
+        self.header.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        head = QVBoxLayout(self.header)
+        head.setContentsMargins(8, 6, 8, 6)
+        head.setSpacing(4)
+        row = QHBoxLayout()
+        self.start_button = QPushButton("Start the lesson")
+        self.start_button.setToolTip("Hide ① ② ③; guess the darkest cell of ① and ② and which values ③ mixes, "
+                                     "before each reveal")
+        self.start_button.clicked.connect(self.start)
+        self.show_all_button = QPushButton("Show all")
+        self.show_all_button.clicked.connect(lambda: self.model.set_revealed(ALL_STAGES))
+        row.addWidget(self.start_button)
+        row.addWidget(self.show_all_button)
+        row.addStretch(1)
+        head.addLayout(row)
+        pick = QHBoxLayout()
+        pick.addWidget(QLabel("Row to guess in:"))
+        self.row_combo = QComboBox()
+        self.row_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.row_combo.currentIndexChanged.connect(self._row_picked)
+        pick.addWidget(self.row_combo)
+        pick.addStretch(1)
+        head.addLayout(pick)
 
         body = QWidget()
         body.setObjectName("lessonBody")
+        self.body = body
         layout = QVBoxLayout(body)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.setSpacing(10)
@@ -168,24 +257,6 @@ class LessonPanel(Panel):
         self.steps_box = QGroupBox("Step through ① → ② → ③")
         steps = QVBoxLayout(self.steps_box)
         steps.setSpacing(6)
-        row = QHBoxLayout()
-        self.start_button = QPushButton("Start the lesson")
-        self.start_button.setToolTip("Hide ① ② ③; then guess the darkest cell before each reveal")
-        self.start_button.clicked.connect(self.start)
-        self.show_all_button = QPushButton("Show all")
-        self.show_all_button.clicked.connect(lambda: self.model.set_revealed(ALL_STAGES))
-        row.addWidget(self.start_button)
-        row.addWidget(self.show_all_button)
-        row.addStretch(1)
-        steps.addLayout(row)
-        pick = QHBoxLayout()
-        pick.addWidget(QLabel("Row to guess in:"))
-        self.row_combo = QComboBox()
-        self.row_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.row_combo.currentIndexChanged.connect(self._row_picked)
-        pick.addWidget(self.row_combo)
-        pick.addStretch(1)
-        steps.addLayout(pick)
         self.instruction = _label()
         self.instruction.setObjectName("lessonNote")
         steps.addWidget(self.instruction)
@@ -238,8 +309,11 @@ class LessonPanel(Panel):
         self.scroll.setWidget(body)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
-        outer.addWidget(self.scroll)
+        outer.setSpacing(0)
+        outer.addWidget(self.header)
+        outer.addWidget(self.scroll, 1)
         self.setMinimumWidth(260)
+        model.undo_stack.indexChanged.connect(self._undo_moved)
 
     def sizeHint(self):
         return QSize(480, 720)
@@ -248,7 +322,12 @@ class LessonPanel(Panel):
     def start(self):
         """Hide ① ② ③ (and forget old guesses); the reader guesses before each reveal."""
         self.model.set_revealed(0)
-        self.scroll.ensureWidgetVisible(self.steps_box)
+        self.scroll_to_steps()
+
+    def scroll_to_steps(self):
+        """Scroll so the step-through section starts at the top of the view (its instruction, then ①)."""
+        top = self.steps_box.mapTo(self.body, QPoint(0, 0)).y()
+        self.scroll.verticalScrollBar().setValue(max(0, top - 4))
 
     def reveal(self, stage):
         if self.model.revealed == stage - 1:
@@ -262,33 +341,88 @@ class LessonPanel(Panel):
         m = self.model
         return demo_state(m.tokens, {n: m.matrix(n) for n in "QKV"}, m.settings)
 
-    def _ensure_demo(self, card):
-        """Bring the demo's numbers back (undoably) unless they are already there; say so on the card."""
+    def _load_demo(self):
+        """Bring the demo's numbers back (one undo step) unless they are already there; True if loaded."""
         if self._demo_state() == "demo":
-            card.say("")
-            return
+            return False
+        before = self.model.undo_stack.index()
         self.model.set_session(demo_session(), "Set up the chapter's demo")
-        card.say("Loaded the demo's numbers (one undo step: Ctrl+Z brings yours back).")
+        return self.model.undo_stack.index() != before
+
+    def _say_loaded(self, card, loaded, text="Loaded the demo's numbers (one undo step: Ctrl+Z brings yours back)."):
+        """The note under a card after Set it up; it goes as soon as the undo stack moves (Ctrl+Z, an edit)."""
+        card.say(text if loaded else "", self.model.undo_stack.index())
+
+    def _undo_moved(self, index):
+        for card in self.cards:
+            if card.note_index is not None and card.note_index != index:
+                card.say("")
 
     def set_up(self, n):
         """Put the window in the state experiment ``n`` (1–4) needs."""
         card = self.cards[n - 1]
-        self._ensure_demo(card)
+        loaded = self._load_demo()
         self.model.set_selection(row=DOT if n == 3 else CHASE)
         if n == 1:
             self.start()
         else:
             self.model.set_revealed(ALL_STAGES)
+        self._say_loaded(card, loaded)
+        if n == 2:
+            self.showPanel.emit("readout")  # the readout shows how O(追) mixes 猫 and 激光点
 
     def toggle_swap(self):
         """Experiment ④: swap the K rows of 猫 and 红色 (a second click swaps them back); undoable."""
-        if self._demo_state() is None:
-            self._ensure_demo(self.cards[3])
+        loaded = self._demo_state() is None and self._load_demo()
         self.model.set_selection(row=CHASE)
         self.model.set_revealed(ALL_STAGES)
         self.model.swap_tokens("K", CAT, RED)
+        if loaded:
+            self._say_loaded(self.cards[3], True, "Loaded the demo's numbers, then swapped the K rows (two undo "
+                                                  "steps: Ctrl+Z twice brings yours back).")
+
+    # ----- guesses and frozen verdicts ---------------------------------------------------------------
+    def _guess(self, stage):
+        """The reader's guess for stage 1 or 2 if it still names a cell of what that stage shows; else None.
+
+        Stage ③ takes no darkest-cell guess: the reader predicts which values the row mixes instead.
+        """
+        if stage not in (1, 2) or self.model.results is None:
+            return None
+        guess = self.model.guesses.get(stage)
+        matrix, _, labels = self._stage_view(stage)
+        if not guess_fits(guess, matrix.shape) or not guess_fits(guess, (len(self.model.tokens), len(labels))):
+            return None
+        return int(guess[0]), int(guess[1])
+
+    def _on_changed(self, flags):
+        self._track_reveals()  # even while hidden: a verdict is written when its stage is revealed
+        super()._on_changed(flags)
+
+    def _track_reveals(self):
+        """Freeze the verdict of every stage just revealed; forget those of a restart or a guess now gone."""
+        m = self.model
+        rev = m.revealed
+        self._verdicts = {s: v for s, v in self._verdicts.items() if s <= rev and m.guesses.get(s) == v.guess}
+        if rev > self._seen_revealed and m.results is not None and self._fits(m.results):
+            for stage in range(self._seen_revealed + 1, rev + 1):
+                guess = self._guess(stage)
+                if guess is not None:
+                    matrix, mask, _ = self._stage_view(stage)
+                    self._verdicts[stage] = _Frozen(
+                        guess=tuple(m.guesses[stage]), text=self._verdict_text(stage, guess),
+                        matrix=np.array(matrix, copy=True), mask=None if mask is None else np.array(mask, copy=True))
+        self._seen_revealed = rev
+
+    def _fits(self, results):
+        """The results are for the current tokens (a failed recompute leaves older ones behind)."""
+        return results.heads.weights.shape[-1] == len(self.model.tokens)
 
     # ----- drawing -----------------------------------------------------------------------------------
+    def _start_label(self):
+        m = self.model
+        return "Start again" if m.revealed < ALL_STAGES or m.guesses else "Start the lesson"
+
     def render(self, flags):
         m = self.model
         if flags & STRUCTURE or self.row_combo.count() != len(m.tokens):
@@ -300,7 +434,8 @@ class LessonPanel(Panel):
             self.row_combo.blockSignals(True)
             self.row_combo.setCurrentIndex(m.settings.selected_row)
             self.row_combo.blockSignals(False)
-        if m.results is None:
+        self.start_button.setText(self._start_label())
+        if m.results is None or not self._fits(m.results):
             return
         if m.results is not self._checks_for or flags & (STRUCTURE | VALUES | SETTINGS):
             self._checks = lesson_checks(m.results)
@@ -308,12 +443,11 @@ class LessonPanel(Panel):
         self._render_steps()
         self._render_cards()
         self._render_checks()
-        if flags & LESSON:
-            self.start_button.setText("Start again" if m.revealed < ALL_STAGES or m.guesses else "Start the lesson")
 
     def _stage_view(self, stage):
         """(matrix, allowed-mask or None, column labels) that stage ``stage`` shows for the selected head."""
         r, h = self.model.results, self.model.settings.selected_head
+        h = min(h, r.n_heads - 1)
         if stage == 3:
             o = r.heads.output
             return o, None, [f"d{j}" for j in range(o.shape[1])]
@@ -321,13 +455,17 @@ class LessonPanel(Panel):
         mask = None if r.heads.mask is None else np.broadcast_to(r.heads.mask, r.heads.scores.shape)[h]
         return mat, mask, list(self.model.tokens)
 
+    def _head(self):
+        r = self.model.results
+        return min(self.model.settings.selected_head, r.n_heads - 1)
+
     def _render_steps(self):
         m = self.model
         tokens, row = m.tokens, m.settings.selected_row
         nxt = m.revealed + 1
-        if nxt <= ALL_STAGES:
+        if nxt <= 2:
             panel = STEPS[nxt - 1][3]
-            guess = m.guesses.get(nxt)
+            guess = self._guess(nxt)
             if guess:
                 _, _, labels = self._stage_view(nxt)
                 self.instruction.setText(
@@ -337,9 +475,13 @@ class LessonPanel(Panel):
                 self.instruction.setText(
                     f"Click the cell you expect to be darkest in the row of <b>{escape(tokens[row])}</b> in the "
                     f"<b>{panel}</b> panel, then press <b>Reveal {'①②③'[nxt - 1]}</b>.")
+        elif nxt == 3:
+            self.instruction.setText(
+                f"Which values will the row of <b>{escape(tokens[row])}</b> mix? Predict the rows of V with the "
+                f"largest weights in ② — think, then press <b>Reveal ③</b>.")
         else:
-            self.instruction.setText("All three stages are shown. <b>Start the lesson</b> hides them again, so "
-                                     "you can guess before each reveal.")
+            self.instruction.setText(f"All three stages are shown. <b>{self._start_label()}</b> hides them again, "
+                                     f"so you can guess before each reveal.")
         for step in self.steps:
             shown = m.revealed >= step.stage
             step.reveal_button.setEnabled(m.revealed == step.stage - 1)
@@ -354,48 +496,109 @@ class LessonPanel(Panel):
     def _step_status(self, stage):
         m = self.model
         tokens = m.tokens
-        guess = m.guesses.get(stage)
-        _, _, labels = self._stage_view(stage)
+        if stage == 3:
+            return self._mix_status()
+        guess = self._guess(stage)
         panel = STEPS[stage - 1][3]
+        matrix, mask, labels = self._stage_view(stage)
         if m.revealed < stage:
             if guess:
                 return f"Your guess: {escape(tokens[guess[0]])} → <b>{escape(labels[guess[1]])}</b>"
             return f"<i>Hidden. Guess first: click a cell in the {panel} panel.</i>"
-        matrix, mask, labels = self._stage_view(stage)
         if guess is None:
             row = m.settings.selected_row
             cols = darkest_cols_in_row(matrix, row, mask)
             if not cols:
                 return f"Shown. The row of {escape(tokens[row])} is fully masked: no key to look at."
             each = " each" if len(cols) > 1 else ""
-            return (f"Shown. Darkest in the row of {escape(tokens[row])}: <b>{_names(labels, cols)}</b> "
-                    f"({_num(matrix[row, cols[0]])}{each}).")
+            value = self._values(stage, matrix[row], [matrix[row, cols[0]]])[0]
+            return f"Shown. Darkest in the row of {escape(tokens[row])}: <b>{_names(labels, cols)}</b> ({value}{each})."
+        frozen = self._verdicts.get(stage)
+        if frozen is None or frozen.guess != tuple(m.guesses.get(stage, ())):
+            return self._verdict_text(stage, guess)  # no reveal seen (the panel came later): judge now
+        same = frozen.matrix.shape == matrix.shape and np.array_equal(frozen.matrix, matrix) and (
+            (frozen.mask is None and mask is None) or (frozen.mask is not None and mask is not None
+                                                       and np.array_equal(frozen.mask, mask)))
+        if same:
+            return frozen.text
+        return (f"{frozen.text}<br><i style='color:#4a5360'>Judged on the numbers you revealed; they have changed "
+                f"since. Start again to guess anew.</i>")
+
+    def _values(self, stage, row_values, picked):
+        """Texts for ``picked`` numbers of a row: weights with 2 decimals (more if the row needs them to tell
+        different numbers apart), scores as the heatmap prints them."""
+        if stage == 2:
+            return weight_texts(picked, among=row_values)
+        d = distinguishing_decimals(row_values)
+        return [_fixed(x, d) for x in picked]
+
+    def _verdict_text(self, stage, guess):
+        """Judge the guess against what stage ``stage`` shows now (called when the stage is revealed)."""
+        tokens = self.model.tokens
+        matrix, mask, labels = self._stage_view(stage)
         v = judge_guess(matrix, guess, mask)
         who = escape(tokens[v.row])
         picked = escape(labels[v.guessed_col])
         if v.true_col is None:
             return f"{_mark(False)} the row of {who} is fully masked: no key to look at, every weight is 0."
+        allowed = matrix[v.row] if mask is None else matrix[v.row][np.asarray(mask[v.row], dtype=bool)]
+        mine, top = self._values(stage, allowed, [v.guessed_value, v.true_value])
         dark = _names(labels, v.tied_cols)
         each = " each" if len(v.tied_cols) > 1 else ""
         if v.correct:
             tie = f" — tied with {_names(labels, [c for c in v.tied_cols if c != v.guessed_col])}" \
                 if len(v.tied_cols) > 1 else ""
-            return f"{_mark(True)} right: <b>{picked}</b> ({_num(v.guessed_value)}){tie}, in the row of {who}."
+            return f"{_mark(True)} right: <b>{picked}</b> ({mine}){tie}, in the row of {who}."
         verb = "are" if len(v.tied_cols) > 1 else "is"
-        yours = "masked" if v.guessed_masked else _num(v.guessed_value)
-        return (f"{_mark(False)} the darkest in the row of {who} {verb} <b>{dark}</b> ({_num(v.true_value)}{each}), "
+        yours = "masked" if v.guessed_masked else mine
+        return (f"{_mark(False)} the darkest in the row of {who} {verb} <b>{dark}</b> ({top}{each}), "
                 f"you picked <b>{picked}</b> ({yours}).")
+
+    def _mix_status(self):
+        """Stage ③: before the reveal, the question (which values will the row mix?); after, the answer."""
+        m = self.model
+        r, h = m.results, self._head()
+        row = m.settings.selected_row
+        who = escape(m.tokens[row])
+        if m.revealed < 3:
+            return (f"<i>Hidden. Which rows of V will the row of {who} mix? The ones with the largest weights "
+                    f"in ② — think, then reveal.</i>")
+        _, mask, _ = self._stage_view(2)
+        w = r.heads.weights[h]
+        mix = top_contributors(w, row, mask)
+        if mix.masked:
+            return f"Shown. The row of {who} is fully masked: it mixes nothing, its output is 0."
+        texts = weight_texts([x for _, x in mix.keys], among=w[row])
+        parts = [f"<b>v({escape(m.tokens[j])})</b> {t}" for (j, _), t in zip(mix.keys, texts)]
+        said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        rest = ""
+        if mix.rest:
+            rest = f"; the other {mix.rest} key{'s' if mix.rest > 1 else ''} hold {_weight(mix.rest_weight)}"
+        head = ""
+        if r.n_heads > 1:
+            ro = row_readout(r.heads, r.v, row, h)
+            head = f" Head {h + 1} of {r.n_heads}: its weights mix its slice V[:, {_cols(ro.columns)}]."
+        most = "mostly " if mix.rest else ""
+        return f"Shown. The row of {who} mixes {most}{said}{rest}.{head}"
+
+    def _not_demo(self, state):
+        """The warning of a card whose numbers or settings are not the chapter's demo ("" when they are)."""
+        if state == "demo":
+            return ""
+        swapped = " (the K rows of 猫 and 红色 are swapped: experiment ④)" if state == "k_swapped" else ""
+        return f"<span style='color:{WARN}'>⚠ {NOT_DEMO}{swapped}.</span><br>"
 
     def _render_cards(self):
         m = self.model
-        r, h = m.results, m.settings.selected_head
+        r, h = m.results, self._head()
         state = self._demo_state()
         tokens = m.tokens
         demo_tokens = tokens == demo_session().tokens
         w = r.heads.weights[h]
+        _, mask, _ = self._stage_view(2)
 
         def weights_of(row):
-            return " · ".join(f"{escape(t)} {_num(x)}" for t, x in zip(tokens, w[row]))
+            return " · ".join(f"{escape(t)} {x}" for t, x in zip(tokens, weight_texts(w[row])))
 
         c1, c2, c3, c4 = self.cards
         shown = "".join(s for s, i in zip("①②③", range(1, 4)) if m.revealed >= i) or "none"
@@ -404,28 +607,52 @@ class LessonPanel(Panel):
             sums = (f" {_mark(self._checks.rows_sum_to_one)} every row of ② sums to 1 "
                     f"(max deviation {_tiny(self._checks.max_row_sum_deviation)}).")
         c1.live.setText(f"Stages shown: {shown}.{sums}")
-        if not demo_tokens:
+        warn = self._not_demo(state)
+        if not demo_tokens or m.revealed < ALL_STAGES:
+            why = ("These tokens are not the demo's 「猫 追 红色 激光点」." if not demo_tokens else
+                   "The numbers appear once ③ is revealed.")
             for card in (c2, c3, c4):
-                card.live.setText("<i>Set it up to load the chapter's demo.</i>")
-        elif m.revealed < ALL_STAGES:
-            for card in (c2, c3, c4):
-                card.live.setText("<i>The numbers appear once ③ is revealed.</i>")
+                card.live.setText(f"{warn if card is not c4 or state is None else ''}<i>{why}</i>")
         else:
-            o = r.heads.output[CHASE]
-            mix = " + ".join(f"{_num(x)}·v({escape(t)})" for t, x in zip(tokens, w[CHASE]))
-            c2.live.setText(f"追 → 猫 <b>{_num(w[CHASE, CAT])}</b>, 激光点 <b>{_num(w[CHASE, DOT])}</b>.<br>"
-                            f"O(追) = {mix} = [{', '.join(_num(x) for x in o)}]")
-            top = darkest_in_row(w, DOT, self._stage_view(2)[1])
-            verdict = (f"{_mark(True)} the largest in its row" if top == RED else
-                       f"{_mark(False)} the largest is now {escape(tokens[top])}" if top is not None else "")
-            c3.live.setText(f"激光点 → 红色 <b>{_num(w[DOT, RED])}</b>: {verdict}.<br>Row of 激光点: {weights_of(DOT)}")
+            c2.live.setText(warn + self._chase_text(r, h))
+            cols = darkest_cols_in_row(w, DOT, mask)
+            red = weight_texts([w[DOT, RED]], among=w[DOT])[0]
+            if not cols:
+                verdict = f"{_mark(False)} the row of 激光点 is fully masked"
+            elif RED in cols:
+                others = [c for c in cols if c != RED]
+                tie = f", tied with {_names(tokens, others)}" if others else ""
+                verdict = f"{_mark(True)} the largest in its row{tie}"
+            else:
+                verb = "are" if len(cols) > 1 else "is"
+                verdict = f"{_mark(False)} the largest {verb} now {_names(tokens, cols)}"
+            c3.live.setText(f"{warn}激光点 → 红色 <b>{red}</b>: {verdict}.<br>Row of 激光点: {weights_of(DOT)}")
             k_now = {"demo": "K as in the demo", "k_swapped": "K rows of 猫 and 红色 <b>swapped</b>"}.get(
                 state, "Not the demo's numbers or settings")
-            hardest = _names(tokens, darkest_cols_in_row(w, CHASE, self._stage_view(2)[1]))
+            hardest = _names(tokens, darkest_cols_in_row(w, CHASE, mask))
             head = f" (head {h + 1})" if r.n_heads > 1 else ""
             c4.live.setText(f"{k_now}: 追 looks hardest at <b>{hardest}</b>{head}.<br>"
                             f"Row of 追: {weights_of(CHASE)}")
         self.swap_button.setText("Swap them back" if state == "k_swapped" else "Swap K rows of 猫 and 红色")
+
+    def _chase_text(self, r, h):
+        """Card ②: the weights of 追 and O(追) as a mix of the value rows — with several heads, the selected
+        head's weights times its own slice of V, giving that head's part of the output."""
+        tokens = self.model.tokens
+        ro = row_readout(r.heads, r.v, CHASE, h)
+        texts = weight_texts(ro.weights)
+        cat, dot = texts[CAT], texts[DOT]
+        if r.n_heads == 1:
+            mix = " + ".join(f"{t}·v({escape(tok)})" for tok, t in zip(tokens, texts))
+            return (f"追 → 猫 <b>{cat}</b>, 激光点 <b>{dot}</b>.<br>"
+                    f"O(追) = {mix} = {_vector(ro.output)}")
+        n = h + 1
+        mix = " + ".join(f"{t}·v<sub>{n}</sub>({escape(tok)})" for tok, t in zip(tokens, texts))
+        cols = _cols(ro.columns)
+        return (f"head {n} of {r.n_heads}: 追 → 猫 <b>{cat}</b>, 激光点 <b>{dot}</b>.<br>"
+                f"head {n}: O<sub>{n}</sub>(追) = {mix} = {_vector(ro.output)}<br>"
+                f"<span style='color:#4a5360'>v<sub>{n}</sub> = head {n}'s slice V[:, {cols}]; its output is "
+                f"O[追, {cols}] (the heads are concatenated).</span>")
 
     def _render_checks(self):
         m, c = self.model, self._checks
@@ -448,7 +675,7 @@ class LessonPanel(Panel):
             self.hull_check.setText("<i>Does every output row stay inside the convex hull of V? Shown once ③ is "
                                     "revealed.</i>")
         if c.excluded_rows:
-            names = ", ".join(escape(m.tokens[i]) for i in c.excluded_rows[:8])
+            names = ", ".join(escape(m.tokens[i]) for i in c.excluded_rows[:8] if i < len(m.tokens))
             more = f" and {len(c.excluded_rows) - 8} more" if len(c.excluded_rows) > 8 else ""
             self.excluded_note.setText(f"Left out: {names}{more} — fully masked, no key to attend to "
                                        f"(weights 0, output 0).")

@@ -9,10 +9,11 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QSignalBlocker, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPalette, QPen, QPolygonF
-from PySide6.QtWidgets import (QApplication, QBoxLayout, QComboBox, QGraphicsPolygonItem, QHBoxLayout, QLabel,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QBoxLayout, QComboBox, QFrame, QGraphicsPolygonItem, QHBoxLayout,
+                               QLabel, QScrollArea, QVBoxLayout, QWidget)
 
-from explorer.core.readout import convex_hull_2d, in_convex_hull, row_readout, shares_for_bars
+from explorer.core.readout import (convex_hull_2d, in_convex_hull, padded_range, place_label, row_readout,
+                                   shares_for_bars)
 
 from .base import Panel
 
@@ -24,9 +25,18 @@ HULL_FILL = QColor(120, 140, 170, 45)
 HULL_EDGE = QColor(120, 140, 170, 160)
 MAX_KEYS = 12  # keys drawn one by one; any further keys share one grey "others" bar (signs kept apart)
 MAX_TERMS = 5  # weights spelled out in the header formula
-MARGIN = 0.12  # of the V rows' span, around the plots' fixed ranges
 BAR_WIDTH = 0.62
 SIDE_BY_SIDE_ASPECT = 1.25  # width / height above which the two views sit side by side
+PLOT_MIN_HEIGHT = 160  # below this the panel scrolls rather than squash the plots
+PLOT_MIN_WIDTH = 200
+# Room (pixels) around the plane's points, so a label next to the outermost point still fits.
+PAD_PX = {"left": 18.0, "right": 18.0, "bottom": 16.0, "top": 26.0}
+DOT_PX = 6.0  # half the size of a key's dot on the plane
+STAR_PX = 12.0  # half the size of the star O_i
+LABEL_GAP = 3.0  # pixels between a dot and its label's box
+STAR_RING_COST = 0.12  # of the O label's area: the cost of each step further from the star
+STAR_LINE_COST = 8.0  # the O label hides lines more readily than a token label does: it may move away
+HULL_EDGE_VISIBILITY = 0.6  # the pale hull edge counts less than a full weight line
 
 
 def key_colour(slot):
@@ -53,15 +63,6 @@ def _tick_step(count, pixels, label_px=34.0):
         base = 10 ** int(np.floor(np.log10(step)))
         step = next(f * base for f in (2, 5, 10) if f * base > step)
     return step
-
-
-def _fixed_range(values, floor=1.0, extra_high=0.0):
-    """(lo, hi) around ``values`` with a margin (``extra_high`` more above); a zero span widens to ±floor/2."""
-    lo, hi = float(np.min(values)), float(np.max(values))
-    span = hi - lo
-    if span <= 0:
-        return lo - floor / 2, hi + floor / 2
-    return lo - MARGIN * span, hi + (MARGIN + extra_high) * span
 
 
 def _nice_ceil(x):
@@ -171,10 +172,17 @@ class ReadoutPanel(Panel):
                                        pen=pg.mkPen("w", width=1.5))
         self.star.setZValue(20)
         self.plane.addItem(self.star)
-        self.star_label = pg.TextItem("", color=OUTPUT_COLOR, anchor=(-0.15, -0.05))
+        self.star_label = pg.TextItem("", color=OUTPUT_COLOR, anchor=(0, 0), fill=pg.mkBrush(255, 255, 255, 225))
+        self.star_label.textItem.document().setDocumentMargin(1.5)  # a snug white backing
         self.star_label.setZValue(20)
         self.plane.addItem(self.star_label)
-        self.plane.getViewBox().sigResized.connect(self._place_labels)
+        self.star_leader = pg.PlotCurveItem(pen=pg.mkPen(OUTPUT_COLOR, width=1))  # star → its label, when apart
+        self.star_leader.setZValue(19)
+        self.plane.addItem(self.star_leader)
+        self._label_points = []  # the data point each entry of point_labels names
+        self.plane.getViewBox().sigResized.connect(self._layout_plane)
+        for plot in (self.bars, self.plane):
+            plot.setMinimumSize(PLOT_MIN_WIDTH, PLOT_MIN_HEIGHT)
 
         self.views = QWidget(self)
         self.views_layout = QBoxLayout(QBoxLayout.Direction.LeftToRight, self.views)
@@ -192,7 +200,11 @@ class ReadoutPanel(Panel):
         self.hidden_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hidden_label.setStyleSheet("color: #666; font-size: 120%;")
 
-        layout = QVBoxLayout(self)
+        # Everything sits in a scroll area: in a small dock the panel scrolls instead of squashing the plots
+        # below PLOT_MIN_HEIGHT (side by side when wide, stacked when narrow — see resizeEvent).
+        self.content = QWidget()
+        self.content.setObjectName("readoutContent")
+        layout = QVBoxLayout(self.content)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.header)
         layout.addLayout(controls)
@@ -200,6 +212,13 @@ class ReadoutPanel(Panel):
         layout.addWidget(self.hidden_label, 1)
         layout.addWidget(self.legend)
         layout.addWidget(self.check_label)
+        self.scroll = QScrollArea(self)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setWidget(self.content)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(self.scroll)
 
     # ----- layout -------------------------------------------------------------------------------
     def _style_plot(self, plot):
@@ -217,7 +236,11 @@ class ReadoutPanel(Panel):
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
-        wide = self.width() >= SIDE_BY_SIDE_ASPECT * self.height() and self.width() >= 480
+        # side by side when the panel is wide, or when stacking would not fit its height anyway
+        # while two plots fit next to each other
+        room = self.height() - 150  # about what the header, controls, legend and check take
+        wide = self.width() >= 480 and (self.width() >= SIDE_BY_SIDE_ASPECT * self.height()
+                                        or room < 2 * PLOT_MIN_HEIGHT + 20)
         direction = QBoxLayout.Direction.LeftToRight if wide else QBoxLayout.Direction.TopToBottom
         if self.views_layout.direction() != direction:
             self.views_layout.setDirection(direction)
@@ -261,8 +284,8 @@ class ReadoutPanel(Panel):
         d = len(names)
         if d > 1:
             x, y = (min(i, d - 1) for i in self._dims)
-            if x == y and self._dims[0] != self._dims[1]:  # clamping collapsed two chosen columns into one
-                x, y = d - 2, d - 1
+            if x == y:  # clamping collapsed two chosen columns into one: the plane needs two
+                x, y = (d - 2, d - 1) if y == d - 1 else (x, y + 1)
             self._dims = (x, y)
         for combo, i in zip((self.x_combo, self.y_combo), self._dims if d > 1 else (0, 0)):
             with QSignalBlocker(combo):
@@ -275,8 +298,22 @@ class ReadoutPanel(Panel):
         self.y_combo.setVisible(d > 1)
 
     def _set_dims(self, x=None, y=None):
+        """A combo picked a column. The plane needs two different ones: picking the other axis's column
+        swaps the two axes (d0 × d1, then x := d1 gives d1 × d0) — unless the head has one column."""
         dx, dy = self._dims
-        self._dims = (dx if x is None or x < 0 else x, dy if y is None or y < 0 else y)
+        nx = dx if x is None or x < 0 else x
+        ny = dy if y is None or y < 0 else y
+        one_d = self._readout is not None and len(self._readout.columns) == 1
+        if nx == ny and not one_d:
+            if x is not None and x >= 0:
+                ny = dx  # the x combo took y's column: y takes x's old one
+            else:
+                nx = dy
+            for combo, i in ((self.x_combo, nx), (self.y_combo, ny)):
+                if combo.currentIndex() != i:
+                    with QSignalBlocker(combo):
+                        combo.setCurrentIndex(i)
+        self._dims = (nx, ny)
         if self._readout is not None:
             self._draw()
 
@@ -436,20 +473,24 @@ class ReadoutPanel(Panel):
 
         for item in self.weight_lines + self.point_labels:
             plot.removeItem(item)
-        self.weight_lines, self.point_labels = [], []
+        self.weight_lines, self.point_labels, self._label_points = [], [], []
         font = QFont(QApplication.font())
         crowded = len(keys) < len(pts)  # grey dots of other keys behind: give the labels a light backing
         for j, text in _label_groups(pts, keys, tokens):
             label = pg.TextItem(text, color=self._fg, fill=pg.mkBrush(255, 255, 255, 200) if crowded else None)
             label.setZValue(5.5)  # above the grey dots, below the coloured ones and O_i
+            label.textItem.document().setDocumentMargin(2)  # its box is what _place_labels keeps apart
             label.setFont(font)
             label.setPos(*pts[j])
             self.point_labels.append(label)
+            self._label_points.append(np.array(pts[j], dtype=float))
             plot.addItem(label)
 
         if ro.masked:
             self.star.setData([], [])
             self.star_label.setText("")
+            self.star_label.setVisible(False)
+            self.star_leader.setData([], [])
         else:
             for j in keys:
                 alpha = int(round(255 * float(np.clip(ro.weights[j], 0, 1))))
@@ -459,24 +500,21 @@ class ReadoutPanel(Panel):
                 self.weight_lines.append(line)
                 plot.addItem(line)
             self.star.setData([o[0]], [o[1]])
-            self.star_label.setAnchor((0.5, 1.3) if one_d else (-0.15, -0.05))
             self.star_label.setText(f"O[{tokens[ro.row]}]")
             self.star_label.setFont(font)
             self.star_label.setPos(*o)
+            self.star_label.setVisible(True)
 
         names = [f"d{int(c)}" for c in ro.columns]
         if one_d:
             plot.setLabel("bottom", f"{names[0]} (V has one dimension: a line)", color=self._fg.name())
             plot.setLabel("left", "", color=self._fg.name())
             plot.getAxis("left").setTicks([[], []])
-            plot.setYRange(-1, 1, padding=0)
         else:
             plot.setLabel("bottom", names[self._dims[0]], color=self._fg.name())
             plot.setLabel("left", names[self._dims[1]], color=self._fg.name())
             plot.getAxis("left").setTicks(None)
-            plot.setYRange(*_fixed_range(pts[:, 1]), padding=0)
-        plot.setXRange(*_fixed_range(pts[:, 0], extra_high=0.0 if one_d else 0.1), padding=0)
-        self._place_labels()
+        self._layout_plane()
 
         if ro.masked:
             self.check_label.setText("row fully masked: no output, so nothing to place in the hull")
@@ -488,25 +526,121 @@ class ReadoutPanel(Panel):
         self.check_label.setText(f"O[{escape(tokens[ro.row])}] inside the hull of V's rows ({where}): <b>{mark}</b>")
         self.inside = inside
 
-    def _place_labels(self):
-        """Keep the token labels inside the plot and, on a line (d_v = 1), off each other.
-
-        Labels sit right of their point, or left of it near the right edge. On a line they sit below
-        it, shifted so they stay inside, each on the first tier where it overlaps no earlier label.
-        """
-        if not self.point_labels:
+    # ----- the plane's range and labels, in pixels (redone whenever the plot is resized) -----------------
+    def _layout_plane(self):
+        """Fit the range to the points with room for labels at the edges, then place every label."""
+        ro = self._readout
+        if ro is None or not self.point_labels:
             return
+        vb = self.plane.getViewBox()
+        width, height = max(vb.width(), 40.0), max(vb.height(), 40.0)
+        pts, _ = self.plane_points()
+        one_d = ro.values.shape[1] == 1
+        x_range = padded_range(pts[:, 0].min(), pts[:, 0].max(), width, PAD_PX["left"], PAD_PX["right"])
+        self.plane.setXRange(*x_range, padding=0)
+        if one_d:
+            self.plane.setYRange(-1, 1, padding=0)
+        else:
+            self.plane.setYRange(*padded_range(pts[:, 1].min(), pts[:, 1].max(), height, PAD_PX["bottom"],
+                                               PAD_PX["top"]), padding=0)
+        self._place_labels()
+
+    def _to_pixels(self, xy):
+        """Data point(s) (..., 2) → pixel position(s) in the plane's view box (y down)."""
+        vb = self.plane.getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        w, h = max(vb.width(), 1.0), max(vb.height(), 1.0)
+        xy = np.asarray(xy, dtype=float)
+        return np.stack([(xy[..., 0] - x0) / (x1 - x0) * w, (y1 - xy[..., 1]) / (y1 - y0) * h], axis=-1)
+
+    def _to_data(self, px):
+        vb = self.plane.getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        w, h = max(vb.width(), 1.0), max(vb.height(), 1.0)
+        return x0 + px[0] / w * (x1 - x0), y1 - px[1] / h * (y1 - y0)
+
+    @staticmethod
+    def _label_size(label):
+        rect = label.textItem.boundingRect()
+        return rect.width(), rect.height()
+
+    def _place_labels(self):
+        """Put the token labels and the O_i label where they hide the least.
+
+        In 2-D each token label goes beside its point — outward from the points' centre first — where it
+        covers neither the star, other points nor other labels, and stays inside the plot; then O_i's
+        label (on a white backing) goes beside the star where it covers the fewest token labels, points,
+        weight lines (a faint line counts little) and hull edges — close to the star unless that hides
+        much more. On a line (d_v = 1) the labels sit below it, each on the first tier where it overlaps
+        no earlier label, and O_i's label above the star.
+        """
+        if not self.point_labels or self._readout is None:
+            return
+        if self._readout.values.shape[1] == 1:
+            self._place_labels_on_a_line()
+            return
+        vb = self.plane.getViewBox()
+        bounds = (0.0, 0.0, max(vb.width(), 1.0), max(vb.height(), 1.0))
+        pts, o = self.plane_points()
+        pts_px = self._to_pixels(pts)
+        dots = [(x - DOT_PX, y - DOT_PX, x + DOT_PX, y + DOT_PX) for x, y in pts_px]
+        star_on = self.star_label.isVisible()
+        star = self._to_pixels(o)
+        lines = []
+        if star_on:
+            keys = self.shown_keys()
+            weights = np.clip(self._readout.weights[keys], 0.0, 1.0)  # a line is as visible as its weight
+            lines = [(*star, *p, max(float(wt), 0.1)) for p, wt in zip(pts_px[keys], weights)]
+        taken = [(star[0] - STAR_PX, star[1] - STAR_PX, star[0] + STAR_PX, star[1] + STAR_PX)] if star_on else []
+        centre = pts_px.mean(axis=0)
+        for label, point in sorted(zip(self.point_labels, self._label_points), key=lambda lp: lp[1][0]):
+            anchor = self._to_pixels(point)
+            w, h = self._label_size(label)
+            g = DOT_PX + LABEL_GAP
+            offsets = [(g - 2, -h + 2), (g - 2, -2), (-w - g + 2, -h + 2), (-w - g + 2, -2), (g, -h / 2),
+                       (-w - g, -h / 2), (-w / 2, -h - g + 4), (-w / 2, g - 4)]
+            out = anchor - centre
+            if np.hypot(*out) > 1e-6:  # outward first: away from the hull, where O_i and the lines are not
+                offsets.sort(key=lambda d: -float(np.dot(np.array([d[0] + w / 2, d[1] + h / 2]), out)))
+            own = [b for b, p in zip(dots, pts_px) if np.hypot(*(p - anchor)) > 0.5]
+            _, box = place_label(anchor, (w, h), offsets, boxes=own + taken, segments=lines, bounds=bounds,
+                                 line_cost=1.0)
+            label.setAnchor((0, 0))
+            label.setPos(*self._to_data(box[:2]))
+            taken.append(box)
+        if not star_on:
+            return
+        hull = pts_px[self._hull(pts)]
+        edges = [(*hull[k], *hull[(k + 1) % len(hull)], HULL_EDGE_VISIBILITY) for k in range(len(hull))] \
+            if len(hull) > 1 else []
+        w, h = self._label_size(self.star_label)
+        offsets, penalties = [], []
+        for ring, g in enumerate((STAR_PX + 1, STAR_PX + 14, STAR_PX + 30)):  # beside the star, then further
+            offsets += [(g, -h / 2), (g, -h - 2), (g, 2), (-w - g, -h / 2), (-w - g, -h - 2), (-w - g, 2),
+                        (-w / 2, g - 4), (-w / 2, -h - g + 4)]
+            penalties += [ring * STAR_RING_COST * w * h] * 8  # far from the star it names the star less
+        _, box = place_label(star, (w, h), offsets, boxes=dots + taken[1:], segments=lines + edges, bounds=bounds,
+                             line_cost=STAR_LINE_COST, penalties=penalties)
+        self.star_label.setAnchor((0, 0))
+        self.star_label.setPos(*self._to_data(box[:2]))
+        near = np.clip(star, box[:2], box[2:])  # the label's closest point to the star
+        gap = near - star
+        if np.hypot(*gap) > STAR_PX + 5:  # set apart: a thin leader says whose label it is
+            start = star + gap / np.hypot(*gap) * (STAR_PX - 2)
+            ends = np.array([self._to_data(start), self._to_data(near)])
+            self.star_leader.setData(ends[:, 0], ends[:, 1])
+        else:
+            self.star_leader.setData([], [])
+
+    def _place_labels_on_a_line(self):
         vb = self.plane.getViewBox()
         (x0, x1), _ = vb.viewRange()
         px_per_unit = max(vb.width(), 100.0) / max(x1 - x0, 1e-300)
-        one_d = self._readout is not None and self._readout.values.shape[1] == 1
         metrics = QFontMetricsF(self.point_labels[0].textItem.font())
         tiers = []  # per tier: the pixel spans already taken
-        for label in sorted(self.point_labels, key=lambda item: item.pos().x()):
-            frac = float(np.clip((label.pos().x() - x0) / max(x1 - x0, 1e-300), 0.0, 1.0))
-            if not one_d:
-                label.setAnchor((-0.12, 1.0) if frac < 0.8 else (1.12, 1.0))
-                continue
+        for label, point in sorted(zip(self.point_labels, self._label_points), key=lambda lp: lp[1][0]):
+            label.setPos(*point)
+            frac = float(np.clip((point[0] - x0) / max(x1 - x0, 1e-300), 0.0, 1.0))
             width = metrics.horizontalAdvance(label.textItem.toPlainText()) + 8.0
             left = frac * (x1 - x0) * px_per_unit - frac * width
             span = (left, left + width)
@@ -516,6 +650,12 @@ class ReadoutPanel(Panel):
                 tiers.append([])
             tiers[tier].append(span)
             label.setAnchor((frac, -0.25 - 0.95 * tier))
+        self.star_leader.setData([], [])
+        if self.star_label.isVisible():
+            _, o = self.plane_points()
+            frac = float(np.clip((o[0] - x0) / max(x1 - x0, 1e-300), 0.0, 1.0))
+            self.star_label.setPos(*o)
+            self.star_label.setAnchor((frac, 1.3))
 
     def _draw_legend(self, ro, keys, tokens):
         entries = []

@@ -220,6 +220,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self._flagged: np.ndarray | None = None
         self._col_label_px = np.zeros(0)  # pixel width of each column label
         self._hover = (-1, -1)
+        self._tooltip_text = ""  # the hovered cell's tooltip, shown again when Qt asks for it
         self._extra = (0.0, 0.0)  # layout margin added left/right and top/bottom by _fit_view
         self._ticks: dict[str, list[tuple[int, str]]] = {"left": [], "top": [], "right": []}
 
@@ -499,6 +500,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self._outline_item.update()
         self.cellHovered.emit(r, c)
         text = self.tooltip_provider(r, c) if r >= 0 and self.tooltip_provider is not None else ""
+        self._tooltip_text = text
         if text and scene_pos is not None:
             local = self.viewportTransform().map(scene_pos).toPoint()
             QToolTip.showText(self.viewport().mapToGlobal(local), text, self.viewport())
@@ -513,8 +515,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
         # Qt's delayed ToolTip event would reach the scene, which has no item tooltips and hides
         # ours; answer it with the hovered cell's text instead.
         if ev.type() == QEvent.Type.ToolTip and self.tooltip_provider is not None:
-            r, c = self._hover
-            text = self.tooltip_provider(r, c) if r >= 0 else ""
+            text = self._tooltip_text if self._hover[0] >= 0 else ""
             if text:
                 QToolTip.showText(ev.globalPos(), text, self.viewport())
             else:

@@ -1,4 +1,6 @@
 """The lesson's judgements (no Qt): darkest cell of a row, guess verdicts, row sums, convex hull."""
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -7,7 +9,8 @@ from hypothesis.extra.numpy import arrays
 
 from explorer.core import (ShapeError, attention, darkest_in_row, hull_check, judge_guess, lesson_checks,
                            row_sum_check, softmax)
-from explorer.core.lesson import TIE_RTOL, demo_state
+from explorer.core.lesson import (TIE_RTOL, demo_state, distinguishing_decimals, guess_fits,
+                                  top_contributors)
 from explorer.core.pipeline import run_pipeline
 from explorer.core.presets import DEMO_TOKENS, demo_session, random_session
 from explorer.core.session import Settings
@@ -189,3 +192,40 @@ def test_demo_state():
     assert demo_state(s.tokens, s.matrices, Settings(causal=True)) is None
     assert demo_state(tuple(reversed(DEMO_TOKENS)), s.matrices, s.settings) is None
     assert demo_state(s.tokens, {**s.matrices, "Q": s.matrices["Q"] + 1}, s.settings) is None
+    projected = replace(s.settings, source="projected")  # Q, K, V then come from X and W, not the stored ones
+    assert demo_state(s.tokens, s.matrices, projected) is None
+
+
+# ----- guesses that outlive a shape change, the mix of a row, decimals -----------------------------------
+def test_guess_fits_only_cells_of_the_shape():
+    assert guess_fits((1, 2), (4, 3))
+    assert not guess_fits((4, 0), (4, 3)) and not guess_fits((0, 3), (4, 3))
+    assert not guess_fits((-1, 0), (4, 3)) and not guess_fits(None, (4, 3)) and not guess_fits(("a", 0), (4, 3))
+
+
+def test_top_contributors_of_the_demo_rows():
+    w = demo_result().heads.weights[0]
+    chase = top_contributors(w, 1)  # 追 mixes the values of 猫 and 激光点 (tied)
+    assert [j for j, _ in chase.keys] == [0, 3] and chase.rest == 2
+    assert chase.weight == pytest.approx(w[1, 0] + w[1, 3]) and chase.rest_weight == pytest.approx(w[1, 1] + w[1, 2])
+    dot = top_contributors(w, 3)  # 激光点: 红色 first, then itself
+    assert [j for j, _ in dot.keys] == [2, 3]
+
+
+def test_top_contributors_never_split_a_tie_and_skip_masked_keys():
+    even = top_contributors(np.full((1, 4), 0.25), 0)
+    assert [j for j, _ in even.keys] == [0, 1, 2, 3] and even.rest == 0
+    many = top_contributors(np.full((1, 10), 0.1), 0, max_keys=4)
+    assert len(many.keys) == 4 and many.rest == 6 and many.rest_weight == pytest.approx(0.6)
+    allowed = np.array([[True, False, True]])
+    masked = top_contributors(np.array([[0.3, 0.0, 0.7]]), 0, allowed)
+    assert [j for j, _ in masked.keys] == [2, 0] and masked.rest == 0
+    assert top_contributors(np.zeros((1, 3)), 0, np.zeros((1, 3), bool)).masked
+
+
+def test_distinguishing_decimals():
+    assert distinguishing_decimals([0.4548, 0.0452, 0.0452, 0.4548]) == 2
+    assert distinguishing_decimals([0.451, 0.454]) == 3
+    assert distinguishing_decimals([0.45, 0.45 + 1e-15]) == 2  # equal up to rounding: a tie, not a difference
+    assert distinguishing_decimals([0.123451, 0.123452]) == 4  # at most four
+    assert distinguishing_decimals([]) == 2 and distinguishing_decimals([np.nan, 1.0]) == 2

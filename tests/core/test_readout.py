@@ -10,7 +10,8 @@ from hypothesis.extra import numpy as hnp
 from explorer.core import contributions, convex_hull_2d, in_convex_hull, multi_head_attention, softmax
 from explorer.core.errors import ShapeError
 from explorer.core.presets import demo_session
-from explorer.core.readout import row_readout, shares_for_bars, stack_bases
+from explorer.core.readout import (box_overlap, outside_area, padded_range, place_label, row_readout, segment_in_box,
+                                   shares_for_bars, stack_bases)
 
 PROPS = settings(max_examples=80, deadline=None, database=None)
 
@@ -231,3 +232,41 @@ def test_in_hull_agrees_with_a_convex_combination_test(pts, q):
     far = np.abs(pts).max() + 1.0
     assert not in_convex_hull([far, q[1]], pts)
     assert not in_convex_hull([q[0], -far], pts)
+
+
+# ---------------------------------------------------------------- room for the plane's labels
+def test_padded_range_leaves_the_asked_pixels_free():
+    lo, hi = padded_range(0.0, 1.0, 200, 20, 30)
+    per_px = (hi - lo) / 200
+    assert (0.0 - lo) / per_px == pytest.approx(20) and (hi - 1.0) / per_px == pytest.approx(30)
+    lo, hi = padded_range(2.0, 2.0, 100, 0, 0)  # a zero span widens to ±0.5 first
+    assert (lo, hi) == (1.5, 2.5)
+    lo, hi = padded_range(0.0, 1.0, 50, 40, 40)  # a tiny plot: the padding shrinks to 60 % of it
+    assert (hi - lo) == pytest.approx(1.0 / 0.4)
+
+
+def test_boxes_and_segments():
+    assert box_overlap((0, 0, 10, 10), (5, 5, 20, 20)) == 25 and box_overlap((0, 0, 1, 1), (2, 2, 3, 3)) == 0
+    assert segment_in_box((-5, 5, 15, 5), (0, 0, 10, 10)) == pytest.approx(10)
+    assert segment_in_box((0, 20, 10, 30), (0, 0, 10, 10)) == 0
+    assert segment_in_box((0, 0, 10, 10), (0, 0, 10, 10)) == pytest.approx(np.hypot(10, 10))
+    assert segment_in_box((5, -5, 5, 5), (0, 0, 10, 10)) == pytest.approx(5)  # vertical, half inside
+    assert outside_area((-5, 0, 5, 10), (0, 0, 100, 100)) == 50
+
+
+def test_place_label_takes_the_first_offset_that_hides_least():
+    offsets = [(2, -10), (2, 2), (-22, -5)]  # right-above, right-below, left
+    k, box = place_label((50, 50), (20, 10), offsets)
+    assert k == 0 and box == (52, 40, 72, 50)
+    k, _ = place_label((50, 50), (20, 10), offsets, boxes=[(50, 38, 80, 49)])  # something right-above
+    assert k == 1
+    k, _ = place_label((50, 50), (20, 10), offsets, segments=[(40, 45, 80, 45), (40, 55, 80, 55)])  # two lines
+    assert k == 2
+    k, _ = place_label((50, 50), (20, 10), offsets, segments=[(40, 45, 80, 45, 0.1), (40, 55, 80, 55)])
+    assert k == 0  # a faint line costs less than a full one
+    k, _ = place_label((95, 5), (20, 10), offsets, bounds=(0, 0, 100, 100))  # the top-right corner
+    assert k == 2
+    k, _ = place_label((50, 50), (20, 10), offsets, penalties=[1e3, 0, 0])
+    assert k == 1
+    with pytest.raises(ValueError):
+        place_label((0, 0), (1, 1), [])

@@ -39,13 +39,15 @@ def home(tmp_path, monkeypatch):
     return path
 
 
-def open_window(qtbot, **kwargs):
+def open_window(qtbot, size=(1600, 1000), **kwargs):
     from explorer.main_window import MainWindow
 
     window = MainWindow(**kwargs)
     # pytest-qt closes its widgets before fixture teardown: mark the session saved just before,
     # so closing does not ask about unsaved changes
     qtbot.addWidget(window, before_close_func=lambda w: w.model.undo_stack.setClean())
+    if size:  # the offscreen screen is 800×800, and a new window fits itself to the screen
+        window.resize(*size)
     window.show()
     qtbot.waitExposed(window)
     window.model.flush()

@@ -133,6 +133,7 @@ def test_tooltip_provider_is_asked_for_the_hovered_cell(qtbot):
         return f"q_{r}·k_{c} = 0"
 
     h.tooltip_provider = provider
+    qtbot.mouseMove(h.viewport(), QPoint(2, 2))  # the cursor may still sit where an earlier test left it
     with qtbot.waitSignal(h.cellHovered, timeout=2000):
         qtbot.mouseMove(h.viewport(), h.cell_center(2, 0).toPoint())
     assert calls == [(2, 0)]

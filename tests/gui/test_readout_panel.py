@@ -3,12 +3,14 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtWidgets import QApplication
 
 from explorer.core import contributions, in_convex_hull
 from explorer.core.presets import demo_session, random_session
+from explorer.core.readout import box_overlap, segment_in_box
 from explorer.model import AttentionModel
-from explorer.panels.readout import OKABE_ITO, ReadoutPanel, key_colour
+from explorer.panels.readout import OKABE_ITO, PLOT_MIN_HEIGHT, STAR_PX, ReadoutPanel, key_colour
 
 
 def make(qtbot, session=None, size=(700, 450)):
@@ -248,3 +250,92 @@ def test_views_sit_side_by_side_when_wide_and_stacked_when_narrow(qtbot, size):
         assert plane.left() >= bars.right()
     else:
         assert plane.top() >= bars.bottom()
+
+
+# ----- regressions from the user test ----------------------------------------------------------------
+def test_the_plane_never_shows_one_dimension_against_itself(qtbot):
+    model, panel = make(qtbot)
+    row = model.settings.selected_row
+    assert panel.dims() == (0, 1)
+    panel.y_combo.setCurrentIndex(0)  # d0 × d0? no: the axes swap
+    assert panel.dims() == (1, 0)
+    assert panel.x_combo.currentText() == "d1" and panel.y_combo.currentText() == "d0"
+    np.testing.assert_allclose(star_pos(panel), model.results.heads.output[row, [1, 0]], atol=1e-12)
+    x, y = panel.points.getData()
+    np.testing.assert_allclose(np.column_stack([x, y]), model.matrix("V")[:, [1, 0]])
+    assert "(d1, d0)" in panel.check_label.text()
+    panel.x_combo.setCurrentIndex(0)  # and back
+    assert panel.dims() == (0, 1) and panel.y_combo.currentText() == "d1"
+    panel.x_combo.setCurrentIndex(2)  # a free column: no swap needed
+    assert panel.dims() == (2, 1)
+    model.set_param("heads", 3)  # width 1: one combo, nothing to swap
+    model.flush()
+    assert panel.dims() == (0, None) and panel.y_combo.isHidden()
+
+
+def label_boxes(panel):
+    """Scene rectangles of the token labels, the O label and the star (as drawn)."""
+    vb = panel.plane.getViewBox()
+    star = vb.mapViewToScene(pg_point(*star_pos(panel)))
+    r = STAR_PX
+    return ([label.sceneBoundingRect() for label in panel.point_labels], panel.star_label.sceneBoundingRect(),
+            QRectF(star.x() - r, star.y() - r, 2 * r, 2 * r))
+
+
+def pg_point(x, y):
+    return QPointF(float(x), float(y))
+
+
+def as_box(rect):
+    return (rect.left(), rect.top(), rect.right(), rect.bottom())
+
+
+@pytest.mark.parametrize("row", [0, 1, 2, 3])
+@pytest.mark.parametrize("size", [(700, 450), (1000, 600)])
+def test_plane_labels_fit_and_keep_clear_of_the_star_and_each_other(qtbot, row, size):
+    model, panel = make(qtbot, size=size)
+    model.set_selection(row=row)
+    model.flush()
+    QApplication.processEvents()
+    vb = panel.plane.getViewBox()
+    inside = vb.sceneBoundingRect().adjusted(-1, -1, 1, 1)
+    labels, o_label, star = label_boxes(panel)
+    assert panel.star_label.isVisible() and panel.star_label.textItem.toPlainText() == f"O[{model.tokens[row]}]"
+    for rect in labels + [o_label]:
+        assert inside.contains(rect), "a label is cut off at the edge of the plot"  # 追 at d1 = 1 used to be
+    for k, rect in enumerate(labels):
+        assert box_overlap(as_box(rect), as_box(star)) == 0  # "★色": the star covered 红色
+        assert box_overlap(as_box(rect), as_box(o_label)) == 0
+        for other in labels[k + 1:]:
+            assert box_overlap(as_box(rect), as_box(other)) == 0
+    # the O label sits on no weight line that carries real weight
+    ro = panel._readout
+    star_c = star.center()
+    pts, _ = panel.plane_points()
+    for j in panel.shown_keys():
+        if ro.weights[j] > 0.2:
+            end = vb.mapViewToScene(pg_point(*pts[j]))
+            assert segment_in_box((star_c.x(), star_c.y(), end.x(), end.y()), as_box(o_label)) == 0
+
+
+def test_the_o_label_stays_off_the_lines_of_chase(qtbot):
+    """The user saw "O[追]" on the weight line to 猫: it now sits beside the star, on a white backing."""
+    model, panel = make(qtbot)
+    QApplication.processEvents()
+    _, o_label, star = label_boxes(panel)
+    fill = panel.star_label.fill
+    assert fill.style() != Qt.BrushStyle.NoBrush and fill.color().alpha() > 200  # a white backing
+    gap = max(o_label.left() - star.right(), star.left() - o_label.right(), o_label.top() - star.bottom(),
+              star.top() - o_label.bottom())
+    assert gap <= 35  # next to the star it names, not somewhere else in the plot
+
+
+def test_small_docks_scroll_instead_of_squashing_the_plots(qtbot):
+    model, panel = make(qtbot, size=(390, 290))  # the Readout dock of a 1024×700 window
+    QApplication.processEvents()
+    assert panel.bars.height() >= PLOT_MIN_HEIGHT and panel.plane.height() >= PLOT_MIN_HEIGHT
+    assert panel.scroll.verticalScrollBar().maximum() > 0
+    panel.resize(700, 300)  # wide but low: side by side, still at full height
+    QApplication.processEvents()
+    assert panel.plane.geometry().left() >= panel.bars.geometry().right()
+    assert panel.bars.height() >= PLOT_MIN_HEIGHT and panel.plane.height() >= PLOT_MIN_HEIGHT

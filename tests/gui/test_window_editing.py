@@ -261,7 +261,7 @@ def shapes(window):
     window.model.flush()
     editor = window.panels["editor"]
     tables = {n: (t.rowCount(), t.columnCount()) for n, t in editor.tables.items()}
-    heat = {k: p.heatmap.image_array().shape for k, p in window.panels.items() if hasattr(p, "heatmap")}
+    heat = {k: window.panels[k].heatmap.image_array().shape for k in ("scores", "weights", "output")}
     return tables, heat
 
 

@@ -114,7 +114,7 @@ def test_layout_persists_across_close_and_reopen(qtbot, home, ui):
     assert first.close()
     assert (home / "settings.ini").exists()
 
-    second = ui.open_window(qtbot)
+    second = ui.open_window(qtbot, size=None)
     assert second.docks["output"].isHidden() and second.docks["controls"].isHidden()
     assert second.docks["editor"].isVisible() and second.docks["weights"].isVisible()
     assert not second.actions["view_output"].isChecked()
@@ -123,7 +123,7 @@ def test_layout_persists_across_close_and_reopen(qtbot, home, ui):
     assert second.docks["output"].isVisible()
     assert second.close()
 
-    third = ui.open_window(qtbot)
+    third = ui.open_window(qtbot, size=None)
     assert all(d.isVisible() for d in third.docks.values())
 
 

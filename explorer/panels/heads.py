@@ -1,0 +1,400 @@
+"""F8 heads grid: one small heatmap per head — H "radars", each scanning for its own relation.
+
+The chapter: "把 D 维切成 H 份 … 每份 d_h = D/H 维,各自独立跑一遍注意力 … √d 的温度也按头校准".
+Every head's weights (or scores) come from ``model.results.heads``; this file only lays them out.
+Clicking a head's heatmap makes it the selected head, so the main Scores/Weights/Output panels show it.
+"""
+import math
+from html import escape
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF, QSignalBlocker, Qt, Signal
+from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPalette, QPen
+from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton,
+                               QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
+
+from explorer.model import SELECTION
+from explorer.widgets.heatmap import CMAPS, Heatmap
+from explorer.widgets.number_text import format_number
+
+from .base import ALL, Panel
+from .heatmap_panel import nice_symmetric_levels
+
+# Okabe & Ito's colour-blind-safe qualitative palette (without black), in head order; the split/merge
+# drawing colours Q's and the concat's columns with the same colours.
+HEAD_COLOURS = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7")
+MAX_SHOWN = 16  # heads drawn in the grid; more are summarised as "showing 16 of H"
+MIN_CELL_W, MIN_CELL_H = 160, 150  # below this the grid scrolls rather than shrinking a head further
+TIGHT_LABEL_SHARE = 0.22  # token labels on inner heads only while they take less than this of a head's width
+SELECTED_PEN = QColor("#1f1f1f")
+FRAME_PEN = QColor("#d3d7de")
+SELECTED_FILL = QColor("#eef1f5")
+MODES = ("weights", "scores")
+
+
+def head_colour(h):
+    """The colour of head ``h`` (0-based): Okabe–Ito, then darker variants of it for heads 8, 9, …"""
+    base = QColor(HEAD_COLOURS[h % len(HEAD_COLOURS)])
+    return base if h < len(HEAD_COLOURS) else base.darker(100 + 45 * (h // len(HEAD_COLOURS)))
+
+
+def scale_text(settings, results):
+    """How each head's scores are scaled, in the chapter's words: "1/√2 = 0.707", "none (× 1)", …"""
+    dh = results.d_head
+    if settings.scale_mode == "inv_sqrt_d":
+        text = f"1/√{dh} = {format_number(results.scale)}" if dh != 1 else "1/√1 = 1"
+    elif settings.scale_mode == "none":
+        text = "none (× 1)"
+    else:
+        text = f"{format_number(results.scale)} (custom)"
+    if results.temperature != 1:
+        text += f", ÷ T = {format_number(results.temperature)}"
+    return text
+
+
+def _colormap(name):
+    spec, reverse = CMAPS[name]
+    cmap = pg.colormap.get(spec) if isinstance(spec, str) else pg.ColorMap(
+        np.linspace(0.0, 1.0, len(spec)), np.array(spec, dtype=np.ubyte))
+    if reverse:
+        cmap.reverse()
+    return cmap
+
+
+class HeadCell(QFrame):
+    """One head: a coloured title and its heatmap; outlined while it is the selected head."""
+
+    clicked = Signal(int)
+
+    def __init__(self, head, mode, parent=None):
+        super().__init__(parent)
+        self.head = head
+        self.selected = False
+        self.title = QLabel(self)
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.heatmap = Heatmap(cmap="sequential" if mode == "weights" else "diverging",
+                               masked_text="0" if mode == "weights" else "−∞", parent=self)
+        self.heatmap.colorbar.setVisible(False)  # one shared colour bar for the whole grid
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(5, 4, 5, 4)
+        layout.setSpacing(2)
+        layout.addWidget(self.title)
+        layout.addWidget(self.heatmap, 1)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setToolTip(f"head {head + 1}: click to show it in the Scores, Weights and Output panels")
+
+    def set_title(self, variants):
+        """``variants``: (rich text, plain text) from the fullest to the shortest; the widest that fits is shown."""
+        self._variants = variants
+        self._fit_title()
+
+    def _fit_title(self):
+        variants = getattr(self, "_variants", None)
+        if not variants:
+            return
+        bold = self.title.font()
+        bold.setBold(True)
+        fm = QFontMetricsF(bold)  # a little generous: only "head h" is bold
+        margins = self.layout().contentsMargins()
+        room = self.width() - margins.left() - margins.right() - 6
+        text = next((rich for rich, plain in variants if fm.horizontalAdvance(plain) <= room), variants[-1][0])
+        if text != self.title.text():
+            self.title.setText(text)
+        self.title.setToolTip(variants[0][1])
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._fit_title()
+
+    def set_selected(self, selected):
+        if selected != self.selected:
+            self.selected = selected
+            self.update()
+
+    def mousePressEvent(self, event):  # the title and the margins select the head too
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.clicked.emit(self.head)
+        super().mousePressEvent(event)
+
+    def paintEvent(self, event):
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        width = 2.5 if self.selected else 1.0
+        pen = QPen(SELECTED_PEN if self.selected else FRAME_PEN, width)
+        p.setPen(pen)
+        p.setBrush(SELECTED_FILL if self.selected else Qt.BrushStyle.NoBrush)
+        r = QRectF(self.rect()).adjusted(width / 2 + 0.5, width / 2 + 0.5, -width / 2 - 0.5, -width / 2 - 0.5)
+        p.drawRoundedRect(r, 4, 4)
+        p.end()
+
+
+class HeadsPanel(Panel):
+    """F8: every head's weights (or scores) side by side; click one to make it the selected head."""
+
+    def __init__(self, model, parent=None):
+        super().__init__(model, parent)
+        self.mode = "weights"
+        self.cells = []  # one HeadCell per shown head (at most MAX_SHOWN)
+        self._built = None  # (H shown, mode) the cells were made for
+        self._tight = False
+
+        self.caption = QLabel(self)
+        self.caption.setWordWrap(True)
+        self.caption.setTextFormat(Qt.TextFormat.RichText)
+
+        self.heads_combo = QComboBox(self)
+        self.heads_combo.setToolTip("Number of heads H: only divisors of the widths of Q/K and V are offered")
+        self.heads_combo.currentIndexChanged.connect(self._heads_chosen)
+        self.weights_button = QPushButton("weights", self)
+        self.scores_button = QPushButton("scores", self)
+        self.mode_group = QButtonGroup(self)
+        for b, tip in ((self.weights_button, "Show each head's weights A_h = softmax(S_h)"),
+                       (self.scores_button, "Show each head's scores S_h = Q_h K_hᵀ · scale")):
+            b.setCheckable(True)
+            b.setToolTip(tip)
+            self.mode_group.addButton(b)
+        self.weights_button.setChecked(True)
+        self.mode_group.buttonToggled.connect(self._mode_toggled)
+        controls = QHBoxLayout()
+        controls.setContentsMargins(0, 0, 0, 0)
+        controls.addWidget(QLabel("heads H", self))
+        controls.addWidget(self.heads_combo)
+        controls.addSpacing(12)
+        controls.addWidget(QLabel("show", self))
+        controls.addWidget(self.weights_button)
+        controls.addWidget(self.scores_button)
+        controls.addStretch(1)
+
+        self.grid_widget = QWidget()
+        self.grid = QGridLayout(self.grid_widget)
+        self.grid.setContentsMargins(0, 0, 0, 0)
+        self.grid.setSpacing(6)
+        self.scroll = QScrollArea(self)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroll.setWidget(self.grid_widget)
+
+        fg = self.palette().color(QPalette.ColorRole.WindowText)
+        self.colorbar_view = pg.GraphicsLayoutWidget(self)
+        self.colorbar_view.setBackground(self.palette().color(QPalette.ColorRole.Base))
+        self.colorbar_view.setFixedWidth(74)
+        self._bars = {}
+        for mode, cmap in (("weights", "sequential"), ("scores", "diverging")):
+            bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=_colormap(cmap), width=14, interactive=False,
+                                  colorMapMenu=False)
+            for side in ("left", "top", "right", "bottom"):
+                bar.getAxis(side).setPen(fg)
+                bar.getAxis(side).setTextPen(fg)
+                bar.getAxis(side).enableAutoSIPrefix(False)
+            bar.getAxis("right").setLabel("weight" if mode == "weights" else "score", color=fg.name())
+            ticks = bar.axis.tickStrings
+            bar.axis.tickStrings = lambda *a, _t=ticks: [t.replace("-", "−") for t in _t(*a)]
+            self._bars[mode] = bar
+        self.colorbar = None  # the bar of the current mode, in the view
+
+        self.note = QLabel(self)  # "showing 16 of 24", hidden weights, …
+        self.note.setWordWrap(True)
+        self.note.setTextFormat(Qt.TextFormat.RichText)
+
+        body = QHBoxLayout()
+        body.setContentsMargins(0, 0, 0, 0)
+        body.addWidget(self.scroll, 1)
+        body.addWidget(self.colorbar_view)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.caption)
+        layout.addLayout(controls)
+        layout.addLayout(body, 1)
+        layout.addWidget(self.note)
+
+    # ----- user → model -------------------------------------------------------------------------
+    def _heads_chosen(self, index):
+        h = self.heads_combo.itemData(index)
+        if h is not None:
+            self.model.set_param("heads", int(h))
+
+    def _mode_toggled(self, button, checked):
+        if checked:
+            self.set_mode("scores" if button is self.scores_button else "weights")
+
+    def set_mode(self, mode):
+        """Show every head's "weights" (default) or "scores"."""
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+        if mode == self.mode:
+            return
+        self.mode = mode
+        with QSignalBlocker(self.mode_group):
+            (self.scores_button if mode == "scores" else self.weights_button).setChecked(True)
+        self._stale |= ALL
+        if self.isVisible():
+            self._render_stale()
+
+    def _cell_clicked(self, head, row=None):
+        if row is not None and not self.hidden():
+            self.model.set_selection(head=head, row=row)
+        else:
+            self.model.set_selection(head=head)
+
+    # ----- reading (tests) ----------------------------------------------------------------------
+    @property
+    def heatmaps(self):
+        """The heatmaps shown, in head order."""
+        return [c.heatmap for c in self.cells]
+
+    def titles(self):
+        """Each shown head's full title (plain text); a narrow head shows a shorter form, this one as tooltip."""
+        return [c.title.toolTip() for c in self.cells]
+
+    def selected_cells(self):
+        """The heads drawn outlined (the selected head, if it is among the shown ones)."""
+        return [c.head for c in self.cells if c.selected]
+
+    def hidden(self):
+        """Weights stay hidden until the lesson reveals ② (scores until ①)."""
+        return self.model.revealed < (2 if self.mode == "weights" else 1)
+
+    def labels_on_outer_only(self):
+        return self._tight
+
+    def tooltip(self, head, row, col):
+        """What a head's cell is, for hovering."""
+        r, tok = self.model.results, self.model.tokens
+        if r is None or head >= r.n_heads or row >= len(tok) or col >= len(tok):
+            return ""
+        if self.hidden():
+            return f"head {head + 1}: hidden until {'②' if self.mode == 'weights' else '①'} is revealed"
+        value = (r.heads.weights if self.mode == "weights" else r.heads.scores)[head, row, col]
+        name = "weight" if self.mode == "weights" else "score"
+        text = f"head {head + 1}: {name}[{tok[row]} → {tok[col]}] = {format_number(value)}"
+        if r.heads.mask is not None and not np.broadcast_to(r.heads.mask, r.heads.scores.shape)[head, row, col]:
+            text += "\nmasked (the key is in the future)"
+        return text + "\nclick to show this head in the Scores, Weights and Output panels"
+
+    # ----- model → widgets ----------------------------------------------------------------------
+    def render(self, flags):
+        r = self.model.results
+        if r is None:
+            return
+        s, tokens = self.model.settings, self.model.tokens
+        self._sync_combo()
+        n_heads = r.n_heads
+        shown = min(n_heads, MAX_SHOWN)
+        if self._built == (shown, self.mode) and not flags & ~SELECTION:
+            self._show_selection()  # a new row or head: outlines only, the images stay
+            return
+        if self._built != (shown, self.mode):
+            self._build(shown)
+
+        hidden = self.hidden()
+        heads = r.heads
+        values = heads.weights if self.mode == "weights" else heads.scores
+        levels = (0.0, 1.0) if self.mode == "weights" else nice_symmetric_levels(values[:shown])
+        masks = None if heads.mask is None else ~np.broadcast_to(heads.mask, heads.scores.shape)
+        cols = self.grid_columns(shown)
+        self._tight = self._labels_tight(tokens, cols)
+        blank = [""] * len(tokens)
+        scale = scale_text(s, r)
+        for cell in self.cells:
+            h = cell.head
+            first_col, top_row = h % cols == 0, h < cols
+            cell.heatmap.set_matrix(values[h], row_labels=tokens if first_col or not self._tight else blank,
+                                    col_labels=tokens if top_row or not self._tight else blank, levels=levels,
+                                    masked=None if masks is None else masks[h], flagged_rows=heads.masked_rows)
+            cell.heatmap.set_hidden(hidden)
+            cell.heatmap.colorbar.setVisible(False)  # set_hidden shows it again
+            swatch = f"<span style='color:{head_colour(h).name()}'>■</span> "
+            parts = [f"head {h + 1}", f"d_h = {r.d_head}", f"scale {scale}"]
+            cell.set_title([(swatch + f"<b>{parts[0]}</b>" + "".join(f" · {escape(t)}" for t in parts[1:k]),
+                             "■ " + " · ".join(parts[:k])) for k in (3, 2, 1)])
+        self.colorbar.setLevels(levels)
+        self.colorbar_view.setVisible(not hidden)
+
+        what = "weights A_h = softmax(S_h)" if self.mode == "weights" else "scores S_h = Q_h K_hᵀ · scale"
+        D = r.q.shape[1]
+        self.caption.setText(
+            f"<b>Heads</b>: D = {D} cut into H = {n_heads} slices of d_h = {r.d_head}; each head attends on its own "
+            f"with scale {escape(scale)}. Shown: each head's {what} (rows: query, columns: key). Click a head "
+            f"to show it in the other panels.")
+        self._show_selection()
+
+    def _show_selection(self):
+        """Outline the selected head and row; the note below the grid."""
+        r, s, tokens = self.model.results, self.model.settings, self.model.tokens
+        n_heads, shown = r.n_heads, len(self.cells)
+        for cell in self.cells:
+            cell.heatmap.set_selected_row(s.selected_row)
+            cell.set_selected(cell.head == s.selected_head and n_heads > 1)
+        notes = []
+        if self.hidden():
+            stage = "②" if self.mode == "weights" else "①"
+            notes.append(f"<b>{stage} hidden</b> — each head's {self.mode} appear once {stage} is revealed")
+        if n_heads > shown:
+            extra = "" if s.selected_head < shown else f" (the selected head {s.selected_head + 1} is not among them)"
+            notes.append(f"showing {shown} of {n_heads} heads{extra}")
+        if r.heads.masked_rows.any():
+            rows = ", ".join(t for t, m in zip(tokens, r.heads.masked_rows) if m)
+            notes.append(f"<span style='color:#b00020'>⚠ fully masked: {escape(rows)}</span>")
+        self.note.setText(" · ".join(notes))
+        self.note.setVisible(bool(notes))
+
+    def _sync_combo(self):
+        options = self.model.head_options()
+        d = self.model.matrix("Q").shape[1]
+        with QSignalBlocker(self.heads_combo):
+            if [self.heads_combo.itemData(i) for i in range(self.heads_combo.count())] != options:
+                self.heads_combo.clear()
+                for h in options:
+                    self.heads_combo.addItem(f"{h}  (d_h = {d // h})", h)
+            self.heads_combo.setCurrentIndex(self.heads_combo.findData(self.model.settings.heads))
+
+    @staticmethod
+    def grid_columns(shown):
+        return max(1, math.ceil(math.sqrt(shown)))
+
+    def _build(self, shown):
+        """New cells when the number of shown heads or the mode changes; otherwise they are reused."""
+        for cell in self.cells:
+            self.grid.removeWidget(cell)
+            cell.setParent(None)
+            cell.deleteLater()
+        self.cells = []
+        cols = self.grid_columns(shown)
+        rows = math.ceil(shown / cols)
+        for h in range(shown):
+            cell = HeadCell(h, self.mode, self.grid_widget)
+            cell.clicked.connect(self._cell_clicked)
+            cell.heatmap.cellClicked.connect(lambda row, col, _h=h: self._cell_clicked(_h, row))
+            cell.heatmap.tooltip_provider = lambda row, col, _h=h: self.tooltip(_h, row, col)
+            cell.setMinimumSize(MIN_CELL_W, MIN_CELL_H)
+            self.grid.addWidget(cell, h // cols, h % cols)
+            self.cells.append(cell)
+        for c in range(self.grid.columnCount()):
+            self.grid.setColumnStretch(c, 1 if c < cols else 0)
+        for r in range(self.grid.rowCount()):
+            self.grid.setRowStretch(r, 1 if r < rows else 0)
+        if self.colorbar is not None:
+            self.colorbar_view.removeItem(self.colorbar)
+        self.colorbar = self._bars[self.mode]
+        self.colorbar_view.addItem(self.colorbar, row=0, col=0)
+        self._built = (shown, self.mode)
+
+    def _labels_tight(self, tokens, cols):
+        """Token labels only on the grid's outer row and column when they would crowd the small heads."""
+        if cols == 1:
+            return False
+        fm = QFontMetricsF(self.font())
+        label_w = max(fm.horizontalAdvance(t) for t in tokens) + 12
+        cell_w = max(self.scroll.viewport().width(), cols * MIN_CELL_W) / cols
+        return label_w > TIGHT_LABEL_SHARE * cell_w or len(tokens) > 12
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        r = self.model.results
+        if r is not None and self.cells and self._labels_tight(self.model.tokens,
+                                                               self.grid_columns(len(self.cells))) != self._tight:
+            self._stale |= ALL
+            if self.isVisible():
+                self._render_stale()

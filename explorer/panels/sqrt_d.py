@@ -1,0 +1,345 @@
+"""F14 The √d lesson: random q, k of dimension d — the spread of q·k grows like √d, and without the
+1/√d softmax hands the whole budget to one key.
+
+The chapter: "d 维随机向量的点积,典型大小随 √d 增长;不除掉它,d=128 时分数动辄几十,softmax 的指数会把
+预算全部砸给最高分(温度过低的贫富分化),梯度随之死亡。除以 √d = 把温度校准回「有分辨力但不极端」的区间".
+The numbers come from ``explorer.core.scaling``; this file only draws them. It draws its own random
+q and k, so the model's Q, K, V do not matter here: the d slider and the seed drive it.
+"""
+import math
+from html import escape
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
+
+from explorer.core.scaling import N_KEYS, N_SAMPLES, dimension_grid, sharpness_curve, sqrt_d_point
+from explorer.widgets.labelled_slider import LabelledSlider
+
+from .base import Panel
+
+D_MIN, D_MAX, D_START = 1, 1024, 128
+UNSCALED_COLOR = "#D55E00"  # Okabe & Ito vermillion: q·k as it is
+SCALED_COLOR = "#0072B2"  # Okabe & Ito blue: q·k / √d
+MEASURED_COLOR = "#222222"
+SQRT_COLOR = "#009E73"  # Okabe & Ito bluish green: the law √d
+CURRENT_COLOR = "#E69F00"  # Okabe & Ito orange: the current d
+BAR_WIDTH = 0.4
+X_TICKS = (1, 4, 16, 64, 256, 1024)
+SPREAD_TICKS = (1, 2, 4, 8, 16, 32)
+SQRT_CURVE_POINTS = 97  # the √d line: smooth at any width, cheap to draw
+POINT_CACHE = 2048  # points kept (about 1 kB each); when full, the cache starts afresh
+NARROW = 620  # px: below this width the four tiles stack in one column
+
+QUOTE_ZH = ("d 维随机向量的点积,典型大小随 √d 增长;不除掉它,d=128 时分数动辄几十,softmax 的指数会把预算全部砸给"
+            "最高分(温度过低的贫富分化),梯度随之死亡。除以 √d = 把温度校准回「有分辨力但不极端」的区间")
+QUOTE_EN = ("The dot product of two random d-dimensional vectors typically grows like √d. Leave it in, and at "
+            "d = 128 the scores easily run to several tens: softmax's exponential throws the whole budget at "
+            "the top score (the rich–poor gap of a temperature set too low), and the gradients die with it. "
+            "Dividing by √d recalibrates the temperature back into the range that is “discriminating but not "
+            "extreme”.")
+
+
+def log2_axis(values):
+    """Positions on a log₂ axis (the plots below draw d and the spread on log₂ axes)."""
+    return np.log2(np.asarray(values, dtype=np.float64))
+
+
+def _sig3(x):
+    """Three significant digits, trailing zeros kept ("11.3", "1.00", "32.0")."""
+    return f"{x:#.3g}".rstrip(".")
+
+
+def _legend(*entries):
+    """A one-line legend in HTML: (symbol, colour, text) per entry."""
+    return " &nbsp; ".join(f"<span style='color:{c}'>{sym}</span>&nbsp;{escape(text)}" for sym, c, text in entries)
+
+
+def set_title(plot, html, color):
+    """A plot title of one or more lines (``<br>``), each centred, in a title row as tall as the text."""
+    item = plot.getPlotItem()
+    item.setTitle(html, color=color, size="10pt")
+    label = item.titleLabel
+    text = label.item
+    option = text.document().defaultTextOption()
+    option.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+    text.document().setDefaultTextOption(option)
+    text.setTextWidth(-1)
+    text.setTextWidth(text.document().idealWidth())
+    label.resizeEvent(None)
+    height = math.ceil(text.boundingRect().height()) + 2
+    label.setMaximumHeight(height)
+    item.layout.setRowFixedHeight(0, height)
+
+
+def _pen(color, width=2.0, style=Qt.PenStyle.SolidLine):
+    return pg.mkPen(color, width=width, style=style)
+
+
+class SqrtDPanel(Panel):
+    """F14: the spread of q·k against √d, one query's weights with and without 1/√d, entropy against d."""
+
+    def __init__(self, model, parent=None):
+        super().__init__(model, parent)
+        self._fg = self.palette().color(QPalette.ColorRole.WindowText)
+        self._bg = self.palette().color(QPalette.ColorRole.Base)
+        self.grid_dims = dimension_grid(D_MAX)
+        self.curve = None  # the SharpnessCurve over grid_dims for the current seed
+        self.point = None  # the SqrtDPoint at the current d and seed
+        self._drawn = None  # (d, seed) of the point drawn
+        self._points = {}  # (d, seed) → SqrtDPoint: dragging back over a d already seen costs nothing
+
+        # ---- controls
+        self.d_slider = LabelledSlider("d", D_MIN, D_MAX, D_START, log=True, parent=self)
+        self.d_slider.setToolTip("The dimension d of the random query and key vectors (log scale)")
+        self.d_slider.valueChanged.connect(self._d_moved)
+        self.d_slider.sliderReleased.connect(self._snap_slider)
+        self.seed_box = QSpinBox(self)
+        self.seed_box.setRange(0, 99999)
+        self.seed_box.setValue(0)
+        self.seed_box.setToolTip("The seed of the random queries and keys: the same seed draws the same numbers")
+        self.seed_box.valueChanged.connect(self._seed_changed)
+        seed_label = QLabel("seed", self)
+        seed_label.setBuddy(self.seed_box)
+        controls = QHBoxLayout()
+        controls.setContentsMargins(0, 0, 0, 0)
+        controls.addWidget(self.d_slider, 1)
+        controls.addSpacing(12)
+        controls.addWidget(seed_label)
+        controls.addWidget(self.seed_box)
+
+        self.readout = QLabel(self)
+        self.readout.setTextFormat(Qt.TextFormat.RichText)
+        self.readout.setWordWrap(True)
+        self.readout.setToolTip(f"Spread: the standard deviation of all {N_SAMPLES}×{N_KEYS} scores q·k. "
+                                f"Max weight: the largest softmax weight of a row, averaged over the "
+                                f"{N_SAMPLES} random queries.")
+
+        # ---- (a) the spread of q·k against d, with √d
+        self.spread_plot = self._plot("the spread of q·k grows like √d", "d", "std of q·k")
+        self._log2_ticks(self.spread_plot.getAxis("bottom"), X_TICKS)
+        self._log2_ticks(self.spread_plot.getAxis("left"), SPREAD_TICKS)
+        self.spread_plot.setXRange(-0.4, 10.4, padding=0)
+        self.spread_plot.setYRange(-0.7, 5.6, padding=0)
+        legend = self.spread_plot.addLegend(offset=(8, 6), labelTextColor=self._fg)
+        dense = np.geomspace(D_MIN, D_MAX, SQRT_CURVE_POINTS)
+        self.sqrt_curve = pg.PlotDataItem(log2_axis(dense), log2_axis(np.sqrt(dense)),
+                                          pen=_pen(SQRT_COLOR, 2.5), name="√d")
+        self.measured = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=6,
+                                        symbolBrush=pg.mkBrush(MEASURED_COLOR), symbolPen=None,
+                                        name="measured std of q·k")
+        self.spread_marker = self._marker()
+        for item in (self.sqrt_curve, self.measured, self.spread_marker):
+            self.spread_plot.addItem(item)
+        self.spread_line = self._current_line(self.spread_plot)
+
+        # ---- (b) one query's softmax weights over the keys, without and with 1/√d
+        # (the legends of (b) and (c) sit in their titles, so no bar or curve can ever hide under them)
+        self.bars_plot = self._plot("", "key j", "softmax weight")
+        self.bars_plot.setXRange(-0.7, N_KEYS - 0.3, padding=0)
+        self.bars_plot.setYRange(-0.08, 1.06, padding=0)  # room below 0 for the "0" label
+        self.bars_plot.getAxis("bottom").setTicks([[(j, str(j)) for j in range(0, N_KEYS, 3)],
+                                                    [(j, "") for j in range(N_KEYS)]])
+        self.bars_plot.getAxis("left").setTicks([[(v, f"{v:g}") for v in (0, 0.25, 0.5, 0.75, 1)], []])
+        keys = np.arange(N_KEYS, dtype=np.float64)
+        self.bars_unscaled = pg.BarGraphItem(x=keys - BAR_WIDTH / 2, height=np.zeros(N_KEYS), width=BAR_WIDTH,
+                                             brush=pg.mkBrush(UNSCALED_COLOR), pen=pg.mkPen(None))
+        self.bars_scaled = pg.BarGraphItem(x=keys + BAR_WIDTH / 2, height=np.zeros(N_KEYS), width=BAR_WIDTH,
+                                           brush=pg.mkBrush(SCALED_COLOR), pen=pg.mkPen(None))
+        self.even_line = pg.InfiniteLine(pos=1.0 / N_KEYS, angle=0, pen=_pen(self._fg, 1.0, Qt.PenStyle.DashLine))
+        self.bars_plot.addItem(self.bars_unscaled)
+        self.bars_plot.addItem(self.bars_scaled)
+        self.bars_plot.addItem(self.even_line, ignoreBounds=True)
+        self.bars_legend = _legend(("■", UNSCALED_COLOR, "softmax(q·k)"), ("■", SCALED_COLOR, "softmax(q·k/√d)"),
+                                   ("┄┄", self._fg.name(), f"even 1/{N_KEYS}"))
+
+        # ---- (c) the mean entropy of the softmax rows against d
+        ln_n = math.log(N_KEYS)
+        legend = _legend(("━━", UNSCALED_COLOR, "unscaled q·k"), ("━━", SCALED_COLOR, "scaled q·k/√d"),
+                         ("┄┄", self._fg.name(), f"even split ln {N_KEYS}"))
+        self.entropy_plot = self._plot(f"mean entropy of softmax rows vs d<br>{legend}", "d",
+                                       "mean entropy (nats)")
+        self._log2_ticks(self.entropy_plot.getAxis("bottom"), X_TICKS)
+        self.entropy_plot.getAxis("left").setTicks([[(v, f"{v:g}") for v in (0, 0.5, 1, 1.5, 2, 2.5)], []])
+        self.entropy_plot.setXRange(-0.4, 10.4, padding=0)
+        self.entropy_plot.setYRange(-0.25, ln_n + 0.2, padding=0)  # room below 0 for the "0" label
+        self.entropy_unscaled = pg.PlotDataItem([], [], pen=_pen(UNSCALED_COLOR, 2.5), symbol="o", symbolSize=4,
+                                                symbolBrush=pg.mkBrush(UNSCALED_COLOR), symbolPen=None)
+        self.entropy_scaled = pg.PlotDataItem([], [], pen=_pen(SCALED_COLOR, 2.5), symbol="o", symbolSize=4,
+                                              symbolBrush=pg.mkBrush(SCALED_COLOR), symbolPen=None)
+        self.uniform_line = pg.InfiniteLine(pos=ln_n, angle=0, pen=_pen(self._fg, 1.0, Qt.PenStyle.DashLine))
+        self.entropy_marker = self._marker()
+        for item in (self.entropy_unscaled, self.entropy_scaled, self.entropy_marker):
+            self.entropy_plot.addItem(item)
+        self.entropy_plot.addItem(self.uniform_line, ignoreBounds=True)
+        self.entropy_line = self._current_line(self.entropy_plot)
+
+        # ---- the chapter's sentence
+        self.quote = QWidget(self)
+        quote_layout = QVBoxLayout(self.quote)
+        quote_layout.setContentsMargins(8, 4, 4, 4)
+        quote_layout.setSpacing(6)
+        self.quote_zh = QLabel(f"「{escape(QUOTE_ZH)}」", self.quote)
+        self.quote_en = QLabel(escape(QUOTE_EN), self.quote)
+        self.hint = QLabel(self.quote)
+        self.hint.setText(f"Drag d. Without the scale (<span style='color:{UNSCALED_COLOR}'>■</span>) one key "
+                          f"soon takes almost the whole budget; with it (<span style='color:{SCALED_COLOR}'>■"
+                          f"</span>) the weights stay spread, at any d.")
+        for label, style in ((self.quote_zh, "color: #1d232b;"), (self.quote_en, "color: #4a5360;"),
+                             (self.hint, "color: #1d232b;")):
+            label.setWordWrap(True)
+            label.setTextFormat(Qt.TextFormat.RichText)
+            label.setStyleSheet(style)
+            label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+            quote_layout.addWidget(label)
+        quote_layout.addStretch(1)
+
+        self.tiles = QGridLayout()
+        self.tiles.setContentsMargins(0, 0, 0, 0)
+        self.tiles.setSpacing(6)
+        self._columns = 0
+        self._arrange(2)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.setSpacing(4)
+        layout.addLayout(controls)
+        layout.addWidget(self.readout)
+        layout.addLayout(self.tiles, 1)
+
+        self._seed_changed(self.seed_box.value())
+
+    # ----- building -----------------------------------------------------------------------------
+    def _plot(self, title, bottom, left):
+        plot = pg.PlotWidget(self)
+        plot.setBackground(self._bg)
+        item = plot.getPlotItem()
+        item.hideButtons()
+        item.setMenuEnabled(False)
+        item.setMouseEnabled(x=False, y=False)
+        item.getViewBox().disableAutoRange()
+        item.showGrid(x=True, y=True, alpha=0.12)
+        if title:
+            set_title(plot, title, self._fg.name())
+        for side, text in (("left", left), ("bottom", bottom)):
+            axis = item.getAxis(side)
+            axis.setPen(self._fg)
+            axis.setTextPen(self._fg)
+            axis.enableAutoSIPrefix(False)
+            # the few fixed ticks may all carry text (the grid clips labels to the view: ranges leave room)
+            axis.setStyle(textFillLimits=[(0, 0.9)])
+            axis.setLabel(text, color=self._fg.name())
+        plot.setMinimumSize(200, 150)
+        return plot
+
+    @staticmethod
+    def _log2_ticks(axis, values):
+        axis.setTicks([[(float(np.log2(v)), f"{v:g}") for v in values],
+                       [(float(k), "") for k in range(0, 11)]])
+
+    @staticmethod
+    def _marker():
+        return pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=13, symbolBrush=pg.mkBrush(CURRENT_COLOR),
+                               symbolPen=pg.mkPen("#000000", width=1.2))
+
+    @staticmethod
+    def _current_line(plot):
+        line = pg.InfiniteLine(pos=0.0, angle=90, pen=_pen(CURRENT_COLOR, 1.5, Qt.PenStyle.DashLine))
+        line.setZValue(-5)
+        plot.addItem(line, ignoreBounds=True)
+        return line
+
+    def _arrange(self, columns):
+        """Four tiles, two by two (or one column when narrow): spread, bars / entropy, the chapter."""
+        if columns == self._columns:
+            return
+        self._columns = columns
+        tiles = (self.spread_plot, self.bars_plot, self.entropy_plot, self.quote)
+        for w in tiles:
+            self.tiles.removeWidget(w)
+        for i, w in enumerate(tiles):
+            self.tiles.addWidget(w, i // columns, i % columns)
+        for r in range(4):
+            self.tiles.setRowStretch(r, 1 if r < 4 // columns else 0)
+        for c in range(2):
+            self.tiles.setColumnStretch(c, 1 if c < columns else 0)
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._arrange(2 if self.width() >= NARROW else 1)
+
+    # ----- state ----------------------------------------------------------------------------------
+    @property
+    def d(self):
+        """The current whole dimension d: the slider's value, rounded half up."""
+        return int(min(max(math.floor(self.d_slider.value() + 0.5), D_MIN), D_MAX))
+
+    @property
+    def seed(self):
+        return self.seed_box.value()
+
+    def set_d(self, d):
+        self.d_slider.setValue(d)
+
+    def _d_moved(self, _value):
+        if not self.d_slider.slider.isSliderDown():
+            self._snap_slider()
+        self._update_point()
+
+    def _snap_slider(self):
+        """Show the whole d that is drawn (a typed 127.6 or a slider step between integers reads 128)."""
+        if self.d_slider.value() != self.d:
+            with QSignalBlocker(self.d_slider):
+                self.d_slider.setValue(self.d)
+
+    def _seed_changed(self, _seed):
+        self.curve = sharpness_curve(self.grid_dims, seed=self.seed)
+        self._draw_curves()
+        self._update_point()
+
+    def _update_point(self):
+        key = (self.d, self.seed)
+        if self.point is not None and key == self._drawn:
+            return
+        point = self._points.get(key)
+        if point is None:
+            if len(self._points) >= POINT_CACHE:
+                self._points.clear()
+            point = self._points[key] = sqrt_d_point(self.d, row=0, seed=self.seed)
+        self.point, self._drawn = point, key
+        self._draw_point()
+
+    # ----- drawing --------------------------------------------------------------------------------
+    def render(self, flags):
+        """Nothing to do: this lesson draws its own random q and k, so model changes leave it as it is."""
+
+    def _draw_curves(self):
+        c = self.curve
+        x = log2_axis(c.dims)
+        self.measured.setData(x, log2_axis(c.spread))
+        self.entropy_scaled.setData(x, c.entropy_scaled)
+        self.entropy_unscaled.setData(x, c.entropy_unscaled)
+
+    def _draw_point(self):
+        p = self.point
+        x = float(np.log2(p.d))
+        self.spread_marker.setData([x], [float(np.log2(p.spread))])
+        self.entropy_marker.setData([x, x], [p.entropy_unscaled, p.entropy_scaled])
+        self.spread_line.setPos(x)
+        self.entropy_line.setPos(x)
+        self.bars_unscaled.setOpts(height=p.row_unscaled)
+        self.bars_scaled.setOpts(height=p.row_scaled)
+        set_title(self.bars_plot, f"one query's {N_KEYS} scores, softmaxed, at d = {p.d}<br>{self.bars_legend}",
+                  self._fg.name())
+        self.readout.setText(self.readout_text(p))
+
+    @staticmethod
+    def readout_text(p):
+        """The live line under the controls, e.g. "d = 128: q·k spread ≈ 11.6 (√d = 11.3); unscaled max …"."""
+        return (f"<b>d = {p.d}</b>: q·k spread ≈ <b>{_sig3(p.spread)}</b> (√d = {_sig3(p.sqrt_d)}); "
+                f"<span style='color:{UNSCALED_COLOR}'>unscaled</span> max weight "
+                f"<b>{p.max_weight_unscaled:.2f}</b>, "
+                f"<span style='color:{SCALED_COLOR}'>scaled</span> <b>{p.max_weight_scaled:.2f}</b>"
+                f"<span style='color:#6b7480'> &nbsp;(mean over {N_SAMPLES} random queries)</span>")

@@ -1,0 +1,159 @@
+"""F8 split/merge drawing: the shapes and numbers of (L, D) → (H, L, d_h) → concat (→ W_o), following the model."""
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QColor
+
+from explorer.core.heads import split_heads
+from explorer.core.presets import demo_session, random_session
+from explorer.model import AttentionModel
+from explorer.panels.heads import head_colour
+from explorer.panels.split_merge import SplitMergePanel, tint
+
+
+def make(qtbot, session=None, heads=None, size=(800, 500)):
+    model = AttentionModel(session if session is not None else demo_session())
+    if heads is not None:
+        model.set_param("heads", heads)
+    panel = SplitMergePanel(model)
+    qtbot.addWidget(panel)
+    panel.resize(*size)
+    panel.show()
+    qtbot.waitExposed(panel)
+    model.flush()
+    return model, panel
+
+
+def with_wo(model, panel, wo):
+    """The coming "projected" mode, stood in for: the results' output becomes concat · W_oᵀ."""
+    r = model.results
+    model.results = replace(r, heads=replace(r.heads, output=r.heads.concat @ np.asarray(wo, float).T))
+    panel.refresh()
+
+
+def test_demo_three_heads_shapes_numbers_and_colours(qtbot):
+    model, panel = make(qtbot, heads=3)
+    r = model.results
+    assert panel.blocks() == [("Q", (4, 3)), ("Q heads", (3, 4, 1)), ("head outputs", (3, 4, 1)), ("concat", (4, 3))]
+    assert panel.numbers_shown is True
+    assert panel.has_wo is False
+    np.testing.assert_array_equal(panel.values("Q"), r.q)
+    np.testing.assert_array_equal(panel.values("Q heads"), split_heads(r.q, 3))
+    np.testing.assert_array_equal(panel.values("head outputs"), r.heads.head_outputs)
+    np.testing.assert_array_equal(panel.values("concat"), r.heads.concat)
+    colours = panel.head_colours()
+    assert colours == [head_colour(h).name() for h in range(3)]
+    assert len(set(colours)) == 3
+    assert panel.column_colours("Q") == colours  # d_h = 1: column c belongs to head c
+    assert panel.column_colours("concat") == colours
+    names = [a[0] for a in panel.arrows()]
+    assert names == ["split_heads", "attention", "merge_heads"]
+    assert "(L, D) → (H, L, d_h)" in panel.arrows()[0]
+    assert any("1/√1" in line for line in panel.arrows()[1])
+    assert panel.canvas.stage("concat").note == "concat = output (no W_o)"
+    assert "(L, D) → (H, L, d_h)" in panel.caption.text()
+
+
+def test_shapes_follow_the_heads_count(qtbot):
+    model, panel = make(qtbot, random_session(6, 8, seed=1), heads=2)
+    assert panel.blocks() == [("Q", (6, 8)), ("Q heads", (2, 6, 4)), ("head outputs", (2, 6, 4)), ("concat", (6, 8))]
+    c = panel.head_colours()
+    assert panel.column_colours("Q") == [c[0]] * 4 + [c[1]] * 4
+    model.set_param("heads", 4)
+    model.flush()
+    assert panel.blocks() == [("Q", (6, 8)), ("Q heads", (4, 6, 2)), ("head outputs", (4, 6, 2)), ("concat", (6, 8))]
+    c = panel.head_colours()
+    assert panel.column_colours("concat") == [c[0], c[0], c[1], c[1], c[2], c[2], c[3], c[3]]
+    np.testing.assert_array_equal(panel.values("Q heads"), split_heads(model.results.q, 4))
+    np.testing.assert_array_equal(panel.values("head outputs"), model.results.heads.head_outputs)
+    assert panel.canvas.stage("Q heads").shape_text == "(H=4, L=6, d_h=2)"
+
+
+def test_edits_redraw_the_numbers(qtbot):
+    model, panel = make(qtbot, heads=3)
+    model.set_cell("Q", 1, 2, 1.25)
+    model.flush()
+    assert panel.values("Q heads")[2, 1, 0] == 1.25
+    np.testing.assert_array_equal(panel.values("concat"), model.results.heads.concat)
+
+
+def test_long_sequences_are_drawn_as_blocks(qtbot):
+    model, panel = make(qtbot, random_session(64, 8, seed=1), heads=4)
+    assert panel.numbers_shown is False
+    assert panel.blocks()[1] == ("Q heads", (4, 64, 2))
+    model2, panel2 = make(qtbot, random_session(6, 24, seed=1), heads=3)  # D > 12: blocks too
+    assert panel2.numbers_shown is False
+
+
+def test_block_colours_on_screen_are_the_heads_colours(qtbot, ui):
+    model, panel = make(qtbot, random_session(64, 8, seed=1), heads=4)
+    canvas = panel.canvas
+    rgb, dpr = ui.grab_rgb(canvas)
+    body = canvas.body_rect("Q")
+    colours = panel.column_colours("Q")
+    for j in (0, 3, 4, 7):  # one column of each band: head j // 2
+        x = body.left() + (j + 0.5) * body.width() / 8
+        y = body.center().y()
+        got = rgb[int(y * dpr), int(x * dpr)].astype(int)
+        want = QColor(colours[j])
+        assert np.abs(got - [want.red(), want.green(), want.blue()]).max() <= 3, (j, got, colours[j])
+
+
+def test_numbered_cells_are_tinted_with_their_heads_colour(qtbot, ui):
+    model, panel = make(qtbot, heads=3)
+    canvas = panel.canvas
+    rgb, dpr = ui.grab_rgb(canvas)
+    body = canvas.body_rect("concat")
+    band = canvas._geo["band"]
+    cw = canvas._geo["cw"] * canvas.zoom
+    for j in range(3):  # a corner of the first cell of each column, away from its number
+        x, y = body.left() + j * cw + 3, body.top() + band * canvas.zoom + 3
+        got = rgb[int(y * dpr), int(x * dpr)].astype(int)
+        want = tint(head_colour(j))
+        assert np.abs(got - [want.red(), want.green(), want.blue()]).max() <= 3, (j, got)
+
+
+def test_a_projection_adds_the_wo_step(qtbot):
+    model, panel = make(qtbot, heads=3)
+    wo = np.arange(6, dtype=float).reshape(2, 3) / 10  # (D_out = 2, d_v = 3)
+    with_wo(model, panel, wo)
+    assert panel.has_wo is True
+    assert panel.blocks()[-1] == ("output", (4, 2))
+    assert panel.arrows()[-1][0] == "· W_oᵀ"
+    np.testing.assert_allclose(panel.values("output"), model.results.heads.concat @ wo.T)
+    assert panel.canvas.stage("concat").note == ""
+    assert "W_o" in panel.caption.text()
+    # a square W_o that changes the values is shown too
+    with_wo(model, panel, 2 * np.eye(3))
+    assert panel.has_wo is True and panel.blocks()[-1] == ("output", (4, 3))
+    # the identity is no projection: concat = output
+    with_wo(model, panel, np.eye(3))
+    assert panel.has_wo is False and panel.blocks()[-1][0] == "concat"
+
+
+def test_outputs_wait_for_the_lesson(qtbot):
+    model, panel = make(qtbot, heads=3)
+    model.set_revealed(2)
+    model.flush()
+    assert panel.canvas.stage("head outputs").hidden and panel.canvas.stage("concat").hidden
+    assert not panel.canvas.stage("Q heads").hidden
+    assert "hidden" in panel.caption.text()
+    model.set_revealed(3)
+    model.flush()
+    assert not panel.canvas.stage("head outputs").hidden
+
+
+@pytest.mark.parametrize("session, heads", [(demo_session, 3), (demo_session, 1),
+                                            (lambda: random_session(6, 8, seed=1), 2),
+                                            (lambda: random_session(6, 8, seed=1), 8),
+                                            (lambda: random_session(64, 48, seed=2), 12)])
+@pytest.mark.parametrize("size", [(800, 500), (1200, 400), (450, 700), (420, 260)])
+def test_everything_is_inside_the_panel(qtbot, session, heads, size):
+    model, panel = make(qtbot, session(), heads=heads, size=size)
+    canvas = panel.canvas
+    area = QRectF(canvas.rect()).adjusted(-0.5, -0.5, 0.5, 0.5)
+    for label, _ in panel.blocks():
+        assert area.contains(canvas.body_rect(label)), (label, canvas.body_rect(label), area)
+        assert area.contains(canvas.under_rect(label)), (label, canvas.under_rect(label), area)
