@@ -7,8 +7,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .checks import require_finite
-from .heads import MultiHeadResult, multi_head_attention
+from .heads import MultiHeadResult, merge_heads, multi_head_attention, split_heads
 from .positions import sinusoidal_positions
+from .rope import rope
 
 
 def scale_for(settings, d_head):
@@ -24,7 +25,7 @@ def scale_for(settings, d_head):
 class PipelineResult:
     """Inputs as used and every stage of multi-head attention (H may be 1)."""
 
-    q: np.ndarray
+    q: np.ndarray  # as the scores use them: rotated by RoPE when it is on
     k: np.ndarray
     v: np.ndarray
     heads: MultiHeadResult
@@ -32,6 +33,8 @@ class PipelineResult:
     temperature: float
     x: np.ndarray | None = None  # projected mode: the token vectors as projected (PE added if on)
     pe: np.ndarray | None = None  # projected mode: the sinusoidal PE(L, D), whether added or not
+    q_in: np.ndarray | None = None  # Q and K before RoPE (as edited, or X·W_qᵀ, X·W_kᵀ)
+    k_in: np.ndarray | None = None
 
     @property
     def n_heads(self):
@@ -77,9 +80,26 @@ def run_pipeline(matrices, settings):
         wo = matrices["Wo"]
     else:
         q, k, v = matrices["Q"], matrices["K"], matrices["V"]
+    q_in, k_in = q, k
+    if settings.rope:
+        q, k = rotate_heads(q, k, settings)
     d_head = q.shape[1] // settings.heads
     scale = scale_for(settings, d_head)
     result = multi_head_attention(q, k, v, settings.heads, scale=scale, causal=settings.causal,
                                   temperature=settings.temperature, wo=wo)
     return PipelineResult(q=q, k=k, v=v, heads=result, scale=scale, temperature=settings.temperature,
-                          x=x, pe=pe)
+                          x=x, pe=pe, q_in=q_in, k_in=k_in)
+
+
+def rope_positions(settings, length):
+    """The positions RoPE rotates by: offset, offset + 1, …"""
+    return settings.rope_offset + np.arange(length, dtype=np.float64)
+
+
+def rotate_heads(q, k, settings):
+    """RoPE inside every head: split (L, d) into (H, L, d_h), rotate pairs by position, merge back."""
+    positions = rope_positions(settings, q.shape[0])
+    h = settings.heads
+    turned = [merge_heads(rope(split_heads(m, h), positions, base=settings.rope_base, style=settings.rope_style))
+              for m in (q, k)]
+    return turned[0], turned[1]

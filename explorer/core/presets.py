@@ -74,7 +74,7 @@ def multi_head_session():
     content = {"小": [2], "猫": [0, 4], "追": [1], "红色": [2, 5], "的": [3], "激光点": [0, 5]}
     x = np.zeros((L, 8))
     for p, token in enumerate(MULTI_HEAD_TOKENS):
-        x[p, 0], x[p, 1] = np.cos(theta * p), np.sin(theta * p)
+        x[p, 0], x[p, 1] = np.round([np.cos(theta * p), np.sin(theta * p)], 12)  # no 1.2e-16 for 0
         x[p, [2 + c for c in content[token]]] = 1.0
     wq, wk = np.zeros((8, 8)), np.zeros((8, 8))
     c, s = np.cos(-theta), np.sin(-theta)

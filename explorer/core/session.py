@@ -25,7 +25,8 @@ from .atomic import atomic_write_bytes, file_name
 from .errors import SessionError
 
 __all__ = [
-    "FORMAT_NAME", "VERSION", "UPGRADES", "SCALE_MODES", "SOURCES", "POSITIONS", "MATRIX_AXES",
+    "FORMAT_NAME", "VERSION", "UPGRADES", "SCALE_MODES", "SOURCES", "POSITIONS", "ROPE_STYLES",
+    "ROPE_BASE_MIN", "ROPE_BASE_MAX", "ROPE_OFFSET_MAX", "MATRIX_AXES",
     "REQUIRED_MATRICES", "PROJECTION_MATRICES",
     "TEMPERATURE_MIN", "TEMPERATURE_MAX", "SCALE_MAX",
     "MAX_TOKENS", "MAX_DIM", "MAX_CELLS", "MAX_FILE_BYTES", "MAX_TOKEN_CHARS", "MAX_ABS_VALUE",
@@ -40,6 +41,9 @@ VERSION = 2
 SCALE_MODES = ("inv_sqrt_d", "none", "custom")
 SOURCES = ("direct", "projected")   # edit Q, K, V themselves, or X and the projections W
 POSITIONS = ("none", "sinusoidal")  # what is added to X before the projections
+ROPE_STYLES = ("half", "interleaved")  # GPT-NeoX/Llama rotate_half, or GPT-J/RoFormer pairs
+ROPE_BASE_MIN, ROPE_BASE_MAX = 100.0, 1e6
+ROPE_OFFSET_MAX = 1_000_000
 TEMPERATURE_MIN, TEMPERATURE_MAX = 0.05, 20.0
 SCALE_MAX = 1e3                 # a custom scale lies in (0, SCALE_MAX]
 
@@ -76,10 +80,11 @@ _AXIS_TEXT = {"d_k": "the Q/K width", "d_v": "the V width", "D": "the token-vect
 _HEAD_AXES = {"direct": ("d_k", "d_v"), "projected": ("p_k", "p_v")}
 
 def _upgrade_v1(data: dict) -> dict:
-    """Version 2 adds settings.source and settings.positions (and optional projection matrices)."""
+    """Version 2 adds settings.source, positions and the RoPE settings (and optional projections)."""
     settings = data.get("settings")
     if isinstance(settings, dict):
-        settings = {**settings, "source": "direct", "positions": "none"}
+        settings = {**settings, "source": "direct", "positions": "none", "rope": False,
+                    "rope_base": 10000.0, "rope_style": "half", "rope_offset": 0}
     return {**data, "settings": settings}
 
 
@@ -107,6 +112,10 @@ class Settings:
     selected_head: int = 0           # 0 <= head < heads
     source: str = "direct"           # "direct": Q, K, V as edited; "projected": from X and W (v2)
     positions: str = "none"          # "sinusoidal": PE(L, D) added to X before projecting (v2)
+    rope: bool = False               # rotate q and k of every head by position before the scores (v2)
+    rope_base: float = 10000.0       # θ_i = base^(−2i/d_h); ROPE_BASE_MIN..ROPE_BASE_MAX (v2)
+    rope_style: str = "half"         # "half" (GPT-NeoX/Llama) or "interleaved" (GPT-J/RoFormer) (v2)
+    rope_offset: int = 0             # positions are offset, offset+1, …; 0..ROPE_OFFSET_MAX (v2)
 
 
 _SETTINGS_FIELDS = tuple(f.name for f in fields(Settings))
@@ -388,6 +397,25 @@ def _check_settings(settings: Any, widths: Mapping[str, int], where: str) -> Set
     heads = _integer(settings.heads, "settings.heads", where)
     if heads < 1:
         raise SessionError(f"{where}: settings.heads is {heads}; it must be at least 1")
+    rope = settings.rope
+    if not isinstance(rope, (bool, np.bool_)):
+        raise SessionError(f"{where}: settings.rope must be true or false, not {_describe(rope)}")
+    rope_base = _real(settings.rope_base, "settings.rope_base", where)
+    if not ROPE_BASE_MIN <= rope_base <= ROPE_BASE_MAX:
+        raise SessionError(f"{where}: settings.rope_base is {rope_base!r}; it must lie in "
+                           f"{ROPE_BASE_MIN:g}..{ROPE_BASE_MAX:g}")
+    rope_style = settings.rope_style
+    if not isinstance(rope_style, str) or rope_style not in ROPE_STYLES:
+        raise SessionError(f"{where}: settings.rope_style must be one of "
+                           f"{', '.join(map(repr, ROPE_STYLES))}, not {_describe(rope_style)}")
+    rope_offset = _integer(settings.rope_offset, "settings.rope_offset", where)
+    if not 0 <= rope_offset <= ROPE_OFFSET_MAX:
+        raise SessionError(f"{where}: settings.rope_offset is {rope_offset}; it must lie in "
+                           f"0..{ROPE_OFFSET_MAX}")
+    qk_width = widths[_HEAD_AXES[source][0]]
+    if rope and (qk_width % heads == 0) and (qk_width // heads) % 2:
+        raise SessionError(f"{where}: settings.rope is on but each head's Q/K width d_h = "
+                           f"{qk_width // heads} is odd; RoPE rotates pairs of dimensions")
     for axis in _HEAD_AXES[source]:
         width = widths[axis]
         if width % heads:
@@ -405,7 +433,8 @@ def _check_settings(settings: Any, widths: Mapping[str, int], where: str) -> Set
                            f"must lie in 0..{heads - 1}")
     return Settings(scale_mode=mode, scale=scale, temperature=temperature, causal=bool(causal),
                     heads=heads, selected_row=row, selected_head=head, source=source,
-                    positions=positions)
+                    positions=positions, rope=bool(rope), rope_base=rope_base, rope_style=rope_style,
+                    rope_offset=rope_offset)
 
 
 def _check_layout(layout: Any, where: str) -> dict[str, str] | None:

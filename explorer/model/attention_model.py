@@ -12,8 +12,9 @@ from explorer.core.pipeline import run_pipeline
 from explorer.core.presets import demo_session
 from explorer.core.permutation import permutation_check, shuffle_permutation
 from explorer.core.session import (MAX_ABS_VALUE, MAX_DIM, MAX_TOKEN_CHARS, MAX_TOKENS, POSITIONS,
-                                   PROJECTION_MATRICES, SCALE_MODES, SOURCES, TEMPERATURE_MAX,
-                                   TEMPERATURE_MIN, validate_session)
+                                   PROJECTION_MATRICES, ROPE_BASE_MAX, ROPE_BASE_MIN, ROPE_OFFSET_MAX,
+                                   ROPE_STYLES, SCALE_MODES, SOURCES, TEMPERATURE_MAX, TEMPERATURE_MIN,
+                                   validate_session)
 from explorer.core.structure import (AXIS_NAMES, WIDTH_AXES, axis_length, delete_along, insert_along,
                                      permute_tokens, projections_reproducing)
 
@@ -26,7 +27,8 @@ ALL_STAGES = 3  # ① scores, ② weights, ③ output: how many stages the lesso
 
 PARAM_LABELS = {"scale_mode": "scale mode", "scale": "scale", "temperature": "temperature",
                 "causal": "causal mask", "heads": "heads", "source": "source of Q, K, V",
-                "positions": "positions"}
+                "positions": "positions", "rope": "RoPE", "rope_base": "RoPE base",
+                "rope_style": "RoPE convention", "rope_offset": "RoPE offset"}
 
 
 class AttentionModel(QObject):
@@ -83,8 +85,19 @@ class AttentionModel(QObject):
         return self.matrix("Q").shape[1], self.matrix("V").shape[1]
 
     def head_options(self):
-        """The head counts that divide both the Q/K width and the V width."""
-        return head_count_options(*self.widths())
+        """The head counts that divide both the Q/K width and the V width (and leave d_h even under RoPE)."""
+        options = head_count_options(*self.widths())
+        if self.settings.rope:
+            options = [h for h in options if (self.widths()[0] // h) % 2 == 0]
+        return options
+
+    def rope_problem(self, heads=None):
+        """Why RoPE cannot be on with ``heads`` heads (odd d_h), or None."""
+        d_head = self.widths()[0] // (heads or self.settings.heads)
+        if d_head % 2:
+            return (f"RoPE rotates pairs of dimensions, but each head's Q/K width d_h = {d_head} is odd: "
+                    f"choose another number of heads or an even width")
+        return None
 
     def to_session(self, layout=None):
         return self._state.to_session(title=self.title, layout=layout)
@@ -428,11 +441,21 @@ class AttentionModel(QObject):
                   else (m["Q"].shape[1], m["V"].shape[1]))
         heads = state.settings.heads
         if all(w % heads == 0 for w in widths):
-            return state
+            return self._with_rope_fitting(state)
         fit = max(h for h in head_count_options(*widths) if h <= heads)
         self.message.emit(f"{heads} heads no longer divide the widths (Q/K {widths[0]}, V {widths[1]}): "
                           f"now {fit} head{'s' if fit > 1 else ''}")
-        return state.with_settings(heads=fit, selected_head=min(state.settings.selected_head, fit - 1))
+        return self._with_rope_fitting(
+            state.with_settings(heads=fit, selected_head=min(state.settings.selected_head, fit - 1)))
+
+    def _with_rope_fitting(self, state):
+        """RoPE needs an even d_h; after a width change that breaks it, turn RoPE off and say so."""
+        s, m = state.settings, state.matrices
+        width = m["Wq"].shape[0] if s.source == "projected" else m["Q"].shape[1]
+        if s.rope and (width // s.heads) % 2:
+            self.message.emit(f"RoPE is off: each head's Q/K width d_h = {width // s.heads} is odd now")
+            return state.with_settings(rope=False)
+        return state
 
     def _check_param(self, name, value):
         try:
@@ -442,6 +465,20 @@ class AttentionModel(QObject):
                 return value
             if name == "causal":
                 return bool(value)
+            if name == "rope":
+                value = bool(value)
+                if value and self.rope_problem():
+                    raise ValueError(self.rope_problem())
+                return value
+            if name == "rope_style":
+                if value not in ROPE_STYLES:
+                    raise ValueError(f"must be one of {', '.join(ROPE_STYLES)}")
+                return value
+            if name == "rope_offset":
+                value = int(value)
+                if not 0 <= value <= ROPE_OFFSET_MAX:
+                    raise ValueError(f"must lie in 0..{ROPE_OFFSET_MAX}")
+                return value
             if name == "source":
                 if value not in SOURCES:
                     raise ValueError(f"must be one of {', '.join(SOURCES)}")
@@ -465,7 +502,9 @@ class AttentionModel(QObject):
                 raise ValueError(f"temperature must be between {TEMPERATURE_MIN} and {TEMPERATURE_MAX}")
             if name == "scale" and not (np.isfinite(value) and 0 < value <= 1e3):
                 raise ValueError("a custom scale must be a number above 0 and at most 1000")
-            if name not in ("temperature", "scale"):
+            if name == "rope_base" and not ROPE_BASE_MIN <= value <= ROPE_BASE_MAX:
+                raise ValueError(f"must lie in {ROPE_BASE_MIN:g}..{ROPE_BASE_MAX:g}")
+            if name not in ("temperature", "scale", "rope_base"):
                 raise ValueError(f"unknown setting {name!r}")
             return value
         except (TypeError, ValueError) as exc:

@@ -122,7 +122,7 @@ class EditorPanel(Panel):
     def _build_table(self, name):
         m = self.model
         if name.startswith("derived"):
-            attr = name[-1].lower()
+            attr = {"Q": "q_in", "K": "k_in", "V": "v"}[name[-1]]  # before RoPE: what X·Wᵀ gives
             table = MatrixTableModel(lambda: getattr(m.results, attr), lambda: m.tokens, col_prefix="d",
                                      editable=False, parent=self)
         else:

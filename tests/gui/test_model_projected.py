@@ -103,3 +103,34 @@ def test_projected_session_round_trips(model, tmp_path):
     again.flush()
     np.testing.assert_array_equal(again.results.heads.output, model.results.heads.output)
     again.deleteLater()
+
+
+def test_rope_in_the_pipeline_matches_the_core(qapp):
+    from explorer.core import rope
+    from explorer.core.presets import random_session
+
+    m = AttentionModel(random_session(6, 8, seed=4))
+    assert m.set_param("heads", 2) and m.set_param("rope", True)
+    m.set_param("rope_style", "interleaved")
+    m.set_param("rope_offset", 5)
+    m.flush()
+    q, k, v = (m.matrix(n) for n in "QKV")
+    pos = 5 + np.arange(6)
+    qh = rope(q.reshape(6, 2, 4).transpose(1, 0, 2), pos, style="interleaved")
+    kh = rope(k.reshape(6, 2, 4).transpose(1, 0, 2), pos, style="interleaved")
+    scores = qh @ kh.transpose(0, 2, 1) / 2.0
+    np.testing.assert_allclose(m.results.heads.scores, scores, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(m.results.q_in, q)
+    m.deleteLater()
+
+
+def test_rope_needs_an_even_head_width(model):
+    messages = []
+    model.message.connect(messages.append)
+    assert not model.set_param("rope", True)  # demo: d = 3
+    assert "odd" in messages[-1]
+    model.add_dim("qk")  # d = 4
+    assert model.set_param("rope", True)
+    assert model.head_options() == [1, 2] or 4 not in model.head_options()
+    model.remove_dim("qk")  # d = 3 again: RoPE turns itself off and says so
+    assert not model.settings.rope and "RoPE is off" in messages[-1]
