@@ -191,9 +191,11 @@ class Documents:
         return True
 
     def matrix_for_export(self, name):
-        if name in ("Q", "K", "V"):
-            return self.model.matrix(name)
+        """The matrix as the attention uses it (in projected mode Q, K, V are X·Wᵀ, before RoPE)."""
+        self.model.flush()
         r, h = self.model.results, self.model.settings.selected_head
+        if name in ("Q", "K", "V"):
+            return {"Q": r.q_in, "K": r.k_in, "V": r.v}[name]
         return {"Scores": r.heads.scores[h], "Weights": r.heads.weights[h], "Output": r.heads.output}[name]
 
     def export_matrix(self, name, path=None):
@@ -226,6 +228,8 @@ class Documents:
 
     def _write_image(self, widget, path):
         self.model.flush()
+        for panel in ([widget] if widget in self.window.panels.values() else self.window.panels.values()):
+            panel.refresh()  # a hidden panel has not drawn the latest numbers
         if str(path).lower().endswith(".svg"):
             ok = write_svg(widget, path)
         else:

@@ -35,6 +35,7 @@ class PipelineResult:
     pe: np.ndarray | None = None  # projected mode: the sinusoidal PE(L, D), whether added or not
     q_in: np.ndarray | None = None  # Q and K before RoPE (as edited, or X·W_qᵀ, X·W_kᵀ)
     k_in: np.ndarray | None = None
+    wo: np.ndarray | None = None  # projected mode: the output projection (output = concat·W_oᵀ)
 
     @property
     def n_heads(self):
@@ -88,7 +89,7 @@ def run_pipeline(matrices, settings):
     result = multi_head_attention(q, k, v, settings.heads, scale=scale, causal=settings.causal,
                                   temperature=settings.temperature, wo=wo)
     return PipelineResult(q=q, k=k, v=v, heads=result, scale=scale, temperature=settings.temperature,
-                          x=x, pe=pe, q_in=q_in, k_in=k_in)
+                          x=x, pe=pe, q_in=q_in, k_in=k_in, wo=wo)
 
 
 def rope_positions(settings, length):

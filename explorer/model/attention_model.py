@@ -52,6 +52,7 @@ class AttentionModel(QObject):
         self.revealed = ALL_STAGES  # the explorer shows every stage; a lesson may hide later ones
         self.guesses = {}  # stage → (row, col) the reader clicked before revealing it
         self.shuffle = None  # the last "shuffle tokens": its permutation and the output before it
+        self.undo_stack.indexChanged.connect(self._forget_shuffle)
         self.load(session if session is not None else demo_session())
 
     # ----- reading -------------------------------------------------------------------------------
@@ -289,10 +290,15 @@ class AttentionModel(QObject):
         self.shuffle = (perm, before, self.undo_stack.index())
         return True
 
+    def _forget_shuffle(self, index):
+        """Any undo, redo or edit after a shuffle makes its before/after comparison meaningless."""
+        if self.shuffle is not None and index != self.shuffle[2]:
+            self.shuffle = None
+
     def shuffle_result(self):
         """The check of the last shuffle against the current output, or None."""
-        if self.shuffle is None or self.shuffle[2] != self.undo_stack.index():
-            return None  # any later edit (or an undo) makes the comparison meaningless
+        if self.shuffle is None:
+            return None
         perm, before, _ = self.shuffle
         self.flush()
         return permutation_check(before, self.results.heads.output, perm)
@@ -321,6 +327,9 @@ class AttentionModel(QObject):
     def replace_matrix(self, name, array):
         """Put an imported array in place of Q, K or V; its shape must fit the others."""
         array = np.asarray(array, dtype=np.float64)
+        if name not in self.editable():
+            return self._refuse(f"{name} is computed from X and W_{name.lower()} in projected mode: import X or "
+                                f"W_{name.lower()} instead, or switch Q, K, V back to direct")
         mats = dict(self._state.matrices)
         mats[name] = array
         candidate = replace(self._state, matrices=mats)
@@ -339,12 +348,13 @@ class AttentionModel(QObject):
         if tokens is None:
             tokens = self.tokens if len(self.tokens) == length else tuple(f"t{i}" for i in range(length))
         candidate = replace(self._state, tokens=tuple(tokens), matrices=mats)
-        candidate = candidate.with_settings(selected_row=min(self.settings.selected_row, length - 1))
+        candidate = self._with_heads_fitting(
+            candidate.with_settings(selected_row=min(self.settings.selected_row, length - 1)))
         try:
-            validate_session(self._with_heads_fitting(candidate).to_session(), where="imported Q, K, V")
+            validate_session(candidate.to_session(), where="imported Q, K, V")
         except ExplorerError as exc:
             return self._refuse(str(exc))
-        self._push_state(self._with_heads_fitting(candidate),
+        self._push_state(candidate,
                          f"Import Q, K, V ({length} tokens, d = {mats['Q'].shape[1]}, d_v = {mats['V'].shape[1]})")
         return True
 
@@ -397,7 +407,9 @@ class AttentionModel(QObject):
         head = min(old.settings.selected_head, state.settings.heads - 1)
         self._state = state = state.with_settings(selected_row=row, selected_head=head)
         flags = SETTINGS
-        if (old.tokens != state.tokens or old.matrices.keys() != state.matrices.keys()
+        if old.tokens != state.tokens:
+            flags |= STRUCTURE  # labels changed; a rename keeps the shape (and the lesson's guesses)
+        if (len(old.tokens) != len(state.tokens) or old.matrices.keys() != state.matrices.keys()
                 or old.settings.source != state.settings.source
                 or any(old.matrices[k].shape != state.matrices[k].shape for k in state.matrices)):
             flags |= STRUCTURE | VALUES

@@ -5,7 +5,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemDelegate, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QSpinBox,
                                QStackedWidget, QToolBar, QVBoxLayout, QWidget)
 
-from explorer.model import SELECTION, STRUCTURE, VALUES
+from explorer.model import SELECTION, SETTINGS, STRUCTURE, VALUES
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.matrix_table import MatrixTableModel, MatrixTableView
 
@@ -234,8 +234,8 @@ class EditorPanel(Panel):
         self.pages.setCurrentIndex(1 if projected else 0)
         for key in ("add_dim_x", "remove_dim_x"):
             self.actions[key].setVisible(projected)
-        if (self._active in LABELS) and self.model.has(self._active) is False:
-            self._active = "Q"
+        if self._active not in self.model.editable():
+            self._active = self.model.editable()[0]  # copy/paste go to a table that is on screen
         for name, table in self.tables.items():
             if name in LABELS and not self.model.has(name):
                 continue  # X and the W of a session that was never projected (or undone back)
@@ -244,8 +244,8 @@ class EditorPanel(Panel):
                 header = self.views[name].horizontalHeader()
                 stretch = table.columnCount() <= STRETCH_UP_TO
                 header.setSectionResizeMode(QHeaderView.Stretch if stretch else QHeaderView.Interactive)
-            elif flags & VALUES:
-                table.refresh()
+            elif flags & VALUES or (flags & SETTINGS and not table.editable):
+                table.refresh()  # computed tables (X·Wᵀ) also follow settings such as positions
         if flags & (STRUCTURE | VALUES):
             self._sync_slider()
         if flags & (STRUCTURE | SELECTION):

@@ -342,7 +342,7 @@ class HeadsPanel(Panel):
 
     def _sync_combo(self):
         options = self.model.head_options()
-        d = self.model.matrix("Q").shape[1]
+        d = self.model.widths()[0]
         with QSignalBlocker(self.heads_combo):
             if [self.heads_combo.itemData(i) for i in range(self.heads_combo.count())] != options:
                 self.heads_combo.clear()

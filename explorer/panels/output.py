@@ -17,9 +17,15 @@ class OutputPanel(HeatmapPanel):
         self.heatmap.set_matrix(o, row_labels=self.model.tokens, col_labels=cols, levels=nice_symmetric_levels(o),
                                 flagged_rows=r.heads.masked_rows)
         heads = f", {r.n_heads} heads side by side" if r.n_heads > 1 else ""
-        self.caption.setText(f"<b>③ O = A · V</b>{heads}: each row mixes the rows of V by its weights")
+        if r.wo is not None:
+            self.caption.setText(f"<b>③ O = concat(A·V)·W_oᵀ</b>{heads}: each head mixes the rows of V by its "
+                                 f"weights, then W_o mixes the heads")
+        else:
+            self.caption.setText(f"<b>③ O = A · V</b>{heads}: each row mixes the rows of V by its weights")
         super().render(flags)
 
     def tooltip(self, row, col):
         r, tok = self.model.results, self.model.tokens
-        return f"O[{tok[row]}, d{col}] = {format_number(r.heads.output[row, col])}\n= Σ_j A[{tok[row]}, j] · V[j, d{col}]"
+        how = (f"= Σ_c concat[{tok[row]}, c] · W_o[{col}, c]" if r.wo is not None
+               else f"= Σ_j A[{tok[row]}, j] · V[j, d{col}]")
+        return f"O[{tok[row]}, d{col}] = {format_number(r.heads.output[row, col])}\n{how}"

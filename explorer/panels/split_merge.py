@@ -621,7 +621,7 @@ class SplitMergePanel(Panel):
         (L, D), dv = r.q.shape, heads.concat.shape[1]
         dvh = dv // H
         out = heads.output
-        has_wo = out is not heads.concat and (out.shape != heads.concat.shape or not np.array_equal(out, heads.concat))
+        has_wo = self.model.results.wo is not None
         widths = [D, dv] + ([out.shape[1]] if has_wo else [])
         small = L <= MAX_NUMBERS_L and max(widths) <= MAX_NUMBERS_D
         hidden = self.model.revealed < 3  # the outputs are stage ③ of the lesson

@@ -134,3 +134,24 @@ def test_rope_needs_an_even_head_width(model):
     assert model.head_options() == [1, 2] or 4 not in model.head_options()
     model.remove_dim("qk")  # d = 3 again: RoPE turns itself off and says so
     assert not model.settings.rope and "RoPE is off" in messages[-1]
+
+
+def test_a_shuffle_check_is_forgotten_after_undo_and_a_new_edit(model):
+    model.shuffle_tokens(seed=1)
+    assert model.shuffle_result().equivariant
+    model.undo_stack.undo()
+    model.set_cell("Q", 0, 0, 1.25)  # the same undo index as right after the shuffle
+    assert model.shuffle_result() is None
+
+
+def test_renaming_keeps_the_lesson_guesses(model):
+    model.set_revealed(0)
+    model.set_guess(1, 1, 2)
+    model.rename_token(0, "cat")
+    model.flush()
+    assert model.guesses == {1: (1, 2)}
+
+
+def test_importing_a_computed_matrix_is_refused_in_projected_mode(model):
+    model.set_param("source", "projected")
+    assert not model.replace_matrix("Q", np.ones((4, 3)))

@@ -27,9 +27,10 @@ def make(qtbot, session=None, heads=None, size=(800, 500)):
 
 
 def with_wo(model, panel, wo):
-    """The coming "projected" mode, stood in for: the results' output becomes concat · W_oᵀ."""
+    """Projected mode's output projection, stood in for: the results' output becomes concat · W_oᵀ."""
     r = model.results
-    model.results = replace(r, heads=replace(r.heads, output=r.heads.concat @ np.asarray(wo, float).T))
+    wo = np.asarray(wo, float)
+    model.results = replace(r, heads=replace(r.heads, output=r.heads.concat @ wo.T), wo=wo)
     panel.refresh()
 
 
@@ -128,9 +129,9 @@ def test_a_projection_adds_the_wo_step(qtbot):
     # a square W_o that changes the values is shown too
     with_wo(model, panel, 2 * np.eye(3))
     assert panel.has_wo is True and panel.blocks()[-1] == ("output", (4, 3))
-    # the identity is no projection: concat = output
+    # projected mode always has the W_o step, even while it is the identity
     with_wo(model, panel, np.eye(3))
-    assert panel.has_wo is False and panel.blocks()[-1][0] == "concat"
+    assert panel.has_wo is True and panel.blocks()[-1] == ("output", (4, 3))
 
 
 def test_outputs_wait_for_the_lesson(qtbot):
