@@ -16,6 +16,7 @@ from explorer.panels.lines import AttentionLinesPanel
 from explorer.panels.output import OutputPanel
 from explorer.panels.positions import PositionsPanel
 from explorer.panels.readout import ReadoutPanel
+from explorer.panels.rope import RopePanel
 from explorer.panels.scores import ScoresPanel
 from explorer.panels.split_merge import SplitMergePanel
 from explorer.panels.sqrt_d import SqrtDPanel
@@ -48,6 +49,7 @@ DOCKS = (
     DockSpec("split_merge", "Split and merge", SplitMergePanel, R, "Ctrl+0"),
     DockSpec("positions", "Positions", PositionsPanel, R, "Ctrl+Shift+1"),
     DockSpec("sqrt_d", "The √d lesson", SqrtDPanel, L, "Ctrl+Shift+2"),
+    DockSpec("rope", "RoPE", RopePanel, R, "Ctrl+Shift+3"),
 )
 
 
@@ -113,6 +115,7 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(d["lines"], d["heads"])
         self.tabifyDockWidget(d["heads"], d["split_merge"])
         self.tabifyDockWidget(d["split_merge"], d["positions"])
+        self.tabifyDockWidget(d["positions"], d["rope"])
         d["controls"].raise_()
         d["readout"].raise_()
         self.resizeDocks([d["editor"], d["scores"]], [640, 960], Qt.Horizontal)

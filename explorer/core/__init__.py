@@ -9,6 +9,7 @@ from .positions import sinusoidal_positions
 from .projections import self_attention
 from .readout import contributions, convex_hull_2d, in_convex_hull
 from .rope import rope, rope_frequencies
+from .rope_lesson import diagonal_deviation, pair_vectors, pair_view, rotated_pair, score_vs_offset
 from .scaling import random_scores, score_spread, sharpness_curve, softmax_sharpness, sqrt_d_point
 from .softmax import softmax
 
@@ -18,6 +19,7 @@ __all__ = [
     "self_attention", "sinusoidal_positions", "softmax", "split_heads", "strongest_edges", "top_k_edges",
     "contributions", "convex_hull_2d", "in_convex_hull",
     "GuessVerdict", "LessonChecks", "darkest_in_row", "hull_check", "judge_guess", "lesson_checks", "row_sum_check",
+    "diagonal_deviation", "pair_vectors", "pair_view", "rotated_pair", "score_vs_offset",
     "random_scores", "score_spread", "sharpness_curve", "softmax_sharpness", "sqrt_d_point",
     "ExplorerError", "MatrixFileError", "NonFiniteError", "SessionError", "ShapeError",
 ]

@@ -359,6 +359,15 @@ class AttentionModel(QObject):
         return True
 
     @contextmanager
+    def macro(self, text):
+        """Make every edit inside one undo step named ``text`` (a button that changes several things)."""
+        self.undo_stack.beginMacro(text)
+        try:
+            yield
+        finally:
+            self.undo_stack.endMacro()
+
+    @contextmanager
     def gesture(self):
         """Group every edit made inside (a drag, a slider move) into one undo step."""
         self._gesture_count += 1

@@ -106,13 +106,9 @@ class ControlsPanel(Panel):
         self.temperature.setValue(s.temperature)
         self.causal.setChecked(s.causal)
         if flags & (STRUCTURE | SETTINGS):
-            self.heads.clear()
-            for h in m.head_options():
-                self.heads.addItem(f"{h} (d_h = {m.widths()[0] // h})", h)
-            self.head.clear()
-            self.head.addItems([f"head {i + 1}" for i in range(s.heads)])
-            self.row.clear()
-            self.row.addItems([f"{i}: {t}" for i, t in enumerate(m.tokens)])
+            fill(self.heads, [(f"{h} (d_h = {m.widths()[0] // h})", h) for h in m.head_options()])
+            fill(self.head, [(f"head {i + 1}", i) for i in range(s.heads)])
+            fill(self.row, [(f"{i}: {t}", i) for i, t in enumerate(m.tokens)])
         self.heads.setCurrentIndex(self.heads.findData(s.heads))
         self.head.setCurrentIndex(s.selected_head)
         self.head.setEnabled(s.heads > 1)
@@ -123,3 +119,13 @@ class ControlsPanel(Panel):
             text = f"L = {L}, D = {m.matrix('X').shape[1]} → d = {d} (Q, K), d_v = {dv} (V)"
         self.shape.setText(text)
         del blockers
+
+
+def fill(combo, items):
+    """Set a combo's (text, data) items, leaving it alone when they are already those (no flicker,
+    no work on every temperature tick)."""
+    current = [(combo.itemText(i), combo.itemData(i)) for i in range(combo.count())]
+    if current != items:
+        combo.clear()
+        for text, data in items:
+            combo.addItem(text, data)

@@ -2,6 +2,7 @@
 import numpy as np
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
+from explorer.model import SELECTION
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.nice import nice_ceiling
 
@@ -34,6 +35,7 @@ class HeatmapPanel(Panel):
         self.caption.setTextFormat(self.caption.textFormat().RichText)
         self.heatmap = Heatmap(cmap=self.cmap, row_title="query", col_title=self.col_title,
                                colorbar_label=self.colorbar_label, masked_text=self.masked_text, parent=self)
+        self._drawn_head = None
         self.heatmap.tooltip_provider = self._tooltip_if_shown
         self.heatmap.cellClicked.connect(self._clicked)
         self.reveal_button = QPushButton(f"Reveal {'①②③'[self.stage - 1]}", self)
@@ -79,8 +81,16 @@ class HeatmapPanel(Panel):
     def tooltip(self, row, col):
         return ""
 
+    def draw(self):
+        """Subclasses put their matrix and caption on screen."""
+        raise NotImplementedError
+
     def render(self, flags):
-        """Subclasses draw their matrix, then call this for what every stage shares."""
+        """Redraw the matrix only when numbers, shapes, settings, the lesson or the head changed —
+        a row click just moves the outlines."""
+        if flags & ~SELECTION or self.head() != self._drawn_head:
+            self.draw()
+            self._drawn_head = self.head()
         hidden = self.hidden()
         self.heatmap.set_hidden(hidden)
         self.reveal_button.setVisible(hidden)

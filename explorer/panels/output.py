@@ -10,7 +10,7 @@ class OutputPanel(HeatmapPanel):
     colorbar_label = "value"
     col_title = "dimension"
 
-    def render(self, flags):
+    def draw(self):
         r = self.model.results
         o = r.heads.output
         cols = [f"d{j}" for j in range(o.shape[1])]
@@ -22,7 +22,6 @@ class OutputPanel(HeatmapPanel):
                                  f"weights, then W_o mixes the heads")
         else:
             self.caption.setText(f"<b>③ O = A · V</b>{heads}: each row mixes the rows of V by its weights")
-        super().render(flags)
 
     def tooltip(self, row, col):
         r, tok = self.model.results, self.model.tokens

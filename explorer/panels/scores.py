@@ -8,7 +8,7 @@ class ScoresPanel(HeatmapPanel):
     cmap = "diverging"
     colorbar_label = "score"
 
-    def render(self, flags):
+    def draw(self):
         r, h = self.model.results, self.head()
         s = r.heads.scores[h]
         masked = self.masked()
@@ -18,7 +18,6 @@ class ScoresPanel(HeatmapPanel):
                                                                   format_number(r.scale))
         temp = "" if r.temperature == 1 else f" / T (T = {format_number(r.temperature)})"
         self.caption.setText(f"<b>① S = Q Kᵀ · {scale}</b>{temp}{self.head_note()}: one dot product per cell")
-        super().render(flags)
 
     def tooltip(self, row, col):
         r = self.model.results

@@ -10,7 +10,7 @@ class WeightsPanel(HeatmapPanel):
     colorbar_label = "weight"
     masked_text = "0"
 
-    def render(self, flags):
+    def draw(self):
         r, h = self.model.results, self.head()
         w = r.heads.weights[h]
         masked = self.masked()
@@ -24,7 +24,6 @@ class WeightsPanel(HeatmapPanel):
             rows = ", ".join(t for t, m in zip(self.model.tokens, r.heads.masked_rows) if m)
             warn = f"<br><span style='color:#b00020'>⚠ fully masked: {rows} — no key to attend to, weights 0</span>"
         self.caption.setText(f"<b>② A = softmax(S)</b>{self.head_note()}: each row sums to 1{warn}")
-        super().render(flags)
 
     def tooltip(self, row, col):
         r, tok = self.model.results, self.model.tokens
