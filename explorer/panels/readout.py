@@ -602,7 +602,9 @@ class ReadoutPanel(Panel):
             out = anchor - centre
             if np.hypot(*out) > 1e-6:  # outward first: away from the hull, where O_i and the lines are not
                 offsets.sort(key=lambda d: -float(np.dot(np.array([d[0] + w / 2, d[1] + h / 2]), out)))
-            own = [b for b, p in zip(dots, pts_px) if np.hypot(*(p - anchor)) > 0.5]
+            reach = np.hypot(w, h) + 2 * (DOT_PX + LABEL_GAP)  # only dots a candidate box can touch
+            dist = np.hypot(*(pts_px - anchor).T)
+            own = [dots[i] for i in np.flatnonzero((dist > 0.5) & (dist < reach))]
             _, box = place_label(anchor, (w, h), offsets, boxes=own + taken, segments=lines, bounds=bounds,
                                  line_cost=1.0)
             label.setAnchor((0, 0))
@@ -619,7 +621,9 @@ class ReadoutPanel(Panel):
             offsets += [(g, -h / 2), (g, -h - 2), (g, 2), (-w - g, -h / 2), (-w - g, -h - 2), (-w - g, 2),
                         (-w / 2, g - 4), (-w / 2, -h - g + 4)]
             penalties += [ring * STAR_RING_COST * w * h] * 8  # far from the star it names the star less
-        _, box = place_label(star, (w, h), offsets, boxes=dots + taken[1:], segments=lines + edges, bounds=bounds,
+        reach = np.hypot(w, h) + STAR_PX + 40  # the farthest ring of offsets, plus a box
+        near_star = [dots[i] for i in np.flatnonzero(np.hypot(*(pts_px - star).T) < reach)]
+        _, box = place_label(star, (w, h), offsets, boxes=near_star + taken[1:], segments=lines + edges, bounds=bounds,
                              line_cost=STAR_LINE_COST, penalties=penalties)
         self.star_label.setAnchor((0, 0))
         self.star_label.setPos(*self._to_data(box[:2]))
