@@ -96,6 +96,7 @@ class MainWindow(QMainWindow):
         scroll.setFrameShape(QFrame.NoFrame)
         scroll.setWidget(panel)
         dock.setWidget(scroll)
+        dock.visibilityChanged.connect(panel.set_on_screen)
         self.panels[spec.name], self.docks[spec.name] = panel, dock
 
     def _arrange_default(self):

@@ -398,6 +398,11 @@ class AttentionModel(QObject):
                 self.message.emit(f"Could not compute attention: {exc}")
         self.changed.emit(flags)
 
+    @property
+    def pending(self):
+        """True between an edit and the recompute that follows it (results describe the old state)."""
+        return bool(self._pending & (STRUCTURE | VALUES | SETTINGS))
+
     def flush(self):
         """Recompute now if anything is pending (tests and screenshots use it)."""
         if self._pending:

@@ -13,11 +13,18 @@ class Panel(QWidget):
         super().__init__(parent)
         self.model = model
         self._stale = ALL  # draw everything the first time it is shown
+        self._on_screen = True  # False while its dock is a tab behind another one
         model.changed.connect(self._on_changed)
+
+    def set_on_screen(self, on):
+        """Told by the dock (``visibilityChanged``): a panel behind another tab waits, then catches up."""
+        self._on_screen = bool(on)
+        if on:
+            self._render_stale()
 
     def _on_changed(self, flags):
         self._stale |= flags
-        if self.isVisible():
+        if self._on_screen and self.isVisible():
             self._render_stale()
 
     def showEvent(self, event):
@@ -25,6 +32,8 @@ class Panel(QWidget):
         self._render_stale()
 
     def _render_stale(self):
+        if self.model.pending:
+            return  # the model's state moved ahead of its results; the recompute will call us
         flags, self._stale = self._stale, 0
         if flags:
             self.render(flags)

@@ -1,5 +1,6 @@
 """The matrix editor: Q, K, V (direct) or X and W_q, W_k, W_v, W_o (projected); type, scrub, paste;
 add or remove tokens and dimensions; rename tokens."""
+import numpy as np
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemDelegate, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QSpinBox,
@@ -171,7 +172,7 @@ class EditorPanel(Panel):
         if self._cell is None:
             return
         name, row, col = self._cell
-        arr = self.model.matrix(name)
+        arr = self.model.matrix(name) if self.model.has(name) else np.zeros((0, 0))
         if row >= arr.shape[0] or col >= arr.shape[1]:
             self._cell = None
             self.cell_slider.setEnabled(False)
