@@ -1,0 +1,142 @@
+"""② Drag without backlog: slider events at a steady rate into the live window; does the screen keep up?
+
+The window (L = 1024, 8 heads by default) is shown offscreen. A precise QTimer stands in for the
+mouse: event k (k = 0 … N−1) is due at t0 + k / rate. Each tick delivers every event that is due
+and not yet delivered (as a queue of mouse moves would, none skipped) by moving the QSlider inside
+the cell slider (or the temperature slider) with the slider held down, exactly as a drag does:
+``QSlider.setValue`` → ``LabelledSlider.valueChanged`` → ``model.set_cell`` / ``set_param``.
+
+Measured: the recomputes (``model.changed`` emissions) while dragging against the events and the
+frames (16.7 ms) the drag lasted; and when the last event's value is on screen: the first
+``changed`` after it, then ``window.grab()`` (which paints), checked against the model, counted
+from the moment the last event was due and from when it was delivered.
+
+``python -m benchmarks.drag --L 1024 --slider cell`` prints one BENCH_JSON line.
+"""
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from benchmarks._util import FRAME_MS, build_window, emit, now, qapp, settle
+
+
+def measure(length, dim, heads, events, rate, slider_name, seed, timeout_s=180.0):
+    from PySide6.QtCore import QEventLoop, Qt, QTimer
+
+    app = qapp()
+    window = build_window(length, dim, heads, seed)
+    window.show()
+    settle(app)
+    window.grab()
+    model = window.model
+    editor, controls = window.panels["editor"], window.panels["controls"]
+    if slider_name == "cell":
+        editor.views["Q"].setCurrentIndex(editor.tables["Q"].index(0, 0))  # Q[t0, d0]: head 1, the shown head
+        settle(app)
+        slider = editor.cell_slider
+        if not slider.isEnabled():
+            raise RuntimeError("selecting Q[t0, d0] did not enable the cell slider")
+    else:
+        slider = controls.temperature
+    qs = slider.slider
+    start = qs.value()
+    direction = 1 if start < qs.maximum() // 2 else -1
+    positions = [start + direction * (k + 1) for k in range(events)]
+    final_value = slider.value_at(positions[-1])
+
+    st = {"delivered": 0, "t0": None, "t_delivered": [None] * events, "recomputes": 0, "t_changed": [],
+          "t_screen": None, "consistent": None, "ticks": []}
+    loop = QEventLoop()
+
+    def shown_value():
+        return float(model.matrix("Q")[0, 0]) if slider_name == "cell" else float(model.settings.temperature)
+
+    def finish():
+        if st["t_screen"] is not None:
+            return
+        window.grab()
+        st["t_screen"] = now()
+        head = model.settings.selected_head
+        st["consistent"] = bool(shown_value() == final_value and np.allclose(
+            window.panels["scores"].heatmap.image_array(), model.results.heads.scores[head]))
+        loop.quit()
+
+    def on_changed(flags):
+        if st["t0"] is None:
+            return
+        st["recomputes"] += 1
+        st["t_changed"].append(now())
+        if st["delivered"] == events and st["t_screen"] is None and st["t_changed"][-1] >= st["t_delivered"][-1]:
+            QTimer.singleShot(0, finish)
+
+    model.changed.connect(on_changed)
+
+    def tick():
+        t = now()
+        st["ticks"].append(t)
+        due = min(events, int((t - st["t0"]) * rate) + 1)
+        for k in range(st["delivered"], due):
+            qs.setValue(positions[k])
+            st["t_delivered"][k] = now()
+        st["delivered"] = due
+        if due == events:
+            timer.stop()
+            qs.setSliderDown(False)  # release: sliderReleased ends the gesture
+
+    timer = QTimer()
+    timer.setTimerType(Qt.TimerType.PreciseTimer)
+    timer.setInterval(max(1, int(1000 / rate)))
+    timer.timeout.connect(tick)
+    QTimer.singleShot(int(timeout_s * 1000), loop.quit)
+
+    def begin():
+        qs.setSliderDown(True)  # press: sliderPressed starts one undo gesture
+        st["t0"] = now()
+        tick()
+        timer.start()
+
+    QTimer.singleShot(50, begin)
+    loop.exec()
+    model.changed.disconnect(on_changed)
+    if st["t_screen"] is None:
+        raise RuntimeError(f"the last value was not on screen within {timeout_s} s")
+
+    t0 = st["t0"]
+    last_due = t0 + (events - 1) / rate
+    last_delivered = st["t_delivered"][-1]
+    total = st["t_screen"] - t0
+    gaps = np.diff(st["ticks"]) * 1000 if len(st["ticks"]) > 1 else np.zeros(1)
+    lag = [1000 * (d - (t0 + k / rate)) for k, d in enumerate(st["t_delivered"])]
+    return {
+        "L": length, "d": dim, "heads": heads, "slider": slider_name, "events": events, "rate": rate,
+        "recomputes": st["recomputes"],
+        "drag_frames": total * 1000 / FRAME_MS,
+        "drag_s": total,
+        "latency_from_due_ms": 1000 * (st["t_screen"] - last_due),
+        "latency_from_delivery_ms": 1000 * (st["t_screen"] - last_delivered),
+        "latency_frames": 1000 * (st["t_screen"] - last_due) / FRAME_MS,
+        "max_delivery_lag_ms": max(lag),
+        "longest_tick_gap_ms": float(gaps.max()),
+        "updates_per_s": st["recomputes"] / total,
+        "undo_steps": model.undo_stack.count(),
+        "consistent": st["consistent"],
+    }
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--L", type=int, default=1024)
+    p.add_argument("--d", type=int, default=64)
+    p.add_argument("--heads", type=int, default=8)
+    p.add_argument("--events", type=int, default=240)
+    p.add_argument("--rate", type=float, default=120.0, help="events per second")
+    p.add_argument("--slider", choices=("cell", "temperature"), default="cell")
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args(argv)
+    emit(measure(a.L, a.d, a.heads, a.events, a.rate, a.slider, a.seed))
+
+
+if __name__ == "__main__":
+    main()

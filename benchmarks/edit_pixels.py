@@ -1,0 +1,204 @@
+"""① Edit → pixels, the whole default window, side by side with a minimal pyqtgraph reference and matplotlib.
+
+One process, one L. Each repeat times, in rotating order:
+
+* app — ``table.setData(index, text)`` on the editor's Q table model (what the delegate does when a
+  person types a number and presses Enter) → ``model.flush()`` (the 0-ms recompute timer) →
+  ``processEvents()`` → ``window.grab()`` (forces the paint of the whole 1600×1000 window);
+* reference — the same NumPy stages written plainly (scores, softmax, output for every head) +
+  ``ImageItem.setImage`` for the heatmaps the app shows (scores and weights of the selected head,
+  the output), each in a plain pyqtgraph plot of the same size and place, + ``processEvents()`` +
+  ``grab()`` of that 1600×1000 window;
+* matplotlib — the same NumPy stages + ``AxesImage.set_data``/``set_clim`` for the same heatmaps
+  placed alike on a 1600×1000 Agg figure + ``canvas.draw()``.
+
+``python -m benchmarks.edit_pixels --L 512`` prints one BENCH_JSON line.
+"""
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+
+from benchmarks._util import build_window, emit, median, now, qapp, settle
+
+SHOWN = ("scores", "weights", "output")  # the heatmap panels of the default layout
+
+
+def reference_stages(q, k, v, heads):
+    """Scores, softmax and output for every head, as plainly as NumPy says it."""
+    length, width = q.shape
+    d_h = width // heads
+    qh = q.reshape(length, heads, d_h).transpose(1, 0, 2)
+    kt = k.reshape(length, heads, d_h).transpose(1, 2, 0)
+    vh = v.reshape(length, heads, -1).transpose(1, 0, 2)
+    s = np.matmul(qh, kt)
+    s *= 1.0 / np.sqrt(d_h)
+    w = np.exp(s - s.max(axis=-1, keepdims=True))
+    w /= w.sum(axis=-1, keepdims=True)
+    o = np.matmul(w, vh).transpose(1, 0, 2).reshape(length, -1)
+    return s, w, o
+
+
+def shown_images(s, w, o, head):
+    """(image, levels) of the three heatmaps, levels as the app chooses them (symmetric, or 0..1)."""
+    ls, lo = float(np.abs(s[head]).max()), float(np.abs(o).max())
+    return [(s[head], (-ls, ls)), (w[head], (0.0, 1.0)), (o, (-lo, lo))]
+
+
+def heatmap_rects(window):
+    """Where the app's visible heatmaps sit in the window: {panel: (x, y, w, h)}."""
+    from PySide6.QtCore import QPoint
+
+    rects = {}
+    for name in SHOWN:
+        hm = window.panels[name].heatmap
+        if hm.viewport().visibleRegion().isEmpty():  # a dock behind another's tab, or closed
+            continue
+        p = hm.mapTo(window, QPoint(0, 0))
+        rects[name] = (p.x(), p.y(), hm.width(), hm.height())
+    return rects
+
+
+class PyqtgraphReference:
+    """A plain 1600×1000 window with one pyqtgraph plot + ImageItem per heatmap, where the app has it."""
+
+    def __init__(self, window, rects):
+        import pyqtgraph as pg
+        from PySide6.QtWidgets import QWidget
+
+        self.widget = QWidget()
+        self.widget.resize(window.size())
+        self.images = []
+        for name, (x, y, w, h) in rects.items():
+            view = pg.GraphicsLayoutWidget(self.widget)
+            view.setGeometry(x, y, w, h)
+            plot = view.addPlot()
+            plot.getViewBox().invertY(True)
+            image = pg.ImageItem(axisOrder="row-major")
+            image.setLookupTable(window.panels[name].heatmap._lut)  # the same colour map
+            plot.addItem(image)
+            self.images.append((SHOWN.index(name), image, plot))
+        self.widget.show()
+
+    def draw(self, shown, app):
+        for i, image, plot in self.images:
+            values, levels = shown[i]
+            first = image.image is None
+            image.setImage(values, autoLevels=False, levels=levels)
+            if first:
+                plot.autoRange(padding=0)
+        app.processEvents()
+        return self.widget.grab()
+
+
+class MatplotlibReference:
+    """A 1600×1000 Agg figure with one ``imshow`` per heatmap, where the app has it."""
+
+    def __init__(self, window, rects):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        width, height = window.width(), window.height()
+        self.figure = Figure(figsize=(width / 100, height / 100), dpi=100)
+        self.canvas = FigureCanvasAgg(self.figure)
+        self.images = []
+        pad = 30  # room for the tick labels inside the app's rectangle
+        for name, (x, y, w, h) in rects.items():
+            ax = self.figure.add_axes([(x + pad) / width, 1 - (y + h - pad) / height,
+                                       (w - 2 * pad) / width, (h - 2 * pad) / height])
+            cmap = "RdBu_r" if name != "weights" else "Blues"
+            image = ax.imshow(np.zeros((2, 2)), cmap=cmap, interpolation="nearest", aspect="auto")
+            self.images.append((SHOWN.index(name), image))
+
+    def draw(self, shown):
+        for i, image in self.images:
+            values, levels = shown[i]
+            image.set_data(values)
+            image.set_extent((-0.5, values.shape[1] - 0.5, values.shape[0] - 0.5, -0.5))
+            image.set_clim(*levels)
+        self.canvas.draw()
+        return self.canvas.buffer_rgba()
+
+
+def measure(length, dim, heads, repeats, warmup, seed, with_mpl=True):
+    app = qapp()
+    window = build_window(length, dim, heads, seed)
+    window.show()
+    settle(app)
+    window.grab()
+    model = window.model
+    table = window.panels["editor"].tables["Q"]
+    rects = heatmap_rects(window)
+    head = model.settings.selected_head
+    ref = PyqtgraphReference(window, rects)
+    mpl = None
+    if with_mpl:
+        try:
+            mpl = MatplotlibReference(window, rects)
+        except ImportError:
+            mpl = None
+    q, k, v = (np.array(model.matrix(n)) for n in "QKV")
+    settle(app)
+
+    def app_step(row, col, value):
+        t0 = now()
+        if not table.setData(table.index(row, col), repr(value)):
+            raise RuntimeError("the editor refused the edit")
+        model.flush()
+        app.processEvents()
+        window.grab()
+        return now() - t0
+
+    def ref_step(row, col, value):
+        t0 = now()
+        q[row, col] = value
+        ref.draw(shown_images(*reference_stages(q, k, v, heads), head), app)
+        return now() - t0
+
+    def mpl_step(row, col, value):
+        t0 = now()
+        q[row, col] = value
+        mpl.draw(shown_images(*reference_stages(q, k, v, heads), head))
+        return now() - t0
+
+    steps = [("app", app_step), ("reference", ref_step)] + ([("matplotlib", mpl_step)] if mpl else [])
+    times = {name: [] for name, _ in steps}
+    for r in range(warmup + repeats):
+        row, col = r % length, r % (dim // heads)  # a cell of head 0, the head the panels show
+        value = round(float(model.matrix("Q")[row, col]) + 0.5, 6)
+        order = steps[r % len(steps):] + steps[:r % len(steps)]  # rotate: no method always goes first
+        for name, step in order:
+            t = step(row, col, value)
+            if r >= warmup:
+                times[name].append(t)
+
+    # The app really showed the edit: the scores heatmap holds the model's latest scores.
+    shown = window.panels["scores"].heatmap.image_array()
+    ok = bool(np.allclose(shown, model.results.heads.scores[head]) and np.array_equal(model.matrix("Q"), q))
+    result = {"L": length, "d": dim, "heads": heads, "repeats": repeats, "visible_heatmaps": list(rects),
+              "consistent": ok}
+    for name, ts in times.items():
+        result[name] = {"median_ms": 1000 * median(ts), "min_ms": 1000 * min(ts),
+                        "all_ms": [round(1000 * t, 2) for t in ts]}
+    return result
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--L", type=int, default=512)
+    p.add_argument("--d", type=int, default=64)
+    p.add_argument("--heads", type=int, default=8)
+    p.add_argument("--repeats", type=int, default=7)
+    p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-mpl", action="store_true")
+    a = p.parse_args(argv)
+    emit(measure(a.L, a.d, a.heads, a.repeats, a.warmup, a.seed, with_mpl=not a.no_mpl))
+
+
+if __name__ == "__main__":
+    main()

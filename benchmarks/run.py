@@ -1,0 +1,211 @@
+"""Run every benchmark of issue 7 side by side and print one table of figures and ratios.
+
+    .venv/bin/python -m benchmarks.run            # the full run, about 2-4 minutes
+    .venv/bin/python -m benchmarks.run --quick    # smaller sizes and fewer repeats, about a minute
+    .venv/bin/python benchmarks/run.py --only edit --sizes 512,1024
+
+Each part runs in its own offscreen child process (see ``benchmarks/_util.py``); inside a part the
+app and its references are timed in the same process, interleaved, so a busy machine slows all of
+them alike. Progress goes to stderr, the tables (Markdown) to stdout. No test asserts on time.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a file: make ``benchmarks`` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._util import FRAME_MS, machine, run_child  # noqa: E402
+
+TARGET_EDIT_REF = 1.5  # app edit→pixels at most 1.5× the minimal pyqtgraph reference
+TARGET_EDIT_MPL = 8.0  # and at least 8× faster than matplotlib
+TARGET_DRAG_FRAMES = 2.0
+TARGET_BLOCK_MS = 100.0
+TARGET_RSS = 1.5
+TARGET_TABLES_MS = 100.0  # "instantly": within the 0.1 s people perceive as immediate
+TARGET_STARTUP = 1.5
+
+
+def mark(ok):
+    return "✓" if ok else "✗"
+
+
+def fmt_ms(ms):
+    if ms is None or (isinstance(ms, float) and math.isnan(ms)):
+        return "—"
+    if ms >= 1000:
+        return f"{ms / 1000:.2f} s"
+    return f"{ms:.1f} ms" if ms < 100 else f"{ms:.0f} ms"
+
+
+def gib(b):
+    return f"{b / 2 ** 30:.2f} GiB"
+
+
+def log(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+def parse(argv):
+    p = argparse.ArgumentParser(description="Attention Explorer benchmarks (issue 7): one table of figures and ratios")
+    p.add_argument("--quick", action="store_true",
+                   help="L = 4, 64, 512 for edit→pixels, 3 repeats, the cell slider only, L = 2048 for the large part")
+    p.add_argument("--sizes", help="comma-separated L for edit→pixels (default 4,64,512,1024)")
+    p.add_argument("--repeats", type=int, help="timed repeats per size (default 7, 5 at L ≥ 1024; --quick 3)")
+    p.add_argument("--only", help="comma-separated parts: edit,drag,large,startup (default all)")
+    p.add_argument("--drag-L", type=int, default=1024)
+    p.add_argument("--large-L", type=int, help="L of the large part (default 4096; --quick 2048)")
+    p.add_argument("--startup-runs", type=int, help="start-ups of each kind (default 5; --quick 3)")
+    p.add_argument("--blas-threads", type=int,
+                   help="set OPENBLAS_NUM_THREADS/OMP_NUM_THREADS/MKL_NUM_THREADS in the children")
+    p.add_argument("--no-mpl", action="store_true", help="skip the matplotlib comparison")
+    p.add_argument("--json", metavar="FILE", help="also write every raw figure to FILE")
+    a = p.parse_args(argv)
+    a.sizes = [int(x) for x in a.sizes.split(",")] if a.sizes else ([4, 64, 512] if a.quick else [4, 64, 512, 1024])
+    a.only = set(a.only.split(",")) if a.only else {"edit", "drag", "large", "startup"}
+    unknown = a.only - {"edit", "drag", "large", "startup"}
+    if unknown:
+        p.error(f"unknown parts: {', '.join(sorted(unknown))}")
+    a.large_L = a.large_L or (2048 if a.quick else 4096)
+    a.startup_runs = a.startup_runs or (3 if a.quick else 5)
+    return a
+
+
+def main(argv=None):
+    a = parse(argv)
+    env = None
+    if a.blas_threads:
+        env = {k: str(a.blas_threads) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    if not a.no_mpl and importlib.util.find_spec("matplotlib") is None:
+        log("matplotlib is not installed: the comparison is skipped (pip install matplotlib, or .[bench])")
+        a.no_mpl = True
+    info = machine()
+    if env:
+        info["blas_threads"] = a.blas_threads
+    started = time.time()
+    results = {"machine": info, "edit": [], "drag": [], "large": None, "tables": None, "startup": None}
+
+    if "edit" in a.only:
+        for L in a.sizes:
+            repeats = a.repeats or (3 if a.quick else (5 if L >= 1024 else 7))
+            log(f"edit → pixels, L = {L} ({repeats} repeats) …")
+            args = ["--L", L, "--repeats", repeats] + (["--no-mpl"] if a.no_mpl else [])
+            results["edit"].append(run_child("edit_pixels", args, env=env))
+    if "drag" in a.only:
+        for slider in (("cell",) if a.quick else ("cell", "temperature")):
+            log(f"drag, {slider} slider, L = {a.drag_L} …")
+            results["drag"].append(run_child("drag", ["--L", a.drag_L, "--slider", slider], env=env))
+    if "large" in a.only:
+        log(f"L = {a.large_L}, 8 heads: GUI block and peak memory …")
+        results["large"] = run_child("large", ["--part", "window", "--L", a.large_L], env=env, timeout=900)
+        log(f"L = {a.large_L}, D = 768: the editor's tables …")
+        results["tables"] = run_child("large", ["--part", "tables", "--L", a.large_L], env=env)
+    if "startup" in a.only:
+        log(f"start-up, {a.startup_runs} runs each …")
+        results["startup"] = run_child("startup", ["--runs", a.startup_runs], env=env)
+    info["load_end"] = machine().get("load")
+    info["wall_s"] = round(time.time() - started, 1)
+
+    print(report(results))
+    if a.json:
+        Path(a.json).write_text(json.dumps(results, indent=1))
+        log(f"raw figures written to {a.json}")
+    return 0
+
+
+def report(r):
+    m = r["machine"]
+    out = [f"# Attention Explorer benchmarks — {time.strftime('%Y-%m-%d %H:%M')}", "",
+           f"{m.get('cpu', '?')}, {m['cpus']} CPUs, {m.get('ram_gib', '?')} GiB RAM, offscreen Qt; "
+           f"load average {m.get('load', ['?'])[0]} at start, {(m.get('load_end') or ['?'])[0]} at end; "
+           f"Python {m['python']}, PySide6 {m.get('pyside6')}, pyqtgraph {m.get('pyqtgraph')}, "
+           f"NumPy {m.get('numpy')}, matplotlib {m.get('matplotlib') or 'not installed'}; "
+           f"BLAS threads {m.get('blas_threads')}; whole run {m.get('wall_s')} s.", ""]
+    if r["edit"]:
+        e0 = r["edit"][0]
+        out += [f"## ① Edit → pixels, whole default window (d = {e0['d']}, {e0['heads']} heads; median ms)", "",
+                "| L | app | pyqtgraph reference | matplotlib | app / reference (≤ 1.5) | matplotlib / app (≥ 8) |",
+                "|---:|---:|---:|---:|---:|---:|"]
+        for e in r["edit"]:
+            app, ref = e["app"]["median_ms"], e["reference"]["median_ms"]
+            mpl = e.get("matplotlib", {}).get("median_ms")
+            ratio_ref = app / ref
+            cells = [str(e["L"]), fmt_ms(app), fmt_ms(ref), fmt_ms(mpl),
+                     f"{ratio_ref:.1f}× {mark(ratio_ref <= TARGET_EDIT_REF)}"]
+            if mpl:
+                ratio_mpl = mpl / app
+                cells.append(f"{ratio_mpl:.2f}× {mark(ratio_mpl >= TARGET_EDIT_MPL)}")
+            else:
+                cells.append("—")
+            if not e.get("consistent", True):
+                cells[0] += " (!)"
+            out.append("| " + " | ".join(cells) + " |")
+        out += ["", "app: `table.setData` on the editor's Q model → `model.flush()` → `processEvents()` → "
+                "`window.grab()`; reference: plain NumPy stages + `ImageItem.setImage` ×3 + `grab()` of a "
+                "1600×1000 pyqtgraph window with the same heatmaps; matplotlib: the same NumPy + `set_data` ×3 "
+                "+ `canvas.draw()` (Agg, 1600×1000).", ""]
+    if r["drag"]:
+        d0 = r["drag"][0]
+        out += [f"## ② Drag: {d0['events']} slider events at {d0['rate']:.0f}/s, L = {d0['L']}, {d0['heads']} heads", "",
+                "| slider | recomputes | frames dragged | updates/s | last event → on screen (≤ 2 frames) | "
+                "longest GUI block |",
+                "|---|---:|---:|---:|---:|---:|"]
+        for d in r["drag"]:
+            ok = d["latency_frames"] <= TARGET_DRAG_FRAMES
+            out.append(f"| {d['slider']} | {d['recomputes']} (for {d['events']} events) | {d['drag_frames']:.0f} | "
+                       f"{d['updates_per_s']:.1f} | {fmt_ms(d['latency_from_due_ms'])} = "
+                       f"{d['latency_frames']:.1f} frames {mark(ok)} | {fmt_ms(d['longest_tick_gap_ms'])} |")
+        out += ["", "Recomputes coalesce (far fewer than events), but each one blocks the GUI thread, so the "
+                f"screen updates at the rate above rather than once per {FRAME_MS:.1f} ms frame.", ""]
+    big, tables = r["large"], r["tables"]
+    if big or tables:
+        L = (big or tables)["L"]
+        out += [f"## ③ L = {L} stays usable", "", "| figure | measured | target | met |", "|---|---:|---:|:---:|"]
+        if big:
+            blocks = " / ".join(fmt_ms(e["longest_block_ms"]) for e in big["edits"])
+            out.append(f"| longest GUI-thread block during an edit ({big['heads']} heads, d = {big['d']}; "
+                       f"edit 1 / edit 2) | {blocks} | ≤ {TARGET_BLOCK_MS:.0f} ms | "
+                       f"{mark(big['longest_block_ms'] <= TARGET_BLOCK_MS)} |")
+            out.append("| edit → pixels (edit 1 / edit 2) | "
+                       + " / ".join(f"{e['edit_to_pixels_s']:.2f} s" for e in big["edits"]) + " | — | |")
+            out.append("| kernel CPU time in it (mapping fresh memory), page faults | "
+                       + " / ".join(f"{e['sys_s']:.2f} s ({e['minor_faults'] / 1e3:.0f} k faults)"
+                                    for e in big["edits"]) + " | — | |")
+            out.append(f"| peak RSS (open, 8 heads, edit) / (H, L, L) float64 scores + weights | {gib(big['peak_rss'])} / "
+                       f"{gib(big['model_arrays_bytes'])} = {big['peak_over_arrays']:.2f}× | ≤ {TARGET_RSS}× | "
+                       f"{mark(big['peak_over_arrays'] <= TARGET_RSS)} |")
+            if big.get("peak_rss_edit"):
+                out.append(f"| … during the edits alone (RSS before them {gib(big['rss_before_edit'])}) | "
+                           f"{gib(big['peak_rss_edit'])} = {big['peak_rss_edit'] / big['model_arrays_bytes']:.2f}× | "
+                           f"≤ {TARGET_RSS}× | {mark(big['peak_rss_edit'] / big['model_arrays_bytes'] <= TARGET_RSS)} |")
+            out.append(f"| open the window (1 head) / switch to {big['heads']} heads | {big['open_s']:.2f} s / "
+                       f"{big['set_heads_s']:.2f} s | — | |")
+        if tables:
+            out.append(f"| editor's tables open, {tables['L']} × {tables['d']} (build, show, paint) | "
+                       f"{fmt_ms(tables['open_ms'])} | ≤ {TARGET_TABLES_MS:.0f} ms | "
+                       f"{mark(tables['open_ms'] <= TARGET_TABLES_MS)} |")
+            out.append(f"| scroll to the far corner / select a cell | {fmt_ms(tables['scroll_corner_ms'])} / "
+                       f"{fmt_ms(tables['select_cell_ms'])} | ≤ {TARGET_TABLES_MS:.0f} ms | "
+                       f"{mark(max(tables['scroll_corner_ms'], tables['select_cell_ms']) <= TARGET_TABLES_MS)} |")
+        out.append("")
+    s = r["startup"]
+    if s:
+        ratio = s["app"]["total"] / s["empty"]["total"]
+        out += [f"## ④ Start-up to the first painted window (median of {s['runs']} fresh processes)", "",
+                "| | total | imports | build | show + paint |", "|---|---:|---:|---:|---:|"]
+        for kind, label in (("app", "Attention Explorer (demo)"), ("empty", "empty pyqtgraph window")):
+            x = s[kind]
+            out.append(f"| {label} | {fmt_ms(1000 * x['total'])} | {fmt_ms(1000 * x['imports'])} | "
+                       f"{fmt_ms(1000 * x['build'])} | {fmt_ms(1000 * x['paint'])} |")
+        out += ["", f"app / empty = **{ratio:.2f}×** (target ≤ {TARGET_STARTUP}) {mark(ratio <= TARGET_STARTUP)}", ""]
+    return "\n".join(out)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
