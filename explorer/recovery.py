@@ -39,16 +39,21 @@ class Recovery(QObject):
         super().__init__(window)
         self.window = window
         stem = f"session-{os.getpid()}-{int(time.time() * 1000)}"
-        self.path = recovery_dir() / f"{stem}.json"
-        self._lock = QLockFile(str(recovery_dir() / f"{stem}.lock"))
-        self._lock.setStaleLockTime(0)
-        self._locked = self._lock.tryLock(0)
+        for attempt in range(100):  # a name another window holds (same process, same millisecond): the next
+            name = stem if attempt == 0 else f"{stem}-{attempt}"
+            self.path = recovery_dir() / f"{name}.json"
+            self._lock = QLockFile(str(recovery_dir() / f"{name}.lock"))
+            self._lock.setStaleLockTime(0)
+            self._locked = self._lock.tryLock(0)
+            if self._locked:
+                break
         self._pending = False
         self._timer = QTimer(self)
         self._timer.setInterval(AUTOSAVE_MS)
         self._timer.timeout.connect(self.autosave)
         self._timer.start()
         window.model.undo_stack.indexChanged.connect(self._mark)
+        window.model.changed.connect(self._mark)  # a drag updates its one undo step in place
         window.model.undo_stack.cleanChanged.connect(self._on_clean)
 
     def _mark(self, *args):
@@ -119,8 +124,14 @@ class Recovery(QObject):
             try:
                 session = load_session(path)
             except ExplorerError as exc:
-                QMessageBox.warning(self.window, "Could not restore", str(exc))
-                path.unlink(missing_ok=True)
+                # Never delete unsaved work we could not read (a newer version may read it): keep it aside,
+                # out of the pattern offered at start-up, and say where.
+                kept = path.with_name(f"unreadable-{path.name}")
+                try:
+                    path.replace(kept)
+                except OSError:
+                    kept = path
+                QMessageBox.warning(self.window, "Could not restore", f"{exc}\n\nThe file is kept as {kept}.")
                 continue
             self.window.model.load(session)
             self.window.model.undo_stack.resetClean()  # restored edits are not saved anywhere yet

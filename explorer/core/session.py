@@ -586,15 +586,23 @@ def _position(text: str, literal: str | None) -> str:
     """' at line L, column C' of the first standalone occurrence of ``literal``, if found."""
     if not literal:
         return ""
-    pattern = r"(?<![0-9A-Za-z.+\-\"])" + re.escape(literal) + r"(?![0-9A-Za-z.\"])"
-    try:
-        match = re.search(pattern, text)
-    except re.error:
-        return ""
-    if not match:
-        return ""
-    line = text.count("\n", 0, match.start()) + 1
-    column = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
+    if len(literal) > _MAX_NUMBER_CHARS:
+        # A refused over-long number: compiled into a pattern it would take seconds (megabytes of
+        # digits) and stay in re's cache; a plain search finds it just as well.
+        start = text.find(literal)
+        if start < 0:
+            return ""
+    else:
+        pattern = r"(?<![0-9A-Za-z.+\-\"])" + re.escape(literal) + r"(?![0-9A-Za-z.\"])"
+        try:
+            match = re.search(pattern, text)
+        except re.error:
+            return ""
+        if not match:
+            return ""
+        start = match.start()
+    line = text.count("\n", 0, start) + 1
+    column = start - (text.rfind("\n", 0, start) + 1) + 1
     return f" at line {line}, column {column}"
 
 

@@ -144,6 +144,10 @@ class AttentionModel(QObject):
             return True
         where = (f"{name}[{self._row_name(name, top)}, d{left}]" if block.size == 1
                  else f"{rows}×{cols} block of {name}")
+        top_command = self._open_command(CellsCommand)
+        if top_command is not None and top_command.absorbs(name, top, left, block, self._gesture):
+            top_command.absorb(block)
+            return True
         self.undo_stack.push(CellsCommand(self, name, top, left, block, f"Edit {where}", self._gesture))
         return True
 
@@ -435,7 +439,21 @@ class AttentionModel(QObject):
         self._schedule(flags | SELECTION)
 
     def _push_state(self, new_state, text):
+        top_command = self._open_command(StateCommand)
+        if top_command is not None and top_command.absorbs(new_state, self._gesture):
+            top_command.absorb(new_state)
+            return
         self.undo_stack.push(StateCommand(self, self._state, new_state, text, self._gesture))
+
+    def _open_command(self, kind):
+        """The newest undo command, if a drag may still update it in place: it is on top (nothing to
+        redo) and it is not the saved state (changing it would hide unsaved work)."""
+        stack = self.undo_stack
+        index = stack.index()
+        if self._gesture is None or index == 0 or index != stack.count() or stack.cleanIndex() == index:
+            return None
+        command = stack.command(index - 1)
+        return command if isinstance(command, kind) else None
 
     def _schedule(self, flags):
         self._pending |= flags

@@ -2,7 +2,9 @@
 import numpy as np
 from PySide6.QtGui import QUndoCommand
 
-# Commands that share an id and a merge key merge into one undo step (one drag = one step).
+# Commands that share an id and a merge key merge into one undo step (one drag = one step). The model
+# updates the newest command in place (``absorb``) while it can: merging through QUndoStack.push would
+# leave the Python object of every merged command alive under PySide6 6.11.
 MERGE_ID = 0x41E
 
 
@@ -25,6 +27,17 @@ class CellsCommand(QUndoCommand):
 
     def id(self):
         return MERGE_ID if self._merge_key is not None else -1
+
+    def absorbs(self, name, top, left, block, merge_key):
+        """Whether the next move of the same drag can update this command in place."""
+        return (merge_key is not None and merge_key == self._merge_key
+                and (name, top, left, block.shape) == (self._name, self._top, self._left, self._new.shape)
+                and not np.array_equal(block, self._old))
+
+    def absorb(self, block):
+        """Take the drag's newest value and apply it (one undo step, without a new command object)."""
+        self._new = block.copy()
+        self.redo()
 
     def mergeWith(self, other):
         if not isinstance(other, CellsCommand) or other._merge_key != self._merge_key:
@@ -53,6 +66,13 @@ class StateCommand(QUndoCommand):
 
     def id(self):
         return MERGE_ID if self._merge_key is not None else -1
+
+    def absorbs(self, new_state, merge_key):
+        return merge_key is not None and merge_key == self._merge_key and not new_state.same_as(self._old)
+
+    def absorb(self, new_state):
+        self._new = new_state
+        self.redo()
 
     def mergeWith(self, other):
         if not isinstance(other, StateCommand) or other._merge_key != self._merge_key:
