@@ -45,12 +45,20 @@ class PipelineResult:
     def d_head(self):
         return self.q.shape[1] // self.n_heads
 
+    def allowed(self, head=None):
+        """Where queries may attend (True), per head (H, Lq, Lk) or for one head; None when nothing is masked."""
+        mask = self.heads.mask
+        if mask is None:
+            return None
+        full = np.broadcast_to(mask, self.heads.scores.shape)
+        return full if head is None else full[head]
+
     def score_parts(self, head, i, j):
         """How score (i, j) of a head was made: (q_i·k_j, scale, temperature, masked, score)."""
         lo = head * self.d_head
         dot = float(self.q[i, lo:lo + self.d_head] @ self.k[j, lo:lo + self.d_head])
-        mask = self.heads.mask
-        masked = bool(mask is not None and not np.broadcast_to(mask, self.heads.scores.shape)[head, i, j])
+        allowed = self.allowed(head)
+        masked = bool(allowed is not None and not allowed[i, j])
         return dot, self.scale, self.temperature, masked, float(self.heads.scores[head, i, j])
 
 

@@ -269,7 +269,8 @@ class HeadsPanel(Panel):
         value = (r.heads.weights if self.mode == "weights" else r.heads.scores)[head, row, col]
         name = "weight" if self.mode == "weights" else "score"
         text = f"head {head + 1}: {name}[{tok[row]} → {tok[col]}] = {format_number(value)}"
-        if r.heads.mask is not None and not np.broadcast_to(r.heads.mask, r.heads.scores.shape)[head, row, col]:
+        allowed = r.allowed(head)
+        if allowed is not None and not allowed[row, col]:
             text += "\nmasked (the key is in the future)"
         return text + "\nclick to show this head in the Scores, Weights and Output panels"
 
@@ -292,7 +293,8 @@ class HeadsPanel(Panel):
         heads = r.heads
         values = heads.weights if self.mode == "weights" else heads.scores
         levels = (0.0, 1.0) if self.mode == "weights" else nice_symmetric_levels(values[:shown])
-        masks = None if heads.mask is None else ~np.broadcast_to(heads.mask, heads.scores.shape)
+        allowed = r.allowed()
+        masks = None if allowed is None else ~allowed
         cols = self.grid_columns(shown)
         self._tight = self._labels_tight(tokens, cols)
         blank = [""] * len(tokens)

@@ -69,10 +69,8 @@ class HeatmapPanel(Panel):
 
     def masked(self):
         """True where the selected head's cells are masked, or None when nothing is."""
-        heads = self.model.results.heads
-        if heads.mask is None:
-            return None
-        return ~np.broadcast_to(heads.mask, heads.scores.shape)[self.head()]
+        allowed = self.model.results.allowed(self.head())
+        return None if allowed is None else ~allowed
 
     def head_note(self):
         r = self.model.results

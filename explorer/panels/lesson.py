@@ -452,7 +452,7 @@ class LessonPanel(Panel):
             o = r.heads.output
             return o, None, [f"d{j}" for j in range(o.shape[1])]
         mat = (r.heads.scores if stage == 1 else r.heads.weights)[h]
-        mask = None if r.heads.mask is None else np.broadcast_to(r.heads.mask, r.heads.scores.shape)[h]
+        mask = r.allowed(h)
         return mat, mask, list(self.model.tokens)
 
     def _head(self):

@@ -481,9 +481,8 @@ class AttentionLinesPanel(Panel):
             self.note.setText("")
             return
         weights = r.heads.weights[head]
-        masked = None
-        if r.heads.mask is not None:
-            masked = ~np.broadcast_to(r.heads.mask, r.heads.weights.shape)[head]
+        allowed = r.allowed(head)
+        masked = None if allowed is None else ~allowed
         k = self.k()
         min_weight = ALL_MIN_WEIGHT if k is None and n > READABLE_TOKENS else 0.0
         key = (head, k, min_weight)
