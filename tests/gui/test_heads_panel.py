@@ -4,19 +4,12 @@ import pytest
 from PySide6.QtCore import Qt
 
 from explorer.core.presets import demo_session, random_session
-from explorer.model import AttentionModel
 from explorer.panels.heads import MAX_SHOWN, HeadsPanel, head_colour
+from tests.gui.panel_helpers import show_panel
 
 
 def make(qtbot, session=None, size=(800, 500)):
-    model = AttentionModel(session if session is not None else demo_session())
-    panel = HeadsPanel(model)
-    qtbot.addWidget(panel)
-    panel.resize(*size)
-    panel.show()
-    qtbot.waitExposed(panel)
-    model.flush()
-    return model, panel
+    return show_panel(qtbot, HeadsPanel, session=session, size=size)
 
 
 def choose_heads(model, panel, h):

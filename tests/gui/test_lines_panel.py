@@ -4,23 +4,15 @@ import pytest
 from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtWidgets import QApplication
 
-from explorer.core.presets import demo_session, random_session
-from explorer.model import AttentionModel
+from explorer.core.presets import random_session
 from explorer.panels.lines import DEFAULT_TOP_K, MAX_LINES, AttentionLinesPanel
+from tests.gui.panel_helpers import show_panel
 
 CAT, CHASE, RED, DOT = range(4)  # 猫 追 红色 激光点
 
 
 def make(qtbot, session=None, size=(450, 500)):
-    model = AttentionModel(session if session is not None else demo_session())
-    panel = AttentionLinesPanel(model)
-    qtbot.addWidget(panel)
-    panel.resize(*size)
-    panel.show()
-    qtbot.waitExposed(panel)
-    model.flush()
-    QApplication.processEvents()  # let the layout settle (the caption's height) before reading positions
-    return model, panel
+    return show_panel(qtbot, AttentionLinesPanel, session=session, size=size)
 
 
 def weights_of(model):

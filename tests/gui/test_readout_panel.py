@@ -7,21 +7,14 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtWidgets import QApplication
 
 from explorer.core import contributions, in_convex_hull
-from explorer.core.presets import demo_session, random_session
+from explorer.core.presets import random_session
 from explorer.core.readout import box_overlap, segment_in_box
-from explorer.model import AttentionModel
 from explorer.panels.readout import OKABE_ITO, PLOT_MIN_HEIGHT, STAR_PX, ReadoutPanel, key_colour
+from tests.gui.panel_helpers import show_panel
 
 
 def make(qtbot, session=None, size=(700, 450)):
-    model = AttentionModel(session if session is not None else demo_session())
-    panel = ReadoutPanel(model)
-    qtbot.addWidget(panel)
-    panel.resize(*size)
-    panel.show()
-    qtbot.waitExposed(panel)
-    model.flush()
-    return model, panel
+    return show_panel(qtbot, ReadoutPanel, session=session, size=size)
 
 
 def bar_heights(panel):

@@ -8,19 +8,12 @@ from explorer.core import rope, split_heads
 from explorer.core.presets import demo_session, random_session
 from explorer.core.rope_lesson import (DEFAULT_STARTS, degrees, diagonal_deviation, head_slice, pair_vectors,
                                        rotated_pair, score_vs_offset)
-from explorer.model import AttentionModel
 from explorer.panels.rope import OFFSET_SPAN, RopePanel
+from tests.gui.panel_helpers import show_panel
 
 
 def make(qtbot, session=None, size=(900, 650)):
-    model = AttentionModel(session if session is not None else random_session(6, 8, seed=1))
-    panel = RopePanel(model)
-    qtbot.addWidget(panel)
-    panel.resize(*size)
-    panel.show()
-    qtbot.waitExposed(panel)
-    model.flush()
-    return model, panel
+    return show_panel(qtbot, RopePanel, session=session if session is not None else random_session(6, 8, seed=1), size=size)
 
 
 def core_scores(model, rope_on=None):

@@ -8,22 +8,13 @@ from PySide6.QtGui import QColor
 
 from explorer.core.heads import split_heads
 from explorer.core.presets import demo_session, random_session
-from explorer.model import AttentionModel
 from explorer.panels.heads import head_colour
 from explorer.panels.split_merge import SplitMergePanel, tint
+from tests.gui.panel_helpers import show_panel
 
 
 def make(qtbot, session=None, heads=None, size=(800, 500)):
-    model = AttentionModel(session if session is not None else demo_session())
-    if heads is not None:
-        model.set_param("heads", heads)
-    panel = SplitMergePanel(model)
-    qtbot.addWidget(panel)
-    panel.resize(*size)
-    panel.show()
-    qtbot.waitExposed(panel)
-    model.flush()
-    return model, panel
+    return show_panel(qtbot, SplitMergePanel, session=session, size=size, heads=heads)
 
 
 def with_wo(model, panel, wo):

@@ -11,19 +11,12 @@ from PySide6.QtWidgets import QStyle, QStyleOptionSlider
 
 from explorer.core import sqrt_d_point
 from explorer.core.scaling import dimension_grid, sharpness_curve
-from explorer.model import AttentionModel
 from explorer.panels.sqrt_d import QUOTE_EN, QUOTE_ZH, SCALED_COLOR, UNSCALED_COLOR, SqrtDPanel
+from tests.gui.panel_helpers import show_panel
 
 
 def make(qtbot, size=(900, 600)):
-    model = AttentionModel()
-    panel = SqrtDPanel(model)
-    qtbot.addWidget(panel)
-    panel.resize(*size)
-    panel.show()
-    qtbot.waitExposed(panel)
-    model.flush()
-    return model, panel
+    return show_panel(qtbot, SqrtDPanel, size=size)
 
 
 def plain(label):
