@@ -26,7 +26,12 @@ import numpy as np
 from benchmarks._util import emit, now, qapp, reset_peak_rss, settle, vm_status
 
 
-def measure_window(length, dim, heads, seed, n_edits=2, heartbeat_ms=2):
+# A Q cell (one row of one head, updated in place), a temperature step (every head again, on the
+# worker thread) and a K cell (one head whole).
+EDIT_KINDS = ("Q cell", "temperature", "K cell")
+
+
+def measure_window(length, dim, heads, seed, n_edits=len(EDIT_KINDS), heartbeat_ms=2):
     from PySide6.QtCore import QEventLoop, Qt, QTimer
 
     from explorer.core.presets import random_session
@@ -49,7 +54,6 @@ def measure_window(length, dim, heads, seed, n_edits=2, heartbeat_ms=2):
     window.grab()
     heads_s = now() - t0
     model = window.model
-    table = window.panels["editor"].tables["Q"]
     peak_open = vm_status("VmHWM")
     rss_before_edit = vm_status("VmRSS")
     edit_peak_known = reset_peak_rss()  # from here VmHWM is the peak of the edit alone
@@ -64,9 +68,15 @@ def measure_window(length, dim, heads, seed, n_edits=2, heartbeat_ms=2):
 
     def edit():
         row = len(edits) + 1
-        edits.append({"t_edit": now(), "t_changed": None, "t_screen": None, "ru0": resource.getrusage(resource.RUSAGE_SELF)})
-        value = float(model.matrix("Q")[row, 0]) + 0.5
-        if not table.setData(table.index(row, 0), repr(value)):
+        kind = EDIT_KINDS[len(edits) % len(EDIT_KINDS)]
+        edits.append({"kind": kind, "t_edit": now(), "t_changed": None, "t_screen": None,
+                      "ru0": resource.getrusage(resource.RUSAGE_SELF)})
+        if kind == "temperature":  # what the controls' slider does: every head's softmax and output again
+            model.set_param("temperature", model.settings.temperature + 0.25)
+            return
+        tab = window.panels["editor"].tables[kind[0]]
+        value = float(model.matrix(kind[0])[row, 0]) + 0.5
+        if not tab.setData(tab.index(row, 0), repr(value)):
             raise RuntimeError("the editor refused the edit")
 
     def on_changed(flags):
@@ -97,6 +107,7 @@ def measure_window(length, dim, heads, seed, n_edits=2, heartbeat_ms=2):
         inside = beats[(beats >= e["t_edit"] - 0.1) & (beats <= e["t_screen"] + 0.15)]
         ru0, ru1 = e["ru0"], e["ru1"]
         per_edit.append({
+            "kind": e["kind"],
             "edit_to_pixels_s": e["t_screen"] - e["t_edit"],
             "edit_to_changed_s": e["t_changed"] - e["t_edit"],
             "longest_block_ms": float(np.diff(inside).max() * 1000),
@@ -165,7 +176,7 @@ def main(argv=None):
     p.add_argument("--d", type=int, default=None, help="default: 64 for the window, 768 for the tables")
     p.add_argument("--heads", type=int, default=8)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--edits", type=int, default=2, help="edits watched one after another (the first is the slowest)")
+    p.add_argument("--edits", type=int, default=len(EDIT_KINDS), help="edits watched one after another (the first is the slowest)")
     a = p.parse_args(argv)
     if a.part == "window":
         emit(measure_window(a.L, a.d or 64, a.heads, a.seed, n_edits=a.edits))

@@ -169,10 +169,11 @@ def report(r):
         out += [f"## ③ L = {L} stays usable", "", "| figure | measured | target | met |", "|---|---:|---:|:---:|"]
         if big:
             blocks = " / ".join(fmt_ms(e["longest_block_ms"]) for e in big["edits"])
+            kinds = " / ".join(e.get("kind", f"edit {i + 1}") for i, e in enumerate(big["edits"]))
             out.append(f"| longest GUI-thread block during an edit ({big['heads']} heads, d = {big['d']}; "
-                       f"edit 1 / edit 2) | {blocks} | ≤ {TARGET_BLOCK_MS:.0f} ms | "
+                       f"{kinds}) | {blocks} | ≤ {TARGET_BLOCK_MS:.0f} ms | "
                        f"{mark(big['longest_block_ms'] <= TARGET_BLOCK_MS)} |")
-            out.append("| edit → pixels (edit 1 / edit 2) | "
+            out.append(f"| edit → pixels ({kinds}) | "
                        + " / ".join(f"{e['edit_to_pixels_s']:.2f} s" for e in big["edits"]) + " | — | |")
             out.append("| kernel CPU time in it (mapping fresh memory), page faults | "
                        + " / ".join(f"{e['sys_s']:.2f} s ({e['minor_faults'] / 1e3:.0f} k faults)"

@@ -8,7 +8,7 @@ from PySide6.QtGui import QUndoStack
 
 from explorer.core import head_count_options
 from explorer.core.errors import ExplorerError
-from explorer.core.pipeline import run_pipeline
+from explorer.core.recompute import apply_edit, edit_cost, full_cost, recompute
 from explorer.core.presets import demo_session
 from explorer.core.permutation import permutation_check, shuffle_permutation
 from explorer.core.session import (MAX_ABS_VALUE, MAX_DIM, MAX_TOKEN_CHARS, MAX_TOKENS, POSITIONS,
@@ -20,10 +20,18 @@ from explorer.core.structure import (AXIS_NAMES, WIDTH_AXES, axis_length, delete
 
 from .commands import CellsCommand, StateCommand
 from .state import MATRIX_NAMES, State
+from .worker import RecomputeWorker
 
 # What a change touched, passed with ``changed`` so panels redraw only what they must.
 STRUCTURE, VALUES, SETTINGS, SELECTION, LESSON = 1, 2, 4, 8, 16
 ALL_STAGES = 3  # ① scores, ② weights, ③ output: how many stages the lesson has revealed
+
+# Work (≈ multiply-adds) above which a recompute leaves the GUI thread: ~5 ms of NumPy on one core.
+BACKGROUND_COST = 20_000_000
+# Results above this many bytes are recomputed into their own buffers (no second copy in memory);
+# smaller ones get fresh buffers, so panels can keep drawing the last result while the next is made.
+REUSE_BYTES = 256 * 2**20
+UNDO_LIMIT = 1000  # undo steps kept: each may hold whole matrices (a paste, an import, a structural edit)
 
 PARAM_LABELS = {"scale_mode": "scale mode", "scale": "scale", "temperature": "temperature",
                 "causal": "causal mask", "heads": "heads", "source": "source of Q, K, V",
@@ -45,6 +53,14 @@ class AttentionModel(QObject):
         self._timer.setInterval(0)
         self._timer.timeout.connect(self.recompute)
         self._pending = 0
+        self._dirty = []  # (matrix, rows, cols) written since the last recompute; None = recompute whole
+        self._worker = RecomputeWorker(self)
+        self._worker.done.connect(self._on_worker_done)
+        self._generation = 0  # of the newest request given to the worker
+        self._accept_from = 0  # worker results of older requests are dropped (another shape, or overtaken)
+        self._waiting = 0  # flags of the changes whose results the worker is still computing
+        self._torn = False  # the worker writes into the buffers of ``results`` (panels must not read them)
+        self.undo_stack.setUndoLimit(UNDO_LIMIT)
         self._gesture = None
         self._gesture_count = 0
         self.title = ""
@@ -115,7 +131,7 @@ class AttentionModel(QObject):
         self.undo_stack.clear()
         self.undo_stack.setClean()
         self._schedule(STRUCTURE | VALUES | SETTINGS | SELECTION | LESSON)
-        self.recompute()
+        self.recompute(wait=True)  # the window never shows a session without its results
 
     # ----- edits (each one undoable) -------------------------------------------------------------
     def set_cell(self, name, i, j, value):
@@ -389,33 +405,127 @@ class AttentionModel(QObject):
         self._gesture = None
 
     # ----- recompute -----------------------------------------------------------------------------
-    def recompute(self):
-        """Run the pipeline (if inputs changed) and announce the results once."""
+    def recompute(self, wait=False):
+        """Bring the results up to date and announce them once: in place for a small edit, on the GUI
+        thread when cheap, else on the worker (``changed`` then follows when it is done).
+        ``wait=True`` never defers: tests, screenshots and file operations need the numbers now."""
         self._timer.stop()
         flags, self._pending = self._pending, 0
+        dirty, self._dirty = self._dirty, []
         if not flags:
             return
         if flags & (STRUCTURE | VALUES | SETTINGS):
             try:
-                self.results = run_pipeline(self._state.matrices, self.settings)
+                if not (flags & ~(VALUES | SELECTION | LESSON)) and self._apply_edits(dirty, wait):
+                    pass
+                elif not wait and full_cost(self._state.matrices, self.settings) > BACKGROUND_COST:
+                    self._submit(flags)
+                    return
+                else:
+                    self._worker.cancel()
+                    self._accept_from = self._generation + 1  # nothing the worker made before is newer
+                    self._torn = False
+                    flags |= self._waiting
+                    self._waiting = 0
+                    self.results = recompute(self._state.matrices, self.settings,
+                                             previous=self.results if self._big() else None)
             except ExplorerError as exc:
+                self._dirty = None  # the results no longer follow the state: the next recompute is whole
                 self.message.emit(f"Could not compute attention: {exc}")
+        self.changed.emit(flags)
+
+    def _apply_edits(self, dirty, wait):
+        """Update the results in place for a few edited cells of Q, K or V; False when it must be whole."""
+        if (dirty is None or not dirty or self.results is None or self.projected or self._worker.busy
+                or self._waiting):
+            return False
+        merged = {}
+        for name, rows, cols in dirty:
+            r, c = merged.setdefault(name, (set(), set()))
+            r.update(rows)
+            c.update(cols)
+        cost = sum(edit_cost(self.results, n, r, c) for n, (r, c) in merged.items())
+        if not wait and cost > BACKGROUND_COST:
+            return False
+        for name, (rows, cols) in merged.items():
+            apply_edit(self.results, self._state.matrices, self.settings, name, sorted(rows), sorted(cols))
+        return True
+
+    def _big(self):
+        """True when the results are too large to keep a second copy: recompute into their buffers."""
+        return self.results is not None and 2 * self.results.heads.scores.nbytes > REUSE_BYTES
+
+    def _submit(self, flags):
+        """Give the worker a snapshot of the inputs; the selected head is computed first."""
+        self._generation += 1
+        if flags & STRUCTURE:
+            self._accept_from = self._generation  # results of another shape must never be shown
+        self._waiting |= flags
+        previous = None
+        if self._big():
+            self._worker.cancel()  # one writer at a time into those buffers
+            previous, self._torn = self.results, True
+        snapshot = {k: np.array(v) for k, v in self._state.matrices.items()}
+        heads = self.settings.heads
+        first = min(self.settings.selected_head, heads - 1)
+        order = [first] + [h for h in range(heads) if h != first]
+        self._worker.submit(self._generation, snapshot, self.settings, previous, order)
+
+    def _on_worker_done(self, generation, outcome):
+        """A background recompute finished: show it (a drag shows progress) unless a newer state of
+        another shape, or a recompute on this thread, has overtaken it."""
+        if generation < self._accept_from or not self._fits(outcome):
+            return
+        latest = generation == self._generation
+        if isinstance(outcome, ExplorerError):
+            if latest:
+                self._torn, self._dirty = False, None
+                self.message.emit(f"Could not compute attention: {outcome}")
+            return
+        self.results = outcome
+        flags = self._waiting
+        if latest:
+            self._torn, self._waiting = False, 0
         self.changed.emit(flags)
 
     @property
     def pending(self):
-        """True between an edit and the recompute that follows it (results describe the old state)."""
-        return bool(self._pending & (STRUCTURE | VALUES | SETTINGS))
+        """True between an edit and the recompute that follows it (results describe the old state), and
+        while the worker rewrites the buffers of the current results."""
+        return (bool(self._pending & (STRUCTURE | VALUES | SETTINGS)) or self._torn
+                or bool(self._waiting) and not self._fits(self.results))
+
+    def _fits(self, result):
+        """Whether a result (perhaps of an earlier state) has the shapes of the current state."""
+        if isinstance(result, ExplorerError):
+            return True
+        widths = self.widths()
+        return (result is not None and result.n_heads == self.settings.heads
+                and result.q.shape == (len(self.tokens), widths[0]) and result.v.shape[1] == widths[1]
+                and (result.x is None) == (not self.projected))
+
+    @property
+    def computing(self):
+        """True while the worker is computing results the window has not shown yet."""
+        return bool(self._waiting)
 
     def flush(self):
-        """Recompute now if anything is pending (tests and screenshots use it)."""
+        """Have the results of the current state now, computing on this thread if need be."""
+        if self._waiting and not self._pending:
+            self._pending, self._dirty = self._waiting, None
         if self._pending:
-            self.recompute()
+            self.recompute(wait=True)
+
+    def shutdown(self):
+        """Stop the worker thread (the window calls this when it closes)."""
+        self._worker.stop()
 
     # ----- internals used by the undo commands ---------------------------------------------------
     def _write_block(self, name, top, left, block):
         rows, cols = block.shape
         self._state.matrices[name][top:top + rows, left:left + cols] = block
+        if self._dirty is not None:
+            self._dirty.append((name, range(top, top + rows), range(left, left + cols)))
         self._schedule(VALUES)
 
     def _restore(self, state):
@@ -436,6 +546,7 @@ class AttentionModel(QObject):
                 flags |= LESSON
         elif any(old.matrices[k] is not state.matrices[k] for k in state.matrices):
             flags |= VALUES
+        self._dirty = None
         self._schedule(flags | SELECTION)
 
     def _push_state(self, new_state, text):

@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt
 from explorer.core.presets import demo_session, random_session
 from explorer.panels.heads import MAX_SHOWN, HeadsPanel, head_colour
 from tests.gui.panel_helpers import show_panel
+from tests.gui.same_numbers import assert_same_numbers
 
 
 def make(qtbot, session=None, size=(800, 500)):
@@ -36,7 +37,7 @@ def assert_grid_shows(model, panel, what="weights"):
     values = getattr(r.heads, what)
     assert len(panel.heatmaps) == r.n_heads
     for h, hm in enumerate(panel.heatmaps):
-        np.testing.assert_array_equal(hm.image_array(), values[h])
+        assert_same_numbers(hm.image_array(), values[h])
 
 
 def test_demo_offers_the_divisors_of_d_and_shows_one_heatmap_per_head(qtbot):
@@ -161,7 +162,7 @@ def test_more_than_sixteen_heads_show_the_first_sixteen(qtbot):
     choose_heads(model, panel, 20)
     assert len(panel.heatmaps) == MAX_SHOWN
     for h, hm in enumerate(panel.heatmaps):
-        np.testing.assert_array_equal(hm.image_array(), model.results.heads.weights[h])
+        assert_same_numbers(hm.image_array(), model.results.heads.weights[h])
     assert "showing 16 of 20" in panel.note.text()
     assert panel.grid_columns(MAX_SHOWN) == 4
 

@@ -5,6 +5,7 @@ import pytest
 from explorer.core import attention, multi_head_attention
 from explorer.core.presets import demo_session, random_session
 from explorer.model import SELECTION, STRUCTURE, VALUES, AttentionModel
+from tests.gui.same_numbers import assert_same_numbers
 
 
 @pytest.fixture
@@ -27,7 +28,7 @@ def expected(model):
 
 def test_starts_on_the_demo_with_results(model):
     assert model.tokens == ("猫", "追", "红色", "激光点")
-    np.testing.assert_array_equal(model.results.heads.weights[0], expected(model).weights)
+    assert_same_numbers(model.results.heads.weights[0], expected(model).weights)
     assert model.undo_stack.isClean()
 
 
@@ -70,10 +71,10 @@ def test_undo_redo_restore_cells_and_results(model):
     assert not np.allclose(w0, w1)
     model.undo_stack.undo()
     model.flush()
-    np.testing.assert_array_equal(model.results.heads.weights, w0)
+    assert_same_numbers(model.results.heads.weights, w0)
     model.undo_stack.redo()
     model.flush()
-    np.testing.assert_array_equal(model.results.heads.weights, w1)
+    assert_same_numbers(model.results.heads.weights, w1)
 
 
 def test_a_gesture_is_one_undo_step(model):
@@ -97,7 +98,7 @@ def test_causal_and_temperature_match_the_core(model):
     model.set_param("temperature", 0.5)
     model.flush()
     exp = expected(model)
-    np.testing.assert_array_equal(model.results.heads.weights[0], exp.weights)
+    assert_same_numbers(model.results.heads.weights[0], exp.weights)
     assert np.all(np.triu(model.results.heads.weights[0], 1) == 0)
 
 
@@ -108,7 +109,7 @@ def test_heads_only_divisors(model):
     model.flush()
     q, k, v = (model.matrix(n) for n in "QKV")
     exp = multi_head_attention(q, k, v, 3)
-    np.testing.assert_array_equal(model.results.heads.weights, exp.weights)
+    assert_same_numbers(model.results.heads.weights, exp.weights)
     assert model.results.scale == 1.0  # 1/√d_h with d_h = 1
 
 
@@ -173,7 +174,7 @@ def test_large_size_equals_the_core(qapp):
     m.flush()
     q, k, v = (m.matrix(n) for n in "QKV")
     exp = multi_head_attention(q, k, v, 8, causal=True)
-    np.testing.assert_array_equal(m.results.heads.output, exp.output)
+    assert_same_numbers(m.results.heads.output, exp.output)
     m.deleteLater()
 
 

@@ -70,8 +70,9 @@ CASES = {
 
 
 def masked_pipeline(rows):
-    """run_pipeline, then the heads again with a mask that leaves ``rows`` no key at all."""
-    def run(matrices, settings):
+    """run_pipeline, then the heads again with a mask that leaves ``rows`` no key at all (in place of
+    the model's ``recompute``)."""
+    def run(matrices, settings, previous=None, order=None, cancelled=None):
         r = run_pipeline(matrices, settings)
         mask = np.ones((r.q.shape[0], r.k.shape[0]), dtype=bool)
         mask[list(rows)] = False
@@ -189,7 +190,7 @@ def test_dragging_the_temperature_to_both_ends_with_extreme_cells(qtbot, window,
     ("projected ±1e6, causal, T = 20", (1,)),
 ])
 def test_a_fully_masked_row_is_shown_as_such_with_a_message(qtbot, window, monkeypatch, case, rows):
-    monkeypatch.setattr(attention_model, "run_pipeline", masked_pipeline(rows))
+    monkeypatch.setattr(attention_model, "recompute", masked_pipeline(rows))
     window.model.load(demo_session() if case == "demo" else CASES[case])
     m = window.model
     m.set_selection(row=rows[0])

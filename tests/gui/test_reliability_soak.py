@@ -32,6 +32,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from explorer.core.pipeline import run_pipeline
 from explorer.core.session import load_session, save_session
+from tests.gui.same_numbers import assert_same_numbers
 
 SEED = 20240608
 N_OPS = 10_000
@@ -318,10 +319,10 @@ def assert_screen_is_the_core(window):
     want = run_pipeline(m._state.matrices, m.settings)
     got, h = m.results, m.settings.selected_head
     for stage in ("scores", "weights", "head_outputs", "output"):
-        np.testing.assert_array_equal(getattr(got.heads, stage), getattr(want.heads, stage), err_msg=stage)
-    np.testing.assert_array_equal(window.panels["scores"].heatmap.image_array(), want.heads.scores[h])
-    np.testing.assert_array_equal(window.panels["weights"].heatmap.image_array(), want.heads.weights[h])
-    np.testing.assert_array_equal(window.panels["output"].heatmap.image_array(), want.heads.output)
+        assert_same_numbers(getattr(got.heads, stage), getattr(want.heads, stage), err_msg=stage)
+    assert_same_numbers(window.panels["scores"].heatmap.image_array(), want.heads.scores[h])
+    assert_same_numbers(window.panels["weights"].heatmap.image_array(), want.heads.weights[h])
+    assert_same_numbers(window.panels["output"].heatmap.image_array(), want.heads.output)
     for name in ("scores", "weights", "output"):
         ticks = window.panels[name].heatmap.ticks("left")
         assert ticks and all(text == m.tokens[i] for i, text in ticks), (name, ticks)

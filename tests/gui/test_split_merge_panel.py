@@ -11,6 +11,7 @@ from explorer.core.presets import demo_session, random_session
 from explorer.panels.heads import head_colour
 from explorer.panels.split_merge import SplitMergePanel, tint
 from tests.gui.panel_helpers import show_panel
+from tests.gui.same_numbers import assert_same_numbers
 
 
 def make(qtbot, session=None, heads=None, size=(800, 500)):
@@ -31,10 +32,10 @@ def test_demo_three_heads_shapes_numbers_and_colours(qtbot):
     assert panel.blocks() == [("Q", (4, 3)), ("Q heads", (3, 4, 1)), ("head outputs", (3, 4, 1)), ("concat", (4, 3))]
     assert panel.numbers_shown is True
     assert panel.has_wo is False
-    np.testing.assert_array_equal(panel.values("Q"), r.q)
-    np.testing.assert_array_equal(panel.values("Q heads"), split_heads(r.q, 3))
-    np.testing.assert_array_equal(panel.values("head outputs"), r.heads.head_outputs)
-    np.testing.assert_array_equal(panel.values("concat"), r.heads.concat)
+    assert_same_numbers(panel.values("Q"), r.q)
+    assert_same_numbers(panel.values("Q heads"), split_heads(r.q, 3))
+    assert_same_numbers(panel.values("head outputs"), r.heads.head_outputs)
+    assert_same_numbers(panel.values("concat"), r.heads.concat)
     colours = panel.head_colours()
     assert colours == [head_colour(h).name() for h in range(3)]
     assert len(set(colours)) == 3
@@ -58,8 +59,8 @@ def test_shapes_follow_the_heads_count(qtbot):
     assert panel.blocks() == [("Q", (6, 8)), ("Q heads", (4, 6, 2)), ("head outputs", (4, 6, 2)), ("concat", (6, 8))]
     c = panel.head_colours()
     assert panel.column_colours("concat") == [c[0], c[0], c[1], c[1], c[2], c[2], c[3], c[3]]
-    np.testing.assert_array_equal(panel.values("Q heads"), split_heads(model.results.q, 4))
-    np.testing.assert_array_equal(panel.values("head outputs"), model.results.heads.head_outputs)
+    assert_same_numbers(panel.values("Q heads"), split_heads(model.results.q, 4))
+    assert_same_numbers(panel.values("head outputs"), model.results.heads.head_outputs)
     assert panel.canvas.stage("Q heads").shape_text == "(H=4, L=6, d_h=2)"
 
 
@@ -68,7 +69,7 @@ def test_edits_redraw_the_numbers(qtbot):
     model.set_cell("Q", 1, 2, 1.25)
     model.flush()
     assert panel.values("Q heads")[2, 1, 0] == 1.25
-    np.testing.assert_array_equal(panel.values("concat"), model.results.heads.concat)
+    assert_same_numbers(panel.values("concat"), model.results.heads.concat)
 
 
 def test_long_sequences_are_drawn_as_blocks(qtbot):

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication, QStyle, QStyleOptionButton, QStyleOp
 
 from explorer.core.attention import attention
 from explorer.core.heads import split_heads
+from tests.gui.same_numbers import assert_same_numbers
 
 
 def panels(window):
@@ -21,9 +22,9 @@ def assert_heatmaps_show(window, ui):
     window.model.flush()
     want = ui.expected(window.model)
     scores, weights, output = panels(window)
-    np.testing.assert_array_equal(scores.heatmap.image_array(), want.scores)
-    np.testing.assert_array_equal(weights.heatmap.image_array(), want.weights)
-    np.testing.assert_array_equal(output.heatmap.image_array(), want.output)
+    assert_same_numbers(scores.heatmap.image_array(), want.scores)
+    assert_same_numbers(weights.heatmap.image_array(), want.weights)
+    assert_same_numbers(output.heatmap.image_array(), want.output)
 
 
 # ----- typing ------------------------------------------------------------------------------------
@@ -46,8 +47,8 @@ def test_typing_into_v_changes_only_the_output(qtbot, window, ui):
     scores, weights, output = (p.heatmap.image_array().copy() for p in panels(window))
     ui.type_into(qtbot, window.panels["editor"].views["V"], 0, 1, "-2")
     window.model.flush()
-    np.testing.assert_array_equal(panels(window)[0].heatmap.image_array(), scores)
-    np.testing.assert_array_equal(panels(window)[1].heatmap.image_array(), weights)
+    assert_same_numbers(panels(window)[0].heatmap.image_array(), scores)
+    assert_same_numbers(panels(window)[1].heatmap.image_array(), weights)
     assert not np.array_equal(panels(window)[2].heatmap.image_array(), output)
     assert_heatmaps_show(window, ui)
 
@@ -86,7 +87,7 @@ def test_scrubbing_a_cell_is_one_undo_step(qtbot, window, ui):
     window.actions["undo"].trigger()
     assert window.model.matrix("Q")[1, 1] == original
     assert_heatmaps_show(window, ui)
-    np.testing.assert_array_equal(panels(window)[1].heatmap.image_array(), before)
+    assert_same_numbers(panels(window)[1].heatmap.image_array(), before)
     assert not window.isWindowModified()
 
 
@@ -146,7 +147,7 @@ def test_dragging_the_temperature_slider_is_one_undo_step(qtbot, window, ui):
     window.actions["undo"].trigger()
     window.model.flush()
     assert window.model.settings.temperature == 1.0 and temperature.value() == 1.0
-    np.testing.assert_array_equal(panels(window)[1].heatmap.image_array(), before)
+    assert_same_numbers(panels(window)[1].heatmap.image_array(), before)
 
 
 def test_typing_a_temperature_in_the_read_out(qtbot, window, ui):
@@ -209,7 +210,7 @@ def test_undo_redo_actions_and_keys_restore_cells_and_heatmaps(qtbot, window, ui
         window.model.flush()
         np.testing.assert_array_equal(window.model.matrix("Q"), q)
         assert view.model().value(3, 2) == q[3, 2]
-        np.testing.assert_array_equal(weights.image_array(), w)
+        assert_same_numbers(weights.image_array(), w)
         assert_heatmaps_show(window, ui)
 
     window.actions["undo"].trigger()
@@ -253,7 +254,7 @@ def test_garbage_is_refused_and_the_status_bar_says_why(qtbot, window, ui, text,
     window.model.flush()
     ui.assert_same(ui.snapshot(window), before)
     assert table.data(table.index(1, 2)) == "0"
-    np.testing.assert_array_equal(panels(window)[2].heatmap.image_array(), heat)
+    assert_same_numbers(panels(window)[2].heatmap.image_array(), heat)
 
 
 # ----- shape: tokens, dimensions, heads ----------------------------------------------------------
@@ -331,13 +332,13 @@ def test_heads_offer_only_divisors_and_three_heads_show_head_one_of_three(qtbot,
     assert controls.head.isEnabled() and controls.head.count() == 3
     q, k, v = (window.model.matrix(n) for n in "QKV")
     per_head = attention(split_heads(q, 3), split_heads(k, 3), split_heads(v, 3))
-    np.testing.assert_array_equal(scores.heatmap.image_array(), per_head.scores[0])
-    np.testing.assert_array_equal(weights.heatmap.image_array(), per_head.weights[0])
+    assert_same_numbers(scores.heatmap.image_array(), per_head.scores[0])
+    assert_same_numbers(weights.heatmap.image_array(), per_head.weights[0])
     assert "scale 1" in scores.tooltip(0, 0)  # d_h = 1: 1/√1
     choose(qtbot, controls.head, 2)  # the third head ("head 3")
     window.model.flush()
     assert re.search(r"head 3\s*(of|/)\s*3", scores.caption.text())
-    np.testing.assert_array_equal(weights.heatmap.image_array(), per_head.weights[2])
+    assert_same_numbers(weights.heatmap.image_array(), per_head.weights[2])
     # a fourth Q/K dimension: 3 no longer divides 4, so the window falls back to one head
     window.panels["editor"].actions["add_dim_qk"].trigger()
     window.model.flush()
@@ -449,7 +450,7 @@ def test_scale_mode_none_and_custom(qtbot, window, ui):
     scores = window.panels["scores"]
     choose(qtbot, controls.scale_mode, controls.scale_mode.findData("none"))
     window.model.flush()
-    np.testing.assert_array_equal(scores.heatmap.image_array(), q @ k.T)
+    assert_same_numbers(scores.heatmap.image_array(), q @ k.T)
     assert re.search(r"·\s*1(?![/\d.])", scores.caption.text())  # "S = Q Kᵀ · 1"
     choose(qtbot, controls.scale_mode, controls.scale_mode.findData("custom"))
     qtbot.waitUntil(controls.scale_value.isEnabled)  # enabled on the next turn, with the recompute

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from explorer.core.matrix_io import load_matrix
 from explorer.core.session import load_session
+from tests.gui.same_numbers import assert_same_numbers
 
 
 @pytest.fixture
@@ -91,7 +92,7 @@ def test_save_and_open_round_trip_through_the_menu(qtbot, window, dialogs, tmp_p
     assert window.windowTitle().startswith("lesson1.json")
     assert not window.isWindowModified()
     assert window.model.undo_stack.count() == 0
-    np.testing.assert_array_equal(window.panels["weights"].heatmap.image_array(),
+    assert_same_numbers(window.panels["weights"].heatmap.image_array(),
                                   ui.expected(window.model).weights)
     assert [t for _, t in window.panels["weights"].heatmap.ticks("left")] == ["猫", "追", "red", "激光点"]
     assert window.documents.recent_files()[0] == str(path.resolve())
@@ -149,7 +150,7 @@ def test_a_broken_file_leaves_the_session_exactly_as_it_was(qtbot, window, dialo
     assert text in window.statusBar().currentMessage()
     ui.assert_same(ui.snapshot(window), before)
     assert window.isWindowModified()
-    np.testing.assert_array_equal(window.panels["weights"].heatmap.image_array(), heat)
+    assert_same_numbers(window.panels["weights"].heatmap.image_array(), heat)
     assert window.documents.recent_files() == [str(good.resolve())]
 
 
@@ -219,7 +220,7 @@ def test_import_a_matrix_from_npy(qtbot, window, dialogs, tmp_path, ui):
     window.model.flush()
     np.testing.assert_array_equal(window.model.matrix("V"), new_v)
     assert window.panels["editor"].tables["V"].value(3, 2) == new_v[3, 2]
-    np.testing.assert_array_equal(window.panels["output"].heatmap.image_array(), ui.expected(window.model).output)
+    assert_same_numbers(window.panels["output"].heatmap.image_array(), ui.expected(window.model).output)
     assert "Imported v.npy into V" in window.statusBar().currentMessage()
     assert window.isWindowModified()
     window.actions["undo"].trigger()
@@ -360,7 +361,7 @@ def test_an_orphan_recovery_file_is_offered_yes_restores(qtbot, window, dialogs,
     assert not orphan.exists()
     assert window.recovery.path.exists()  # the restored edits are protected again at once
     assert window.panels["weights"].heatmap.ticks("left")[0] == (0, "狗")
-    np.testing.assert_array_equal(window.panels["weights"].heatmap.image_array(), ui.expected(window.model).weights)
+    assert_same_numbers(window.panels["weights"].heatmap.image_array(), ui.expected(window.model).weights)
 
 
 def test_an_orphan_recovery_file_is_offered_no_deletes(qtbot, window, dialogs, home, ui):

@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QToolTip
 
 from explorer.widgets.number_text import format_number
+from tests.gui.same_numbers import assert_same_numbers
 
 
 def test_score_tooltip_names_the_dot_product_and_the_scale(qtbot, window):
@@ -101,7 +102,7 @@ def test_a_hidden_panel_catches_up_when_shown_again(qtbot, window, ui):
     window.model.flush()
     window.actions["view_weights"].trigger()
     qtbot.waitUntil(window.docks["weights"].isVisible)
-    np.testing.assert_array_equal(window.panels["weights"].heatmap.image_array(),
+    assert_same_numbers(window.panels["weights"].heatmap.image_array(),
                                   ui.expected(window.model).weights)
 
 

@@ -1,0 +1,262 @@
+"""The pipeline's stages recomputed the fast way: head by head into kept buffers, and only what an edit touched.
+
+``run_pipeline`` is the plain reference (the chapter's formulas, fresh arrays). This module gives the
+same numbers (to rounding) for the interactive model: full recomputes write into the buffers of the
+previous result when the shapes are unchanged (no fresh gigabytes at L = 4096), the softmax runs in
+row blocks so its temporaries stay small, finiteness is checked on row maxima rather than on every
+cell, and an edit of a few Q rows or V columns updates just those rows or columns.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import NonFiniteError
+from .heads import MultiHeadResult, merge_heads
+from .masks import combine_masks
+from .pipeline import PipelineResult, projected_inputs, rope_positions, rotate_heads, scale_for
+from .rope import rope
+
+BLOCK_CELLS = 1 << 19  # cells per softmax block: temporaries of ~4 MiB whatever L is
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything before step ①: Q, K, V as the scores use them, the scale, the mask (cheap, O(L·D))."""
+
+    q: np.ndarray
+    k: np.ndarray
+    v: np.ndarray
+    q_in: np.ndarray
+    k_in: np.ndarray
+    x: np.ndarray | None
+    pe: np.ndarray | None
+    wo: np.ndarray | None
+    n_heads: int
+    scale: float
+    temperature: float
+    mask: np.ndarray | None  # (L, L), True = may attend
+    masked_rows: np.ndarray  # (L,)
+
+    @property
+    def d_head(self):
+        return self.q.shape[1] // self.n_heads
+
+    @property
+    def dv_head(self):
+        return self.v.shape[1] // self.n_heads
+
+    def head(self, m, h):
+        """Head h's columns of q, k (width d_h) or v (width d_v/H)."""
+        width = m.shape[1] // self.n_heads
+        return m[:, h * width:(h + 1) * width]
+
+
+def prepare(matrices, settings):
+    """The inputs of the attention proper: projections, RoPE, scale and mask."""
+    x = pe = wo = None
+    if settings.source == "projected":
+        x, pe, q, k, v = projected_inputs(matrices, settings)
+        wo = matrices["Wo"]
+    else:
+        q, k, v = (matrices[n] for n in "QKV")
+    q_in, k_in = q, k
+    if settings.rope:
+        q, k = rotate_heads(q, k, settings)
+    length = q.shape[0]
+    heads = settings.heads
+    scale = float(scale_for(settings, q.shape[1] // heads))
+    mask = combine_masks(None, settings.causal, (length, length))
+    masked_rows = np.zeros(length, bool) if mask is None else ~mask.any(axis=-1)
+    return Inputs(q=q, k=k, v=v, q_in=q_in, k_in=k_in, x=x, pe=pe, wo=wo, n_heads=heads, scale=scale,
+                  temperature=float(settings.temperature), mask=mask, masked_rows=masked_rows)
+
+
+def buffers(inputs, previous=None):
+    """(scores, weights, head_outputs) to write into: the previous result's when the shapes still fit."""
+    h, length, dv = inputs.n_heads, inputs.q.shape[0], inputs.dv_head
+    if previous is not None:
+        p = previous.heads
+        if (p.scores.shape == (h, length, length) and p.head_outputs.shape == (h, length, dv)
+                and p.scores.flags.writeable and p.scores.flags.c_contiguous):
+            return p.scores, p.weights, p.head_outputs
+    return (np.empty((h, length, length)), np.empty((h, length, length)), np.empty((h, length, dv)))
+
+
+def compute_head(inputs, bufs, h, cancelled=None):
+    """Steps ①②③ for head ``h`` into ``bufs``; False if ``cancelled()`` said stop (the head is then torn)."""
+    scores, weights, outputs = bufs
+    factor = inputs.scale / inputs.temperature
+    with np.errstate(over="ignore", invalid="ignore"):
+        np.matmul(inputs.head(inputs.q, h), inputs.head(inputs.k, h).T, out=scores[h])
+        scores[h] *= factor
+    if cancelled is not None and cancelled():
+        return False
+    length = scores.shape[1]
+    step = max(1, BLOCK_CELLS // length)
+    for top in range(0, length, step):
+        _softmax_rows(inputs, scores[h, top:top + step], weights[h, top:top + step], top, h)
+        if cancelled is not None and cancelled():
+            return False
+    _mix(inputs, weights[h], outputs[h], h)
+    return True
+
+
+def _softmax_rows(inputs, s, w, top, h):
+    """Step ② for a block of rows: the core's softmax (max-shift, exp, divide), written into ``w``."""
+    m = s.max(axis=1, keepdims=True)
+    if not (np.isfinite(m).all() and np.isfinite(s.min())):  # NaN and ±∞ reach the extremes
+        _raise_overflow("scores q·kᵀ·scale", s, top, h)
+    np.subtract(s, m, out=w)
+    if inputs.mask is not None:
+        allowed = inputs.mask[top:top + s.shape[0]]
+        np.copyto(w, -np.inf, where=~allowed)
+        if not allowed.all(axis=1).all():  # the shift must use the max over allowed keys only
+            m2 = np.where(allowed, s, -np.inf).max(axis=1, keepdims=True)
+            m2 = np.where(np.isfinite(m2), m2, 0.0)
+            np.subtract(s, m2, out=w)
+            np.copyto(w, -np.inf, where=~allowed)
+    with np.errstate(over="ignore", under="ignore"):
+        np.exp(w, out=w)
+    total = w.sum(axis=1, keepdims=True)
+    np.divide(w, total, out=w, where=total > 0)  # a fully masked row stays all exp(−∞) = 0
+
+
+def _mix(inputs, w, out, h):
+    """Step ③ for one head: out = w·v_h, checked for overflow on its column maxima."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        np.matmul(w, inputs.head(inputs.v, h), out=out)
+    if not np.isfinite(np.abs(out).max(axis=0)).all():
+        _raise_overflow("output weights·v", out, 0, h)
+
+
+def _raise_overflow(what, block, top, h):
+    bad = tuple(int(i) for i in np.argwhere(~np.isfinite(block))[0])
+    raise NonFiniteError(f"{what} overflowed at head {h}, ({top + bad[0]}, {bad[1]}): "
+                         f"the values are too large to multiply")
+
+
+def finish(inputs, bufs):
+    """Concatenate the heads and apply W_o: the PipelineResult of these buffers."""
+    scores, weights, outputs = bufs
+    concat = merge_heads(outputs)
+    output = concat
+    if inputs.wo is not None:
+        with np.errstate(over="ignore", invalid="ignore"):
+            output = concat @ inputs.wo.T
+        if not np.isfinite(output).all():
+            _raise_overflow("output concat·W_oᵀ", output, 0, 0)
+    heads = MultiHeadResult(scores=scores, weights=weights, head_outputs=outputs, concat=concat, output=output,
+                            mask=inputs.mask, masked_rows=inputs.masked_rows, scale=inputs.scale)
+    return PipelineResult(q=inputs.q, k=inputs.k, v=inputs.v, heads=heads, scale=inputs.scale,
+                          temperature=inputs.temperature, x=inputs.x, pe=inputs.pe, q_in=inputs.q_in,
+                          k_in=inputs.k_in, wo=inputs.wo)
+
+
+def recompute(matrices, settings, previous=None, order=None, cancelled=None):
+    """Every stage, head by head (in ``order``), reusing ``previous``'s buffers; None if cancelled."""
+    inputs = prepare(matrices, settings)
+    bufs = buffers(inputs, previous)
+    for h in (range(inputs.n_heads) if order is None else order):
+        if not compute_head(inputs, bufs, h, cancelled):
+            return None
+    return finish(inputs, bufs)
+
+
+def inputs_of(result, settings):
+    """The Inputs a finished result was computed from (to update it in place after a small edit)."""
+    heads = result.heads
+    return Inputs(q=result.q, k=result.k, v=result.v, q_in=result.q_in, k_in=result.k_in, x=result.x,
+                  pe=result.pe, wo=result.wo, n_heads=result.n_heads, scale=result.scale,
+                  temperature=result.temperature, mask=heads.mask, masked_rows=heads.masked_rows)
+
+
+def apply_edit(result, matrices, settings, name, rows, cols):
+    """Bring ``result`` up to date, in place, after ``name``[rows, cols] changed (direct mode only).
+
+    Q: only those rows of the heads owning ``cols``; K: those heads whole (every row's softmax
+    moves); V: only those output columns, no softmax at all.
+    """
+    rows = np.asarray(sorted(set(rows)), dtype=np.intp)
+    inputs = inputs_of(result, settings)
+    if name == "V":
+        result.v[:, cols] = matrices["V"][:, cols]
+        for h in _heads_of(cols, inputs.dv_head):
+            _mix(inputs, result.heads.weights[h], result.heads.head_outputs[h], h)
+            _refresh_concat(result, h)
+        return
+    raw, turned = (result.q_in, result.q) if name == "Q" else (result.k_in, result.k)
+    new = matrices[name][rows]
+    raw[rows] = new
+    if settings.rope:
+        new = _rotate_rows(new, rope_positions(settings, result.q.shape[0])[rows], settings)
+    turned[rows] = new
+    bufs = (result.heads.scores, result.heads.weights, result.heads.head_outputs)
+    for h in _heads_of(cols, inputs.d_head):
+        if name == "K":
+            compute_head(inputs, bufs, h)
+            _refresh_concat(result, h)
+            continue
+        with np.errstate(over="ignore", invalid="ignore"):
+            s = inputs.head(inputs.q, h)[rows] @ inputs.head(inputs.k, h).T
+            s *= inputs.scale / inputs.temperature
+        w = np.empty_like(s)
+        _softmax_rows(_RowsView(inputs, rows), s, w, 0, h)
+        with np.errstate(over="ignore", invalid="ignore"):
+            o = w @ inputs.head(inputs.v, h)
+        if not np.isfinite(o).all():
+            _raise_overflow("output weights·v", o, 0, h)
+        bufs[0][h, rows], bufs[1][h, rows], bufs[2][h, rows] = s, w, o
+        _refresh_concat(result, h, rows=rows)
+
+
+def edit_cost(result, name, rows, cols):
+    """Roughly how many multiply-adds ``apply_edit`` will take (to decide: now, or on the worker)."""
+    n_heads, length, _ = result.heads.scores.shape
+    width = (result.v.shape[1] if name == "V" else result.q.shape[1]) // n_heads
+    heads = len(_heads_of(cols, width))
+    if name == "Q":
+        return heads * len(set(rows)) * length * (2 * width + 10)
+    return heads * length * length * (2 * width + 10 if name == "K" else width)
+
+
+def _heads_of(cols, width):
+    cols = list(cols)
+    return sorted({c // width for c in cols})
+
+
+def _refresh_concat(result, h, rows=None):
+    heads = result.heads
+    dv = heads.head_outputs.shape[2]
+    block = heads.head_outputs[h] if rows is None else heads.head_outputs[h, rows]
+    if rows is None:
+        heads.concat[:, h * dv:(h + 1) * dv] = block
+    else:
+        heads.concat[rows, h * dv:(h + 1) * dv] = block
+
+
+def _rotate_rows(rows_q, positions, settings):
+    """RoPE on a few rows of Q: the same rotation ``rotate_heads`` gives them."""
+    h = settings.heads
+    width = rows_q.shape[1] // h
+    split = rows_q.reshape(len(rows_q), h, width).transpose(1, 0, 2)
+    turned = rope(split, positions, base=settings.rope_base, style=settings.rope_style)
+    return turned.transpose(1, 0, 2).reshape(len(rows_q), h * width)
+
+
+class _RowsView:
+    """The Inputs' mask seen from a subset of query rows (so ``_softmax_rows`` masks them right)."""
+
+    def __init__(self, inputs, rows):
+        self.mask = None if inputs.mask is None else inputs.mask[rows]
+
+
+def full_cost(matrices, settings):
+    """Roughly how many multiply-adds a whole recompute takes."""
+    if settings.source == "projected":
+        length, width = matrices["X"].shape
+        d, dv = matrices["Wq"].shape[0], matrices["Wv"].shape[0]
+        project = length * width * (2 * d + dv)
+    else:
+        (length, d), dv = matrices["Q"].shape, matrices["V"].shape[1]
+        project = 0
+    return project + length * length * (2 * d + dv + 10 * settings.heads)

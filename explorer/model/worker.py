@@ -1,0 +1,101 @@
+"""One background thread for recomputes too long for the GUI thread: the latest request wins.
+
+The GUI thread hands over a snapshot of the inputs with a generation number and returns at once.
+A request that arrives while another waits replaces it (the older one is never computed); a job
+already running is finished, not restarted, so a long drag still shows progress, unless
+``cancel()`` stops it between blocks. Results come back on the GUI thread through ``done``.
+"""
+import threading
+
+from PySide6.QtCore import QObject, Signal
+from threadpoolctl import threadpool_limits
+
+from explorer.core.errors import ExplorerError
+from explorer.core.recompute import recompute
+
+
+_blas_limited = False
+
+
+def one_blas_thread():
+    """Keep BLAS to one thread: the GUI thread and this worker are the two threads the explorer uses."""
+    global _blas_limited
+    if not _blas_limited:
+        threadpool_limits(limits=1, user_api="blas")
+        _blas_limited = True
+
+
+class RecomputeWorker(QObject):
+    """Runs ``recompute`` on its own thread; ``done(generation, result or error)`` arrives in the GUI thread."""
+
+    done = Signal(int, object)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        one_blas_thread()
+        self._cv = threading.Condition()
+        self._request = None  # (generation, matrices, settings, previous, order)
+        self._running = None  # generation being computed
+        self._cancel_below = 0  # jobs with a smaller generation stop at their next check
+        self._stopping = False
+        self._thread = None
+
+    def submit(self, generation, matrices, settings, previous, order):
+        """Queue a recompute of these (already copied) inputs; replaces any request still waiting."""
+        with self._cv:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="recompute", daemon=True)
+                self._thread.start()
+            self._request = (generation, matrices, settings, previous, order)
+            self._cv.notify_all()
+
+    @property
+    def busy(self):
+        """True while a job runs or waits (its buffers must not be touched by anyone else)."""
+        with self._cv:
+            return self._running is not None or self._request is not None
+
+    def cancel(self, wait=True):
+        """Drop the waiting request, stop the running job at its next check, and (by default) wait for it."""
+        with self._cv:
+            self._request = None
+            if self._running is not None:
+                self._cancel_below = self._running + 1
+            while wait and self._running is not None:
+                self._cv.wait()
+
+    def stop(self):
+        """End the thread (at exit); returns once it has finished."""
+        with self._cv:
+            self._stopping = True
+            self._cv.notify_all()
+        self.cancel(wait=True)
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
+
+    def _loop(self):
+        while True:
+            with self._cv:
+                while self._request is None and not self._stopping:
+                    self._cv.wait()
+                if self._stopping:
+                    return
+                generation, matrices, settings, previous, order = self._request
+                self._request = None
+                self._running = generation
+
+            def cancelled():
+                return self._stopping or generation < self._cancel_below
+
+            try:
+                outcome = recompute(matrices, settings, previous=previous, order=order, cancelled=cancelled)
+            except ExplorerError as exc:
+                outcome = exc
+            except MemoryError:
+                outcome = ExplorerError("not enough memory for attention at this size")
+            with self._cv:
+                self._running = None
+                self._cv.notify_all()
+                if outcome is not None and not self._stopping:
+                    self.done.emit(generation, outcome)

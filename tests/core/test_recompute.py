@@ -1,0 +1,131 @@
+"""The fast recompute (kept buffers, head by head, only what an edit touched) against the plain pipeline."""
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings as hyp_settings, strategies as st
+
+from explorer.core import recompute as rc
+from explorer.core.errors import NonFiniteError
+from explorer.core.heads import head_count_options
+from explorer.core.pipeline import run_pipeline
+from explorer.core.session import Settings
+
+STAGES = ("scores", "weights", "head_outputs", "concat", "output")
+
+
+def assert_same(got, want):
+    for stage in STAGES:
+        np.testing.assert_allclose(getattr(got.heads, stage), getattr(want.heads, stage), rtol=1e-12, atol=1e-15,
+                                   err_msg=stage)
+    for name in ("q", "k", "v"):
+        np.testing.assert_allclose(getattr(got, name), getattr(want, name), rtol=1e-12, atol=1e-15, err_msg=name)
+    np.testing.assert_array_equal(got.heads.masked_rows, want.heads.masked_rows)
+    assert got.scale == want.scale and got.temperature == want.temperature
+
+
+def direct(length, d, dv, seed=0):
+    rng = np.random.default_rng(seed)
+    return {"Q": rng.standard_normal((length, d)), "K": rng.standard_normal((length, d)),
+            "V": rng.standard_normal((length, dv))}
+
+
+def projected(length, width, d, dv, seed=0):
+    rng = np.random.default_rng(seed)
+    return {"X": rng.standard_normal((length, width)), "Wq": rng.standard_normal((d, width)),
+            "Wk": rng.standard_normal((d, width)), "Wv": rng.standard_normal((dv, width)),
+            "Wo": rng.standard_normal((dv, dv))}
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("rope", [False, True])
+@pytest.mark.parametrize("heads", [1, 2, 4])
+def test_a_whole_recompute_is_the_pipeline_bit_for_bit(causal, rope, heads):
+    mats = direct(9, 8, 4, seed=heads)
+    s = Settings(heads=heads, causal=causal, rope=rope, temperature=0.7)
+    want, got = run_pipeline(mats, s), rc.recompute(mats, s)
+    for stage in STAGES:
+        np.testing.assert_array_equal(getattr(got.heads, stage), getattr(want.heads, stage), err_msg=stage)
+
+
+def test_projected_mode_with_positions_and_wo():
+    mats = projected(7, 6, 4, 4, seed=3)
+    s = Settings(source="projected", positions="sinusoidal", heads=2, causal=True)
+    assert_same(rc.recompute(mats, s), run_pipeline(mats, s))
+
+
+def test_buffers_are_reused_when_the_shapes_fit_and_fresh_when_not():
+    mats, s = direct(6, 4, 4), Settings(heads=2)
+    first = rc.recompute(mats, s)
+    again = rc.recompute(mats, replace(s, temperature=2.0), previous=first)
+    assert again.heads.scores is first.heads.scores and again.heads.weights is first.heads.weights
+    assert_same(again, run_pipeline(mats, replace(s, temperature=2.0)))
+    other = rc.recompute(mats, Settings(heads=4), previous=first)
+    assert other.heads.scores is not first.heads.scores
+    assert_same(other, run_pipeline(mats, Settings(heads=4)))
+
+
+def test_small_softmax_blocks_give_the_same_weights(monkeypatch):
+    monkeypatch.setattr(rc, "BLOCK_CELLS", 7)  # blocks of one row at L = 9
+    mats, s = direct(9, 4, 4, seed=5), Settings(heads=2, causal=True)
+    assert_same(rc.recompute(mats, s), run_pipeline(mats, s))
+
+
+def test_a_cancelled_recompute_returns_none_and_the_order_does_not_matter():
+    mats, s = direct(8, 6, 6, seed=2), Settings(heads=3)
+    calls = []
+    assert rc.recompute(mats, s, cancelled=lambda: calls.append(1) or len(calls) > 2) is None
+    assert_same(rc.recompute(mats, s, order=[2, 0, 1], cancelled=lambda: False), run_pipeline(mats, s))
+
+
+def test_a_fully_masked_row_gets_zero_weights_not_nan():
+    mats, s = direct(4, 2, 2), Settings()
+    inputs = rc.prepare(mats, s)
+    mask = np.ones((4, 4), bool)
+    mask[1] = False
+    inputs = replace(inputs, mask=mask, masked_rows=~mask.any(axis=1))
+    bufs = rc.buffers(inputs)
+    assert rc.compute_head(inputs, bufs, 0)
+    assert np.all(bufs[1][0, 1] == 0) and np.all(np.isfinite(bufs[1])) and np.all(bufs[2][0, 1] == 0)
+    np.testing.assert_allclose(bufs[1][0].sum(axis=1), [1, 0, 1, 1])
+
+
+def test_overflow_is_a_clear_error_naming_the_head():
+    mats, s = direct(3, 2, 2), Settings(heads=2, scale_mode="custom", scale=1e3)
+    mats["Q"][1, 1] = mats["K"][2, 1] = 1e306
+    with pytest.raises(NonFiniteError, match="head 1"):
+        rc.recompute(mats, s)
+
+
+@hyp_settings(max_examples=60, deadline=None)
+@given(length=st.integers(1, 12), d_mult=st.integers(1, 3), dv_mult=st.integers(1, 3),
+       heads=st.sampled_from([1, 2, 3]), causal=st.booleans(), rope=st.booleans(),
+       temperature=st.sampled_from([0.3, 1.0, 4.0]), seed=st.integers(0, 10_000),
+       edits=st.lists(st.tuples(st.sampled_from("QKV"), st.integers(0, 99), st.integers(0, 99),
+                                st.integers(1, 3), st.integers(1, 3)), min_size=1, max_size=6))
+def test_edits_applied_in_place_equal_a_whole_recompute(length, d_mult, dv_mult, heads, causal, rope, temperature,
+                                                         seed, edits):
+    d = heads * d_mult * (2 if rope else 1)
+    dv = heads * dv_mult
+    mats = direct(length, d, dv, seed)
+    s = Settings(heads=heads, causal=causal, rope=rope, temperature=temperature, rope_offset=seed % 7)
+    result = rc.recompute(mats, s)
+    rng = np.random.default_rng(seed)
+    for name, top, left, rows, cols in edits:
+        m = mats[name]
+        top, left = top % m.shape[0], left % m.shape[1]
+        rows, cols = range(top, min(top + rows, m.shape[0])), range(left, min(left + cols, m.shape[1]))
+        m[np.ix_(rows, cols)] = rng.standard_normal((len(rows), len(cols))) * 3
+        assert rc.edit_cost(result, name, rows, cols) > 0
+        rc.apply_edit(result, mats, s, name, list(rows), list(cols))
+        assert_same(result, run_pipeline(mats, s))
+
+
+def test_costs_grow_with_the_work():
+    small, big = direct(8, 8, 8), direct(64, 8, 8)
+    s = Settings(heads=2)
+    assert rc.full_cost(big, s) > 50 * rc.full_cost(small, s)
+    r = rc.recompute(big, s)
+    assert rc.edit_cost(r, "Q", [0], [0]) < rc.edit_cost(r, "K", [0], [0])
+    assert rc.edit_cost(r, "Q", [0], [0]) < rc.edit_cost(r, "Q", [0], [0, 7])  # two heads
+    assert head_count_options(8, 8) == [1, 2, 4, 8]

@@ -1,0 +1,119 @@
+"""Large recomputes leave the GUI thread: the latest request wins, stale shapes are dropped, small
+edits update in place, and the results always end equal to the core's."""
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from explorer.core.pipeline import run_pipeline
+from explorer.core.presets import random_session
+from explorer.model import AttentionModel, attention_model
+from tests.gui.same_numbers import assert_same_numbers
+
+
+@pytest.fixture
+def big(qtbot):
+    """A model whose whole recompute is well above the background threshold (L = 512, 8 heads)."""
+    model = AttentionModel(random_session(512, 64, seed=4))
+    model.set_param("heads", 8)
+    model.flush()
+    assert attention_model.full_cost(model._state.matrices, model.settings) > attention_model.BACKGROUND_COST
+    seen = []
+    model.changed.connect(seen.append)
+    yield model, seen
+    model.shutdown()
+
+
+def assert_current(model):
+    want = run_pipeline(model._state.matrices, model.settings)
+    for stage in ("scores", "weights", "output"):
+        assert_same_numbers(getattr(model.results.heads, stage), getattr(want.heads, stage), err_msg=stage)
+
+
+def test_a_setting_change_is_computed_off_the_gui_thread_and_then_announced(qtbot, big):
+    model, seen = big
+    model.set_param("temperature", 2.0)
+    model.recompute()  # what the 0-ms timer does: hands the work over and returns
+    assert model.computing and not seen
+    qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
+    assert seen and model.results.temperature == 2.0
+    assert_current(model)
+
+
+def test_a_burst_of_changes_computes_far_fewer_times_and_ends_on_the_last(qtbot, big, monkeypatch):
+    model, seen = big
+    runs = []
+    real = attention_model.RecomputeWorker.submit
+
+    def counting(self, *args):
+        runs.append(args[0])
+        return real(self, *args)
+
+    monkeypatch.setattr(attention_model.RecomputeWorker, "submit", counting)
+    for i in range(40):
+        model.set_param("temperature", 1.0 + i / 20)
+        model.recompute()
+    qtbot.waitUntil(lambda: not model.computing, timeout=20_000)
+    QApplication.processEvents()
+    assert model.results.temperature == pytest.approx(1.0 + 39 / 20)
+    assert len(seen) < 40  # requests that waited behind a newer one were never computed
+    assert_current(model)
+
+
+def test_a_shape_change_drops_results_of_the_old_shape(qtbot, big):
+    model, seen = big
+    model.set_param("temperature", 3.0)
+    model.recompute()
+    model.add_token()
+    model.recompute()
+    qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
+    QApplication.processEvents()
+    assert model.results.heads.scores.shape == (8, 513, 513)
+    assert_current(model)
+
+
+def test_flush_while_computing_gives_the_current_numbers_at_once(qtbot, big):
+    model, seen = big
+    model.set_param("causal", True)
+    model.recompute()
+    assert model.computing
+    model.flush()
+    assert not model.computing and not model.pending
+    assert_current(model)
+    QApplication.processEvents()  # a late result of the worker must not replace the newer one
+    assert_current(model)
+
+
+def test_small_edits_update_in_place_on_the_gui_thread(qtbot, big):
+    model, seen = big
+    scores = model.results.heads.scores
+    model.set_cell("Q", 7, 3, 2.5)  # one row of one head: no worker
+    model.recompute()
+    assert not model.computing and model.results.heads.scores is scores
+    model.set_cell("V", 100, 63, -1.0)  # one output column
+    model.recompute()
+    assert not model.computing
+    assert_current(model)
+    model.set_cell("K", 5, 0, 4.0)  # one head whole: 512² · 8 is still cheap enough here
+    model.recompute()
+    qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
+    assert_current(model)
+
+
+def test_undo_after_in_place_edits_restores_the_numbers(qtbot, big):
+    model, seen = big
+    before = model.results.heads.weights.copy()
+    for j in range(5):
+        model.set_cell("Q", j, j, 3.0)
+        model.recompute()
+    for _ in range(5):
+        model.undo_stack.undo()
+    model.flush()
+    assert_same_numbers(model.results.heads.weights, before)
+
+
+def test_shutdown_stops_the_thread(qtbot, big):
+    model, seen = big
+    model.set_param("temperature", 0.5)
+    model.recompute()
+    model.shutdown()
+    assert not model._worker.busy
