@@ -42,7 +42,8 @@ def instrument(window):
                 times.setdefault(name, []).append(time.perf_counter() - t0)
         return wrapper
 
-    am.run_pipeline = timed("pipeline (run_pipeline)", am.run_pipeline)
+    am.recompute = timed("pipeline (whole recompute)", am.recompute)
+    am.apply_edit = timed("pipeline (edit in place)", am.apply_edit)
     for name, panel in window.panels.items():
         shown = not panel.visibleRegion().isEmpty()
         panel.render = timed(f"render {name}{'' if shown else ' (tab behind)'}", panel.render)

@@ -5,6 +5,7 @@ the same file; a file whose lock nobody holds was left by a crash and is offered
 """
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from PySide6.QtCore import QLockFile, QObject, QTimer
@@ -15,6 +16,7 @@ from explorer.core.session import load_session, save_session
 from explorer.settings_store import data_dir
 
 AUTOSAVE_MS = 1500
+SAVE_SHARE = 0.1  # a large session autosaves less often: writing takes at most this share of the time
 
 
 def recovery_dir():
@@ -30,6 +32,13 @@ def describe_orphan(path):
     except ExplorerError:
         return ""
     return f" of {Path(original).name}" if original else ""
+
+
+def _timed_save(session, path):
+    """Save, and say how long it took (seconds), on the writer thread."""
+    started = time.monotonic()
+    save_session(session, path)
+    return time.monotonic() - started
 
 
 class Recovery(QObject):
@@ -48,9 +57,11 @@ class Recovery(QObject):
             if self._locked:
                 break
         self._pending = False
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="autosave")
+        self._saving = None  # the write in progress: (future, started at)
         self._timer = QTimer(self)
         self._timer.setInterval(AUTOSAVE_MS)
-        self._timer.timeout.connect(self.autosave)
+        self._timer.timeout.connect(self._tick)
         self._timer.start()
         window.model.undo_stack.indexChanged.connect(self._mark)
         window.model.changed.connect(self._mark)  # a drag updates its one undo step in place
@@ -62,27 +73,54 @@ class Recovery(QObject):
     def _on_clean(self, clean):
         if clean:
             self._pending = False
+            self._collect(wait=True)  # a write still running would bring the file back
             self._remove_file()
 
-    def autosave(self):
-        """Write the recovery copy if anything changed since the last one (atomic, so never half a file)."""
-        if not self._pending or not self._locked:
+    def _tick(self):
+        self.autosave(wait=False)
+
+    def autosave(self, wait=True):
+        """Write the recovery copy if anything changed since the last one (atomic, so never half a file).
+
+        The session is taken on this thread; turning it into JSON and writing it happen on a writer
+        thread (a 4096 × 768 session is ~200 MB of text), so editing never waits for the disk.
+        """
+        if not self._collect(wait) or not self._pending or not self._locked:
             return
         self._pending = False
         if self.window.model.undo_stack.isClean():
             self._remove_file()
             return
+        layout = self.window.layout_state()
+        if self.window.documents.path is not None:
+            layout["file"] = str(self.window.documents.path)  # so a restore saves back to it
+        session = self.window.model.to_session(layout=layout)
+        self._saving = self._writer.submit(_timed_save, session, self.path)
+        if wait:
+            self._collect(wait=True)
+
+    def _collect(self, wait=False):
+        """Finish with the previous write: report its error, and space writes by their cost. False
+        while it is still running (the next tick tries again)."""
+        if self._saving is None:
+            return True
+        future, self._saving = self._saving, None
+        if not wait and not future.done():
+            self._saving = future
+            return False
         try:
-            layout = self.window.layout_state()
-            if self.window.documents.path is not None:
-                layout["file"] = str(self.window.documents.path)  # so a restore saves back to it
-            save_session(self.window.model.to_session(layout=layout), self.path)
-        except ExplorerError as exc:
+            took_s = future.result()
+        except (ExplorerError, OSError) as exc:
             self.window.statusBar().showMessage(f"Autosave failed: {exc}", 10000)
+        else:
+            self._timer.setInterval(max(AUTOSAVE_MS, int(took_s * 1000 / SAVE_SHARE)))
+        return True
 
     def discard(self):
         """A clean exit: remove this window's recovery file and its lock."""
         self._timer.stop()
+        self._collect(wait=True)  # a write still running would bring the file back
+        self._writer.shutdown(wait=True)
         self._remove_file()
         if self._locked:
             self._lock.unlock()
@@ -140,7 +178,7 @@ class Recovery(QObject):
             self.window._update_title()
             path.unlink(missing_ok=True)
             self._pending = True
-            self.autosave()
+            self.autosave(wait=True)
             self.window.statusBar().showMessage("Restored the unsaved session from the last run.", 10000)
             return True
         return False

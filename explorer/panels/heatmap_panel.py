@@ -15,7 +15,8 @@ def nice_symmetric_levels(values, floor=1.0):
     Steps instead of an exact fit, so the colours show a change of scale or temperature rather
     than re-stretching to the same picture every time.
     """
-    m = nice_ceiling(max(float(np.max(np.abs(values))) if np.size(values) else 0.0, floor))
+    largest = max(-float(np.min(values)), float(np.max(values))) if np.size(values) else 0.0  # no |x| copy
+    m = nice_ceiling(max(largest, floor))
     return -m, m
 
 

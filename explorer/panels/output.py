@@ -15,7 +15,7 @@ class OutputPanel(HeatmapPanel):
         o = r.heads.output
         cols = [f"d{j}" for j in range(o.shape[1])]
         self.heatmap.set_matrix(o, row_labels=self.model.tokens, col_labels=cols, levels=nice_symmetric_levels(o),
-                                flagged_rows=r.heads.masked_rows)
+                                flagged_rows=r.heads.masked_rows, finite=True)
         heads = f", {r.n_heads} heads side by side" if r.n_heads > 1 else ""
         if r.wo is not None:
             self.caption.setText(f"<b>③ O = concat(A·V)·W_oᵀ</b>{heads}: each head mixes the rows of V by its "
