@@ -64,6 +64,25 @@ def _cross(o, a, b):
     return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
 
 
+_EXTREME_DIRECTIONS = np.array([(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)], dtype=np.float64)
+
+
+def _clearly_inside(pts):
+    """Points that cannot be on the hull (Akl–Toussaint): clearly inside the polygon of the extreme points
+    in eight directions (counter-clockwise). A margin far above rounding keeps near-edge points in."""
+    poly = pts[np.argmax(pts @ _EXTREME_DIRECTIONS.T, axis=0)]
+    poly = poly[np.any(poly != np.roll(poly, 1, axis=0), axis=1)]  # a point extreme twice counts once
+    if len(poly) < 3:
+        return np.zeros(len(pts), dtype=bool)
+    span = float(np.max(np.ptp(pts, axis=0)))
+    margin = 1e-9 * span * (span + float(np.max(np.abs(pts))))
+    a, b = poly, np.roll(poly, -1, axis=0)
+    inside = np.ones(len(pts), dtype=bool)
+    for (ax, ay), (bx, by) in zip(a, b):  # left of every edge, by more than the margin
+        inside &= (bx - ax) * (pts[:, 1] - ay) - (by - ay) * (pts[:, 0] - ax) > margin
+    return inside
+
+
 def convex_hull_2d(points):
     """Indices of the convex hull's vertices of (n, 2) points, counter-clockwise (Andrew's monotone chain).
 
@@ -78,14 +97,16 @@ def convex_hull_2d(points):
         raise ShapeError("convex_hull_2d: every coordinate must be a finite number")
     if len(pts) == 0:
         return np.zeros(0, dtype=np.intp)
+    # only points that may lie on the hull enter the (Python) chain: many points → few candidates
+    cand = np.flatnonzero(~_clearly_inside(pts)) if len(pts) > 64 else np.arange(len(pts))
     # sort by (x, y); a stable sort keeps the first of equal points first, then drop the repeats
-    order = np.lexsort((pts[:, 1], pts[:, 0]))
+    order = cand[np.lexsort((pts[cand, 1], pts[cand, 0]))]
     keep = np.ones(len(order), dtype=bool)
     keep[1:] = np.any(pts[order[1:]] != pts[order[:-1]], axis=1)
-    order = [int(i) for i in order[keep]]
+    order = order[keep]
     if len(order) <= 2:
-        return np.array(order, dtype=np.intp)
-    p = pts.tolist()
+        return order.astype(np.intp)
+    p = pts[order].tolist()  # the chain runs on positions in ``order``
 
     def half(seq):
         chain = []
@@ -95,8 +116,8 @@ def convex_hull_2d(points):
             chain.append(i)
         return chain
 
-    lower, upper = half(order), half(reversed(order))
-    return np.array(lower[:-1] + upper[:-1], dtype=np.intp)
+    lower, upper = half(range(len(order))), half(reversed(range(len(order))))
+    return order[lower[:-1] + upper[:-1]].astype(np.intp)
 
 
 def _distance_to_segment(p, a, b):
@@ -164,6 +185,20 @@ def row_readout(heads, v, row, head=0):
                       masked=bool(heads.masked_rows[row]))
 
 
+def keys_by_weight(weights):
+    """Key indices heaviest first; equal weights keep token order (a stable sort)."""
+    return np.argsort(-np.asarray(weights, dtype=np.float64), kind="stable")
+
+
+def drawn_keys(weights, max_keys):
+    """The keys a chart draws one by one, in token order: all of them when there are at most ``max_keys``,
+    else the ``max_keys − 1`` heaviest (the last slot is for the rest, grouped)."""
+    n = len(weights)
+    if n <= max_keys:
+        return list(range(n))
+    return sorted(keys_by_weight(weights)[:max(max_keys - 1, 0)].tolist())
+
+
 # ----- room for the labels of the plane (pixel geometry, y pointing down as on screen) --------------------
 def padded_range(lo, hi, pixels, pad_low, pad_high, floor=1.0):
     """(lo', hi') that show [lo, hi] with ``pad_low`` / ``pad_high`` pixels of room at its two ends.
@@ -221,6 +256,41 @@ LINE_COST = 4.0  # a pixel of line under a label counts as this many pixels of c
 OUTSIDE_COST = 3.0  # a pixel of label outside the plot: worse than covering something
 
 
+def boxes_around(points, half):
+    """Square boxes (n, 4) of half-size ``half`` centred on (n, 2) points: the obstacles a dot makes."""
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    return np.concatenate([pts - half, pts + half], axis=1)
+
+
+def _as_rows(items, width):
+    """A list of tuples, or an array, as a float (n, width) array (an empty one for no items)."""
+    a = np.asarray(items, dtype=np.float64)
+    return a.reshape(-1, width) if a.size else np.zeros((0, width))
+
+
+def overlap_areas(boxes, others):
+    """``box_overlap`` of every pair: boxes (k, 4) × others (n, 4) → (n, k) areas."""
+    b, o = np.asarray(boxes, dtype=np.float64), np.asarray(others, dtype=np.float64)
+    w = np.minimum(o[:, None, 2], b[None, :, 2]) - np.maximum(o[:, None, 0], b[None, :, 0])
+    h = np.minimum(o[:, None, 3], b[None, :, 3]) - np.maximum(o[:, None, 1], b[None, :, 1])
+    return np.maximum(w, 0.0) * np.maximum(h, 0.0)
+
+
+def segment_lengths_in_boxes(segments, boxes):
+    """``segment_in_box`` of every pair, by vectorised Liang–Barsky: segments (n, 4) × boxes (k, 4) → (n, k)."""
+    s, b = np.asarray(segments, dtype=np.float64), np.asarray(boxes, dtype=np.float64)
+    x0, y0 = s[:, 0, None], s[:, 1, None]
+    dx, dy = s[:, 2, None] - x0, s[:, 3, None] - y0
+    # the four (p, q) of segment_in_box, edge by edge: p (n, 4, 1), q (n, 4, k)
+    p = np.stack([-dx, dx, -dy, dy], axis=1)
+    q = np.stack([x0 - b[None, :, 0], b[None, :, 2] - x0, y0 - b[None, :, 1], b[None, :, 3] - y0], axis=1)
+    t = q / np.where(p == 0, 1.0, p)
+    t0 = np.maximum(np.where(p < 0, t, -np.inf).max(axis=1), 0.0)  # entering: the last edge crossed inwards
+    t1 = np.minimum(np.where(p > 0, t, np.inf).min(axis=1), 1.0)  # leaving: the first edge crossed outwards
+    parallel_outside = ((p == 0) & (q < 0)).any(axis=1)  # parallel to an edge and beyond it
+    return np.where(~parallel_outside & (t0 <= t1), (t1 - t0) * np.hypot(dx, dy), 0.0)
+
+
 def place_label(anchor, size, offsets, boxes=(), segments=(), bounds=None, line_cost=LINE_COST, penalties=None):
     """Where a label of ``size`` (w, h) goes next to ``anchor`` (x, y): the box (x0, y0, x1, y1) at one of
     ``offsets`` (the box's top-left relative to the anchor) that hides least.
@@ -230,21 +300,47 @@ def place_label(anchor, size, offsets, boxes=(), segments=(), bounds=None, line_
     one (how visible it is: a faint line costs little) — and OUTSIDE_COST per pixel of it outside ``bounds``.
     ``penalties`` (one per offset) add a fixed cost, e.g. for being further away. The first of the
     cheapest offsets wins, so ``offsets`` are listed in order of preference.
+    ``boxes`` and ``segments`` may be sequences of tuples or (n, 4) / (n, 4 or 5) arrays. All offsets
+    are scored at once with NumPy, against only the obstacles that reach the candidate boxes.
     Returns (index of the offset, box).
     """
-    w, h = float(size[0]), float(size[1])
-    best = None
-    for k, (dx, dy) in enumerate(offsets):
-        x, y = float(anchor[0]) + dx, float(anchor[1]) + dy
-        box = (x, y, x + w, y + h)
-        cost = 0.0 if penalties is None else float(penalties[k])
-        cost += sum(box_overlap(box, b) for b in boxes)
-        cost += line_cost * sum(segment_in_box(s[:4], box) * (float(s[4]) if len(s) > 4 else 1.0)
-                                for s in segments)
-        if bounds is not None:
-            cost += OUTSIDE_COST * outside_area(box, bounds)
-        if best is None or cost < best[0] - 1e-9:
-            best = (cost, k, box)
-    if best is None:
+    off = _as_rows(offsets, 2)
+    if not len(off):
         raise ValueError("place_label needs at least one offset")
-    return best[1], best[2]
+    w, h = float(size[0]), float(size[1])
+    x = float(anchor[0]) + off[:, 0]
+    y = float(anchor[1]) + off[:, 1]
+    cand = np.stack([x, y, x + w, y + h], axis=1)  # (k, 4), as the scalar formula builds each box
+    reach = (cand[:, 0].min(), cand[:, 1].min(), cand[:, 2].max(), cand[:, 3].max())
+    cost = np.zeros(len(cand)) if penalties is None else np.asarray(penalties, dtype=np.float64)[:len(cand)].copy()
+
+    b = _as_rows(boxes, 4)
+    b = b[(b[:, 0] <= reach[2]) & (b[:, 2] >= reach[0]) & (b[:, 1] <= reach[3]) & (b[:, 3] >= reach[1])]
+    if len(b):
+        # a cumulative sum adds in list order, as Python's sum() does: the same costs to the last bit
+        cost += np.cumsum(overlap_areas(cand, b), axis=0)[-1]
+    segs = _segment_rows(segments)
+    if len(segs):
+        lo, hi = np.minimum(segs[:, 0:2], segs[:, 2:4]), np.maximum(segs[:, 0:2], segs[:, 2:4])
+        segs = segs[(lo[:, 0] <= reach[2]) & (hi[:, 0] >= reach[0]) & (lo[:, 1] <= reach[3]) & (hi[:, 1] >= reach[1])]
+    if len(segs):
+        cost += line_cost * np.cumsum(segment_lengths_in_boxes(segs[:, :4], cand) * segs[:, 4:5], axis=0)[-1]
+    if bounds is not None:
+        area = (cand[:, 2] - cand[:, 0]) * (cand[:, 3] - cand[:, 1])
+        cost += OUTSIDE_COST * (area - overlap_areas(cand, np.asarray(bounds, dtype=np.float64).reshape(1, 4))[0])
+    costs, best = cost.tolist(), 0
+    for k in range(1, len(costs)):  # a later offset wins only if clearly cheaper than the best before it
+        if costs[k] < costs[best] - 1e-9:
+            best = k
+    return best, tuple(float(c) for c in cand[best])
+
+
+def _segment_rows(segments):
+    """Segments (x0, y0, x1, y1[, visibility]) → an (n, 5) array, visibility 1 where it is left out."""
+    if isinstance(segments, np.ndarray):
+        if not segments.size:
+            return np.zeros((0, 5))
+        s = np.asarray(segments, dtype=np.float64).reshape(len(segments), -1)
+        return s[:, :5] if s.shape[1] >= 5 else np.column_stack([s[:, :4], np.ones(len(s))])
+    rows = [tuple(float(c) for c in seg[:5]) + (() if len(seg) > 4 else (1.0,)) for seg in segments]
+    return np.array(rows, dtype=np.float64).reshape(-1, 5)

@@ -12,8 +12,8 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPalette, QPen, 
 from PySide6.QtWidgets import (QApplication, QBoxLayout, QComboBox, QFrame, QGraphicsPolygonItem, QHBoxLayout,
                                QLabel, QScrollArea, QVBoxLayout, QWidget)
 
-from explorer.core.readout import (convex_hull_2d, in_convex_hull, padded_range, place_label, row_readout,
-                                   shares_for_bars)
+from explorer.core.readout import (boxes_around, convex_hull_2d, drawn_keys, in_convex_hull, keys_by_weight,
+                                   padded_range, place_label, row_readout, shares_for_bars)
 
 from .base import Panel
 
@@ -81,6 +81,11 @@ def _stepped_range(lo, hi):
     return bottom - pad, top + pad
 
 
+def _same_points(a, b):
+    """True if the (L, 2) arrays ``a`` (may be None) and ``b`` hold the same points."""
+    return a is not None and a.shape == b.shape and np.array_equal(a, b)
+
+
 def _label_groups(pts, keys, tokens):
     """Keys at the same place share one label ("追, 红色") so coincident names do not overprint."""
     groups = {}
@@ -97,8 +102,13 @@ class ReadoutPanel(Panel):
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
         self._dims = (0, 1)  # which columns of the head's slice of V the plane shows (x, y)
-        self._hull_cache = (None, None, None)  # (values array, dims, hull indices)
+        self._hull_cache = (None, None)  # (the plane's points, their hull's indices): redone when the points move
+        self._drawn_pts = None  # the points the grey scatter and the hull polygon show now
+        self._drawn_key_pts = None  # the points the coloured scatter shows now (slot k in colour k)
+        self._plane_axes = None  # the plane's (bottom, left) axis titles as set
+        self._combo_tokens = None  # the tokens row_combo lists
         self._readout = None
+        self._shown = (None, [])  # (readout, the keys drawn one by one for it)
         self._stacks = None  # (keys, stacked shares, their bases) as drawn, for the tooltips
         self.inside = None  # the last hull check: O_i inside the hull of the V rows on the plane
         fg = self.palette().color(QPalette.ColorRole.WindowText)
@@ -255,11 +265,11 @@ class ReadoutPanel(Panel):
             return
         tokens = self.model.tokens
         s = self.model.settings
-        items = [f"{i}: {t}" for i, t in enumerate(tokens)]
         with QSignalBlocker(self.row_combo):
-            if [self.row_combo.itemText(i) for i in range(self.row_combo.count())] != items:
+            if self._combo_tokens != list(tokens):  # refilled only when the tokens change, not on every edit
                 self.row_combo.clear()
-                self.row_combo.addItems(items)
+                self.row_combo.addItems([f"{i}: {t}" for i, t in enumerate(tokens)])
+                self._combo_tokens = list(tokens)
             self.row_combo.setCurrentIndex(s.selected_row)
 
         hidden = self.hidden()
@@ -329,10 +339,9 @@ class ReadoutPanel(Panel):
 
     def shown_keys(self):
         """The keys drawn one by one: all of them, or the MAX_KEYS − 1 heaviest (in token order)."""
-        w = self._readout.weights
-        if len(w) <= MAX_KEYS:
-            return list(range(len(w)))
-        return sorted(np.argsort(-w, kind="stable")[:MAX_KEYS - 1].tolist())
+        if self._shown[0] is not self._readout:  # ranked once per readout (the bars, the plane and the labels all ask)
+            self._shown = (self._readout, drawn_keys(self._readout.weights, MAX_KEYS))
+        return list(self._shown[1])
 
     # ----- drawing ------------------------------------------------------------------------------
     def _draw(self):
@@ -351,7 +360,7 @@ class ReadoutPanel(Panel):
             self.header.setText(f"<b>③ readout for {who}</b>: <span style='color:#b00020'>row fully masked: "
                                 f"no output (all weights 0)</span>")
             return
-        order = np.argsort(-ro.weights, kind="stable") if len(ro.weights) > MAX_TERMS else range(len(ro.weights))
+        order = keys_by_weight(ro.weights) if len(ro.weights) > MAX_TERMS else range(len(ro.weights))
         terms = [f"{_fmt_weight(ro.weights[j])}·v({escape(tokens[j])})" for j in order[:MAX_TERMS]]
         if len(order) > MAX_TERMS:
             rest = float(ro.weights[order[MAX_TERMS:]].sum())  # display only: the weight not spelled out
@@ -367,29 +376,35 @@ class ReadoutPanel(Panel):
                      f"concatenated)</span>")
         self.header.setText(text)
 
+    @staticmethod
+    def _pooled(plot, items, count, make):
+        """``count`` items on ``plot``: the ones already there reused, new ones from ``make()``, extras removed
+        (at large L the same dozen items are updated on every edit instead of rebuilt)."""
+        for item in items[count:]:
+            plot.removeItem(item)
+        items = items[:count]
+        while len(items) < count:
+            items.append(make())
+            plot.addItem(items[-1])
+        return items
+
     def _draw_bars(self, ro, keys):
         plot = self.bars
-        for item in self.bar_items:
-            plot.removeItem(item)
-        self.bar_items, self.bar_keys = [], []
         parts = ro.parts
         d = parts.shape[1]
         x = np.arange(d, dtype=float)
         rest = len(parts) > len(keys)  # the others: positives and negatives kept apart, so stacks stay truthful
         stacked, bases = shares_for_bars(parts, keys)
-        edge = pg.mkPen(QColor(255, 255, 255), width=1)
-        for slot, j in enumerate(keys):
-            item = pg.BarGraphItem(x=x, y0=bases[slot], height=stacked[slot], width=BAR_WIDTH,
-                                   brush=key_colour(slot), pen=edge)
-            self.bar_items.append(item)
-            self.bar_keys.append(j)
+        bars = [(x, bases[slot], stacked[slot], key_colour(slot)) for slot in range(len(keys))]
         if rest:
-            item = pg.BarGraphItem(x=np.concatenate([x, x]), y0=np.concatenate(bases[-2:]),
-                                   height=np.concatenate(stacked[-2:]), width=BAR_WIDTH, brush=OTHERS_COLOR, pen=edge)
-            self.bar_items.append(item)
-            self.bar_keys.append(None)
-        for item in self.bar_items:
-            plot.addItem(item)
+            bars.append((np.concatenate([x, x]), np.concatenate(bases[-2:]), np.concatenate(stacked[-2:]),
+                         QColor(OTHERS_COLOR)))
+        edge = pg.mkPen(QColor(255, 255, 255), width=1)
+        self.bar_items = self._pooled(plot, self.bar_items, len(bars),
+                                      lambda: pg.BarGraphItem(x=x, height=np.zeros(d), width=BAR_WIDTH, pen=edge))
+        for item, (bx, y0, height, colour) in zip(self.bar_items, bars):
+            item.setOpts(x=bx, y0=y0, height=height, width=BAR_WIDTH, brush=colour)
+        self.bar_keys = list(keys) + ([None] if rest else [])
 
         total = ro.output
         if ro.masked:
@@ -444,12 +459,11 @@ class ReadoutPanel(Panel):
         self.bars.setToolTip(self.bar_tooltip(p.x(), p.y()))
 
     def _hull(self, pts):
-        values, dims, hull = self._hull_cache
-        key = self._dims if self._readout.values.shape[1] > 1 else (0,)
-        if values is self._readout.values and dims == key:
-            return hull
-        hull = convex_hull_2d(pts)
-        self._hull_cache = (self._readout.values, key, hull)
+        """The hull of the plane's points, recomputed only when they move (an edit of Q or K leaves V alone)."""
+        cached, hull = self._hull_cache
+        if not _same_points(cached, pts):
+            hull = convex_hull_2d(pts)
+            self._hull_cache = (pts.copy(), hull)
         return hull
 
     def plane_points(self):
@@ -466,54 +480,57 @@ class ReadoutPanel(Panel):
         pts, o = self.plane_points()
         one_d = ro.values.shape[1] == 1
         hull = self._hull(pts)
-        self.hull_item.setPolygon(QPolygonF([QPointF(*pts[i]) for i in hull]) if len(hull) > 1 else QPolygonF())
+        if not _same_points(self._drawn_pts, pts):  # L points: set only when they moved
+            self.hull_item.setPolygon(QPolygonF([QPointF(*pts[i]) for i in hull]) if len(hull) > 1 else QPolygonF())
+            self.points.setData(pos=pts)
+            self._drawn_pts = pts.copy()
+        key_pts = pts[keys]
+        if not _same_points(self._drawn_key_pts, key_pts):
+            self.key_points.setData(pos=key_pts, brush=[pg.mkBrush(key_colour(slot)) for slot in range(len(keys))])
+            self._drawn_key_pts = key_pts
 
-        self.points.setData(pos=pts)
-        self.key_points.setData(pos=pts[keys], brush=[pg.mkBrush(key_colour(slot)) for slot in range(len(keys))])
-
-        for item in self.weight_lines + self.point_labels:
-            plot.removeItem(item)
-        self.weight_lines, self.point_labels, self._label_points = [], [], []
         font = QFont(QApplication.font())
         crowded = len(keys) < len(pts)  # grey dots of other keys behind: give the labels a light backing
-        for j, text in _label_groups(pts, keys, tokens):
-            label = pg.TextItem(text, color=self._fg, fill=pg.mkBrush(255, 255, 255, 200) if crowded else None)
-            label.setZValue(5.5)  # above the grey dots, below the coloured ones and O_i
-            label.textItem.document().setDocumentMargin(2)  # its box is what _place_labels keeps apart
-            label.setFont(font)
+        groups = _label_groups(pts, keys, tokens)
+        self.point_labels = self._pooled(plot, self.point_labels, len(groups), self._new_point_label)
+        fill = pg.mkBrush(255, 255, 255, 200) if crowded else pg.mkBrush(None)
+        self._label_points = []
+        for label, (j, text) in zip(self.point_labels, groups):
+            label.setText(text)
+            label.fill = fill
+            if label.textItem.font() != font:
+                label.setFont(font)
             label.setPos(*pts[j])
-            self.point_labels.append(label)
+            label.update()
             self._label_points.append(np.array(pts[j], dtype=float))
-            plot.addItem(label)
 
         if ro.masked:
+            self.weight_lines = self._pooled(plot, self.weight_lines, 0, None)
             self.star.setData([], [])
             self.star_label.setText("")
             self.star_label.setVisible(False)
             self.star_leader.setData([], [])
         else:
-            for j in keys:
+            self.weight_lines = self._pooled(plot, self.weight_lines, len(keys), self._new_weight_line)
+            for line, j in zip(self.weight_lines, keys):
                 alpha = int(round(255 * float(np.clip(ro.weights[j], 0, 1))))
-                line = pg.PlotCurveItem([o[0], pts[j, 0]], [o[1], pts[j, 1]],
-                                        pen=pg.mkPen(QColor(40, 40, 40, alpha), width=2))
-                line.setZValue(5.2)  # above the grey dots, below the labels and coloured dots
-                self.weight_lines.append(line)
-                plot.addItem(line)
+                line.setData([o[0], pts[j, 0]], [o[1], pts[j, 1]])
+                line.setPen(pg.mkPen(QColor(40, 40, 40, alpha), width=2))
             self.star.setData([o[0]], [o[1]])
             self.star_label.setText(f"O[{tokens[ro.row]}]")
-            self.star_label.setFont(font)
+            if self.star_label.textItem.font() != font:
+                self.star_label.setFont(font)
             self.star_label.setPos(*o)
             self.star_label.setVisible(True)
 
         names = [f"d{int(c)}" for c in ro.columns]
-        if one_d:
-            plot.setLabel("bottom", f"{names[0]} (V has one dimension: a line)", color=self._fg.name())
-            plot.setLabel("left", "", color=self._fg.name())
-            plot.getAxis("left").setTicks([[], []])
-        else:
-            plot.setLabel("bottom", names[self._dims[0]], color=self._fg.name())
-            plot.setLabel("left", names[self._dims[1]], color=self._fg.name())
-            plot.getAxis("left").setTicks(None)
+        axes = (f"{names[0]} (V has one dimension: a line)", "") if one_d else \
+            (names[self._dims[0]], names[self._dims[1]])
+        if axes != self._plane_axes:  # relabelled only when the columns change (each label is a relayout)
+            plot.setLabel("bottom", axes[0], color=self._fg.name())
+            plot.setLabel("left", axes[1], color=self._fg.name())
+            plot.getAxis("left").setTicks([[], []] if one_d else None)
+            self._plane_axes = axes
         self._layout_plane()
 
         if ro.masked:
@@ -525,6 +542,20 @@ class ReadoutPanel(Panel):
         mark = "<span style='color:#009E73'>✓</span>" if inside else "<span style='color:#b00020'>✗</span>"
         self.check_label.setText(f"O[{escape(tokens[ro.row])}] inside the hull of V's rows ({where}): <b>{mark}</b>")
         self.inside = inside
+
+    def _new_point_label(self):
+        """A token label for the plane (its text, backing and place are set on every draw)."""
+        label = pg.TextItem("", color=self._fg)
+        label.setZValue(5.5)  # above the grey dots, below the coloured ones and O_i
+        label.textItem.document().setDocumentMargin(2)  # its box is what _place_labels keeps apart
+        return label
+
+    @staticmethod
+    def _new_weight_line():
+        """A line O_i → v_j (its ends and its weight's opacity are set on every draw)."""
+        line = pg.PlotCurveItem()
+        line.setZValue(5.2)  # above the grey dots, below the labels and coloured dots
+        return line
 
     # ----- the plane's range and labels, in pixels (redone whenever the plot is resized) -----------------
     def _layout_plane(self):
@@ -583,14 +614,14 @@ class ReadoutPanel(Panel):
         bounds = (0.0, 0.0, max(vb.width(), 1.0), max(vb.height(), 1.0))
         pts, o = self.plane_points()
         pts_px = self._to_pixels(pts)
-        dots = [(x - DOT_PX, y - DOT_PX, x + DOT_PX, y + DOT_PX) for x, y in pts_px]
+        dots = boxes_around(pts_px, DOT_PX)  # (L, 4): place_label scores only those near a label
         star_on = self.star_label.isVisible()
         star = self._to_pixels(o)
-        lines = []
+        lines = np.zeros((0, 5))
         if star_on:
             keys = self.shown_keys()
             weights = np.clip(self._readout.weights[keys], 0.0, 1.0)  # a line is as visible as its weight
-            lines = [(*star, *p, max(float(wt), 0.1)) for p, wt in zip(pts_px[keys], weights)]
+            lines = np.column_stack([np.tile(star, (len(keys), 1)), pts_px[keys], np.maximum(weights, 0.1)])
         taken = [(star[0] - STAR_PX, star[1] - STAR_PX, star[0] + STAR_PX, star[1] + STAR_PX)] if star_on else []
         centre = pts_px.mean(axis=0)
         for label, point in sorted(zip(self.point_labels, self._label_points), key=lambda lp: lp[1][0]):
@@ -602,29 +633,26 @@ class ReadoutPanel(Panel):
             out = anchor - centre
             if np.hypot(*out) > 1e-6:  # outward first: away from the hull, where O_i and the lines are not
                 offsets.sort(key=lambda d: -float(np.dot(np.array([d[0] + w / 2, d[1] + h / 2]), out)))
-            reach = np.hypot(w, h) + 2 * (DOT_PX + LABEL_GAP)  # only dots a candidate box can touch
-            dist = np.hypot(*(pts_px - anchor).T)
-            own = [dots[i] for i in np.flatnonzero((dist > 0.5) & (dist < reach))]
-            _, box = place_label(anchor, (w, h), offsets, boxes=own + taken, segments=lines, bounds=bounds,
-                                 line_cost=1.0)
+            others = dots[np.hypot(*(pts_px - anchor).T) > 0.5]  # every dot but its own (and any on top of it)
+            _, box = place_label(anchor, (w, h), offsets, boxes=np.concatenate([others, np.reshape(taken, (-1, 4))]),
+                                 segments=lines, bounds=bounds, line_cost=1.0)
             label.setAnchor((0, 0))
             label.setPos(*self._to_data(box[:2]))
             taken.append(box)
         if not star_on:
             return
         hull = pts_px[self._hull(pts)]
-        edges = [(*hull[k], *hull[(k + 1) % len(hull)], HULL_EDGE_VISIBILITY) for k in range(len(hull))] \
-            if len(hull) > 1 else []
+        edges = np.column_stack([hull, np.roll(hull, -1, axis=0), np.full(len(hull), HULL_EDGE_VISIBILITY)]) \
+            if len(hull) > 1 else np.zeros((0, 5))
         w, h = self._label_size(self.star_label)
         offsets, penalties = [], []
         for ring, g in enumerate((STAR_PX + 1, STAR_PX + 14, STAR_PX + 30)):  # beside the star, then further
             offsets += [(g, -h / 2), (g, -h - 2), (g, 2), (-w - g, -h / 2), (-w - g, -h - 2), (-w - g, 2),
                         (-w / 2, g - 4), (-w / 2, -h - g + 4)]
             penalties += [ring * STAR_RING_COST * w * h] * 8  # far from the star it names the star less
-        reach = np.hypot(w, h) + STAR_PX + 40  # the farthest ring of offsets, plus a box
-        near_star = [dots[i] for i in np.flatnonzero(np.hypot(*(pts_px - star).T) < reach)]
-        _, box = place_label(star, (w, h), offsets, boxes=near_star + taken[1:], segments=lines + edges, bounds=bounds,
-                             line_cost=STAR_LINE_COST, penalties=penalties)
+        _, box = place_label(star, (w, h), offsets, boxes=np.concatenate([dots, np.reshape(taken[1:], (-1, 4))]),
+                             segments=np.concatenate([lines, edges]), bounds=bounds, line_cost=STAR_LINE_COST,
+                             penalties=penalties)
         self.star_label.setAnchor((0, 0))
         self.star_label.setPos(*self._to_data(box[:2]))
         near = np.clip(star, box[:2], box[2:])  # the label's closest point to the star

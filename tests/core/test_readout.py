@@ -10,8 +10,8 @@ from hypothesis.extra import numpy as hnp
 from explorer.core import contributions, convex_hull_2d, in_convex_hull, multi_head_attention, softmax
 from explorer.core.errors import ShapeError
 from explorer.core.presets import demo_session
-from explorer.core.readout import (box_overlap, outside_area, padded_range, place_label, row_readout, segment_in_box,
-                                   shares_for_bars, stack_bases)
+from explorer.core.readout import (box_overlap, drawn_keys, keys_by_weight, outside_area, padded_range, place_label,
+                                   row_readout, segment_in_box, shares_for_bars, stack_bases)
 
 PROPS = settings(max_examples=80, deadline=None, database=None)
 
@@ -222,6 +222,44 @@ def test_hull_is_ccw_and_contains_every_point(pts):
     assert hull_set(pts[hull]) == hull_set(pts)
 
 
+def plain_monotone_chain(pts):
+    """Andrew's monotone chain over every point, with no pre-filtering: what convex_hull_2d must equal."""
+    order = np.lexsort((pts[:, 1], pts[:, 0]))
+    keep = np.ones(len(order), dtype=bool)
+    keep[1:] = np.any(pts[order[1:]] != pts[order[:-1]], axis=1)
+    order = [int(i) for i in order[keep]]
+    if len(order) <= 2:
+        return order
+    p = pts.tolist()
+
+    def half(seq):
+        chain = []
+        for i in seq:
+            while len(chain) >= 2 and ((p[chain[-1]][0] - p[chain[-2]][0]) * (p[i][1] - p[chain[-2]][1])
+                                       - (p[chain[-1]][1] - p[chain[-2]][1]) * (p[i][0] - p[chain[-2]][0])) <= 0:
+                chain.pop()
+            chain.append(i)
+        return chain
+
+    return half(order)[:-1] + half(order[::-1])[:-1]
+
+
+@PROPS
+@given(st.integers(65, 600), st.integers(0, 2 ** 32 - 1), st.sampled_from(["grid", "normal", "line", "clumps"]))
+def test_many_points_give_the_same_hull_as_the_plain_chain(n, seed, kind):
+    """Past 64 points the interior is dropped before the chain runs: same vertices, same order, same first index."""
+    rng = np.random.default_rng(seed)
+    if kind == "grid":  # small integers: exact arithmetic, many duplicates and collinear points on the edges
+        pts = rng.integers(-6, 7, size=(n, 2)).astype(float)
+    elif kind == "normal":
+        pts = rng.normal(3.0, 2.0, size=(n, 2)) * 10.0 ** rng.integers(-3, 4)
+    elif kind == "line":
+        pts = np.outer(rng.integers(-20, 21, size=n), [1.0, 2.0])
+    else:
+        pts = rng.choice(rng.normal(size=(5, 2)), size=n)
+    assert convex_hull_2d(pts).tolist() == plain_monotone_chain(pts)
+
+
 @PROPS
 @given(hnp.arrays(np.float64, st.tuples(st.integers(1, 12), st.just(2)), elements=value),
        st.tuples(value, value))
@@ -270,3 +308,11 @@ def test_place_label_takes_the_first_offset_that_hides_least():
     assert k == 1
     with pytest.raises(ValueError):
         place_label((0, 0), (1, 1), [])
+
+
+def test_keys_by_weight_and_the_keys_drawn_one_by_one():
+    w = np.array([0.1, 0.3, 0.1, 0.3, 0.2])
+    assert keys_by_weight(w).tolist() == [1, 3, 4, 0, 2]  # equal weights stay in token order
+    assert drawn_keys(w, 5) == [0, 1, 2, 3, 4]  # they all fit
+    assert drawn_keys(w, 4) == [1, 3, 4]  # three heaviest, in token order; the fourth slot groups the rest
+    assert drawn_keys(np.full(20, 0.05), 12) == list(range(11))

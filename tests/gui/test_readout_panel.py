@@ -332,3 +332,29 @@ def test_small_docks_scroll_instead_of_squashing_the_plots(qtbot):
     QApplication.processEvents()
     assert panel.plane.geometry().left() >= panel.bars.geometry().right()
     assert panel.bars.height() >= PLOT_MIN_HEIGHT and panel.plane.height() >= PLOT_MIN_HEIGHT
+
+
+def test_a_redraw_updates_the_same_items_and_drops_the_extras(qtbot):
+    """At large L a redraw re-uses its dozen bars, labels and lines; fewer keys leave no stale item behind."""
+    import pyqtgraph as pg
+
+    model, panel = make(qtbot, random_session(20, 4, seed=3))
+    items = [list(panel.bar_items), list(panel.point_labels), list(panel.weight_lines)]
+    assert [len(x) for x in items] == [12, 11, 11]
+    model.set_cell("V", 0, 0, float(model.matrix("V")[0, 0]) + 0.25)
+    model.set_selection(row=5)
+    model.flush()
+    assert [list(panel.bar_items), list(panel.point_labels), list(panel.weight_lines)] == items
+    np.testing.assert_allclose(np.column_stack(panel.points.getData()), model.matrix("V")[:, :2])
+
+    model.load(random_session(3, 4, seed=1))
+    model.flush()
+    assert [len(panel.bar_items), len(panel.point_labels), len(panel.weight_lines)] == [3, 3, 3]
+    on_plane = panel.plane.getPlotItem().items
+    assert sum(isinstance(i, pg.TextItem) for i in on_plane) == 3 + 1  # three tokens and O_i
+    assert sum(isinstance(i, pg.BarGraphItem) for i in panel.bars.getPlotItem().items) == 3
+    assert [panel.row_combo.itemText(i) for i in range(panel.row_combo.count())] == \
+        [f"{i}: {t}" for i, t in enumerate(model.tokens)]
+    model.rename_token(1, "新")
+    model.flush()
+    assert panel.row_combo.itemText(1) == "1: 新"
