@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (QApplication, QBoxLayout, QComboBox, QFrame, QGra
 
 from explorer.core.readout import (boxes_around, convex_hull_2d, drawn_keys, in_convex_hull, keys_by_weight,
                                    padded_range, place_label, row_readout, shares_for_bars)
+from explorer.widgets.plot_cache import cache_axes
 
 from .base import Panel
 
@@ -243,6 +244,7 @@ class ReadoutPanel(Panel):
             axis.setTextPen(self._fg)
             axis.enableAutoSIPrefix(False)
             axis.setStyle(hideOverlappingLabels=20)  # an end label may reach 20 px past the axis
+        cache_axes(plot)
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
