@@ -85,8 +85,9 @@ def take_screenshot(app, window, path, problem=None):
     window.show()
     for _ in range(3):
         app.processEvents()
+    window.build_shown_panels()  # every dock on screen shows its real panel (the rest stay unbuilt)
     window.model.flush()
-    for panel in window.panels.values():
+    for panel in window.panels.built().values():
         panel.refresh()
     app.processEvents()
     if problem:

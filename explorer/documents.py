@@ -6,10 +6,10 @@ from pathlib import Path
 import numpy as np
 from PySide6.QtCore import QPoint, QRectF, QSize
 from PySide6.QtGui import QPainter
-from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from explorer.core import presets
+from explorer.widgets.plot_cache import axes_as_vectors
 from explorer.core.errors import ExplorerError
 from explorer.core.matrix_io import load_matrix, save_matrix
 from explorer.core.session import load_session, save_session
@@ -228,10 +228,12 @@ class Documents:
 
     def _write_image(self, widget, path):
         self.model.flush()
-        for panel in ([widget] if widget in self.window.panels.values() else self.window.panels.values()):
+        built = self.window.panels.built().values()  # a panel never built is on no picture
+        for panel in ([widget] if widget in built else built):
             panel.refresh()  # a hidden panel has not drawn the latest numbers
         if str(path).lower().endswith(".svg"):
-            ok = write_svg(widget, path)
+            with axes_as_vectors(widget):
+                ok = write_svg(widget, path)
         else:
             ok = widget.grab().save(str(path), "PNG")
         if ok:
@@ -243,6 +245,8 @@ class Documents:
 
 def write_svg(widget, path):
     """Render ``widget`` into an SVG drawing (vector where Qt paints vectors)."""
+    from PySide6.QtSvg import QSvgGenerator  # only for SVG export: not on the start-up path
+
     size = widget.size()
     gen = QSvgGenerator()
     gen.setFileName(str(path))

@@ -1,4 +1,6 @@
 """The main window: every panel a dock built from one table, the menus, the title and layout."""
+import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from PySide6.QtCore import QByteArray, Qt, QTimer
@@ -8,21 +10,9 @@ from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QMessageBox, QSc
 from explorer import __version__
 from explorer.documents import Documents
 from explorer.model import AttentionModel
-from explorer.panels.controls import ControlsPanel
-from explorer.panels.editor import EditorPanel
-from explorer.panels.heads import HeadsPanel
-from explorer.panels.lesson import LessonPanel
-from explorer.panels.lines import AttentionLinesPanel
-from explorer.panels.output import OutputPanel
-from explorer.panels.positions import PositionsPanel
-from explorer.panels.readout import ReadoutPanel
-from explorer.panels.rope import RopePanel
-from explorer.panels.scores import ScoresPanel
-from explorer.panels.split_merge import SplitMergePanel
-from explorer.panels.sqrt_d import SqrtDPanel
-from explorer.panels.weights import WeightsPanel
 from explorer.recovery import Recovery
 from explorer.settings_store import qsettings
+from explorer.style import style_dock, style_status_bar
 
 L, R, B = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea, Qt.BottomDockWidgetArea
 
@@ -31,26 +21,75 @@ L, R, B = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea, Qt.BottomDockWidgetArea
 class DockSpec:
     name: str  # the QDockWidget's objectName: saveState/restoreState key on it
     title: str
-    panel: type
+    panel: str  # "module.Class" under explorer.panels, imported when the panel is first built
     area: Qt.DockWidgetArea
     shortcut: str
 
+    def panel_class(self):
+        """The panel's class; its module is imported on first use, so panels never shown cost nothing."""
+        module, _, name = self.panel.rpartition(".")
+        return getattr(importlib.import_module(f"explorer.panels.{module}"), name)
+
 
 DOCKS = (
-    DockSpec("editor", "Matrix editor — Q, K, V", EditorPanel, L, "Ctrl+1"),
-    DockSpec("controls", "Controls", ControlsPanel, L, "Ctrl+2"),
-    DockSpec("lesson", "Lesson 实验引导", LessonPanel, L, "Ctrl+3"),
-    DockSpec("scores", "① Scores  S = QKᵀ·scale", ScoresPanel, R, "Ctrl+4"),
-    DockSpec("weights", "② Weights  A = softmax(S)", WeightsPanel, R, "Ctrl+5"),
-    DockSpec("output", "③ Output  O = A·V", OutputPanel, R, "Ctrl+6"),
-    DockSpec("readout", "Readout", ReadoutPanel, R, "Ctrl+7"),
-    DockSpec("lines", "Attention lines", AttentionLinesPanel, R, "Ctrl+8"),
-    DockSpec("heads", "Heads", HeadsPanel, R, "Ctrl+9"),
-    DockSpec("split_merge", "Split and merge", SplitMergePanel, R, "Ctrl+0"),
-    DockSpec("positions", "Positions", PositionsPanel, R, "Ctrl+Shift+1"),
-    DockSpec("sqrt_d", "The √d lesson", SqrtDPanel, L, "Ctrl+Shift+2"),
-    DockSpec("rope", "RoPE", RopePanel, R, "Ctrl+Shift+3"),
+    DockSpec("editor", "Matrix editor — Q, K, V", "editor.EditorPanel", L, "Ctrl+1"),
+    DockSpec("controls", "Controls", "controls.ControlsPanel", L, "Ctrl+2"),
+    DockSpec("lesson", "Lesson 实验引导", "lesson.LessonPanel", L, "Ctrl+3"),
+    DockSpec("scores", "① Scores  S = QKᵀ·scale", "scores.ScoresPanel", R, "Ctrl+4"),
+    DockSpec("weights", "② Weights  A = softmax(S)", "weights.WeightsPanel", R, "Ctrl+5"),
+    DockSpec("output", "③ Output  O = A·V", "output.OutputPanel", R, "Ctrl+6"),
+    DockSpec("readout", "Readout", "readout.ReadoutPanel", R, "Ctrl+7"),
+    DockSpec("lines", "Attention lines", "lines.AttentionLinesPanel", R, "Ctrl+8"),
+    DockSpec("heads", "Heads", "heads.HeadsPanel", R, "Ctrl+9"),
+    DockSpec("split_merge", "Split and merge", "split_merge.SplitMergePanel", R, "Ctrl+0"),
+    DockSpec("positions", "Positions", "positions.PositionsPanel", R, "Ctrl+Shift+1"),
+    DockSpec("sqrt_d", "The √d lesson", "sqrt_d.SqrtDPanel", L, "Ctrl+Shift+2"),
+    DockSpec("rope", "RoPE", "rope.RopePanel", R, "Ctrl+Shift+3"),
 )
+SPECS = {spec.name: spec for spec in DOCKS}
+# Shown at start but second in line: built just after the window's first paint, so it appears sooner.
+AFTER_FIRST_PAINT = frozenset({"readout"})
+FIRST_PAINT_FALLBACK_MS = 500
+
+
+class Panels(Mapping):
+    """``window.panels``: name → panel for every dock, built on first access if its dock was never shown.
+
+    ``values()``/``items()`` build every panel; ``built()`` gives only those that exist already.
+    """
+
+    def __init__(self, build):
+        self._build = build  # build(name) creates the panel and calls _store before showing it
+        self._built = {}
+
+    def _store(self, name, panel):
+        self._built[name] = panel
+
+    def __getitem__(self, name):
+        if name not in self._built:
+            if name not in SPECS:
+                raise KeyError(name)
+            self._build(name)
+        return self._built[name]
+
+    def __contains__(self, name):
+        return name in SPECS  # without building it
+
+    def __iter__(self):
+        return iter(SPECS)
+
+    def __len__(self):
+        return len(SPECS)
+
+    def is_built(self, name):
+        return name in self._built
+
+    def built(self):
+        """The panels that exist now, name → panel, in dock order (nothing is built)."""
+        return {name: self._built[name] for name in SPECS if name in self._built}
+
+    def __repr__(self):
+        return f"Panels(built={list(self.built())}, lazy={[n for n in SPECS if n not in self._built]})"
 
 
 class MainWindow(QMainWindow):
@@ -62,15 +101,18 @@ class MainWindow(QMainWindow):
         self.setDockOptions(QMainWindow.AnimatedDocks | QMainWindow.AllowNestedDocks | QMainWindow.AllowTabbedDocks)
         self.setDockNestingEnabled(True)
         self.model = AttentionModel(session, parent=self)
-        self.panels, self.docks = {}, {}
+        self.panels, self.docks = Panels(self._build_panel), {}
+        self._dock_on_screen = {}  # name → the last visibilityChanged of its dock (none before it is shown)
+        self._restoring = False  # restoreState shows and hides docks in passing: build only what stays shown
+        self._painted = False  # until the first paint, AFTER_FIRST_PAINT panels wait
         for spec in DOCKS:
             self._add_dock(spec)
-        self.panels["lesson"].showPanel.connect(lambda name: self.docks[name].raise_())
         self._arrange_default()
         self._default_state = self.saveState()
         self.documents = Documents(self, path)
         self.actions = {}
         self._build_menus()
+        style_status_bar(self.statusBar())
         self.model.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         self.model.undo_stack.cleanChanged.connect(self._update_title)
         self._update_title()
@@ -86,18 +128,95 @@ class MainWindow(QMainWindow):
 
     # ----- docks ---------------------------------------------------------------------------------
     def _add_dock(self, spec):
+        """The dock and its (still empty) scroll area; the panel is built when the dock is first shown."""
         dock = QDockWidget(spec.title, self)
         dock.setObjectName(spec.name)
-        panel = spec.panel(self.model, dock)
-        panel.setObjectName(f"{spec.name}Panel")
+        style_dock(dock)
         # A squeezed dock scrolls instead of forcing the whole window to grow (small screens).
         scroll = QScrollArea(dock)
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.NoFrame)
-        scroll.setWidget(panel)
         dock.setWidget(scroll)
-        dock.visibilityChanged.connect(panel.set_on_screen)
-        self.panels[spec.name], self.docks[spec.name] = panel, dock
+        dock.visibilityChanged.connect(self._on_dock_visibility)  # bound methods: no reference cycle
+        dock.topLevelChanged.connect(self._on_dock_floated)
+        self.docks[spec.name] = dock
+
+    def _build_panel(self, name):
+        """Create the panel of dock ``name`` inside its scroll area (importing its module now)."""
+        dock = self.docks[name]
+        panel = SPECS[name].panel_class()(self.model, dock)
+        panel.setObjectName(f"{name}Panel")
+        self.panels._store(name, panel)
+        if name == "lesson":
+            panel.showPanel.connect(lambda other: self.docks[other].raise_())
+        scroll = dock.widget()
+        scroll.setWidget(panel)
+        if scroll.isVisible():
+            panel.show()  # a widget added to a scroll area already on screen stays hidden otherwise
+        on = self._dock_on_screen.get(name)
+        if on is not None:
+            panel.set_on_screen(on)
+
+    def _on_dock_visibility(self, on):
+        dock = self.sender()
+        if dock is not None:
+            self._dock_visibility(dock.objectName(), on)
+
+    def _on_dock_floated(self, floating):
+        dock = self.sender()
+        if dock is not None and floating and dock.isVisible():
+            self._dock_visibility(dock.objectName(), True)
+
+    def _dock_visibility(self, name, on):
+        """``visibilityChanged`` of a dock: build its panel the first time it shows, else tell the panel."""
+        dock = self.docks[name]
+        # Qt calls a floating dock hidden when it lies above or left of the window (where a tab
+        # behind others keeps its geometry); a floating dock that is shown is meant to be seen.
+        on = bool(on) or (dock.isFloating() and dock.isVisible())
+        self._dock_on_screen[name] = on
+        if self.panels.is_built(name):
+            self.panels[name].set_on_screen(on)
+        elif on and not self._restoring and self._may_build_now(name):
+            self._build_panel(name)
+
+    def _may_build_now(self, name):
+        return self._painted or name not in AFTER_FIRST_PAINT
+
+    def paintEvent(self, event):
+        super().paintEvent(event)
+        if not self._painted:
+            QTimer.singleShot(0, self._first_paint_done)  # the next event-loop turn: after this frame
+
+    def _first_paint_done(self):
+        self._painted = True
+        self._build_waiting_panels()
+
+    def _build_waiting_panels(self):
+        """Build the panels whose docks are on screen but were kept for after the first paint."""
+        for name, on in list(self._dock_on_screen.items()):
+            if on and not self.panels.is_built(name) and self._may_build_now(name):
+                self._build_panel(name)
+
+    def _restore_state(self, state):
+        """``restoreState`` that builds only the panels whose docks end up on screen."""
+        self._restoring = True
+        try:
+            ok = self.restoreState(state)
+        finally:
+            self._restoring = False
+        self._build_waiting_panels()
+        return ok
+
+    def waiting_panels(self):
+        """Docks on screen whose panels are not built yet (AFTER_FIRST_PAINT ones before the first paint)."""
+        return [name for name, on in self._dock_on_screen.items() if on and not self.panels.is_built(name)]
+
+    def build_shown_panels(self):
+        """Make sure every dock that is on screen has its real panel (its signal may not have come yet)."""
+        for name, dock in self.docks.items():
+            shown = dock.isVisible() and (dock.isFloating() or not dock.visibleRegion().isEmpty())
+            if shown and not self.panels.is_built(name):
+                self._build_panel(name)
 
     def _arrange_default(self):
         d = self.docks
@@ -138,12 +257,14 @@ class MainWindow(QMainWindow):
         """Put every dock back where it starts."""
         for dock in self.docks.values():
             dock.setFloating(False)
-        self.restoreState(self._default_state)
+        self._restore_state(self._default_state)
         self._hide_stale_tab_bars()
 
     def showEvent(self, event):
         super().showEvent(event)
         QTimer.singleShot(0, self._hide_stale_tab_bars)
+        if not self._painted:  # in case no paint reaches the window itself (all covered by children)
+            QTimer.singleShot(FIRST_PAINT_FALLBACK_MS, self._first_paint_done)
 
     def _hide_stale_tab_bars(self):
         """Work around Qt leaving the tab bar of an earlier layout pass visible (seen with Qt 6.11 when
@@ -172,7 +293,7 @@ class MainWindow(QMainWindow):
         if geometry and layout.get("geometry"):
             self.restoreGeometry(QByteArray.fromBase64(layout["geometry"].encode("ascii")))
         if layout.get("state"):
-            self.restoreState(QByteArray.fromBase64(layout["state"].encode("ascii")))
+            self._restore_state(QByteArray.fromBase64(layout["state"].encode("ascii")))
 
     def restore_layout(self):
         settings = qsettings()
@@ -254,8 +375,8 @@ class MainWindow(QMainWindow):
         edit.addSeparator()
         for key in ("add_token", "remove_token", "randomize", "reset"):
             edit.addAction(editor.actions[key])
-        positions = self.panels["positions"]
-        self._action("shuffle", "S&huffle tokens", lambda: self._shuffle(positions.seed.value()), "Ctrl+Shift+U",
+        self._action("shuffle", "S&huffle tokens", lambda: self._shuffle(self.panels["positions"].seed.value()),
+                     "Ctrl+Shift+U",
                      "Reorder the tokens and check whether the outputs reorder the same way", edit)
 
         view = bar.addMenu("&View")
@@ -303,4 +424,5 @@ class MainWindow(QMainWindow):
             self.save_layout()
         if self.recovery is not None:
             self.recovery.discard()
+        self.model.shutdown()
         event.accept()

@@ -1,17 +1,23 @@
 """The look: a font that has CJK glyphs, a calm palette, readable dock titles."""
-from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
+from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleFactory
 
 CJK_FAMILIES = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "Microsoft YaHei", "PingFang SC",
                 "WenQuanYi Micro Hei")
 
-STYLE_SHEET = """
-QDockWidget::title { padding: 4px 8px; background: #eef1f5; font-weight: 600; }
-QStatusBar { color: #333; }
-"""
+TITLE_BACKGROUND = "#eef1f5"
+TITLE_MARGIN = 4  # above and below the title text
+TITLE_INDENT = 12  # from the dock's left edge to the title text
+STATUS_TEXT = "#333"
 
 
 def apply_style(app):
-    """Prefer a UI font that renders Chinese tokens; fall back to the system font otherwise."""
+    """Prefer a UI font that renders Chinese tokens; fall back to the system font otherwise.
+
+    No application style sheet: it sends every widget's sizing and painting through
+    QStyleSheetStyle (~40 ms of start-up); the docks and the status bar are styled directly.
+    """
     families = set(QFontDatabase.families())
     for family in CJK_FAMILIES:
         if family in families:
@@ -19,4 +25,53 @@ def apply_style(app):
             font.setPointSizeF(max(app.font().pointSizeF(), 9.5))
             app.setFont(font)
             break
-    app.setStyleSheet(STYLE_SHEET)
+
+
+class DockTitleStyle(QProxyStyle):
+    """The application's style, but dock titles on a light band with room around the text.
+
+    Set on the QDockWidgets alone (``QWidget.setStyle`` does not pass to children), so the
+    Python overrides run for the dock frames only, never for the widgets inside the panels.
+    """
+
+    def drawControl(self, element, option, painter, widget=None):
+        if element != QStyle.ControlElement.CE_DockWidgetTitle:
+            super().drawControl(element, option, painter, widget)
+            return
+        painter.save()
+        painter.fillRect(option.rect, QColor(TITLE_BACKGROUND))
+        rect = self.subElementRect(QStyle.SubElement.SE_DockWidgetTitleBarText, option, widget)
+        rect.setLeft(option.rect.left() + TITLE_INDENT)
+        text = painter.fontMetrics().elidedText(option.title, Qt.TextElideMode.ElideRight, rect.width())
+        align = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextHideMnemonic
+        enabled = bool(option.state & QStyle.StateFlag.State_Enabled)
+        self.drawItemText(painter, rect, align, option.palette, enabled, text, QPalette.ColorRole.WindowText)
+        painter.restore()
+
+    def pixelMetric(self, metric, option=None, widget=None):
+        if metric == QStyle.PixelMetric.PM_DockWidgetTitleMargin:
+            return TITLE_MARGIN
+        return super().pixelMetric(metric, option, widget)
+
+
+def dock_style():
+    """The one DockTitleStyle of the application (made on first use, owned by the QApplication)."""
+    app = QApplication.instance()
+    style = getattr(app, "_dock_title_style", None)
+    if style is None:
+        style = DockTitleStyle(QStyleFactory.create(app.style().name()))
+        style.setParent(app)
+        app._dock_title_style = style
+    return style
+
+
+def style_dock(dock):
+    """The dock's title band (see DockTitleStyle)."""
+    dock.setStyle(dock_style())
+
+
+def style_status_bar(bar):
+    """Status messages in a soft dark grey."""
+    palette = bar.palette()
+    palette.setColor(QPalette.ColorRole.WindowText, QColor(STATUS_TEXT))
+    bar.setPalette(palette)

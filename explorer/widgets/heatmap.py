@@ -297,10 +297,12 @@ class Heatmap(pg.GraphicsLayoutWidget):
         masked=None,
         row_notes: Sequence[str] | None = None,
         flagged_rows=None,
+        finite: bool = False,
     ) -> None:
         """Show ``values`` (rows, cols) coloured on fixed ``levels``; ``masked`` True = hatched grey.
 
-        Non-finite values are drawn clipped (−∞ and NaN at the low end, +∞ at the high end).
+        Non-finite values are drawn clipped (−∞ and NaN at the low end, +∞ at the high end);
+        ``finite=True`` says the caller knows there are none (saves two passes over 16 M cells).
         """
         v = np.asarray(values)  # no copy: at L = 4096 a float64 copy is 128 MiB and ~0.3 s of page faults
         if v.dtype.kind not in "f":
@@ -329,7 +331,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
             if flagged.shape != (rows,):
                 raise ValueError(f"flagged_rows has {flagged.size} entries for {rows} rows")
 
-        if math.isfinite(float(v.min())) and math.isfinite(float(v.max())):  # NaN and ±∞ reach the extremes
+        if finite or math.isfinite(float(v.min())) and math.isfinite(float(v.max())):  # NaN, ±∞ reach the extremes
             display = v
         else:
             display = np.where(np.isfinite(v), v, np.where(v > 0, hi, lo))

@@ -1,0 +1,251 @@
+"""Panels are built when their dock first shows (or when code asks for them), not at start-up.
+
+At start only the docks on screen get their panels (the Readout just after the first paint); a
+dock behind another dock's tab, or closed, holds an empty scroll area until it is raised, shown or
+``window.panels[name]`` is read — which always returns the real, built panel.
+"""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from explorer.app import take_screenshot
+from explorer.main_window import AFTER_FIRST_PAINT, DOCKS
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOWN = ("editor", "controls", "scores", "weights", "output", "readout")  # the default layout's front docks
+BEHIND = ("lesson", "sqrt_d", "lines", "heads", "split_merge", "positions", "rope")  # tabs behind those
+
+
+def on_screen(window, name):
+    dock = window.docks[name]
+    return dock.isVisible() and not dock.visibleRegion().isEmpty()
+
+
+def wait_built(qtbot, window, name):
+    qtbot.waitUntil(lambda: window.panels.is_built(name), timeout=3000)
+    return window.panels[name]
+
+
+def test_only_the_docks_on_screen_are_built_at_start(qtbot, window):
+    assert set(SHOWN) | set(BEHIND) == {spec.name for spec in DOCKS}
+    wait_built(qtbot, window, "readout")  # AFTER_FIRST_PAINT: a moment after the window appears
+    assert set(window.panels.built()) == set(SHOWN)
+    for name in BEHIND:
+        assert not on_screen(window, name), name
+        assert window.docks[name].widget().widget() is None, name  # the cheap placeholder: an empty scroll area
+    for name in SHOWN:
+        assert window.docks[name].widget().widget() is window.panels.built()[name], name
+
+
+def test_the_readout_waits_for_the_first_paint(qtbot, home):
+    from explorer.main_window import MainWindow
+
+    window = MainWindow()
+    qtbot.addWidget(window, before_close_func=lambda w: w.model.undo_stack.setClean())
+    window.resize(1600, 1000)
+    window.show()
+    assert "readout" in AFTER_FIRST_PAINT
+    assert not window.panels.is_built("readout")  # shown, but built after the paint
+    assert window.panels.is_built("scores")
+    panel = wait_built(qtbot, window, "readout")
+    assert panel.isVisible() and window.docks["readout"].widget().widget() is panel
+
+
+def test_raising_a_tab_builds_its_panel_and_it_draws(qtbot, window):
+    from explorer.panels.rope import RopePanel
+
+    assert not window.panels.is_built("rope")
+    window.docks["rope"].raise_()
+    panel = wait_built(qtbot, window, "rope")
+    assert isinstance(panel, RopePanel)
+    assert panel.objectName() == "ropePanel"
+    assert window.docks["rope"].widget().widget() is panel
+    qtbot.waitUntil(lambda: on_screen(window, "rope") and panel.isVisible())
+    assert panel._on_screen and not panel._stale  # drawn, and told it is in front
+    window.docks["readout"].raise_()
+    qtbot.waitUntil(lambda: not panel._on_screen)  # behind again: it waits, as before
+    for name in ("lines", "heads", "split_merge", "positions"):
+        assert not window.panels.is_built(name), name  # raising one tab builds only that one
+
+
+def test_reading_window_panels_builds_on_access(qtbot, window):
+    from explorer.panels.heads import HeadsPanel
+
+    assert "heads" in window.panels and not window.panels.is_built("heads")  # `in` does not build
+    assert list(window.panels) == [spec.name for spec in DOCKS] and len(window.panels) == len(DOCKS)
+    assert not window.panels.is_built("heads")  # nor do iterating and len()
+    panel = window.panels["heads"]
+    assert isinstance(panel, HeadsPanel) and window.panels.is_built("heads")
+    assert window.panels["heads"] is panel and window.panels.get("heads") is panel  # built once
+    assert window.docks["heads"].widget().widget() is panel
+    assert panel.heatmaps and not panel._stale  # it drew the model although its tab is behind
+    assert not panel._on_screen  # and knows it is behind
+    with pytest.raises(KeyError):
+        window.panels["nope"]
+    assert "nope" not in window.panels
+    # a panel built behind its tab still follows the model once raised
+    window.model.set_param("heads", 3)
+    window.model.flush()
+    assert len(panel.heatmaps) == 1  # behind its tab: not redrawn yet
+    window.docks["heads"].raise_()
+    qtbot.waitUntil(lambda: len(panel.heatmaps) == 3)
+
+
+def test_values_and_items_build_every_panel(qtbot, window):
+    panels = dict(window.panels.items())
+    assert list(panels) == [spec.name for spec in DOCKS]
+    assert set(window.panels.built()) == {spec.name for spec in DOCKS}
+    for name, panel in panels.items():
+        assert panel.objectName() == f"{name}Panel"
+        assert window.docks[name].widget().widget() is panel
+
+
+def test_a_closed_dock_is_built_when_the_view_menu_shows_it(qtbot, window):
+    dock = window.docks["sqrt_d"]
+    dock.close()
+    QApplication.processEvents()
+    assert not window.panels.is_built("sqrt_d") and not dock.isVisible()
+    window.actions["view_sqrt_d"].trigger()  # back into its tab group, behind the front tab
+    QApplication.processEvents()
+    assert dock.isVisible()
+    assert window.panels.is_built("sqrt_d") == on_screen(window, "sqrt_d")
+    dock.raise_()
+    panel = wait_built(qtbot, window, "sqrt_d")
+    qtbot.waitUntil(lambda: on_screen(window, "sqrt_d") and panel.isVisible())
+    # a floating dock is on screen as soon as the View menu shows it again
+    window.docks["rope"].close()
+    window.docks["rope"].setFloating(True)
+    QApplication.processEvents()
+    assert not window.panels.is_built("rope")
+    window.actions["view_rope"].trigger()
+    rope = wait_built(qtbot, window, "rope")
+    qtbot.waitUntil(rope.isVisible)
+
+
+def test_a_floating_dock_is_built_when_shown(qtbot, window):
+    dock = window.docks["lines"]
+    dock.setFloating(True)
+    dock.show()
+    panel = wait_built(qtbot, window, "lines")
+    qtbot.waitUntil(panel.isVisible)
+
+
+def test_reset_layout_builds_only_what_it_leaves_on_screen(qtbot, window):
+    wait_built(qtbot, window, "readout")
+    window.docks["heads"].raise_()
+    wait_built(qtbot, window, "heads")
+    window.reset_layout()  # restoreState shows and hides docks in passing
+    QApplication.processEvents()
+    assert set(window.panels.built()) == set(SHOWN) | {"heads"}
+    assert on_screen(window, "readout") and not on_screen(window, "heads")
+    assert window.panels["heads"]._on_screen is False
+
+
+def test_a_saved_layout_with_another_tab_in_front(qtbot, home, ui):
+    first = ui.open_window(qtbot)
+    first.docks["rope"].raise_()
+    first.docks["sqrt_d"].raise_()
+    wait_built(qtbot, first, "rope")
+    first.save_layout()  # what closing the window does
+    second = ui.open_window(qtbot)  # restores the layout from the settings before it is shown
+    rope = wait_built(qtbot, second, "rope")
+    wait_built(qtbot, second, "sqrt_d")
+    qtbot.waitUntil(lambda: on_screen(second, "rope") and rope.isVisible())
+    assert not second.panels.is_built("readout") and not second.panels.is_built("controls")  # behind tabs now
+    second.reset_layout()
+    wait_built(qtbot, second, "readout")
+    wait_built(qtbot, second, "controls")
+
+
+def test_session_layout_applied_to_a_shown_window(qtbot, window):
+    wait_built(qtbot, window, "readout")
+    state = window.layout_state()
+    window.docks["positions"].raise_()
+    wait_built(qtbot, window, "positions")
+    layout = window.layout_state()
+    window.apply_layout(state, geometry=False)
+    assert not window.panels.is_built("rope")
+    window.apply_layout(layout, geometry=False)
+    assert on_screen(window, "positions")
+    assert not window.panels.is_built("rope")
+
+
+def test_menu_actions_reach_panels_that_are_not_built(qtbot, window):
+    window.actions["shuffle"].trigger()  # reads the Positions panel's seed and raises its dock
+    assert window.panels.is_built("positions")
+    qtbot.waitUntil(lambda: on_screen(window, "positions"))
+    lesson = window.panels["lesson"]  # its wiring to the docks is made when it is built
+    lesson.showPanel.emit("rope")
+    rope = wait_built(qtbot, window, "rope")
+    qtbot.waitUntil(lambda: on_screen(window, "rope") and rope.isVisible())
+
+
+def test_exporting_a_panel_that_was_never_shown(qtbot, window, tmp_path):
+    path = tmp_path / "split.png"
+    assert window.documents.export_panel("split_merge", path)
+    assert path.exists() and window.panels.is_built("split_merge")
+    assert not window.panels.is_built("rope")
+    assert window.documents.export_window(tmp_path / "window.png")
+    assert not window.panels.is_built("rope")  # the window picture needs only what is on it
+
+
+def test_screenshot_shows_real_panels_for_every_dock_on_screen(qtbot, home, tmp_path):
+    from explorer.main_window import MainWindow
+
+    window = MainWindow(persist_layout=False, recovery=False)
+    qtbot.addWidget(window, before_close_func=lambda w: w.model.undo_stack.setClean())
+    window.resize(1600, 1000)
+    assert take_screenshot(QApplication.instance(), window, str(tmp_path / "shot.png")) == 0
+    assert (tmp_path / "shot.png").exists()
+    for spec in DOCKS:
+        assert window.panels.is_built(spec.name) == on_screen(window, spec.name), spec.name
+
+
+STARTUP = textwrap.dedent('''
+    import json, os, sys
+    from PySide6.QtWidgets import QApplication
+    from explorer.main_window import MainWindow
+    app = QApplication([])
+    window = MainWindow(persist_layout=False, recovery=False)
+    window.resize(1600, 1000)
+    window.show()
+    for _ in range(5):
+        app.processEvents()
+    modules = sorted(m for m in sys.modules if m.startswith("explorer.panels.") or m == "scipy" or m == "matplotlib")
+    print(json.dumps({"modules": modules, "built": list(window.panels.built())}), flush=True)
+    window.close()
+    os._exit(0)
+''')
+
+
+def test_modules_of_panels_behind_tabs_are_not_imported_at_start(tmp_path):
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", ATTENTION_EXPLORER_HOME=str(tmp_path / "home"))
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    out = subprocess.run([sys.executable, "-c", STARTUP], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=90)
+    assert out.returncode == 0, out.stderr[-2000:]
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    assert set(result["built"]) == set(SHOWN)
+    modules = set(result["modules"])
+    for name in BEHIND:
+        spec = next(s for s in DOCKS if s.name == name)
+        assert f"explorer.panels.{spec.panel.rpartition('.')[0]}" not in modules, name
+    assert "explorer.panels.scores" in modules
+    assert "scipy" not in modules and "matplotlib" not in modules
+
+
+def test_dock_titles_are_styled_without_a_style_sheet(window):
+    app = QApplication.instance()
+    assert app.styleSheet() == ""  # a style sheet would route every widget's painting through QStyleSheetStyle
+    from explorer.style import DockTitleStyle
+    for dock in window.docks.values():
+        assert isinstance(dock.style(), DockTitleStyle)
+    table = window.panels["editor"].views["Q"]
+    assert not isinstance(table.style(), DockTitleStyle)  # children keep the application's style
+    assert window.statusBar().palette().color(window.statusBar().foregroundRole()).name() == "#333333"
