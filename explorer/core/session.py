@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from .atomic import atomic_write_bytes, file_name
+from .atomic import atomic_write_bytes, file_name, remove_stale_temporaries
 from .errors import SessionError
 
 __all__ = [
@@ -314,6 +314,9 @@ def _check_matrices(matrices: Any, n_tokens: int, where: str
         if rows * cols > MAX_CELLS:
             raise SessionError(f"{where}: {place} has {rows}×{cols} = {rows * cols} cells; the "
                                f"most is {MAX_CELLS}")
+        if axes[0] != "L" and rows > MAX_DIM:  # p_k, p_v, D_o are widths too: 1..MAX_DIM
+            raise SessionError(f"{where}: {place} has {rows} rows; the most is {MAX_DIM} (its rows "
+                               f"are {_AXIS_TEXT.get(axes[0], axes[0])}, {axes[0]})")
         for axis_index, (axis, size) in enumerate(zip(axes, array.shape)):
             what = "rows" if axis_index == 0 else "columns"
             if axis not in lengths:
@@ -619,6 +622,133 @@ def _decode(data: bytes, where: str) -> str:
                            f"{e.start + offset} cannot be decoded)") from None
 
 
+# The pre-scan. Parsing costs time and memory per value, not per byte: 64 MiB of `{},` is 22 million
+# objects (seconds, gigabytes). So before parsing, a few passes over the raw bytes at memory speed
+# count what the file holds, and a file holding more than a session ever can is refused unparsed.
+# The most a valid session holds, from the format's own limits:
+_MAX_ROWS = sum(MAX_TOKENS if axes[0] == "L" else MAX_DIM for axes in MATRIX_AXES.values())
+
+
+def _most_layout_keys(budget: int = MAX_LAYOUT_BYTES) -> int:
+    """How many distinct layout keys fit in ``budget`` UTF-8 bytes, the shortest ones first."""
+    count = 0   # 95 printable ASCII keys of 1 byte; 95² ASCII pairs and 1,888 characters
+    for size, available in ((1, 95), (2, 95 ** 2 + 0x800 - 0xA0)):  # U+00A0–U+07FF of 2 bytes
+        taken = min(available, budget // size)
+        count, budget = count + taken, budget - taken * size
+    return count + budget // 3      # every other key takes 3 bytes or more
+
+
+_MAX_LAYOUT_MEMBERS = _most_layout_keys()
+_MOST = {
+    "objects": 4,                                   # the file, settings, matrices, layout
+    "lists": 1 + len(MATRIX_AXES) + _MAX_ROWS,      # the tokens, every matrix and its rows
+    "strings": (len(_TOP_FIELDS) + 2 + 2 * len(_SETTINGS_FIELDS) + len(MATRIX_AXES) + MAX_TOKENS
+                + 2 * _MAX_LAYOUT_MEMBERS),         # keys, format, title, settings, tokens, layout
+    "list values": max(MAX_TOKENS, MAX_DIM),        # the tokens, or one matrix row
+    "other values": (len(_TOP_FIELDS) + len(_SETTINGS_FIELDS) + len(MATRIX_AXES) + _MAX_ROWS
+                     + _MAX_LAYOUT_MEMBERS),        # fields, matrix rows, layout members
+    "string bytes": 6 * MAX_LAYOUT_BYTES,           # a layout value, every byte escaped (\u0001)
+    # characters of text (title, tokens, layout, the format's own keys and words): the text can
+    # hold any of the characters counted below, so the counts of the raw bytes allow for it
+    "text": MAX_TITLE_CHARS + MAX_TOKENS * MAX_TOKEN_CHARS + MAX_LAYOUT_BYTES + 1024,
+}
+_NUMBERS_AND_SPACE = b"0123456789+-.eE \t\n\r"     # dropped: a matrix row becomes "[,,,]"
+_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
+_NOT_COUNTED = bytes(sorted(set(range(256)) - set(b'{["')))
+_OPENER_RUN = re.compile(rb"[\[{]{65}")             # 65 levels at once; a session nests 4 deep
+_PAIRED_QUOTES_MAX = 2 ** 16                        # quotes paired one by one in Python, at most
+
+
+def _prescan_limit(kind: str) -> int:
+    """A quarter over the most a session holds, plus 64: near misses get the validator's message."""
+    return _MOST[kind] + _MOST[kind] // 4 + 64
+
+
+def _prescan(data: bytes, where: str) -> None:
+    """Refuse, unparsed, a file holding more objects, lists, strings or values than a session can.
+
+    C-speed passes over the bytes (count, find, translate, split): well under a second at the
+    256 MiB cap, where json.loads takes seconds and gigabytes for a flood of small values.
+    """
+    def refuse(detail: str, text: bytes = b"") -> SessionError:
+        """The error; "nested too deeply" if the first MiB of ``text`` opens 65 levels at once."""
+        head = text[:2 ** 20].replace(b"\\\\", b"").replace(b'\\"', b"")
+        head = b"".join(head.split(b'"')[0::2])   # outside strings
+        if _OPENER_RUN.search(head.translate(None, _NOT_BRACKETS)):
+            return SessionError(f"{where}: is nested too deeply to be a session file")
+        return SessionError(f"{where}: is not a session file ({detail})")
+
+    # 1. The raw bytes, counted in one pass: floods of objects, lists or strings stop here. Text
+    #    can hold these characters too, so the limits add all the text a session holds.
+    counted = data.translate(None, _NOT_COUNTED)  # one pass; small unless it is a flood
+    for char, most in ((b"{", _prescan_limit("objects")), (b"[", _prescan_limit("lists")),
+                       (b'"', 2 * _prescan_limit("strings"))):
+        most += _prescan_limit("text")
+        count = counted.count(char)
+        if count > most:
+            raise refuse(f"it holds {count:,} '{char.decode()}' characters; a session holds at "
+                         f"most {most:,}, its text included", data)
+    del counted
+    # 2. Drop escaped backslashes and quotes: every '"' left opens or ends a string. With few
+    #    strings, pair the quotes here: a huge string stops before any copy of the file.
+    quotes = count
+    if b"\\" in data:
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")  # no copy when there are none
+        quotes = data.count(b'"')
+    if quotes <= _PAIRED_QUOTES_MAX:
+        end = -1
+        for _ in range(quotes // 2):
+            start = data.find(b'"', end + 1)
+            end = data.find(b'"', start + 1)
+            if end - start - 1 > _prescan_limit("string bytes"):
+                raise refuse(f"it holds a string of {_size_text(end - start - 1)}; the longest "
+                             f"text in a session is the layout, at most "
+                             f"{_size_text(MAX_LAYOUT_BYTES)}")
+    if quotes > 2 * _prescan_limit("strings"):
+        raise refuse(f"it holds {quotes // 2:,} strings; a session holds at most "
+                     f"{_MOST['strings']:,}")
+    # 3. The structure outside strings. Numbers and spaces carry none: dropped, a matrix cell is
+    #    left as its comma (an escape's backslash keeps its letter, so no new escapes appear).
+    skeleton = data.translate(None, _NUMBERS_AND_SPACE)
+    del data
+    if quotes:
+        parts = skeleton.split(b'"')
+        longest = max(map(len, parts[1::2]))  # without its digits and spaces
+        if longest > _prescan_limit("string bytes"):
+            raise refuse(f"it holds a string of {_size_text(longest)} or more; the longest text "
+                         f"in a session is the layout, at most {_size_text(MAX_LAYOUT_BYTES)}")
+        outside = b"".join(parts[0::2])
+        del parts
+    else:
+        outside = skeleton
+    del skeleton
+    objects, lists = outside.count(b"{"), outside.count(b"[")
+    if objects > _prescan_limit("objects"):
+        raise refuse(f"it holds {objects:,} objects; a session holds {_MOST['objects']}", outside)
+    if lists > _prescan_limit("lists"):
+        raise refuse(f"it holds {lists:,} lists; a session holds at most {_MOST['lists']:,} (the "
+                     f"tokens, and every matrix and its rows)", outside)
+    # 4. Values: a list holding no other list (the tokens, a matrix row) holds its commas + 1;
+    #    every other comma separates fields, rows or layout members. At most `lists` steps here.
+    in_lists = 0
+    start = outside.find(b"[")
+    while start >= 0:
+        following = outside.find(b"[", start + 1)
+        end = outside.find(b"]", start + 1, len(outside) if following < 0 else following)
+        if end >= 0:  # (a session has no object in a list, so any one inside is counted too)
+            commas = outside.count(b",", start + 1, end)
+            if commas >= _prescan_limit("list values"):
+                raise refuse(f"it holds a list of {commas + 1:,} values; the longest list in a "
+                             f"session is the tokens, at most {MAX_TOKENS:,}")
+            in_lists += commas
+        start = following
+    other = outside.count(b",") - in_lists
+    if other > _prescan_limit("other values"):
+        raise refuse(f"it holds {other:,} values outside its lists of numbers and tokens; a "
+                     f"session holds at most {_MOST['other values']:,} (fields, matrix rows, "
+                     f"layout members)")
+
+
 def _parse(text: str, where: str) -> Any:
     if text.startswith("\ufeff"):
         text = text[1:]
@@ -734,10 +864,15 @@ def _session_from_data(data: Any, where: str) -> Session:
 
 def _from_json(text: Any, where: str) -> Session:
     if isinstance(text, (bytes, bytearray, memoryview)):
-        text = _decode(bytes(text), where)
-    elif not isinstance(text, str):
+        raw = bytes(text)
+        text = _decode(raw, where)
+    elif isinstance(text, str):
+        raw = text.encode("utf-8", "surrogatepass")
+    else:
         raise SessionError(f"{where}: expected the text of a session file, not "
                            f"{_describe(text)}")
+    _prescan(raw, where)
+    del raw
     data = _parse(text, where)
     del text
     return _session_from_data(data, where)
@@ -760,7 +895,10 @@ def session_from_json(text: str | bytes, where: str = "<string>") -> Session:
 
 
 def load_session(path) -> Session:
-    """Read, parse and validate a session file; refuses huge files before reading them."""
+    """Read, parse and validate a session file; refuses huge files before reading them.
+
+    Also removes the temporaries that killed saves of this file left beside it.
+    """
     name = file_name(path)
     try:
         file_path = os.fspath(path)
@@ -778,6 +916,7 @@ def load_session(path) -> Session:
     if info.st_size > MAX_FILE_BYTES:
         raise SessionError(f"{name}: is {_size_text(info.st_size)}; session files are limited "
                            f"to {_size_text(MAX_FILE_BYTES)}")
+    remove_stale_temporaries(file_path)  # of saves of this file killed mid-way; never raises
     try:
         with open(file_path, "rb") as f:
             data = f.read(MAX_FILE_BYTES + 1)

@@ -10,7 +10,7 @@ After every kill the file's bytes must be exactly one of the complete texts, and
 n saves reported finished, the file holds the n-th (A, B, C, A, …) or the (n + 1)-th, in flight when
 the kill came — never an older one. Rounds where the target did not exist yet must leave either no
 file or a complete first save. A killed save may leave its hidden temporary file behind (nothing can
-clean up after SIGKILL), but never anything else.
+clean up after SIGKILL), but never anything else, and the next load or save of the file removes it.
 """
 import hashlib
 import json
@@ -117,12 +117,14 @@ WRITER = textwrap.dedent(r'''
                 loads = f"refused: {e}"
         else:
             digest, loads = None, "absent"
+        # loading lesson.json removed what the killed (and reaped) save left; without a file to
+        # load, the next round's first save does
+        after = sorted(n for n in os.listdir(folder) if n != "lesson.json")
         print(json.dumps({"round": k, "absent": absent, "slow": slow, "killed": os.WIFSIGNALED(status)
                           and os.WTERMSIG(status) == signal.SIGKILL, "saves": saves, "digest": digest,
-                          "loads": loads, "leftovers": leftovers, "delay_ms": round(delay * 1000, 2)}),
+                          "loads": loads, "leftovers": leftovers, "after_load": after,
+                          "delay_ms": round(delay * 1000, 2)}),
               flush=True)
-        for name in leftovers:  # the temporaries of killed saves: counted, then tidied for the next round
-            os.unlink(os.path.join(folder, name))
 ''')
 
 
@@ -172,9 +174,11 @@ def test_the_file_is_always_the_complete_old_or_the_complete_new_session(rounds)
         assert found in allowed, f"round {r['round']}: after {n} saves the file is {found}, expected {allowed}"
         if found is not None:
             assert r["loads"] == found, r  # and it loads as that very session
-        # a killed save leaves at most its own hidden temporary, never another visible file
+        # a killed save leaves at most its own hidden temporary, never another visible file, and
+        # the next load (or, with no file to load, the next save) removes it
         assert all(name.startswith(".lesson.json.") and name.endswith(".tmp") for name in r["leftovers"]), r
         assert len(r["leftovers"]) <= 1, r
+        assert r["after_load"] == ([] if r["digest"] is not None else r["leftovers"]), r
     assert os.listdir(folder) in (["lesson.json"], [])
     final = folder / "lesson.json"
     if final.exists():

@@ -5,9 +5,10 @@ nesting, random bytes). Here every case is a real file given to ``load_session``
 window's File ▸ Open takes — with several mutations stacked, other text encodings, and huge files
 (sparse files over the size cap, and multi-megabyte ones under it), and each call is timed.
 
-Limits this does not hide (see docs/reliability.md): a file under the 256 MiB cap is parsed as a
-whole before it is checked, at roughly 10 MiB/s, so "under a second" holds for hostile files up to a
-few MiB; the huge cases here stay at or below 4 MiB or above the cap.
+The huge cases here stay at or below 4 MiB or above the cap; floods of tens or hundreds of MiB,
+which the pre-scan refuses before parsing, are in test_reliability_huge_json.py. A file shaped like
+a large session is still parsed before it is refused, as long as a valid one of its size takes to
+load (see docs/reliability.md).
 """
 import json
 import time

@@ -391,6 +391,24 @@ def test_width_limit(monkeypatch):
     refused(d, "matrices.Q has 4097 columns; the most is 4096")
 
 
+def test_projected_widths_are_limited_like_columns():
+    """p_k and D_o are only ever row counts (of Wq, Wk and Wo), but widths all the same: 1..4096."""
+    d = demo_dict()
+    d["tokens"] = ["a"]
+    d["matrices"] = {"Q": [[0.0]], "K": [[0.0]], "V": [[0.0]], "X": [[0.0]], "Wq": [[0.0]] * 4097,
+                     "Wk": [[0.0]] * 4097, "Wv": [[0.0]], "Wo": [[0.0]]}
+    refused(d, "matrices.Wq has 4097 rows; the most is 4096 (its rows are the projected Q/K width, "
+               "p_k)")
+    d["matrices"].update(Wq=[[0.0]] * 4096, Wk=[[0.0]] * 4096, Wo=[[0.0]] * 4097)
+    refused(d, "matrices.Wo has 4097 rows; the most is 4096 (its rows are the output width, D_o)")
+    d["matrices"]["Wo"] = [[0.0]] * 4096
+    s = session_from_json(json.dumps(d))
+    assert s.matrices["Wq"].shape == (4096, 1) and s.matrices["Wo"].shape == (4096, 1)
+    with pytest.raises(SessionError, match=r"^imported Wq: matrices\.Wq has 4097 rows"):
+        validate_session(Session(s.tokens, dict(s.matrices, Wq=np.zeros((4097, 1))), s.settings),
+                         where="imported Wq")
+
+
 def test_cell_limit(monkeypatch):
     d, s = demo_dict(), demo_session()
     monkeypatch.setattr(session_module, "MAX_CELLS", 8)
