@@ -20,7 +20,7 @@ from explorer.core.structure import (AXIS_NAMES, WIDTH_AXES, axis_length, delete
 
 from .commands import CellsCommand, StateCommand
 from .state import MATRIX_NAMES, State
-from .worker import RecomputeWorker
+from .worker import RecomputeWorker, one_blas_thread
 
 # What a change touched, passed with ``changed`` so panels redraw only what they must.
 STRUCTURE, VALUES, SETTINGS, SELECTION, LESSON = 1, 2, 4, 8, 16
@@ -31,12 +31,22 @@ BACKGROUND_COST = 20_000_000
 # Results above this many bytes are recomputed into their own buffers (no second copy in memory);
 # smaller ones get fresh buffers, so panels can keep drawing the last result while the next is made.
 REUSE_BYTES = 256 * 2**20
-UNDO_LIMIT = 1000  # undo steps kept: each may hold whole matrices (a paste, an import, a structural edit)
+UNDO_LIMIT = 1000  # undo steps kept at most
+# A step may hold whole copies of the matrices (an import, a randomize, a structural edit), so big
+# sessions keep fewer: about this many bytes of matrix copies, whatever the size.
+UNDO_BYTES = 2 * 2**30
 
 PARAM_LABELS = {"scale_mode": "scale mode", "scale": "scale", "temperature": "temperature",
                 "causal": "causal mask", "heads": "heads", "source": "source of Q, K, V",
                 "positions": "positions", "rope": "RoPE", "rope_base": "RoPE base",
                 "rope_style": "RoPE convention", "rope_offset": "RoPE offset"}
+
+
+def undo_limit(state):
+    """How many undo steps to keep for a session of this size: UNDO_LIMIT, fewer when a step that
+    copies every matrix twice (before and after) would pass UNDO_BYTES together."""
+    nbytes = sum(m.nbytes for m in state.matrices.values())
+    return int(np.clip(UNDO_BYTES // max(2 * nbytes, 1), 20, UNDO_LIMIT))
 
 
 class AttentionModel(QObject):
@@ -60,7 +70,6 @@ class AttentionModel(QObject):
         self._accept_from = 0  # worker results of older requests are dropped (another shape, or overtaken)
         self._waiting = 0  # flags of the changes whose results the worker is still computing
         self._torn = False  # the worker writes into the buffers of ``results`` (panels must not read them)
-        self.undo_stack.setUndoLimit(UNDO_LIMIT)
         self._gesture = None
         self._gesture_count = 0
         self.title = ""
@@ -129,6 +138,7 @@ class AttentionModel(QObject):
         self.shuffle = None
         self.revealed, self.guesses = ALL_STAGES, {}  # a new session starts outside any lesson
         self.undo_stack.clear()
+        self.undo_stack.setUndoLimit(undo_limit(self._state))  # only allowed on an empty stack
         self.undo_stack.setClean()
         self._schedule(STRUCTURE | VALUES | SETTINGS | SELECTION | LESSON)
         self.recompute(wait=True)  # the window never shows a session without its results
@@ -418,21 +428,28 @@ class AttentionModel(QObject):
             try:
                 if not (flags & ~(VALUES | SELECTION | LESSON)) and self._apply_edits(dirty, wait):
                     pass
-                elif not wait and full_cost(self._state.matrices, self.settings) > BACKGROUND_COST:
+                elif full_cost(self._state.matrices, self.settings) <= BACKGROUND_COST:
+                    flags |= self._compute_here()
+                elif not wait:
                     self._submit(flags)
                     return
                 else:
-                    self._worker.cancel()
-                    self._accept_from = self._generation + 1  # nothing the worker made before is newer
-                    self._torn = False
-                    flags |= self._waiting
-                    self._waiting = 0
-                    self.results = recompute(self._state.matrices, self.settings,
-                                             previous=self.results if self._big() else None)
+                    one_blas_thread()  # large work on this thread too: no BLAS threads fighting it
+                    flags |= self._compute_here()
             except ExplorerError as exc:
                 self._dirty = None  # the results no longer follow the state: the next recompute is whole
                 self.message.emit(f"Could not compute attention: {exc}")
         self.changed.emit(flags)
+
+    def _compute_here(self):
+        """A whole recompute on this thread; whatever the worker was doing is overtaken (its flags
+        are returned, to be announced with this result)."""
+        self._worker.cancel()
+        self._accept_from = self._generation + 1
+        self._torn = False
+        overtaken, self._waiting = self._waiting, 0
+        self.results = recompute(self._state.matrices, self.settings, previous=self.results if self._big() else None)
+        return overtaken
 
     def _apply_edits(self, dirty, wait):
         """Update the results in place for a few edited cells of Q, K or V; False when it must be whole."""

@@ -9,7 +9,6 @@ import sys
 import threading
 
 from PySide6.QtCore import QObject, Signal
-from threadpoolctl import threadpool_limits
 
 from explorer.core.errors import ExplorerError
 from explorer.core.recompute import recompute
@@ -28,6 +27,8 @@ def one_blas_thread():
     """
     global _blas_limited
     if not _blas_limited:
+        from threadpoolctl import threadpool_limits  # scans the loaded libraries: not at import time
+
         threadpool_limits(limits=1, user_api="blas")
         sys.setswitchinterval(SWITCH_INTERVAL_S)
         _blas_limited = True
@@ -40,7 +41,6 @@ class RecomputeWorker(QObject):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        one_blas_thread()
         self._cv = threading.Condition()
         self._request = None  # (generation, matrices, settings, previous, order)
         self._running = None  # generation being computed
@@ -50,6 +50,7 @@ class RecomputeWorker(QObject):
 
     def submit(self, generation, matrices, settings, previous, order):
         """Queue a recompute of these (already copied) inputs; replaces any request still waiting."""
+        one_blas_thread()
         with self._cv:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="recompute", daemon=True)

@@ -117,3 +117,14 @@ def test_shutdown_stops_the_thread(qtbot, big):
     model.recompute()
     model.shutdown()
     assert not model._worker.busy
+
+
+def test_big_sessions_keep_fewer_undo_steps(qtbot):
+    small = AttentionModel(random_session(4, 3))
+    big = AttentionModel(random_session(4096, 256, seed=1))
+    assert small.undo_stack.undoLimit() == attention_model.UNDO_LIMIT
+    assert 20 <= big.undo_stack.undoLimit() < 100  # three 8 MiB matrices: ~2 GiB of copies at most
+    for seed in range(big.undo_stack.undoLimit() + 5):
+        big.randomize(seed=seed, names=["V"])
+    assert big.undo_stack.count() == big.undo_stack.undoLimit()
+    big.shutdown()
