@@ -49,6 +49,15 @@ def undo_limit(state):
     return int(np.clip(UNDO_BYTES // max(2 * nbytes, 1), 20, UNDO_LIMIT))
 
 
+def _bounds(dirty):
+    """{matrix: (range of rows, range of columns)} enclosing every written block."""
+    out = {}
+    for name, rows, cols in dirty:
+        r0, c0 = out.get(name, ((rows.start, rows.stop), (cols.start, cols.stop)))
+        out[name] = ((min(r0[0], rows.start), max(r0[1], rows.stop)), (min(c0[0], cols.start), max(c0[1], cols.stop)))
+    return {name: (range(*r), range(*c)) for name, (r, c) in out.items()}
+
+
 class AttentionModel(QObject):
     """Holds tokens, Q/K/V and settings; recomputes once per event-loop turn; emits ``changed(flags)``."""
 
@@ -70,6 +79,9 @@ class AttentionModel(QObject):
         self._accept_from = 0  # worker results of older requests are dropped (another shape, or overtaken)
         self._waiting = 0  # flags of the changes whose results the worker is still computing
         self._torn = False  # the worker writes into the buffers of ``results`` (panels must not read them)
+        # With ``changed``: {matrix: (rows, cols)} bounding the cells written since the last one, or
+        # None when anything may have changed (the editor then re-reads whole tables).
+        self.edited = None
         self._gesture = None
         self._gesture_count = 0
         self.title = ""
@@ -424,6 +436,7 @@ class AttentionModel(QObject):
         dirty, self._dirty = self._dirty, []
         if not flags:
             return
+        self.edited = _bounds(dirty) if dirty and not flags & (STRUCTURE | SETTINGS) else None
         if flags & (STRUCTURE | VALUES | SETTINGS):
             try:
                 if not (flags & ~(VALUES | SELECTION | LESSON)) and self._apply_edits(dirty, wait):
@@ -503,6 +516,7 @@ class AttentionModel(QObject):
         flags = self._waiting
         if latest:
             self._torn, self._waiting = False, 0
+        self.edited = None
         self.changed.emit(flags)
 
     @property

@@ -245,6 +245,10 @@ class EditorPanel(Panel):
                 header = self.views[name].horizontalHeader()
                 stretch = table.columnCount() <= STRETCH_UP_TO
                 header.setSectionResizeMode(QHeaderView.Stretch if stretch else QHeaderView.Interactive)
+            elif flags & VALUES and table.editable and self.model.edited is not None:
+                if name in self.model.edited:  # a typed cell or a drag: repaint those cells only
+                    rows, cols = self.model.edited[name]
+                    table.refresh_cells(rows.start, cols.start, rows.stop - 1, cols.stop - 1)
             elif flags & VALUES or (flags & SETTINGS and not table.editable):
                 table.refresh()  # computed tables (X·Wᵀ) also follow settings such as positions
         if flags & (STRUCTURE | VALUES):
