@@ -278,3 +278,33 @@ def test_format_value():
     assert format_value(1.5e7) == "1.5e7"
     assert format_value(61.017, magnitude=700) == "61"  # one format for the whole matrix
     assert format_value(-0.2, magnitude=700) == "0"
+
+
+def test_a_matrix_larger_than_the_screen_is_sampled_where_its_cells_are(qtbot):
+    h = make(qtbot, size=(400, 360))
+    n = 3000
+    values = np.zeros((n, n))
+    values[::40, ::40] = 1.0  # a grid of bright cells every 40 rows and columns
+    labels = [f"t{i}" for i in range(n)]
+    h.set_matrix(values, row_labels=labels, col_labels=labels, levels=(0.0, 1.0), finite=True)
+    shown = h.image_item.image
+    fy, fx = h._stride
+    assert fy >= 2 and fx >= 2 and shown.shape == values[::fy, ::fx].shape  # ≤ ~2 samples per pixel
+    np.testing.assert_array_equal(shown, values[::fy, ::fx])
+    assert h.image_array() is values  # hover, tests and exports still see every cell
+    rect = h.image_item.mapRectToParent(h.image_item.boundingRect())
+    assert rect.left() == -0.5 and rect.top() == -0.5  # cell (0, 0) centred on (0, 0)
+    assert n - 0.5 <= rect.right() < n - 0.5 + fx and n - 0.5 <= rect.bottom() < n - 0.5 + fy
+    r, c = h.cell_at(h.cell_center(1234, 2345))  # a pixel holds several cells: within one pixel
+    assert abs(r - 1234) <= 2 * fy and abs(c - 2345) <= 2 * fx
+    h.resize(800, 700)  # more pixels: finer sampling
+    qtbot.waitUntil(lambda: h._stride[0] < fy)
+    assert h.image_item.image.shape[0] > shown.shape[0]
+
+
+def test_a_matrix_that_fits_the_screen_is_shown_cell_for_cell(qtbot):
+    h = make(qtbot)
+    values = np.arange(12.0).reshape(3, 4)
+    h.set_matrix(values, row_labels=list("abc"), col_labels=list("defg"), levels=(0.0, 11.0))
+    assert h._stride == (1, 1)
+    np.testing.assert_array_equal(h.image_item.image, values)
