@@ -57,8 +57,8 @@ def prepare(matrices, settings):
     if settings.source == "projected":
         x, pe, q, k, v = projected_inputs(matrices, settings)
         wo = matrices["Wo"]
-    else:
-        q, k, v = (matrices[n] for n in "QKV")
+    else:  # copies: results updated in place (``apply_edit``) must never write into the inputs
+        q, k, v = (np.array(matrices[n], dtype=np.float64) for n in "QKV")
     q_in, k_in = q, k
     if settings.rope:
         q, k = rotate_heads(q, k, settings)

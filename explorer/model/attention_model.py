@@ -439,7 +439,11 @@ class AttentionModel(QObject):
         self.edited = _bounds(dirty) if dirty and not flags & (STRUCTURE | SETTINGS) else None
         if flags & (STRUCTURE | VALUES | SETTINGS):
             try:
-                if not (flags & ~(VALUES | SELECTION | LESSON)) and self._apply_edits(dirty, wait):
+                edited = self._apply_edits(dirty, wait) if not flags & ~(VALUES | SELECTION | LESSON) else None
+                if edited == "deferred":
+                    self._waiting |= flags
+                    return
+                if edited == "done":
                     pass
                 elif full_cost(self._state.matrices, self.settings) <= BACKGROUND_COST:
                     flags |= self._compute_here()
@@ -465,21 +469,36 @@ class AttentionModel(QObject):
         return overtaken
 
     def _apply_edits(self, dirty, wait):
-        """Update the results in place for a few edited cells of Q, K or V; False when it must be whole."""
+        """Update the results in place for a few edited cells of Q, K or V: "done" here, "deferred" to
+        the worker (a K cell at L = 4096 redoes one head, not eight), or None when it must be whole."""
         if (dirty is None or not dirty or self.results is None or self.projected or self._worker.busy
                 or self._waiting):
-            return False
+            return None
         merged = {}
         for name, rows, cols in dirty:
             r, c = merged.setdefault(name, (set(), set()))
             r.update(rows)
             c.update(cols)
-        cost = sum(edit_cost(self.results, n, r, c) for n, (r, c) in merged.items())
-        if not wait and cost > BACKGROUND_COST:
-            return False
-        for name, (rows, cols) in merged.items():
-            apply_edit(self.results, self._state.matrices, self.settings, name, sorted(rows), sorted(cols))
-        return True
+        edits = [(name, sorted(rows), sorted(cols)) for name, (rows, cols) in merged.items()]
+        cost = sum(edit_cost(self.results, *edit) for edit in edits)
+        if wait or cost <= BACKGROUND_COST:
+            for edit in edits:
+                apply_edit(self.results, self._state.matrices, self.settings, *edit)
+            return "done"
+        if 2 * cost > full_cost(self._state.matrices, self.settings):
+            return None
+        result, settings = self.results, self.settings
+        snapshot = {name: np.array(self._state.matrices[name]) for name in merged}
+
+        def job(cancelled):
+            for edit in edits:
+                apply_edit(result, snapshot, settings, *edit)
+            return result
+
+        self._generation += 1
+        self._torn = True  # the worker writes into the buffers of the results on screen
+        self._worker.submit(self._generation, job)
+        return "deferred"
 
     def _big(self):
         """True when the results are too large to keep a second copy: recompute into their buffers."""
@@ -496,10 +515,11 @@ class AttentionModel(QObject):
             self._worker.cancel()  # one writer at a time into those buffers
             previous, self._torn = self.results, True
         snapshot = {k: np.array(v) for k, v in self._state.matrices.items()}
-        heads = self.settings.heads
-        first = min(self.settings.selected_head, heads - 1)
-        order = [first] + [h for h in range(heads) if h != first]
-        self._worker.submit(self._generation, snapshot, self.settings, previous, order)
+        settings = self.settings
+        first = min(settings.selected_head, settings.heads - 1)
+        order = [first] + [h for h in range(settings.heads) if h != first]
+        self._worker.submit(self._generation, lambda cancelled: recompute(
+            snapshot, settings, previous=previous, order=order, cancelled=cancelled))
 
     def _on_worker_done(self, generation, outcome):
         """A background recompute finished: show it (a drag shows progress) unless a newer state of

@@ -11,7 +11,6 @@ import threading
 from PySide6.QtCore import QObject, Signal
 
 from explorer.core.errors import ExplorerError
-from explorer.core.recompute import recompute
 
 
 SWITCH_INTERVAL_S = 0.0005
@@ -35,27 +34,27 @@ def one_blas_thread():
 
 
 class RecomputeWorker(QObject):
-    """Runs ``recompute`` on its own thread; ``done(generation, result or error)`` arrives in the GUI thread."""
+    """Runs recompute jobs on its own thread; ``done(generation, result or error)`` arrives in the GUI thread."""
 
     done = Signal(int, object)
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self._cv = threading.Condition()
-        self._request = None  # (generation, matrices, settings, previous, order)
+        self._request = None  # (generation, job): job(cancelled) → result, or None when cancelled
         self._running = None  # generation being computed
         self._cancel_below = 0  # jobs with a smaller generation stop at their next check
         self._stopping = False
         self._thread = None
 
-    def submit(self, generation, matrices, settings, previous, order):
-        """Queue a recompute of these (already copied) inputs; replaces any request still waiting."""
+    def submit(self, generation, job):
+        """Queue ``job(cancelled)`` (it must only read copied inputs); replaces any request still waiting."""
         one_blas_thread()
         with self._cv:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="recompute", daemon=True)
                 self._thread.start()
-            self._request = (generation, matrices, settings, previous, order)
+            self._request = (generation, job)
             self._cv.notify_all()
 
     @property
@@ -90,7 +89,7 @@ class RecomputeWorker(QObject):
                     self._cv.wait()
                 if self._stopping:
                     return
-                generation, matrices, settings, previous, order = self._request
+                generation, job = self._request
                 self._request = None
                 self._running = generation
 
@@ -98,7 +97,7 @@ class RecomputeWorker(QObject):
                 return self._stopping or generation < self._cancel_below
 
             try:
-                outcome = recompute(matrices, settings, previous=previous, order=order, cancelled=cancelled)
+                outcome = job(cancelled)
             except ExplorerError as exc:
                 outcome = exc
             except MemoryError:

@@ -128,3 +128,24 @@ def test_big_sessions_keep_fewer_undo_steps(qtbot):
         big.randomize(seed=seed, names=["V"])
     assert big.undo_stack.count() == big.undo_stack.undoLimit()
     big.shutdown()
+
+
+def test_a_key_edit_at_a_large_size_redoes_one_head_on_the_worker(qtbot):
+    model = AttentionModel(random_session(1024, 64, seed=2))
+    model.set_param("heads", 8)
+    model.flush()
+    scores = model.results.heads.scores
+    model.set_cell("K", 3, 9, 5.0)  # head 2 of 8: one head's softmax, not all of them
+    model.recompute()
+    assert model.computing and model.pending  # its buffers are being rewritten: panels wait
+    qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
+    assert model.results.heads.scores is scores and not model.pending
+    assert_current(model)
+    model.set_cell("K", 4, 9, -5.0)
+    model.recompute()
+    model.set_cell("Q", 0, 0, 1.25)  # typed while the worker runs: must stay exactly as typed
+    model.recompute()
+    qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
+    assert model.matrix("Q")[0, 0] == 1.25 and model.matrix("K")[4, 9] == -5.0
+    assert_current(model)
+    model.shutdown()
