@@ -62,6 +62,9 @@ class AttentionModel(QObject):
     """Holds tokens, Q/K/V and settings; recomputes once per event-loop turn; emits ``changed(flags)``."""
 
     changed = Signal(int)
+    # The state changed but its results come later from the worker: panels that show the state itself
+    # (the editor's rows, the controls) follow now; ``changed`` follows with the results.
+    state_changed = Signal(int)
     message = Signal(str)  # a refused edit or a problem, for the status bar
 
     def __init__(self, session=None, parent=None):
@@ -442,6 +445,7 @@ class AttentionModel(QObject):
                 edited = self._apply_edits(dirty, wait) if not flags & ~(VALUES | SELECTION | LESSON) else None
                 if edited == "deferred":
                     self._waiting |= flags
+                    self.state_changed.emit(flags)
                     return
                 if edited == "done":
                     pass
@@ -449,13 +453,15 @@ class AttentionModel(QObject):
                     flags |= self._compute_here()
                 elif not wait:
                     self._submit(flags)
+                    self.state_changed.emit(flags)
                     return
                 else:
                     one_blas_thread()  # large work on this thread too: no BLAS threads fighting it
                     flags |= self._compute_here()
-            except ExplorerError as exc:
+            except (ExplorerError, MemoryError) as exc:
                 self._dirty = None  # the results no longer follow the state: the next recompute is whole
-                self.message.emit(f"Could not compute attention: {exc}")
+                reason = exc if isinstance(exc, ExplorerError) else "not enough memory at this size"
+                self.message.emit(f"Could not compute attention: {reason}")
         self.changed.emit(flags)
 
     def _compute_here(self):
@@ -463,9 +469,11 @@ class AttentionModel(QObject):
         are returned, to be announced with this result)."""
         self._worker.cancel()
         self._accept_from = self._generation + 1
-        self._torn = False
         overtaken, self._waiting = self._waiting, 0
-        self.results = recompute(self._state.matrices, self.settings, previous=self.results if self._big() else None)
+        previous = self.results if self._big() else None
+        self._torn = previous is not None  # stays so if the recompute fails half way through them
+        self.results = recompute(self._state.matrices, self.settings, previous=previous)
+        self._torn = False
         return overtaken
 
     def _apply_edits(self, dirty, wait):
@@ -528,8 +536,8 @@ class AttentionModel(QObject):
             return
         latest = generation == self._generation
         if isinstance(outcome, ExplorerError):
-            if latest:
-                self._torn, self._dirty = False, None
+            if latest:  # the old results stay on screen; the next edit recomputes whole
+                self._torn, self._dirty, self._waiting = False, None, 0
                 self.message.emit(f"Could not compute attention: {outcome}")
             return
         self.results = outcome
@@ -562,8 +570,9 @@ class AttentionModel(QObject):
 
     def flush(self):
         """Have the results of the current state now, computing on this thread if need be."""
-        if self._waiting and not self._pending:
-            self._pending, self._dirty = self._waiting, None
+        if self._waiting:  # even when only a selection is pending: the results must be current
+            self._pending |= self._waiting
+            self._dirty = None
         if self._pending:
             self.recompute(wait=True)
 

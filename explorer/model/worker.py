@@ -52,6 +52,7 @@ class RecomputeWorker(QObject):
         one_blas_thread()
         with self._cv:
             if self._thread is None:
+                self._stopping = False  # stopped at a close, asked again (a window shown again)
                 self._thread = threading.Thread(target=self._loop, name="recompute", daemon=True)
                 self._thread.start()
             self._request = (generation, job)

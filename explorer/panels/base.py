@@ -9,12 +9,18 @@ ALL = STRUCTURE | VALUES | SETTINGS | SELECTION | LESSON
 class Panel(QWidget):
     """A view of the model. Subclasses implement ``render(flags)``; hidden panels catch up when shown."""
 
+    # Panels that draw the results wait while they are being recomputed; the editor and the controls
+    # show the state itself and must follow every edit at once (a typed cell must land on its token).
+    reads_results = True
+
     def __init__(self, model, parent=None):
         super().__init__(parent)
         self.model = model
         self._stale = ALL  # draw everything the first time it is shown
         self._on_screen = True  # False while its dock is a tab behind another one
         model.changed.connect(self._on_changed)
+        if not self.reads_results:
+            model.state_changed.connect(self._on_changed)
 
     def set_on_screen(self, on):
         """Told by the dock (``visibilityChanged``): a panel behind another tab waits, then catches up."""
@@ -32,7 +38,7 @@ class Panel(QWidget):
         self._render_stale()
 
     def _render_stale(self):
-        if self.model.pending:
+        if self.reads_results and self.model.pending:
             return  # the model's state moved ahead of its results; the recompute will call us
         flags, self._stale = self._stale, 0
         if flags:

@@ -31,6 +31,8 @@ SLIDER_RANGE = 5.0
 
 
 class EditorPanel(Panel):
+    reads_results = False  # except the read-only X·Wᵀ tables, which wait for the results below
+
     """Three tables (Q, K, V) sharing the token labels, a toolbar, and a slider for the selected cell."""
 
     def __init__(self, model, parent=None):
@@ -217,7 +219,6 @@ class EditorPanel(Panel):
             if editor is not None and editor is not view:
                 view.commitData(editor)
                 view.closeEditor(editor, QAbstractItemDelegate.NoHint)
-        self.model.flush()
 
     def copy(self):
         return self.views[self._active].copy_selection()
@@ -240,6 +241,8 @@ class EditorPanel(Panel):
         for name, table in self.tables.items():
             if name in LABELS and not self.model.has(name):
                 continue  # X and the W of a session that was never projected (or undone back)
+            if not table.editable and self.model.pending:
+                continue  # X·Wᵀ of the old state: the results' ``changed`` brings these up to date
             if flags & STRUCTURE:
                 table.reset()
                 header = self.views[name].horizontalHeader()

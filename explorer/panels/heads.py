@@ -262,6 +262,8 @@ class HeadsPanel(Panel):
     def tooltip(self, head, row, col):
         """What a head's cell is, for hovering."""
         r, tok = self.model.results, self.model.tokens
+        if self.model.pending:
+            return "Recomputing…"
         if r is None or head >= r.n_heads or row >= len(tok) or col >= len(tok):
             return ""
         if self.hidden():
@@ -370,6 +372,7 @@ class HeadsPanel(Panel):
             cell.clicked.connect(self._cell_clicked)
             cell.heatmap.cellClicked.connect(lambda row, col, _h=h: self._cell_clicked(_h, row))
             cell.heatmap.tooltip_provider = lambda row, col, _h=h: self.tooltip(_h, row, col)
+            cell.heatmap.image_valid = lambda: not self.model.pending
             cell.setMinimumSize(MIN_CELL_W, MIN_CELL_H)
             self.grid.addWidget(cell, h // cols, h % cols)
             self.cells.append(cell)

@@ -38,6 +38,7 @@ class HeatmapPanel(Panel):
                                colorbar_label=self.colorbar_label, masked_text=self.masked_text, parent=self)
         self._drawn_head = None
         self.heatmap.tooltip_provider = self._tooltip_if_shown
+        self.heatmap.image_valid = lambda: not self.model.pending
         self.heatmap.cellClicked.connect(self._clicked)
         self.reveal_button = QPushButton(f"Reveal {'①②③'[self.stage - 1]}", self)
         self.reveal_button.setToolTip("Show this stage (guess first: click the cell you expect to be darkest)")
@@ -60,6 +61,8 @@ class HeatmapPanel(Panel):
             self.model.set_selection(row=row)
 
     def _tooltip_if_shown(self, row, col):
+        if self.model.pending:  # the results belong to the state before the last edit (or are being rewritten)
+            return "Recomputing…"
         if not self.hidden():
             return self.tooltip(row, col)
         return ("Hidden until revealed — click the cell you expect to be darkest" if self.stage < 3 else

@@ -8,6 +8,7 @@ levels. Overlays (mask, texts, outlines) are single items whose cost does not gr
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -215,6 +216,8 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self._values = np.zeros((0, 0))
         self._display = np.zeros((0, 0))
         self._stride = None  # (rows, cols) between the cells handed to the image
+        # Asked before re-sampling the matrix after a resize: False while its owner rewrites it.
+        self.image_valid: Callable[[], bool] | None = None
         self._masked: np.ndarray | None = None
         self._row_labels: list[str] = []
         self._col_labels: list[str] = []
@@ -442,7 +445,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
     def _relayout(self, *_) -> None:
         self._fit_view()
         self._update_ticks()
-        if self._display.size:
+        if self._display.size and (self.image_valid is None or self.image_valid()):
             self._show_image()
 
     def _fit_view(self) -> None:
@@ -533,7 +536,12 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self._outline_item.hover = (r, c) if r >= 0 else None
         self._outline_item.update()
         self.cellHovered.emit(r, c)
-        text = self.tooltip_provider(r, c) if r >= 0 and self.tooltip_provider is not None else ""
+        text = ""
+        if r >= 0 and self.tooltip_provider is not None:
+            try:
+                text = self.tooltip_provider(r, c)
+            except Exception:  # noqa: BLE001 — an exception leaving a viewport event ends the process
+                sys.excepthook(*sys.exc_info())
         self._tooltip_text = text
         if text and scene_pos is not None:
             local = self.viewportTransform().map(scene_pos).toPoint()

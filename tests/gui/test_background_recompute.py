@@ -2,6 +2,7 @@
 edits update in place, and the results always end equal to the core's."""
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from explorer.core.pipeline import run_pipeline
@@ -149,3 +150,61 @@ def test_a_key_edit_at_a_large_size_redoes_one_head_on_the_worker(qtbot):
     assert model.matrix("Q")[0, 0] == 1.25 and model.matrix("K")[4, 9] == -5.0
     assert_current(model)
     model.shutdown()
+
+
+def test_flush_with_only_a_selection_pending_still_brings_the_results_up_to_date(qtbot, big):
+    model, seen = big
+    model.set_param("temperature", 2.0)
+    model.recompute()
+    model.set_selection(row=5)
+    model.flush()
+    assert not model.computing and model.results.temperature == 2.0
+    assert_current(model)
+
+
+def test_a_failed_background_recompute_ends_the_wait_and_says_why(qtbot, big, monkeypatch):
+    model, seen = big
+    messages = []
+    model.message.connect(messages.append)
+
+    def out_of_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(attention_model, "recompute", out_of_memory)
+    model.set_param("temperature", 2.0)
+    model.recompute()
+    qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
+    assert not model.pending and any("memory" in m for m in messages)
+    model.set_param("temperature", 3.0)
+    model.flush()  # on this thread: refused the same way, never raised
+    assert messages[-1].startswith("Could not compute attention")
+
+
+def test_the_worker_starts_again_after_a_shutdown(qtbot, big):
+    model, seen = big
+    model.shutdown()
+    model.set_param("temperature", 3.0)
+    model.recompute()
+    qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
+    assert model.results.temperature == 3.0
+
+
+def test_while_the_worker_computes_the_editor_follows_and_tooltips_wait(qtbot, ui):
+    window = ui.open_window(qtbot)
+    model = window.model
+    model.load(random_session(1024, 64, seed=3))
+    model.set_param("heads", 8)
+    model.flush()
+    QApplication.processEvents()
+    model.remove_token(0)
+    model.recompute()  # to the worker: the results still have 1024 rows
+    assert model.computing and model.pending
+    table = window.panels["editor"].tables["Q"]
+    assert table.rowCount() == 1023 and table.headerData(5, Qt.Orientation.Vertical) == model.tokens[5]
+    hover = window.panels["scores"].heatmap.tooltip_provider
+    assert hover(1022, 1022) == "Recomputing…"  # never an index into results of the old shape
+    qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
+    QApplication.processEvents()
+    assert window.panels["scores"].heatmap.image_array().shape == (1023, 1023)
+    assert "score" in hover(1022, 1022)
+    model.undo_stack.setClean()
