@@ -48,6 +48,9 @@ class MultiHeadResult:
     mask: np.ndarray | None
     masked_rows: np.ndarray  # (Lq,) — the same for every head
     scale: float
+    # Made on the way by explorer.core.recompute (None from multi_head_attention): see PipelineResult.
+    row_sums: np.ndarray | None = None  # (H, Lq)
+    score_range: np.ndarray | None = None  # (H, 2)
 
 
 def multi_head_attention(q, k, v, n_heads, *, scale=None, mask=None, causal=False, wo=None, temperature=1.0):

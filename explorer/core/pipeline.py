@@ -53,6 +53,19 @@ class PipelineResult:
         full = np.broadcast_to(mask, self.heads.scores.shape)
         return full if head is None else full[head]
 
+    def row_sums(self, head):
+        """Σ_j weights[head, i, j] for every row i (each is 1, or 0 for a fully masked row)."""
+        sums = self.heads.row_sums
+        return sums[head] if sums is not None else self.heads.weights[head].sum(axis=1)
+
+    def score_range(self, head):
+        """(smallest, largest) score of a head: what its colour levels must cover."""
+        extent = self.heads.score_range
+        if extent is not None:
+            return float(extent[head, 0]), float(extent[head, 1])
+        scores = self.heads.scores[head]
+        return float(scores.min()), float(scores.max())
+
     def score_parts(self, head, i, j):
         """How score (i, j) of a head was made: (q_i·k_j, scale, temperature, masked, score)."""
         lo = head * self.d_head

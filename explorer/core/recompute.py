@@ -71,20 +71,38 @@ def prepare(matrices, settings):
                   temperature=float(settings.temperature), mask=mask, masked_rows=masked_rows)
 
 
+@dataclass(frozen=True)
+class Buffers:
+    """Where a recompute writes: the (H, L, L) stages and, made on the way, what panels summarise."""
+
+    scores: np.ndarray
+    weights: np.ndarray
+    head_outputs: np.ndarray
+    row_sums: np.ndarray  # (H, L): Σ_j weights — shown beside each row (each is 1)
+    score_range: np.ndarray  # (H, 2): min and max score of each head — the colour levels
+
+
 def buffers(inputs, previous=None):
-    """(scores, weights, head_outputs) to write into: the previous result's when the shapes still fit."""
+    """Buffers to write into: the previous result's (H, L, L) arrays when the shapes still fit."""
     h, length, dv = inputs.n_heads, inputs.q.shape[0], inputs.dv_head
+    small = np.empty((h, length)), np.empty((h, 2))
     if previous is not None:
         p = previous.heads
         if (p.scores.shape == (h, length, length) and p.head_outputs.shape == (h, length, dv)
                 and p.scores.flags.writeable and p.scores.flags.c_contiguous):
-            return p.scores, p.weights, p.head_outputs
-    return (np.empty((h, length, length)), np.empty((h, length, length)), np.empty((h, length, dv)))
+            return Buffers(p.scores, p.weights, p.head_outputs, *small)
+    return Buffers(np.empty((h, length, length)), np.empty((h, length, length)), np.empty((h, length, dv)), *small)
+
+
+def of_result(result):
+    """The Buffers a finished result holds (to update it in place)."""
+    heads = result.heads
+    return Buffers(heads.scores, heads.weights, heads.head_outputs, heads.row_sums, heads.score_range)
 
 
 def compute_head(inputs, bufs, h, cancelled=None):
     """Steps ①②③ for head ``h`` into ``bufs``; False if ``cancelled()`` said stop (the head is then torn)."""
-    scores, weights, outputs = bufs
+    scores, weights, outputs = bufs.scores, bufs.weights, bufs.head_outputs
     factor = inputs.scale / inputs.temperature
     with np.errstate(over="ignore", invalid="ignore"):
         np.matmul(inputs.head(inputs.q, h), inputs.head(inputs.k, h).T, out=scores[h])
@@ -93,18 +111,24 @@ def compute_head(inputs, bufs, h, cancelled=None):
         return False
     length = scores.shape[1]
     step = max(1, BLOCK_CELLS // length)
+    lo, hi = np.inf, -np.inf
     for top in range(0, length, step):
-        _softmax_rows(inputs, scores[h, top:top + step], weights[h, top:top + step], top, h)
+        block_lo, block_hi = _softmax_rows(inputs, scores[h, top:top + step], weights[h, top:top + step], top, h)
+        lo, hi = min(lo, block_lo), max(hi, block_hi)
+        bufs.row_sums[h, top:top + step] = weights[h, top:top + step].sum(axis=1)
         if cancelled is not None and cancelled():
             return False
+    bufs.score_range[h] = lo, hi
     _mix(inputs, weights[h], outputs[h], h)
     return True
 
 
 def _softmax_rows(inputs, s, w, top, h):
-    """Step ② for a block of rows: the core's softmax (max-shift, exp, divide), written into ``w``."""
+    """Step ② for a block of rows: the core's softmax (max-shift, exp, divide), written into ``w``.
+    Returns the block's smallest and largest score (checked finite on the way)."""
     m = s.max(axis=1, keepdims=True)
-    if not (np.isfinite(m).all() and np.isfinite(s.min())):  # NaN and ±∞ reach the extremes
+    block_lo = float(s.min())
+    if not (np.isfinite(m).all() and np.isfinite(block_lo)):  # NaN and ±∞ reach the extremes
         _raise_overflow("scores q·kᵀ·scale", s, top, h)
     np.subtract(s, m, out=w)
     if inputs.mask is not None:
@@ -119,6 +143,7 @@ def _softmax_rows(inputs, s, w, top, h):
         np.exp(w, out=w)
     total = w.sum(axis=1, keepdims=True)
     np.divide(w, total, out=w, where=total > 0)  # a fully masked row stays all exp(−∞) = 0
+    return block_lo, float(m.max())
 
 
 def _mix(inputs, w, out, h):
@@ -137,16 +162,16 @@ def _raise_overflow(what, block, top, h):
 
 def finish(inputs, bufs):
     """Concatenate the heads and apply W_o: the PipelineResult of these buffers."""
-    scores, weights, outputs = bufs
-    concat = merge_heads(outputs)
+    concat = merge_heads(bufs.head_outputs)
     output = concat
     if inputs.wo is not None:
         with np.errstate(over="ignore", invalid="ignore"):
             output = concat @ inputs.wo.T
         if not np.isfinite(output).all():
             _raise_overflow("output concat·W_oᵀ", output, 0, 0)
-    heads = MultiHeadResult(scores=scores, weights=weights, head_outputs=outputs, concat=concat, output=output,
-                            mask=inputs.mask, masked_rows=inputs.masked_rows, scale=inputs.scale)
+    heads = MultiHeadResult(scores=bufs.scores, weights=bufs.weights, head_outputs=bufs.head_outputs, concat=concat,
+                            output=output, mask=inputs.mask, masked_rows=inputs.masked_rows, scale=inputs.scale,
+                            row_sums=bufs.row_sums, score_range=bufs.score_range)
     return PipelineResult(q=inputs.q, k=inputs.k, v=inputs.v, heads=heads, scale=inputs.scale,
                           temperature=inputs.temperature, x=inputs.x, pe=inputs.pe, q_in=inputs.q_in,
                           k_in=inputs.k_in, wo=inputs.wo)
@@ -190,7 +215,7 @@ def apply_edit(result, matrices, settings, name, rows, cols):
     if settings.rope:
         new = _rotate_rows(new, rope_positions(settings, result.q.shape[0])[rows], settings)
     turned[rows] = new
-    bufs = (result.heads.scores, result.heads.weights, result.heads.head_outputs)
+    bufs = of_result(result)
     for h in _heads_of(cols, inputs.d_head):
         if name == "K":
             compute_head(inputs, bufs, h)
@@ -200,12 +225,18 @@ def apply_edit(result, matrices, settings, name, rows, cols):
             s = inputs.head(inputs.q, h)[rows] @ inputs.head(inputs.k, h).T
             s *= inputs.scale / inputs.temperature
         w = np.empty_like(s)
-        _softmax_rows(_RowsView(inputs, rows), s, w, 0, h)
+        new_lo, new_hi = _softmax_rows(_RowsView(inputs, rows), s, w, 0, h)
         with np.errstate(over="ignore", invalid="ignore"):
             o = w @ inputs.head(inputs.v, h)
         if not np.isfinite(o).all():
             _raise_overflow("output weights·v", o, 0, h)
-        bufs[0][h, rows], bufs[1][h, rows], bufs[2][h, rows] = s, w, o
+        lo, hi = bufs.score_range[h]
+        held_extreme = bufs.scores[h, rows].min() <= lo or bufs.scores[h, rows].max() >= hi
+        bufs.scores[h, rows], bufs.weights[h, rows], bufs.head_outputs[h, rows] = s, w, o
+        bufs.row_sums[h, rows] = w.sum(axis=1)
+        # the old rows held an extreme: look at the whole head again; else the range only widens
+        bufs.score_range[h] = ((bufs.scores[h].min(), bufs.scores[h].max()) if held_extreme
+                               else (min(lo, new_lo), max(hi, new_hi)))
         _refresh_concat(result, h, rows=rows)
 
 

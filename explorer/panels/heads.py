@@ -294,7 +294,9 @@ class HeadsPanel(Panel):
         hidden = self.hidden()
         heads = r.heads
         values = heads.weights if self.mode == "weights" else heads.scores
-        levels = (0.0, 1.0) if self.mode == "weights" else nice_symmetric_levels(values[:shown])
+        ranges = [r.score_range(h) for h in range(shown)]
+        levels = (0.0, 1.0) if self.mode == "weights" else nice_symmetric_levels(
+            extent=(min(lo for lo, _ in ranges), max(hi for _, hi in ranges)))
         allowed = r.allowed()
         masks = None if allowed is None else ~allowed
         cols = self.grid_columns(shown)

@@ -9,14 +9,16 @@ from explorer.widgets.nice import nice_ceiling
 from .base import Panel
 
 
-def nice_symmetric_levels(values, floor=1.0):
-    """(−m, m) with m the next of 1, 2, 5 × 10^k above max |value| (at least ``floor``).
+def nice_symmetric_levels(values=None, floor=1.0, extent=None):
+    """(−m, m) with m the next of 1, 2, 5 × 10^k above max |value| (at least ``floor``); ``extent``
+    (smallest, largest) may stand for the values when the results already know it.
 
     Steps instead of an exact fit, so the colours show a change of scale or temperature rather
     than re-stretching to the same picture every time.
     """
-    largest = max(-float(np.min(values)), float(np.max(values))) if np.size(values) else 0.0  # no |x| copy
-    m = nice_ceiling(max(largest, floor))
+    if extent is None:
+        extent = (float(np.min(values)), float(np.max(values))) if np.size(values) else (0.0, 0.0)
+    m = nice_ceiling(max(-extent[0], extent[1], floor))
     return -m, m
 
 

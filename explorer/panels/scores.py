@@ -13,8 +13,8 @@ class ScoresPanel(HeatmapPanel):
         s = r.heads.scores[h]
         masked = self.masked()
         self.heatmap.set_matrix(s, row_labels=self.model.tokens, col_labels=self.model.tokens,
-                                levels=nice_symmetric_levels(s), masked=masked, flagged_rows=r.heads.masked_rows,
-                                finite=True)  # the core refuses non-finite results
+                                levels=nice_symmetric_levels(extent=r.score_range(h)), masked=masked,
+                                flagged_rows=r.heads.masked_rows, finite=True)  # the core refuses non-finite
         scale = {"inv_sqrt_d": f"1/√{r.d_head}", "none": "1"}.get(self.model.settings.scale_mode,
                                                                   format_number(r.scale))
         temp = "" if r.temperature == 1 else f" / T (T = {format_number(r.temperature)})"

@@ -14,7 +14,7 @@ class WeightsPanel(HeatmapPanel):
         r, h = self.model.results, self.head()
         w = r.heads.weights[h]
         masked = self.masked()
-        sums = w.sum(axis=1)
+        sums = r.row_sums(h)
         notes = None if self.hidden() else [  # "does each row sum to 1?" is one of the guesses
             "masked" if m else f"Σ={s:.3f}" for s, m in zip(sums, r.heads.masked_rows)]
         self.heatmap.set_matrix(w, row_labels=self.model.tokens, col_labels=self.model.tokens, levels=(0.0, 1.0),

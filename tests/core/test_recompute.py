@@ -22,6 +22,10 @@ def assert_same(got, want):
         np.testing.assert_allclose(getattr(got, name), getattr(want, name), rtol=1e-12, atol=1e-15, err_msg=name)
     np.testing.assert_array_equal(got.heads.masked_rows, want.heads.masked_rows)
     assert got.scale == want.scale and got.temperature == want.temperature
+    for h in range(want.n_heads):  # the summaries made on the way equal what the stages say
+        np.testing.assert_allclose(got.row_sums(h), want.heads.weights[h].sum(axis=1), rtol=1e-12)
+        np.testing.assert_allclose(got.score_range(h), (want.heads.scores[h].min(), want.heads.scores[h].max()),
+                                   rtol=1e-12, atol=1e-15)
 
 
 def direct(length, d, dv, seed=0):
@@ -86,8 +90,9 @@ def test_a_fully_masked_row_gets_zero_weights_not_nan():
     inputs = replace(inputs, mask=mask, masked_rows=~mask.any(axis=1))
     bufs = rc.buffers(inputs)
     assert rc.compute_head(inputs, bufs, 0)
-    assert np.all(bufs[1][0, 1] == 0) and np.all(np.isfinite(bufs[1])) and np.all(bufs[2][0, 1] == 0)
-    np.testing.assert_allclose(bufs[1][0].sum(axis=1), [1, 0, 1, 1])
+    assert np.all(bufs.weights[0, 1] == 0) and np.all(bufs.head_outputs[0, 1] == 0)
+    assert np.all(np.isfinite(bufs.weights))
+    np.testing.assert_allclose(bufs.row_sums[0], [1, 0, 1, 1])
 
 
 def test_overflow_is_a_clear_error_naming_the_head():
