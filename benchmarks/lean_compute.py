@@ -1,4 +1,4 @@
-"""What the recompute could cost: the app's ``run_pipeline`` against leaner NumPy for the same stages.
+"""What a whole recompute costs: the core's ``run_pipeline`` and the app's ``recompute`` against leaner NumPy.
 
     .venv/bin/python -m benchmarks.lean_compute --L 4096
     OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks.lean_compute --L 1024
@@ -7,7 +7,9 @@ Not part of ``benchmarks.run`` (no Qt at all): it backs the recommendations in
 docs/performance.md with numbers. Variants, each computing scores, weights and output of every
 head (d = 64, 8 heads) unless it says otherwise:
 
-* app — ``explorer.core.pipeline.run_pipeline`` as shipped;
+* core — ``explorer.core.pipeline.run_pipeline``, the plain reference the tests compare with;
+* app — ``explorer.core.recompute.recompute`` as the model runs it (head by head into the previous
+  result's buffers, softmax in blocks);
 * plain float64 — ``benchmarks.edit_pixels.reference_stages`` (fresh arrays every call);
 * in place float64 — the same into buffers kept between calls (``matmul(out=)``, ``exp(out=)``,
   in-place divide): no fresh memory per edit;
@@ -74,6 +76,7 @@ def timed(fn, repeats):
 
 def main(argv=None):
     from explorer.core.pipeline import run_pipeline
+    from explorer.core.recompute import recompute
     from explorer.core.presets import random_session
     from explorer.core.session import Settings
 
@@ -87,8 +90,10 @@ def main(argv=None):
     q, k, v = mats["Q"], mats["K"], mats["V"]
     settings = Settings(heads=a.heads)
     f64, f32 = InPlace(a.L, a.d, a.heads, np.float64), InPlace(a.L, a.d, a.heads, np.float32)
+    kept = [recompute(mats, settings)]
     variants = [
-        ("app run_pipeline", lambda: run_pipeline(mats, settings)),
+        ("core run_pipeline (the reference)", lambda: run_pipeline(mats, settings)),
+        ("app recompute (kept buffers)", lambda: kept.append(recompute(mats, settings, previous=kept.pop()))),
         ("plain float64 (fresh arrays)", lambda: reference_stages(q, k, v, a.heads)),
         ("in place float64 (kept buffers)", lambda: f64(q, k, v)),
         ("in place float32 (kept buffers)", lambda: f32(q, k, v)),
