@@ -165,7 +165,14 @@ def measure(length, dim, heads, repeats, warmup, seed, with_mpl=True):
         mpl.draw(shown_images(*reference_stages(q, k, v, heads), head))
         return now() - t0
 
-    steps = [("app", app_step), ("reference", ref_step)] + ([("matplotlib", mpl_step)] if mpl else [])
+    def idle_step(row, col, value):
+        """No edit: what painting the whole app window costs by itself (the reference paints 3 plots)."""
+        t0 = now()
+        window.grab()
+        return now() - t0
+
+    steps = [("app", app_step), ("reference", ref_step), ("idle window grab", idle_step)]
+    steps += [("matplotlib", mpl_step)] if mpl else []
     times = {name: [] for name, _ in steps}
     for r in range(warmup + repeats):
         row, col = r % length, r % (dim // heads)  # a cell of head 0, the head the panels show

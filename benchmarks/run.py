@@ -130,8 +130,9 @@ def report(r):
     if r["edit"]:
         e0 = r["edit"][0]
         out += [f"## ① Edit → pixels, whole default window (d = {e0['d']}, {e0['heads']} heads; median ms)", "",
-                "| L | app | pyqtgraph reference | matplotlib | app / reference (≤ 1.5) | matplotlib / app (≥ 8) |",
-                "|---:|---:|---:|---:|---:|---:|"]
+                "| L | app | pyqtgraph reference | matplotlib | app / reference (≤ 1.5) | matplotlib / app (≥ 8) "
+                "| idle app window grab | app / (reference + idle grab) |",
+                "|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for e in r["edit"]:
             app, ref = e["app"]["median_ms"], e["reference"]["median_ms"]
             mpl = e.get("matplotlib", {}).get("median_ms")
@@ -143,13 +144,17 @@ def report(r):
                 cells.append(f"{ratio_mpl:.2f}× {mark(ratio_mpl >= TARGET_EDIT_MPL)}")
             else:
                 cells.append("—")
+            idle = e.get("idle window grab", {}).get("median_ms")
+            cells += [fmt_ms(idle), f"{app / (ref + idle):.2f}×" if idle else "—"]
             if not e.get("consistent", True):
                 cells[0] += " (!)"
             out.append("| " + " | ".join(cells) + " |")
         out += ["", "app: `table.setData` on the editor's Q model → `model.flush()` → `processEvents()` → "
                 "`window.grab()`; reference: plain NumPy stages + `ImageItem.setImage` ×3 + `grab()` of a "
                 "1600×1000 pyqtgraph window with the same heatmaps; matplotlib: the same NumPy + `set_data` ×3 "
-                "+ `canvas.draw()` (Agg, 1600×1000).", ""]
+                "+ `canvas.draw()` (Agg, 1600×1000). The idle grab is `window.grab()` of the app with nothing "
+                "changed: the cost of painting its 1600×1000 window of tables, plots and captions, which the "
+                "reference's three bare plots do not have.", ""]
     if r["drag"]:
         d0 = r["drag"][0]
         out += [f"## ② Drag: {d0['events']} slider events at {d0['rate']:.0f}/s, L = {d0['L']}, {d0['heads']} heads", "",
