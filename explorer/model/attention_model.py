@@ -412,17 +412,8 @@ class AttentionModel(QObject):
         finally:
             self.undo_stack.endMacro()
 
-    @contextmanager
-    def gesture(self):
-        """Group every edit made inside (a drag, a slider move) into one undo step."""
-        self._gesture_count += 1
-        outer, self._gesture = self._gesture, ("gesture", self._gesture_count)
-        try:
-            yield
-        finally:
-            self._gesture = outer
-
     def begin_gesture(self):
+        """Group every edit until ``end_gesture`` (a drag, a slider held down) into one undo step."""
         self._gesture_count += 1
         self._gesture = ("gesture", self._gesture_count)
 
