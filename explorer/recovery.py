@@ -58,7 +58,7 @@ class Recovery(QObject):
                 break
         self._pending = False
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="autosave")
-        self._saving = None  # the write in progress: (future, started at)
+        self._saving = None  # the write in progress (a Future of _timed_save)
         self._timer = QTimer(self)
         self._timer.setInterval(AUTOSAVE_MS)
         self._timer.timeout.connect(self._tick)
@@ -110,8 +110,8 @@ class Recovery(QObject):
             return False
         try:
             took_s = future.result()
-        except (ExplorerError, OSError) as exc:
-            self.window.statusBar().showMessage(f"Autosave failed: {exc}", 10000)
+        except (ExplorerError, OSError, MemoryError) as exc:
+            self.window.statusBar().showMessage(f"Autosave failed: {exc or 'not enough memory'}", 10000)
         else:
             self._timer.setInterval(max(AUTOSAVE_MS, int(took_s * 1000 / SAVE_SHARE)))
         return True

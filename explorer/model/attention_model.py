@@ -81,7 +81,8 @@ class AttentionModel(QObject):
         self._generation = 0  # of the newest request given to the worker
         self._accept_from = 0  # worker results of older requests are dropped (another shape, or overtaken)
         self._waiting = 0  # flags of the changes whose results the worker is still computing
-        self._torn = False  # the worker writes into the buffers of ``results`` (panels must not read them)
+        self._rewriting = False  # ``results``' buffers are being (or were half) rewritten: not to be read
+        self._failed = 0  # flags of changes whose recompute failed: announced with the next results
         # With ``changed``: {matrix: (rows, cols)} bounding the cells written since the last one, or
         # None when anything may have changed (the editor then re-reads whole tables).
         self.edited = None
@@ -423,8 +424,8 @@ class AttentionModel(QObject):
     # ----- recompute -----------------------------------------------------------------------------
     def recompute(self, wait=False):
         """Bring the results up to date and announce them once: in place for a small edit, on the GUI
-        thread when cheap, else on the worker (``changed`` then follows when it is done).
-        ``wait=True`` never defers: tests, screenshots and file operations need the numbers now."""
+        thread when cheap, else on the worker (``state_changed`` now, ``changed`` when it is done).
+        ``wait=True`` never defers: tests, screenshots and exports need the numbers now."""
         self._timer.stop()
         flags, self._pending = self._pending, 0
         dirty, self._dirty = self._dirty, []
@@ -438,22 +439,34 @@ class AttentionModel(QObject):
                     self._waiting |= flags
                     self.state_changed.emit(flags)
                     return
-                if edited == "done":
-                    pass
-                elif full_cost(self._state.matrices, self.settings) <= BACKGROUND_COST:
-                    flags |= self._compute_here()
-                elif not wait:
-                    self._submit(flags)
-                    self.state_changed.emit(flags)
-                    return
-                else:
-                    one_blas_thread()  # large work on this thread too: no BLAS threads fighting it
-                    flags |= self._compute_here()
+                if edited is None:
+                    if full_cost(self._state.matrices, self.settings) <= BACKGROUND_COST:
+                        flags |= self._compute_here()
+                    elif not wait:
+                        self._submit(flags)
+                        self.state_changed.emit(flags)
+                        return
+                    else:
+                        one_blas_thread()  # large work on this thread too: no BLAS threads fighting it
+                        flags |= self._compute_here()
             except (ExplorerError, MemoryError) as exc:
-                self._dirty = None  # the results no longer follow the state: the next recompute is whole
-                reason = exc if isinstance(exc, ExplorerError) else "not enough memory at this size"
-                self.message.emit(f"Could not compute attention: {reason}")
+                self._fail(flags, exc)
+                self.state_changed.emit(flags)
+                return
+        self._announce(flags)
+
+    def _announce(self, flags):
+        """``changed`` with these flags and those of any change whose recompute failed before."""
+        flags, self._failed = flags | self._failed, 0
         self.changed.emit(flags)
+
+    def _fail(self, flags, exc):
+        """A recompute failed: the old results stay (panels check ``pending`` before reading them),
+        the next recompute is whole, and the change is announced with the next results."""
+        self._dirty = None
+        self._failed |= flags
+        reason = exc if isinstance(exc, ExplorerError) else "not enough memory at this size"
+        self.message.emit(f"Could not compute attention: {reason}")
 
     def _compute_here(self):
         """A whole recompute on this thread; whatever the worker was doing is overtaken (its flags
@@ -462,16 +475,20 @@ class AttentionModel(QObject):
         self._accept_from = self._generation + 1
         overtaken, self._waiting = self._waiting, 0
         previous = self.results if self._big() else None
-        self._torn = previous is not None  # stays so if the recompute fails half way through them
-        self.results = recompute(self._state.matrices, self.settings, previous=previous)
-        self._torn = False
+        self._rewriting = self._rewriting or previous is not None  # stays so if it fails half way through
+        try:
+            self.results = recompute(self._state.matrices, self.settings, previous=previous)
+        except (ExplorerError, MemoryError):
+            self._failed |= overtaken
+            raise
+        self._rewriting = False
         return overtaken
 
     def _apply_edits(self, dirty, wait):
         """Update the results in place for a few edited cells of Q, K or V: "done" here, "deferred" to
         the worker (a K cell at L = 4096 redoes one head, not eight), or None when it must be whole."""
         if (dirty is None or not dirty or self.results is None or self.projected or self._worker.busy
-                or self._waiting):
+                or self._waiting or self._rewriting or self._failed or not self._fits(self.results)):
             return None
         merged = {}
         for name, rows, cols in dirty:
@@ -491,11 +508,13 @@ class AttentionModel(QObject):
 
         def job(cancelled):
             for edit in edits:
+                if cancelled():
+                    return None
                 apply_edit(result, snapshot, settings, *edit)
             return result
 
         self._generation += 1
-        self._torn = True  # the worker writes into the buffers of the results on screen
+        self._rewriting = True  # set before the worker starts writing into the buffers on screen
         self._worker.submit(self._generation, job)
         return "deferred"
 
@@ -505,18 +524,18 @@ class AttentionModel(QObject):
 
     def _submit(self, flags):
         """Give the worker a snapshot of the inputs; the selected head is computed first."""
-        self._generation += 1
-        if flags & STRUCTURE:
-            self._accept_from = self._generation  # results of another shape must never be shown
-        self._waiting |= flags
-        previous = None
-        if self._big():
-            self._worker.cancel()  # one writer at a time into those buffers
-            previous, self._torn = self.results, True
         snapshot = {k: np.array(v) for k, v in self._state.matrices.items()}
         settings = self.settings
         first = min(settings.selected_head, settings.heads - 1)
         order = [first] + [h for h in range(settings.heads) if h != first]
+        previous = None
+        if self._big():
+            self._worker.cancel()  # one writer at a time into those buffers
+            previous, self._rewriting = self.results, True
+        self._generation += 1
+        if flags & STRUCTURE:
+            self._accept_from = self._generation  # results of another shape must never be shown
+        self._waiting |= flags
         self._worker.submit(self._generation, lambda cancelled: recompute(
             snapshot, settings, previous=previous, order=order, cancelled=cancelled))
 
@@ -527,23 +546,23 @@ class AttentionModel(QObject):
             return
         latest = generation == self._generation
         if isinstance(outcome, ExplorerError):
-            if latest:  # the old results stay on screen; the next edit recomputes whole
-                self._torn, self._dirty, self._waiting = False, None, 0
-                self.message.emit(f"Could not compute attention: {outcome}")
+            if latest:  # (a half-rewritten result stays marked: ``pending`` keeps panels off it)
+                flags, self._waiting = self._waiting, 0
+                self._fail(flags, outcome)
             return
         self.results = outcome
         flags = self._waiting
         if latest:
-            self._torn, self._waiting = False, 0
+            self._rewriting, self._waiting = False, 0
         self.edited = None
-        self.changed.emit(flags)
+        self._announce(flags)
 
     @property
     def pending(self):
-        """True between an edit and the recompute that follows it (results describe the old state), and
-        while the worker rewrites the buffers of the current results."""
-        return (bool(self._pending & (STRUCTURE | VALUES | SETTINGS)) or self._torn
-                or bool(self._waiting) and not self._fits(self.results))
+        """True while the results do not describe the state (an edit not yet recomputed, results of
+        another shape) or their buffers are being rewritten: panels that draw results wait."""
+        return (bool(self._pending & (STRUCTURE | VALUES | SETTINGS)) or self._rewriting
+                or not self._fits(self.results))
 
     def _fits(self, result):
         """Whether a result (perhaps of an earlier state) has the shapes of the current state."""
@@ -560,10 +579,16 @@ class AttentionModel(QObject):
         return bool(self._waiting)
 
     def flush(self):
-        """Have the results of the current state now, computing on this thread if need be."""
-        if self._waiting:  # even when only a selection is pending: the results must be current
-            self._pending |= self._waiting
-            self._dirty = None
+        """Have the results of the current state now: the worker's when it is computing them, else
+        computed on this thread (a failed recompute is tried again)."""
+        if self._waiting and not self._pending:
+            last = self._worker.finish()
+            if last is not None and last[0] == self._generation:
+                self._on_worker_done(*last)  # at once, on this thread
+                self._accept_from = self._generation + 1  # so its queued ``done`` does not come twice
+        if self._waiting or self._failed:
+            self._pending |= self._waiting | self._failed | VALUES
+            self._waiting, self._dirty = 0, None
         if self._pending:
             self.recompute(wait=True)
 

@@ -46,12 +46,13 @@ class RecomputeWorker(QObject):
         self._cancel_below = 0  # jobs with a smaller generation stop at their next check
         self._stopping = False
         self._thread = None
+        self._last = None  # (generation, outcome) of the newest job that finished
 
     def submit(self, generation, job):
         """Queue ``job(cancelled)`` (it must only read copied inputs); replaces any request still waiting."""
         one_blas_thread()
         with self._cv:
-            if self._thread is None:
+            if self._thread is None or not self._thread.is_alive():
                 self._stopping = False  # stopped at a close, asked again (a window shown again)
                 self._thread = threading.Thread(target=self._loop, name="recompute", daemon=True)
                 self._thread.start()
@@ -64,21 +65,28 @@ class RecomputeWorker(QObject):
         with self._cv:
             return self._running is not None or self._request is not None
 
-    def cancel(self, wait=True):
-        """Drop the waiting request, stop the running job at its next check, and (by default) wait for it."""
+    def cancel(self):
+        """Drop the waiting request, stop the running job at its next check, and wait for it."""
         with self._cv:
             self._request = None
             if self._running is not None:
                 self._cancel_below = self._running + 1
-            while wait and self._running is not None:
+            while self._running is not None:
                 self._cv.wait()
+
+    def finish(self):
+        """Wait until every request has run; (generation, outcome) of the last one, or None."""
+        with self._cv:
+            while self._running is not None or self._request is not None:
+                self._cv.wait()
+            return self._last
 
     def stop(self):
         """End the thread (at exit); returns once it has finished."""
         with self._cv:
             self._stopping = True
             self._cv.notify_all()
-        self.cancel(wait=True)
+        self.cancel()
         if self._thread is not None:
             self._thread.join(timeout=10)
             self._thread = None
@@ -97,14 +105,21 @@ class RecomputeWorker(QObject):
             def cancelled():
                 return self._stopping or generation < self._cancel_below
 
+            outcome = None
             try:
                 outcome = job(cancelled)
             except ExplorerError as exc:
                 outcome = exc
             except MemoryError:
                 outcome = ExplorerError("not enough memory for attention at this size")
-            with self._cv:
-                self._running = None
-                self._cv.notify_all()
-                if outcome is not None and not self._stopping:
-                    self.done.emit(generation, outcome)
+            except Exception as exc:  # noqa: BLE001 — a bug must end in a message, never a dead worker
+                sys.excepthook(*sys.exc_info())
+                outcome = ExplorerError(f"internal error {exc!r} (please report it)")
+            finally:
+                with self._cv:
+                    self._running = None
+                    if outcome is not None:
+                        self._last = (generation, outcome)
+                    self._cv.notify_all()
+                    if outcome is not None and not self._stopping:
+                        self.done.emit(generation, outcome)

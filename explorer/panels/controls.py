@@ -15,9 +15,9 @@ POSITIONS = (("none", "none (order is invisible)"), ("sinusoidal", "sinusoidal P
 
 
 class ControlsPanel(Panel):
-    reads_results = False
-
     """Every setting of the pipeline; each change is one undoable model edit, each drag one undo step."""
+
+    reads_results = False
 
     def __init__(self, model, parent=None):
         super().__init__(model, parent)

@@ -31,9 +31,9 @@ SLIDER_RANGE = 5.0
 
 
 class EditorPanel(Panel):
-    reads_results = False  # except the read-only X·Wᵀ tables, which wait for the results below
-
     """Three tables (Q, K, V) sharing the token labels, a toolbar, and a slider for the selected cell."""
+
+    reads_results = False  # except the read-only X·Wᵀ tables, which wait for the results below
 
     def __init__(self, model, parent=None):
         super().__init__(model, parent)

@@ -342,6 +342,9 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self._stride = None
         self._show_image((lo, hi))
         self.colorbar.setLevels((lo, hi))
+        # Colour the pixels now, while the owner vouches for the numbers: the image is a view of
+        # arrays a background recompute may later rewrite, and a paint would otherwise read them then.
+        self.image_item.render()
         self._mask_item.set_mask(m if m is not None and m.any() else None, (rows, cols))
 
         white = None
@@ -447,6 +450,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self._update_ticks()
         if self._display.size and (self.image_valid is None or self.image_valid()):
             self._show_image()
+            self.image_item.render()
 
     def _fit_view(self) -> None:
         """Show the whole matrix filling the view, but never with cells stretched beyond 2:1.

@@ -208,3 +208,63 @@ def test_while_the_worker_computes_the_editor_follows_and_tooltips_wait(qtbot, u
     assert window.panels["scores"].heatmap.image_array().shape == (1023, 1023)
     assert "score" in hover(1022, 1022)
     model.undo_stack.setClean()
+
+
+def test_a_bug_in_a_background_job_ends_in_a_message_not_a_dead_worker(qtbot, big, monkeypatch):
+    model, seen = big
+    messages = []
+    model.message.connect(messages.append)
+    real = attention_model.recompute
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(attention_model, "recompute", broken)
+    with qtbot.capture_exceptions() as reported:  # printed through sys.excepthook, as a bug should be
+        model.set_param("temperature", 2.0)
+        model.recompute()
+        qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
+    assert reported and "internal error" in messages[-1] and not model._worker.busy
+    monkeypatch.setattr(attention_model, "recompute", real)
+    model.set_param("temperature", 3.0)
+    model.recompute()
+    qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
+    assert model.results.temperature == 3.0
+    assert_current(model)
+
+
+def test_after_a_failed_change_of_shape_panels_keep_off_the_old_results(qtbot, big, monkeypatch):
+    model, seen = big
+    real = attention_model.recompute
+
+    def no_memory_for_16_heads(matrices, settings, *args, **kwargs):
+        if settings.heads == 16:
+            raise MemoryError
+        return real(matrices, settings, *args, **kwargs)
+
+    monkeypatch.setattr(attention_model, "recompute", no_memory_for_16_heads)
+    model.set_param("heads", 16)
+    model.recompute()
+    qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
+    assert model.results.n_heads == 8 and model.pending  # 8 heads of results for 16 in the state
+    model.set_param("heads", 4)  # the next change recomputes whole and announces both
+    model.flush()
+    assert not model.pending and model.results.n_heads == 4 and seen[-1] & attention_model.SETTINGS
+    assert_current(model)
+
+
+def test_flush_after_a_deferred_key_edit_takes_the_workers_result(qtbot, monkeypatch):
+    model = AttentionModel(random_session(1024, 64, seed=2))
+    model.set_param("heads", 8)
+    model.flush()
+    whole = []
+    real = attention_model.recompute
+    monkeypatch.setattr(attention_model, "recompute", lambda *a, **k: whole.append(1) or real(*a, **k))
+    model.set_cell("K", 3, 9, 5.0)
+    model.recompute()
+    assert model.computing
+    model.flush()
+    assert not model.computing and not model.pending and whole == []  # one head on the worker, no more
+    QApplication.processEvents()  # the worker's queued result is not applied a second time
+    assert_current(model)
+    model.shutdown()

@@ -308,3 +308,13 @@ def test_a_matrix_that_fits_the_screen_is_shown_cell_for_cell(qtbot):
     h.set_matrix(values, row_labels=list("abc"), col_labels=list("defg"), levels=(0.0, 11.0))
     assert h._stride == (1, 1)
     np.testing.assert_array_equal(h.image_item.image, values)
+
+
+def test_the_pixels_are_coloured_when_the_matrix_is_given_not_at_a_later_paint(qtbot):
+    h = make(qtbot)
+    values = np.array([[0.0, 1.0], [1.0, 0.0]])
+    h.set_matrix(values, row_labels=["a", "b"], col_labels=["c", "d"], levels=(0.0, 1.0))
+    before = h.image_item.qimage.copy()
+    values[:] = 0.5  # the owner's array rewritten in place (a background recompute) before any paint
+    h.grab()
+    assert h.image_item.qimage == before
