@@ -19,11 +19,9 @@ from explorer.widgets.heatmap import CMAPS, Heatmap
 from explorer.widgets.number_text import format_number
 
 from .base import ALL, Panel
+from .head_style import head_colour, scale_text
 from .heatmap_panel import nice_symmetric_levels
 
-# Okabe & Ito's colour-blind-safe qualitative palette (without black), in head order; the split/merge
-# drawing colours Q's and the concat's columns with the same colours.
-HEAD_COLOURS = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7")
 MAX_SHOWN = 16  # heads drawn in the grid; more are summarised as "showing 16 of H"
 MIN_CELL_W, MIN_CELL_H = 160, 150  # below this the grid scrolls rather than shrinking a head further
 TIGHT_LABEL_SHARE = 0.22  # token labels on inner heads only while they take less than this of a head's width
@@ -31,26 +29,6 @@ SELECTED_PEN = QColor("#1f1f1f")
 FRAME_PEN = QColor("#d3d7de")
 SELECTED_FILL = QColor("#eef1f5")
 MODES = ("weights", "scores")
-
-
-def head_colour(h):
-    """The colour of head ``h`` (0-based): Okabe–Ito, then darker variants of it for heads 8, 9, …"""
-    base = QColor(HEAD_COLOURS[h % len(HEAD_COLOURS)])
-    return base if h < len(HEAD_COLOURS) else base.darker(100 + 45 * (h // len(HEAD_COLOURS)))
-
-
-def scale_text(settings, results):
-    """How each head's scores are scaled, in the chapter's words: "1/√2 = 0.707", "none (× 1)", …"""
-    dh = results.d_head
-    if settings.scale_mode == "inv_sqrt_d":
-        text = f"1/√{dh} = {format_number(results.scale)}" if dh != 1 else "1/√1 = 1"
-    elif settings.scale_mode == "none":
-        text = "none (× 1)"
-    else:
-        text = f"{format_number(results.scale)} (custom)"
-    if results.temperature != 1:
-        text += f", ÷ T = {format_number(results.temperature)}"
-    return text
 
 
 def _colormap(name):

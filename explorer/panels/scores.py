@@ -1,6 +1,7 @@
 """① Scores: S = QKᵀ · scale, one dot product per (query, key) pair, on a diverging map centred at 0."""
 from explorer.widgets.number_text import format_number
 
+from .head_style import scale_symbol
 from .heatmap_panel import HeatmapPanel, nice_symmetric_levels
 
 
@@ -15,8 +16,7 @@ class ScoresPanel(HeatmapPanel):
         self.heatmap.set_matrix(s, row_labels=self.model.tokens, col_labels=self.model.tokens,
                                 levels=nice_symmetric_levels(extent=r.score_range(h)), masked=masked,
                                 flagged_rows=r.heads.masked_rows, finite=True)  # the core refuses non-finite
-        scale = {"inv_sqrt_d": f"1/√{r.d_head}", "none": "1"}.get(self.model.settings.scale_mode,
-                                                                  format_number(r.scale))
+        scale = scale_symbol(self.model.settings, r)
         temp = "" if r.temperature == 1 else f" / T (T = {format_number(r.temperature)})"
         self.caption.setText(f"<b>① S = Q Kᵀ · {scale}</b>{temp}{self.head_note()}: one dot product per cell")
 

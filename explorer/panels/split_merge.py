@@ -18,7 +18,7 @@ from explorer.model import LESSON, SETTINGS, STRUCTURE, VALUES
 from explorer.widgets.cell_text import format_value
 
 from .base import Panel
-from .heads import head_colour, scale_text
+from .head_style import head_colour, scale_text
 
 MAX_NUMBERS_L = 8  # the numbers are printed while L ≤ 8 and every width ≤ 12
 MAX_NUMBERS_D = 12

@@ -1,6 +1,5 @@
 """Large recomputes leave the GUI thread: the latest request wins, stale shapes are dropped, small
 edits update in place, and the results always end equal to the core's."""
-import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication

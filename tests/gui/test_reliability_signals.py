@@ -11,7 +11,6 @@ numbers, undo brings the old value back.
 import gc
 import sys
 
-import numpy as np
 import pytest
 
 from explorer.core.attention import attention
