@@ -25,9 +25,9 @@ from explorer.core.rope_lesson import (DEFAULT_STARTS, arc_points, curves_gap, d
 from explorer.core.session import ROPE_BASE_MAX, ROPE_BASE_MIN, ROPE_OFFSET_MAX
 from explorer.model import SELECTION, SETTINGS, STRUCTURE, VALUES
 from explorer.widgets.labelled_slider import LabelledSlider
+from explorer.widgets.plots import lesson_plot, set_title
 
 from .base import Panel
-from .sqrt_d import set_title
 
 POSITION_MAX = 63  # the m and n sliders: 0..63
 OFFSET_SPAN = POSITION_MAX  # the score-vs-distance plot: m − n in −63..63, every pair of the sliders
@@ -314,24 +314,7 @@ class RopePanel(Panel):
 
     # ----- building -----------------------------------------------------------------------------
     def _plot(self, title, bottom, left):
-        plot = pg.PlotWidget(self)
-        plot.setBackground(self._bg)
-        item = plot.getPlotItem()
-        item.hideButtons()
-        item.setMenuEnabled(False)
-        item.setMouseEnabled(x=False, y=False)
-        item.showGrid(x=True, y=True, alpha=0.15)
-        if title:
-            set_title(plot, title, self._fg.name())
-        for side, text in (("left", left), ("bottom", bottom)):
-            axis = item.getAxis(side)
-            axis.setPen(self._fg)
-            axis.setTextPen(self._fg)
-            axis.enableAutoSIPrefix(False)
-            if text:
-                axis.setLabel(text, color=self._fg.name())
-        plot.setMinimumSize(220, 170)
-        return plot
+        return lesson_plot(self, self._fg, self._bg, title, bottom, left)
 
     def _label(self, text="", style="color: #1d232b;"):
         label = QLabel(text, self)

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxL
 
 from explorer.core.scaling import N_KEYS, N_SAMPLES, dimension_grid, sharpness_curve, sqrt_d_point
 from explorer.widgets.labelled_slider import LabelledSlider
+from explorer.widgets.plots import lesson_plot, set_title
 
 from .base import Panel
 
@@ -55,23 +56,6 @@ def _sig3(x):
 def _legend(*entries):
     """A one-line legend in HTML: (symbol, colour, text) per entry."""
     return " &nbsp; ".join(f"<span style='color:{c}'>{sym}</span>&nbsp;{escape(text)}" for sym, c, text in entries)
-
-
-def set_title(plot, html, color):
-    """A plot title of one or more lines (``<br>``), each centred, in a title row as tall as the text."""
-    item = plot.getPlotItem()
-    item.setTitle(html, color=color, size="10pt")
-    label = item.titleLabel
-    text = label.item
-    option = text.document().defaultTextOption()
-    option.setAlignment(Qt.AlignmentFlag.AlignHCenter)
-    text.document().setDefaultTextOption(option)
-    text.setTextWidth(-1)
-    text.setTextWidth(text.document().idealWidth())
-    label.resizeEvent(None)
-    height = math.ceil(text.boundingRect().height()) + 2
-    label.setMaximumHeight(height)
-    item.layout.setRowFixedHeight(0, height)
 
 
 def _pen(color, width=2.0, style=Qt.PenStyle.SolidLine):
@@ -213,25 +197,9 @@ class SqrtDPanel(Panel):
 
     # ----- building -----------------------------------------------------------------------------
     def _plot(self, title, bottom, left):
-        plot = pg.PlotWidget(self)
-        plot.setBackground(self._bg)
-        item = plot.getPlotItem()
-        item.hideButtons()
-        item.setMenuEnabled(False)
-        item.setMouseEnabled(x=False, y=False)
-        item.getViewBox().disableAutoRange()
-        item.showGrid(x=True, y=True, alpha=0.12)
-        if title:
-            set_title(plot, title, self._fg.name())
-        for side, text in (("left", left), ("bottom", bottom)):
-            axis = item.getAxis(side)
-            axis.setPen(self._fg)
-            axis.setTextPen(self._fg)
-            axis.enableAutoSIPrefix(False)
-            # the few fixed ticks may all carry text (the grid clips labels to the view: ranges leave room)
-            axis.setStyle(textFillLimits=[(0, 0.9)])
-            axis.setLabel(text, color=self._fg.name())
-        plot.setMinimumSize(200, 150)
+        plot = lesson_plot(self, self._fg, self._bg, title, bottom, left, grid_alpha=0.12, min_size=(200, 150),
+                           fixed_ticks=True)
+        plot.getPlotItem().getViewBox().disableAutoRange()
         return plot
 
     @staticmethod

@@ -1,0 +1,53 @@
+"""Small pyqtgraph plots for the lesson panels (the √d and RoPE lessons): styled alike, with titles
+of one or more centred lines."""
+import math
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+from .plot_cache import cache_axes
+
+
+def set_title(plot, html, color):
+    """A plot title of one or more lines (``<br>``), each centred, in a title row as tall as the text."""
+    item = plot.getPlotItem()
+    item.setTitle(html, color=color, size="10pt")
+    label = item.titleLabel
+    text = label.item
+    option = text.document().defaultTextOption()
+    option.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+    text.document().setDefaultTextOption(option)
+    text.setTextWidth(-1)
+    text.setTextWidth(text.document().idealWidth())
+    label.resizeEvent(None)
+    height = math.ceil(text.boundingRect().height()) + 2
+    label.setMaximumHeight(height)
+    item.layout.setRowFixedHeight(0, height)
+
+
+def lesson_plot(parent, fg, bg, title, bottom, left, *, grid_alpha=0.15, min_size=(220, 170), fixed_ticks=False):
+    """A still plot (no mouse, no menu, no auto-range buttons) with labelled axes in ``fg`` on ``bg``.
+
+    ``fixed_ticks``: the few ticks the caller sets may all carry text (labels are clipped to the view).
+    """
+    plot = pg.PlotWidget(parent)
+    plot.setBackground(bg)
+    item = plot.getPlotItem()
+    item.hideButtons()
+    item.setMenuEnabled(False)
+    item.setMouseEnabled(x=False, y=False)
+    item.showGrid(x=True, y=True, alpha=grid_alpha)
+    if title:
+        set_title(plot, title, fg.name())
+    for side, text in (("left", left), ("bottom", bottom)):
+        axis = item.getAxis(side)
+        axis.setPen(fg)
+        axis.setTextPen(fg)
+        axis.enableAutoSIPrefix(False)
+        if fixed_ticks:
+            axis.setStyle(textFillLimits=[(0, 0.9)])
+        if text:
+            axis.setLabel(text, color=fg.name())
+    cache_axes(item)
+    plot.setMinimumSize(*min_size)
+    return plot
