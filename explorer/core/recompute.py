@@ -113,7 +113,7 @@ def compute_head(inputs, bufs, h, cancelled=None):
     step = max(1, BLOCK_CELLS // length)
     lo, hi = np.inf, -np.inf
     for top in range(0, length, step):
-        block_lo, block_hi = _softmax_rows(inputs, scores[h, top:top + step], weights[h, top:top + step], top, h)
+        block_lo, block_hi = _softmax_rows(inputs.mask, scores[h, top:top + step], weights[h, top:top + step], top, h)
         lo, hi = min(lo, block_lo), max(hi, block_hi)
         bufs.row_sums[h, top:top + step] = weights[h, top:top + step].sum(axis=1)
         if cancelled is not None and cancelled():
@@ -123,7 +123,7 @@ def compute_head(inputs, bufs, h, cancelled=None):
     return True
 
 
-def _softmax_rows(inputs, s, w, top, h):
+def _softmax_rows(mask, s, w, top, h):
     """Step ② for a block of rows: the core's softmax (max-shift, exp, divide), written into ``w``.
     Returns the block's smallest and largest score (checked finite on the way)."""
     m = s.max(axis=1, keepdims=True)
@@ -131,8 +131,8 @@ def _softmax_rows(inputs, s, w, top, h):
     if not (np.isfinite(m).all() and np.isfinite(block_lo)):  # NaN and ±∞ reach the extremes
         _raise_overflow("scores q·kᵀ·scale", s, top, h)
     np.subtract(s, m, out=w)
-    if inputs.mask is not None:
-        allowed = inputs.mask[top:top + s.shape[0]]
+    if mask is not None:  # rows top … of the (L, L) mask (True = may attend)
+        allowed = mask[top:top + s.shape[0]]
         np.copyto(w, -np.inf, where=~allowed)
         if not allowed.all(axis=1).all():  # the shift must use the max over allowed keys only
             m2 = np.where(allowed, s, -np.inf).max(axis=1, keepdims=True)
@@ -187,7 +187,7 @@ def recompute(matrices, settings, previous=None, order=None, cancelled=None):
     return finish(inputs, bufs)
 
 
-def inputs_of(result, settings):
+def inputs_of(result):
     """The Inputs a finished result was computed from (to update it in place after a small edit)."""
     heads = result.heads
     return Inputs(q=result.q, k=result.k, v=result.v, q_in=result.q_in, k_in=result.k_in, x=result.x,
@@ -202,7 +202,7 @@ def apply_edit(result, matrices, settings, name, rows, cols):
     moves); V: only those output columns, no softmax at all.
     """
     rows = np.asarray(sorted(set(rows)), dtype=np.intp)
-    inputs = inputs_of(result, settings)
+    inputs = inputs_of(result)
     if name == "V":
         result.v[:, cols] = matrices["V"][:, cols]
         for h in _heads_of(cols, inputs.dv_head):
@@ -225,7 +225,7 @@ def apply_edit(result, matrices, settings, name, rows, cols):
             s = inputs.head(inputs.q, h)[rows] @ inputs.head(inputs.k, h).T
             s *= inputs.scale / inputs.temperature
         w = np.empty_like(s)
-        new_lo, new_hi = _softmax_rows(_RowsView(inputs, rows), s, w, 0, h)
+        new_lo, new_hi = _softmax_rows(None if inputs.mask is None else inputs.mask[rows], s, w, 0, h)
         with np.errstate(over="ignore", invalid="ignore"):
             o = w @ inputs.head(inputs.v, h)
         if not np.isfinite(o).all():
@@ -273,12 +273,6 @@ def _rotate_rows(rows_q, positions, settings):
     turned = rope(split, positions, base=settings.rope_base, style=settings.rope_style)
     return turned.transpose(1, 0, 2).reshape(len(rows_q), h * width)
 
-
-class _RowsView:
-    """The Inputs' mask seen from a subset of query rows (so ``_softmax_rows`` masks them right)."""
-
-    def __init__(self, inputs, rows):
-        self.mask = None if inputs.mask is None else inputs.mask[rows]
 
 
 def full_cost(matrices, settings):

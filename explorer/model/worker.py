@@ -122,4 +122,7 @@ class RecomputeWorker(QObject):
                         self._last = (generation, outcome)
                     self._cv.notify_all()
                     if outcome is not None and not self._stopping:
-                        self.done.emit(generation, outcome)
+                        try:
+                            self.done.emit(generation, outcome)
+                        except RuntimeError:  # the model was deleted without shutdown(): nobody to tell
+                            self._stopping = True
