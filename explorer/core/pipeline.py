@@ -54,9 +54,15 @@ class PipelineResult:
         return full if head is None else full[head]
 
     def row_sums(self, head):
-        """Σ_j weights[head, i, j] for every row i (each is 1, or 0 for a fully masked row)."""
+        """Σ_j weights[head, i, j] for every row i (each is 1, or 0 for a fully masked row).
+
+        Made on the way by ``recompute`` for the heads it summarises, else here on first use (kept)."""
         sums = self.heads.row_sums
-        return sums[head] if sums is not None else self.heads.weights[head].sum(axis=1)
+        if sums is None:
+            return self.heads.weights[head].sum(axis=1)
+        if np.isnan(sums[head]).any():
+            sums[head] = self.heads.weights[head].sum(axis=1)
+        return sums[head]
 
     def score_range(self, head):
         """(smallest, largest) score of a head: what its colour levels must cover."""

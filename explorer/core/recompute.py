@@ -4,8 +4,10 @@
 same numbers (to rounding) for the interactive model: full recomputes write into the buffers of the
 previous result when the shapes are unchanged (no fresh gigabytes at L = 4096), the softmax runs in
 row blocks so its temporaries stay small, finiteness is checked on row maxima rather than on every
-cell, and an edit of a few Q rows or V columns updates just those rows or columns.
+cell, heads can be shared out between threads (NumPy releases the GIL), and an edit of a few Q rows
+or V columns updates just those rows or columns.
 """
+from concurrent.futures import wait
 from dataclasses import dataclass
 
 import numpy as np
@@ -78,14 +80,14 @@ class Buffers:
     scores: np.ndarray
     weights: np.ndarray
     head_outputs: np.ndarray
-    row_sums: np.ndarray  # (H, L): Σ_j weights — shown beside each row (each is 1)
+    row_sums: np.ndarray  # (H, L): Σ_j weights — shown beside each row (each is 1); NaN until made
     score_range: np.ndarray  # (H, 2): min and max score of each head — the colour levels
 
 
 def buffers(inputs, previous=None):
     """Buffers to write into: the previous result's (H, L, L) arrays when the shapes still fit."""
     h, length, dv = inputs.n_heads, inputs.q.shape[0], inputs.dv_head
-    small = np.empty((h, length)), np.empty((h, 2))
+    small = np.full((h, length), np.nan), np.empty((h, 2))  # row sums: NaN until made (see pipeline)
     if previous is not None:
         p = previous.heads
         if (p.scores.shape == (h, length, length) and p.head_outputs.shape == (h, length, dv)
@@ -100,8 +102,13 @@ def of_result(result):
     return Buffers(heads.scores, heads.weights, heads.head_outputs, heads.row_sums, heads.score_range)
 
 
-def compute_head(inputs, bufs, h, cancelled=None):
-    """Steps ①②③ for head ``h`` into ``bufs``; False if ``cancelled()`` said stop (the head is then torn)."""
+def compute_head(inputs, bufs, h, cancelled=None, summarise=True):
+    """Steps ①②③ for head ``h`` into ``bufs``; False if ``cancelled()`` said stop (the head is then torn).
+
+    ``summarise``: also fill the head's row sums on the way (one more pass over its L² cells);
+    otherwise they stay NaN and ``PipelineResult.row_sums`` makes them if a panel asks. The score
+    range is always made: the Heads panel colours every head by it.
+    """
     scores, weights, outputs = bufs.scores, bufs.weights, bufs.head_outputs
     factor = inputs.scale / inputs.temperature
     with np.errstate(over="ignore", invalid="ignore"):
@@ -113,9 +120,11 @@ def compute_head(inputs, bufs, h, cancelled=None):
     step = max(1, BLOCK_CELLS // length)
     lo, hi = np.inf, -np.inf
     for top in range(0, length, step):
-        block_lo, block_hi = _softmax_rows(inputs.mask, scores[h, top:top + step], weights[h, top:top + step], top, h)
+        rows = slice(top, top + step)
+        block_lo, block_hi = _softmax_rows(inputs.mask, scores[h, rows], weights[h, rows], top, h)
         lo, hi = min(lo, block_lo), max(hi, block_hi)
-        bufs.row_sums[h, top:top + step] = weights[h, top:top + step].sum(axis=1)
+        if summarise:
+            bufs.row_sums[h, rows] = weights[h, rows].sum(axis=1)
         if cancelled is not None and cancelled():
             return False
     bufs.score_range[h] = lo, hi
@@ -142,7 +151,11 @@ def _softmax_rows(mask, s, w, top, h):
     with np.errstate(over="ignore", under="ignore"):
         np.exp(w, out=w)
     total = w.sum(axis=1, keepdims=True)
-    np.divide(w, total, out=w, where=total > 0)  # a fully masked row stays all exp(−∞) = 0
+    positive = total > 0
+    if positive.all():
+        np.divide(w, total, out=w)  # the same numbers as with ``where``, without its slower loop
+    else:
+        np.divide(w, total, out=w, where=positive)  # a fully masked row stays all exp(−∞) = 0
     return block_lo, float(m.max())
 
 
@@ -177,13 +190,44 @@ def finish(inputs, bufs):
                           k_in=inputs.k_in, wo=inputs.wo)
 
 
-def recompute(matrices, settings, previous=None, order=None, cancelled=None):
-    """Every stage, head by head (in ``order``), reusing ``previous``'s buffers; None if cancelled."""
+def recompute(matrices, settings, previous=None, order=None, cancelled=None, summarise=None, executor=None,
+              lanes=1):
+    """Every stage, head by head (in ``order``), reusing ``previous``'s buffers; None if cancelled.
+
+    ``summarise``: the heads whose row sums are made on the way (default all; the others are made
+    when asked). ``lanes`` > 1 with a ``concurrent.futures`` ``executor``: heads are
+    dealt out in turn to this thread and ``lanes − 1`` tasks on the executor, each writing only its
+    own heads — the same numbers, sooner on a machine with cores to spare.
+    """
     inputs = prepare(matrices, settings)
     bufs = buffers(inputs, previous)
-    for h in (range(inputs.n_heads) if order is None else order):
-        if not compute_head(inputs, bufs, h, cancelled):
-            return None
+    order = list(range(inputs.n_heads)) if order is None else list(order)
+    summarise = set(order if summarise is None else summarise)
+    lanes = max(1, min(lanes if executor is not None else 1, len(order)))
+
+    def lane(start):
+        """Compute every ``lanes``-th head from ``start``: (position in order of a failure, error) or None."""
+        for position in range(start, len(order), lanes):
+            h = order[position]
+            try:
+                if not compute_head(inputs, bufs, h, cancelled, summarise=h in summarise):
+                    return position, None
+            except (ArithmeticError, MemoryError, ValueError) as exc:
+                return position, exc
+        return None
+
+    futures = [executor.submit(lane, start) for start in range(1, lanes)]
+    try:
+        first = lane(0)
+    finally:
+        wait(futures)  # no lane may still be writing when this returns
+    stops = [first] + [f.result() for f in futures]
+    stops = sorted((stop for stop in stops if stop is not None), key=lambda stop: stop[0])
+    if stops:  # the error of the first failing head in order, as a single thread would have met it
+        _, exc = next((stop for stop in stops if stop[1] is not None), stops[0])
+        if exc is not None:
+            raise exc
+        return None
     return finish(inputs, bufs)
 
 

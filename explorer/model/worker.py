@@ -5,8 +5,10 @@ A request that arrives while another waits replaces it (the older one is never c
 already running is finished, not restarted, so a long drag still shows progress, unless
 ``cancel()`` stops it between blocks. Results come back on the GUI thread through ``done``.
 """
+import os
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 from PySide6.QtCore import QObject, Signal
 
@@ -14,7 +16,16 @@ from explorer.core.errors import ExplorerError
 
 
 SWITCH_INTERVAL_S = 0.0005
+MAX_LANES = 4  # threads sharing out the heads of one recompute (NumPy releases the GIL in its loops)
 _blas_limited = False
+
+
+def cores():
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def one_blas_thread():
@@ -47,6 +58,16 @@ class RecomputeWorker(QObject):
         self._stopping = False
         self._thread = None
         self._last = None  # (generation, outcome) of the newest job that finished
+        self._lanes = min(MAX_LANES, cores())
+        self._helpers = None  # the executor of lanes 2 … (made on first use)
+
+    def sharing(self):
+        """``executor`` and ``lanes`` for ``core.recompute``: how many threads a recompute may use."""
+        if self._lanes < 2:
+            return {}
+        if self._helpers is None:
+            self._helpers = ThreadPoolExecutor(self._lanes - 1, thread_name_prefix="recompute-lane")
+        return {"executor": self._helpers, "lanes": self._lanes}
 
     def submit(self, generation, job):
         """Queue ``job(cancelled)`` (it must only read copied inputs); replaces any request still waiting."""
@@ -90,6 +111,9 @@ class RecomputeWorker(QObject):
         if self._thread is not None:
             self._thread.join(timeout=10)
             self._thread = None
+        if self._helpers is not None:
+            self._helpers.shutdown(wait=True)
+            self._helpers = None
 
     def _loop(self):
         while True:

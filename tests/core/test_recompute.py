@@ -134,3 +134,55 @@ def test_costs_grow_with_the_work():
     assert rc.edit_cost(r, "Q", [0], [0]) < rc.edit_cost(r, "K", [0], [0])
     assert rc.edit_cost(r, "Q", [0], [0]) < rc.edit_cost(r, "Q", [0], [0, 7])  # two heads
     assert head_count_options(8, 8) == [1, 2, 4, 8]
+
+
+@pytest.mark.parametrize("lanes", [2, 3])
+@pytest.mark.parametrize("causal", [False, True])
+def test_heads_shared_out_between_threads_give_the_same_bits(lanes, causal):
+    from concurrent.futures import ThreadPoolExecutor
+
+    mats = direct(33, 16, 8, seed=lanes)
+    s = Settings(heads=4, causal=causal, temperature=0.8)
+    want = rc.recompute(mats, s)
+    with ThreadPoolExecutor(lanes - 1) as pool:
+        got = rc.recompute(mats, s, order=[2, 0, 3, 1], executor=pool, lanes=lanes)
+        again = rc.recompute(mats, s, previous=got, executor=pool, lanes=lanes)  # into the same buffers
+    for stage in STAGES:
+        np.testing.assert_array_equal(getattr(got.heads, stage), getattr(want.heads, stage), err_msg=stage)
+        np.testing.assert_array_equal(getattr(again.heads, stage), getattr(want.heads, stage), err_msg=stage)
+    assert_same(got, run_pipeline(mats, s))
+
+
+def test_threads_name_the_first_overflowing_head_in_order_and_stop_together_when_cancelled():
+    from concurrent.futures import ThreadPoolExecutor
+
+    mats, s = direct(3, 8, 4), Settings(heads=4, scale_mode="custom", scale=1e3)
+    mats["Q"][1, 2:4] = mats["K"][2, 2:4] = 1e306  # head 1 overflows
+    mats["Q"][1, 6:8] = mats["K"][2, 6:8] = 1e306  # and head 3
+    with ThreadPoolExecutor(1) as pool:
+        for order, named in (([0, 1, 2, 3], "head 1"), ([3, 2, 1, 0], "head 3"), ([2, 1, 3, 0], "head 1")):
+            with pytest.raises(NonFiniteError, match=named):
+                rc.recompute(mats, s, order=order, executor=pool, lanes=2)
+        assert rc.recompute(direct(9, 8, 4), Settings(heads=4), executor=pool, lanes=2,
+                            cancelled=lambda: True) is None
+
+
+def test_row_sums_left_out_are_made_when_asked_and_kept():
+    mats, s = direct(10, 8, 4, seed=5), Settings(heads=4, causal=True)
+    got = rc.recompute(mats, s, order=[2, 0, 1, 3], summarise=[2])
+    assert not np.isnan(got.heads.row_sums[2]).any() and np.isnan(got.heads.row_sums[0]).all()
+    assert_same(got, run_pipeline(mats, s))  # asks every head: made on the spot
+    assert not np.isnan(got.heads.row_sums).any()
+    mats["Q"][3, 1] += 1.0  # an edit in place after a head was left unsummarised keeps them right
+    fresh = rc.recompute(mats, s, summarise=[])
+    mats["Q"][4, 5] -= 2.0
+    rc.apply_edit(fresh, mats, s, "Q", [4], [5])
+    assert_same(fresh, run_pipeline(mats, s))
+
+
+def test_an_overflow_to_minus_infinity_is_caught_though_the_row_maximum_stays_finite():
+    mats, s = direct(3, 2, 2), Settings(heads=1, scale_mode="custom", scale=1e3)
+    mats["Q"][1] = [1e306, 0.0]
+    mats["K"][2] = [-1e306, 0.0]  # q₁·k₂ = −∞
+    with pytest.raises(NonFiniteError, match="head 0"):
+        rc.recompute(mats, s, summarise=[])
