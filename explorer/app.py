@@ -86,7 +86,8 @@ def take_screenshot(app, window, path, problem=None):
     for _ in range(3):
         app.processEvents()
     window.build_shown_panels()  # every dock on screen shows its real panel (the rest stay unbuilt)
-    window.model.flush()
+    window.model.flush()  # a large SESSION is computed on the worker: its results are needed now
+    window.uncover_now()
     for panel in window.panels.built().values():
         panel.refresh()
     app.processEvents()

@@ -53,7 +53,7 @@ class Documents:
         self.model.load(presets.PRESETS[preset]())
         self.path = None
         self.window._update_title()
-        self.status(f"New session: {self.model.title}")
+        self.window.say_when_ready(f"New session: {self.model.title}")
         return True
 
     def open_dialog(self):
@@ -71,12 +71,14 @@ class Documents:
         except ExplorerError as exc:
             self.error("Could not open the session", str(exc))
             return False
-        self.model.load(session)
+        # A large session's results come from the worker: the window stays responsive meanwhile (the
+        # views of results are covered, the status bar says so); saving needs only the session.
+        self.model.load(session, validated=True)  # load_session validated it
         self.window.apply_layout(session.layout, geometry=False)
         self.path = Path(path)
         self._remember(self.path)
         self.window._update_title()
-        self.status(f"Opened {self.path}")
+        self.window.say_when_ready(f"Opened {self.path}")
         return True
 
     def save(self):
@@ -228,6 +230,7 @@ class Documents:
 
     def _write_image(self, widget, path):
         self.model.flush()
+        self.window.uncover_now()  # the results are here: no "Computing…" on the picture
         built = self.window.panels.built().values()  # a panel never built is on no picture
         for panel in ([widget] if widget in built else built):
             panel.refresh()  # a hidden panel has not drawn the latest numbers

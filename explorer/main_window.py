@@ -3,9 +3,9 @@ import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QMessageBox, QScrollArea, QTabBar
+from PySide6.QtWidgets import QDockWidget, QFrame, QLabel, QMainWindow, QMessageBox, QScrollArea, QTabBar
 
 from explorer import __version__
 from explorer.documents import Documents
@@ -50,6 +50,38 @@ SPECS = {spec.name: spec for spec in DOCKS}
 # Shown at start but second in line: built just after the window's first paint, so it appears sooner.
 AFTER_FIRST_PAINT = frozenset({"readout"})
 FIRST_PAINT_FALLBACK_MS = 500
+# After a session computed in the background, covers come off one dock on screen per timer tick: a
+# timer (not a 0-ms call, which Qt 6 posts as an event and runs in the same pass) lets input in between.
+UNCOVER_STEP_MS = 1
+# Docks that show the state itself, not results: never covered while a session's results are computed.
+STATE_DOCKS = frozenset({"editor", "controls"})
+
+
+class WaitingCover(QLabel):
+    """An opaque message over a view of the results while a newly opened session's are computed,
+    so no number of the previous session shows through (and no click reaches it)."""
+
+    def __init__(self, target):
+        super().__init__(target)
+        self.setObjectName("waitingCover")
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setWordWrap(True)
+        self.setMargin(12)
+        self.setAutoFillBackground(True)
+        self.hide()
+        target.installEventFilter(self)
+
+    def cover(self, text):
+        if self.text() != text:
+            self.setText(text)
+        self.setGeometry(self.parentWidget().rect())
+        self.raise_()
+        self.show()
+
+    def eventFilter(self, watched, event):
+        if event.type() == QEvent.Type.Resize and self.isVisible():
+            self.setGeometry(watched.rect())
+        return False
 
 
 class Panels(Mapping):
@@ -100,7 +132,12 @@ class MainWindow(QMainWindow):
         self.setObjectName("mainWindow")
         self.setDockOptions(QMainWindow.AnimatedDocks | QMainWindow.AllowNestedDocks | QMainWindow.AllowTabbedDocks)
         self.setDockNestingEnabled(True)
-        self.model = AttentionModel(session, parent=self)
+        # A large first session (the SESSION argument) is computed on the worker, as File ▸ Open does:
+        # the window shows at once, covered where results go, and fills in when they arrive.
+        self.model = AttentionModel(session, parent=self, wait=False)
+        self._covers = {}  # dock name (or editor.<table>) → its WaitingCover, made at the first large load
+        self._covered = False
+        self._after_loading = None  # (status text, timeout) to show once the results have arrived
         self.panels, self.docks = Panels(self._build_panel), {}
         self._dock_on_screen = {}  # name → the last visibilityChanged of its dock (none before it is shown)
         self._restoring = False  # restoreState shows and hides docks in passing: build only what stays shown
@@ -114,10 +151,12 @@ class MainWindow(QMainWindow):
         self._build_menus()
         style_status_bar(self.statusBar())
         self.model.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
+        for signal in (self.model.state_changed, self.model.changed, self.model.message):
+            signal.connect(self._follow_loading)
         self.model.undo_stack.cleanChanged.connect(self._update_title)
         self._update_title()
-        self.statusBar().showMessage("Edit any number in Q, K or V — every stage recomputes live. "
-                                     "Hover a cell to see how it was made.", 15000)
+        self.say_when_ready("Edit any number in Q, K or V — every stage recomputes live. "
+                            "Hover a cell to see how it was made.", 15000)
         self.resize(1600, 1000)
         self.persist_layout = persist_layout  # off for --screenshot: never touch the user's saved layout
         if persist_layout:
@@ -125,6 +164,89 @@ class MainWindow(QMainWindow):
             self._fit_screen()
         self.panels["editor"].views["Q"].setFocus()  # typing starts in Q, not in a toolbar box
         self.recovery = Recovery(self) if recovery else None
+
+    # ----- a session whose results are computed in the background --------------------------------
+    def say_when_ready(self, text, timeout=10000):
+        """Show ``text`` in the status bar. While a large session's results are being computed, say
+        that too, and show ``text`` alone once they are on screen."""
+        if self.model.loading:
+            self._after_loading = (text, timeout)
+            self.statusBar().showMessage(f"{text} — {self._computing_text()}")  # until the results come
+        else:
+            self._after_loading = None
+            self.statusBar().showMessage(text, timeout)
+        self._follow_loading()
+
+    def _computing_text(self):
+        heads = self.model.settings.heads
+        return (f"computing attention for {len(self.model.tokens):,} tokens × {heads} "
+                f"head{'s' if heads > 1 else ''}…")
+
+    def _follow_loading(self, *args):
+        """While a loaded session has no results yet, cover every view of results (the panels hold
+        the previous session's drawing) and hold their panels; when the results come, uncover."""
+        if self.model.loading:
+            if self.model.computing:
+                text = self._computing_text()
+                text = f"{text[0].upper()}{text[1:]}"
+            else:  # its recompute failed (the status bar said why): an edit or another session tries again
+                text = "Could not compute attention for this session (see the status bar)."
+            for key, target in self._result_views():
+                cover = self._covers.get(key)
+                if cover is None or cover.parentWidget() is not target:
+                    cover = self._covers[key] = WaitingCover(target)
+                cover.cover(text)
+                if key in self.docks and self.panels.is_built(key):
+                    self.panels[key].set_on_screen(False)  # drawn when its cover comes off
+            self._covered = True
+            return
+        if self._covered:
+            self._covered = False
+            if self.model.flushing:
+                self.uncover_now()  # the numbers are wanted now (an export, a test): all at once
+            else:
+                QTimer.singleShot(UNCOVER_STEP_MS, self._uncover_next)  # after this turn
+        if self._after_loading is not None:
+            text, timeout = self._after_loading
+            self._after_loading = None
+            self.statusBar().showMessage(text, timeout)
+
+    def _uncover(self, key):
+        if key in self.docks and self.panels.is_built(key):
+            self.panels[key].set_on_screen(self._dock_on_screen.get(key, True))  # renders if on screen
+        self._covers[key].hide()
+
+    def _uncover_next(self):
+        """Uncover one dock on screen per timer tick (its panel renders, then paints the new results:
+        ~20–80 ms at L = 4096) rather than the whole window in one block; the docks not on screen
+        all at once (nothing to draw)."""
+        if self._covered:
+            return  # a newer session is loading
+        waiting = [key for key, cover in self._covers.items() if not cover.isHidden()]
+        on_screen = [key for key in waiting if self._covers[key].isVisible()]
+        for key in waiting:
+            if key not in on_screen:
+                self._uncover(key)
+        if on_screen:
+            self._uncover(on_screen[0])
+            if len(on_screen) > 1:
+                QTimer.singleShot(UNCOVER_STEP_MS, self._uncover_next)
+
+    def uncover_now(self):
+        """Uncover (and draw) every view whose results have arrived: before a picture is taken."""
+        if not self._covered:
+            for key, cover in self._covers.items():
+                if not cover.isHidden():
+                    self._uncover(key)
+
+    def _result_views(self):
+        """(key, widget) of every view of results: the docks but the editor and the controls, and
+        the editor's read-only X·Wᵀ tables once it has them."""
+        views = [(spec.name, self.docks[spec.name].widget()) for spec in DOCKS if spec.name not in STATE_DOCKS]
+        editor = self.panels.built().get("editor")
+        views += [(f"editor.{name}", view) for name, view in getattr(editor, "views", {}).items()
+                  if name.startswith("derived")]
+        return views
 
     # ----- docks ---------------------------------------------------------------------------------
     def _add_dock(self, spec):
@@ -156,6 +278,8 @@ class MainWindow(QMainWindow):
         on = self._dock_on_screen.get(name)
         if on is not None:
             panel.set_on_screen(on)
+        if self._covered and name in self._covers:
+            panel.set_on_screen(False)  # built while its dock is covered: drawn when uncovered
 
     def _on_dock_visibility(self, on):
         dock = self.sender()
@@ -263,6 +387,8 @@ class MainWindow(QMainWindow):
     def showEvent(self, event):
         super().showEvent(event)
         QTimer.singleShot(0, self._hide_stale_tab_bars)
+        if self.model.loading:
+            self._follow_loading()  # the editor built its X·Wᵀ tables as it showed: cover them too
         if not self._painted:  # in case no paint reaches the window itself (all covered by children)
             QTimer.singleShot(FIRST_PAINT_FALLBACK_MS, self._first_paint_done)
 

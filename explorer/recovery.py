@@ -171,7 +171,8 @@ class Recovery(QObject):
                     kept = path
                 QMessageBox.warning(self.window, "Could not restore", f"{exc}\n\nThe file is kept as {kept}.")
                 continue
-            self.window.model.load(session)
+            # validated by load_session; a large one is computed in the background, as File ▸ Open does
+            self.window.model.load(session, validated=True)
             self.window.model.undo_stack.resetClean()  # restored edits are not saved anywhere yet
             original = (session.layout or {}).get("file")
             self.window.documents.path = Path(original) if original else None
@@ -179,6 +180,6 @@ class Recovery(QObject):
             path.unlink(missing_ok=True)
             self._pending = True
             self.autosave(wait=True)
-            self.window.statusBar().showMessage("Restored the unsaved session from the last run.", 10000)
+            self.window.say_when_ready("Restored the unsaved session from the last run.")
             return True
         return False

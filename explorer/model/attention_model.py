@@ -1,4 +1,5 @@
 """The one shared state of the window: edits in (as undo commands), results out (one signal per turn)."""
+import threading
 from contextlib import contextmanager
 from dataclasses import replace
 
@@ -67,7 +68,10 @@ class AttentionModel(QObject):
     state_changed = Signal(int)
     message = Signal(str)  # a refused edit or a problem, for the status bar
 
-    def __init__(self, session=None, parent=None):
+    def __init__(self, session=None, parent=None, *, wait=True):
+        """``session`` (default: the chapter's demo) is loaded at once. ``wait=False``: a large one is
+        computed on the worker as ``load`` does it (the window's way); by default a model made on
+        its own has its results when this returns, as scripts and tests expect."""
         super().__init__(parent)
         self.undo_stack = QUndoStack(self)
         self._timer = QTimer(self)
@@ -83,6 +87,11 @@ class AttentionModel(QObject):
         self._waiting = 0  # flags of the changes whose results the worker is still computing
         self._rewriting = False  # ``results``' buffers are being (or were half) rewritten: not to be read
         self._failed = 0  # flags of changes whose recompute failed: announced with the next results
+        self._loading = False  # a large session was loaded and none of its results have arrived yet
+        self.flushing = False  # True while ``flush()`` runs (its ``changed`` is wanted on screen now)
+        # Set once no result of the jobs handed to the worker so far can be accepted (a newer shape or
+        # session): the one running stops at its next check, without the GUI thread waiting for it.
+        self._superseded = threading.Event()
         # With ``changed``: {matrix: (rows, cols)} bounding the cells written since the last one, or
         # None when anything may have changed (the editor then re-reads whole tables).
         self.edited = None
@@ -94,7 +103,7 @@ class AttentionModel(QObject):
         self.guesses = {}  # stage → (row, col) the reader clicked before revealing it
         self.shuffle = None  # the last "shuffle tokens": its permutation and the output before it
         self.undo_stack.indexChanged.connect(self._forget_shuffle)
-        self.load(session if session is not None else demo_session())
+        self.load(session if session is not None else demo_session(), wait=wait)
 
     # ----- reading -------------------------------------------------------------------------------
     @property
@@ -145,10 +154,24 @@ class AttentionModel(QObject):
         return self._state.to_session(title=self.title, layout=layout)
 
     # ----- loading -------------------------------------------------------------------------------
-    def load(self, session):
-        """Replace everything with ``session`` (validated); clears undo history and marks it saved."""
-        session = validate_session(session)
-        self._origin = State.from_session(session)
+    def load(self, session, wait=False, *, validated=False):
+        """Replace everything with ``session`` (validated); clears undo history and marks it saved.
+
+        A session whose whole recompute is cheap (≤ BACKGROUND_COST: the demo, the presets) has its
+        results when this returns, as always. A larger one goes to the worker, so the window stays
+        responsive for the seconds an L = 4096 session takes: ``state_changed`` tells the editor and
+        the controls now; ``loading``, ``pending`` and ``computing`` are True until its results come
+        with ``changed``; ``flush()`` gets them at once. Meanwhile ``results`` still holds the
+        previous session's, which nothing may read (``pending``). ``wait=True``: computed here.
+        ``validated=True``: ``session`` comes from ``load_session`` or ``validate_session`` and is not
+        checked again (its arrays are read-only, so it stays valid; 20–80 ms saved at L = 4096).
+        """
+        if not validated:
+            session = validate_session(session)
+        # A session's arrays are read-only copies of its own (``Session``): ``_origin`` (what Reset goes
+        # back to, and what the worker reads below) shares them; edits write into ``_state``'s copy.
+        self._origin = State(tokens=tuple(session.tokens), matrices=dict(session.matrices),
+                             settings=session.settings)
         self._state = self._origin.copy()
         self.title = session.title
         self.shuffle = None
@@ -156,8 +179,19 @@ class AttentionModel(QObject):
         self.undo_stack.clear()
         self.undo_stack.setUndoLimit(undo_limit(self._state))  # only allowed on an empty stack
         self.undo_stack.setClean()
+        self._dirty = None
         self._schedule(STRUCTURE | VALUES | SETTINGS | SELECTION | LESSON)
-        self.recompute(wait=True)  # the window never shows a session without its results
+        if wait or full_cost(self._state.matrices, self.settings) <= BACKGROUND_COST:
+            self.recompute(wait=True)  # a small session is never shown without its results
+            return
+        if self.results is None:
+            # The window's first session. The editor builds its read-only X·Wᵀ tables from
+            # ``results`` when it first shows a projected session: give it the demo's (~1 ms, never
+            # drawn while ``pending``) rather than None, as if the window had opened this on the demo.
+            demo = State.from_session(demo_session())
+            self.results = recompute(demo.matrices, demo.settings)
+        self._loading = True
+        self.recompute(snapshot=self._origin.matrices)  # never written: no copy for the worker
 
     # ----- edits (each one undoable) -------------------------------------------------------------
     def set_cell(self, name, i, j, value):
@@ -422,10 +456,11 @@ class AttentionModel(QObject):
         self._gesture = None
 
     # ----- recompute -----------------------------------------------------------------------------
-    def recompute(self, wait=False):
+    def recompute(self, wait=False, snapshot=None):
         """Bring the results up to date and announce them once: in place for a small edit, on the GUI
         thread when cheap, else on the worker (``state_changed`` now, ``changed`` when it is done).
-        ``wait=True`` never defers: tests, screenshots and exports need the numbers now."""
+        ``wait=True`` never defers: tests, screenshots and exports need the numbers now.
+        ``snapshot``: the current matrices where no edit can reach them (else the worker gets copies)."""
         self._timer.stop()
         flags, self._pending = self._pending, 0
         dirty, self._dirty = self._dirty, []
@@ -443,12 +478,12 @@ class AttentionModel(QObject):
                     if full_cost(self._state.matrices, self.settings) <= BACKGROUND_COST:
                         flags |= self._compute_here()
                     elif not wait:
-                        self._submit(flags)
+                        self._submit(flags, snapshot)
                         self.state_changed.emit(flags)
                         return
                     else:
                         one_blas_thread()  # large work on this thread too: no BLAS threads fighting it
-                        flags |= self._compute_here()
+                        flags |= self._compute_here(**self._worker.sharing())
             except (ExplorerError, MemoryError) as exc:
                 self._fail(flags, exc)
                 self.state_changed.emit(flags)
@@ -468,27 +503,29 @@ class AttentionModel(QObject):
         reason = exc if isinstance(exc, ExplorerError) else "not enough memory at this size"
         self.message.emit(f"Could not compute attention: {reason}")
 
-    def _compute_here(self):
-        """A whole recompute on this thread; whatever the worker was doing is overtaken (its flags
-        are returned, to be announced with this result)."""
+    def _compute_here(self, **sharing):
+        """A whole recompute on this thread (and the worker's lanes, when ``sharing`` says so);
+        whatever the worker was doing is overtaken (its flags are returned, to be announced with
+        this result)."""
         self._worker.cancel()
         self._accept_from = self._generation + 1
         overtaken, self._waiting = self._waiting, 0
         previous = self.results if self._big() else None
         self._rewriting = self._rewriting or previous is not None  # stays so if it fails half way through
         try:
-            self.results = recompute(self._state.matrices, self.settings, previous=previous)
+            self.results = recompute(self._state.matrices, self.settings, previous=previous, **sharing)
         except (ExplorerError, MemoryError):
             self._failed |= overtaken
             raise
-        self._rewriting = False
+        self._rewriting = self._loading = False
         return overtaken
 
     def _apply_edits(self, dirty, wait):
         """Update the results in place for a few edited cells of Q, K or V: "done" here, "deferred" to
         the worker (a K cell at L = 4096 redoes one head, not eight), or None when it must be whole."""
         if (dirty is None or not dirty or self.results is None or self.projected or self._worker.busy
-                or self._waiting or self._rewriting or self._failed or not self._fits(self.results)):
+                or self._waiting or self._rewriting or self._failed or self._loading
+                or not self._fits(self.results)):
             return None
         merged = {}
         for name, rows, cols in dirty:
@@ -506,9 +543,11 @@ class AttentionModel(QObject):
         result, settings = self.results, self.settings
         snapshot = {name: np.array(self._state.matrices[name]) for name in merged}
 
+        superseded = self._superseded
+
         def job(cancelled):
             for edit in edits:
-                if cancelled():
+                if cancelled() or superseded.is_set():
                     return None
                 apply_edit(result, snapshot, settings, *edit)
             return result
@@ -522,9 +561,10 @@ class AttentionModel(QObject):
         """True when the results are too large to keep a second copy: recompute into their buffers."""
         return self.results is not None and 2 * self.results.heads.scores.nbytes > REUSE_BYTES
 
-    def _submit(self, flags):
+    def _submit(self, flags, snapshot=None):
         """Give the worker a snapshot of the inputs; the selected head is computed first."""
-        snapshot = {k: np.array(v) for k, v in self._state.matrices.items()}
+        if snapshot is None:
+            snapshot = {k: np.array(v) for k, v in self._state.matrices.items()}
         settings = self.settings
         first = min(settings.selected_head, settings.heads - 1)
         order = [first] + [h for h in range(settings.heads) if h != first]
@@ -533,11 +573,20 @@ class AttentionModel(QObject):
             self._worker.cancel()  # one writer at a time into those buffers
             previous, self._rewriting = self.results, True
         self._generation += 1
-        if flags & STRUCTURE:
-            self._accept_from = self._generation  # results of another shape must never be shown
+        if flags & STRUCTURE or self._loading:
+            # Results of another shape must never be shown, nor, while a session loads, its results
+            # from before an edit (nothing of it is on screen yet: the latest request wins) ...
+            self._accept_from = self._generation
+            # ... so the job still running (say, the last session opened) stops at its next check
+            # instead of holding the worker and its buffers for seconds; the GUI does not wait for it.
+            self._superseded.set()
+            self._superseded = threading.Event()
+        superseded = self._superseded
         self._waiting |= flags
-        self._worker.submit(self._generation, lambda cancelled: recompute(
-            snapshot, settings, previous=previous, order=order, cancelled=cancelled))
+        sharing = self._worker.sharing()
+        self._worker.submit(self._generation, lambda cancelled: recompute(  # the shown head's summaries only
+            snapshot, settings, previous=previous, order=order, summarise=order[:1], **sharing,
+            cancelled=lambda: cancelled() or superseded.is_set()))
 
     def _on_worker_done(self, generation, outcome):
         """A background recompute finished: show it (a drag shows progress) unless a newer state of
@@ -551,6 +600,7 @@ class AttentionModel(QObject):
                 self._fail(flags, outcome)
             return
         self.results = outcome
+        self._loading = False  # accepted results are of the session loaded last (``_accept_from``)
         flags = self._waiting
         if latest:
             self._rewriting, self._waiting = False, 0
@@ -561,7 +611,7 @@ class AttentionModel(QObject):
     def pending(self):
         """True while the results do not describe the state (an edit not yet recomputed, results of
         another shape) or their buffers are being rewritten: panels that draw results wait."""
-        return (bool(self._pending & (STRUCTURE | VALUES | SETTINGS)) or self._rewriting
+        return (bool(self._pending & (STRUCTURE | VALUES | SETTINGS)) or self._rewriting or self._loading
                 or not self._fits(self.results))
 
     def _fits(self, result):
@@ -578,9 +628,22 @@ class AttentionModel(QObject):
         """True while the worker is computing results the window has not shown yet."""
         return bool(self._waiting)
 
+    @property
+    def loading(self):
+        """True from loading a large session until its first results arrive (``results`` are still
+        another session's); after a failed recompute, until one succeeds."""
+        return self._loading
+
     def flush(self):
         """Have the results of the current state now: the worker's when it is computing them, else
         computed on this thread (a failed recompute is tried again)."""
+        self.flushing = True  # whoever draws what ``changed`` brings now draws it at once, not in steps
+        try:
+            self._flush()
+        finally:
+            self.flushing = False
+
+    def _flush(self):
         if self._waiting and not self._pending:
             last = self._worker.finish()
             if last is not None and last[0] == self._generation:
