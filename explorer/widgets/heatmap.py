@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QToolTip
 
 from .cell_text import MAX_CELLS, CellTextItem, contrast_is_white
 from explorer.widgets.nice import nice_step
+from explorer.widgets.lean_plot import LeanAxisItem, LeanColorBarItem, LeanPlotItem, held_labels
 from explorer.widgets.plot_cache import cache_axes
 
 # Preset name -> (pyqtgraph colour map, reversed?). Both are Kovesi's colour-blind-safe CET maps.
@@ -64,7 +65,7 @@ def _cosmetic_pen(color: QColor, width: float) -> QPen:
     return pen
 
 
-class _LabelAxis(pg.AxisItem):
+class _LabelAxis(LeanAxisItem):
     """An axis whose labels share one baseline (CJK fallback glyphs otherwise sit higher) and whose
     labels starting with ⚠ are drawn in red (flagged rows)."""
 
@@ -233,26 +234,26 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self.setBackground(self.palette().color(QPalette.ColorRole.Base))
         self.ci.setContentsMargins(*(LAYOUT_MARGIN,) * 4)
 
-        axes = {side: _LabelAxis(side) for side in ("left", "top", "right", "bottom")}
-        self.plot = self.addPlot(axisItems=axes, enableMenu=False)  # no menu to build: ~5 ms each at start-up
+        axes = {side: _LabelAxis(side, pen=fg, textPen=fg) for side in ("left", "top", "right", "bottom")}
+        self.plot = LeanPlotItem(axisItems=axes)  # no menus to build: ~5 ms each at start-up
+        self.addItem(self.plot)
         self.plot.hideButtons()
-        self.plot.setMenuEnabled(False)
         self.plot.setMouseEnabled(x=False, y=False)
         vb = self.plot.getViewBox()
         vb.invertY(True)
         vb.setDefaultPadding(0.0)
         vb.disableAutoRange()
-        for side, axis in axes.items():
-            self.plot.showAxis(side)
-            axis.setPen(fg)
-            axis.setTextPen(fg)
-            axis.setStyle(tickLength=4, showValues=side != "bottom", autoExpandTextSpace=True, hideOverlappingLabels=40)
-            axis.enableAutoSIPrefix(False)
-            axis.setTicks([[], []])
-        axes["bottom"].setHeight(4)
-        axes["right"].setStyle(showValues=False)
-        self.plot.setLabel("left", row_title, color=fg.name())
-        self.plot.setLabel("top", col_title, color=fg.name())
+        with held_labels(axes.values()):
+            for side, axis in axes.items():
+                self.plot.showAxis(side)
+                axis.setStyle(tickLength=4, showValues=side != "bottom", autoExpandTextSpace=True,
+                              hideOverlappingLabels=40)
+                axis.enableAutoSIPrefix(False)
+                axis.setTicks([[], []])
+            axes["bottom"].setHeight(4)
+            axes["right"].setStyle(showValues=False)
+            self.plot.setLabel("left", row_title, color=fg.name())
+            self.plot.setLabel("top", col_title, color=fg.name())
 
         self.image_item = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image_item)
@@ -271,17 +272,19 @@ class Heatmap(pg.GraphicsLayoutWidget):
         if reverse:
             colormap.reverse()
         self._lut = colormap.getLookupTable(nPts=256, alpha=False)  # (256, 3) uint8
-        self.colorbar = pg.ColorBarItem(
+        self.colorbar = LeanColorBarItem(
             values=(0.0, 1.0), colorMap=colormap, width=14, interactive=False, colorMapMenu=False
         )
         self.colorbar.setImageItem(self.image_item, insert_in=self.plot)
         cache_axes(self.plot, self.colorbar)
         self.plot.layout.setColumnFixedWidth(4, 12)  # space between row notes and colour bar
-        for side in ("left", "top", "right", "bottom"):
-            self.colorbar.getAxis(side).setPen(fg)
-            self.colorbar.getAxis(side).setTextPen(fg)
-            self.colorbar.getAxis(side).enableAutoSIPrefix(False)
-        self.colorbar.getAxis("right").setLabel(colorbar_label, color=fg.name())
+        bar_axes = [self.colorbar.getAxis(side) for side in ("left", "top", "right", "bottom")]
+        with held_labels(bar_axes):
+            for axis in bar_axes:
+                axis.setPen(fg)
+                axis.setTextPen(fg)
+                axis.enableAutoSIPrefix(False)
+            self.colorbar.axis.setLabel(colorbar_label, color=fg.name())
         bar_ticks = self.colorbar.axis.tickStrings  # a true minus sign, as in the cells
         self.colorbar.axis.tickStrings = lambda *a: [t.replace("-", "−") for t in bar_ticks(*a)]
         self.image_item.setLookupTable(self._lut)
@@ -370,8 +373,9 @@ class Heatmap(pg.GraphicsLayoutWidget):
             self._fit_view()
         self._update_ticks()
 
-    def _show_image(self, levels=None) -> None:
-        """Hand pyqtgraph every cell, or at most ~2 per screen pixel when the matrix is larger.
+    def _show_image(self, levels=None) -> bool:
+        """Hand pyqtgraph every cell, or at most ~2 per screen pixel when the matrix is larger;
+        True if a new image was handed over (its pixels are then still to be coloured).
 
         Drawing a 4096² image into 500 pixels samples it anyway (nearest neighbour); sampling first
         shows the same picture without colouring 16 M cells on every change (~40 ms each at L = 4096).
@@ -382,13 +386,14 @@ class Heatmap(pg.GraphicsLayoutWidget):
         stride = (max(1, int(rows / max(2.0 * vb.height() * ratio, 2.0 * MIN_PLOT_H))),
                   max(1, int(cols / max(2.0 * vb.width() * ratio, 2.0 * MIN_PLOT_H))))
         if stride == self._stride and levels is None:
-            return
+            return False
         self._stride = stride
         fy, fx = stride
         image = self._display[::fy, ::fx]
         self.image_item.setImage(image, autoLevels=False, levels=levels or self.image_item.getLevels())
         # each sample covers the fy × fx cells it starts, so cell (i, j) stays centred on (j, i)
         self.image_item.setRect(QRectF(-0.5, -0.5, image.shape[1] * fx, image.shape[0] * fy))
+        return True
 
     def image_array(self) -> np.ndarray:
         """The float array the image shows (non-finite values already clipped to the levels)."""
@@ -449,8 +454,8 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self._fit_view()
         self._update_ticks()
         if self._display.size and (self.image_valid is None or self.image_valid()):
-            self._show_image()
-            self.image_item.render()
+            if self._show_image() or self.image_item.qimage is None:  # else its pixels are current
+                self.image_item.render()
 
     def _fit_view(self) -> None:
         """Show the whole matrix filling the view, but never with cells stretched beyond 2:1.
