@@ -6,7 +6,9 @@ and not yet delivered (as a queue of mouse moves would, none skipped) by moving 
 the cell slider (or the temperature slider) with the slider held down, exactly as a drag does:
 ``QSlider.setValue`` → ``LabelledSlider.valueChanged`` → ``model.set_cell`` / ``set_param``.
 
-Measured: the recomputes (``model.changed`` emissions) while dragging against the events and the
+Measured: the plain NumPy stages of ``edit_pixels.reference_stages`` for this window's Q, K, V (every
+head's scores, softmax and output: what a whole recompute must do at the least, the floor of the
+temperature slider); the recomputes (``model.changed`` emissions) while dragging against the events and the
 frames (16.7 ms) the drag lasted; and when the last event's value is on screen: the first
 ``changed`` after it, then ``window.grab()`` (which paints), checked against the model, counted
 from the moment the last event was due and from when it was delivered.
@@ -18,8 +20,10 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
-from benchmarks._util import FRAME_MS, build_window, emit, now, qapp, settle
+from benchmarks._util import FRAME_MS, build_window, emit, median, now, qapp, settle
+from benchmarks.edit_pixels import reference_stages
 
 
 def measure(length, dim, heads, events, rate, slider_name, seed, timeout_s=180.0):
@@ -31,6 +35,13 @@ def measure(length, dim, heads, events, rate, slider_name, seed, timeout_s=180.0
     settle(app)
     window.grab()
     model = window.model
+    q, k, v = (np.array(model.matrix(n)) for n in "QKV")
+    floor = []
+    with threadpool_limits(limits=1, user_api="blas"):  # one core, as the app's own BLAS calls
+        for _ in range(5):
+            t = now()
+            reference_stages(q, k, v, heads)
+            floor.append(now() - t)
     editor, controls = window.panels["editor"], window.panels["controls"]
     if slider_name == "cell":
         editor.views["Q"].setCurrentIndex(editor.tables["Q"].index(0, 0))  # Q[t0, d0]: head 1, the shown head
@@ -112,6 +123,7 @@ def measure(length, dim, heads, events, rate, slider_name, seed, timeout_s=180.0
     return {
         "L": length, "d": dim, "heads": heads, "slider": slider_name, "events": events, "rate": rate,
         "recomputes": st["recomputes"],
+        "reference_stages_ms": 1000 * median(floor),
         "drag_frames": total * 1000 / FRAME_MS,
         "drag_s": total,
         "latency_from_due_ms": 1000 * (st["t_screen"] - last_due),
