@@ -9,6 +9,7 @@ or V columns updates just those rows or columns.
 """
 from concurrent.futures import wait
 from dataclasses import dataclass
+from threading import Lock
 
 import numpy as np
 
@@ -205,26 +206,39 @@ def recompute(matrices, settings, previous=None, order=None, cancelled=None, sum
     summarise = set(order if summarise is None else summarise)
     lanes = max(1, min(lanes if executor is not None else 1, len(order)))
 
+    failed, lock = [len(order)], Lock()  # the first position in order known to fail
+
     def lane(start):
-        """Compute every ``lanes``-th head from ``start``: (position in order of a failure, error) or None."""
+        """Compute every ``lanes``-th head from ``start``; None, or (position, error or None) where it stopped.
+        A head after one that failed elsewhere is not worth computing; one before it still is (it may
+        fail first, and a single thread would have named it)."""
         for position in range(start, len(order), lanes):
             h = order[position]
+
+            def stop():
+                return failed[0] < position or (cancelled is not None and cancelled())
+
+            if failed[0] < position:
+                return None
             try:
-                if not compute_head(inputs, bufs, h, cancelled, summarise=h in summarise):
-                    return position, None
+                if not compute_head(inputs, bufs, h, stop, summarise=h in summarise):
+                    return None if failed[0] < position else (position, None)
             except (ArithmeticError, MemoryError, ValueError) as exc:
+                with lock:
+                    failed[0] = min(failed[0], position)
                 return position, exc
         return None
 
-    futures = [executor.submit(lane, start) for start in range(1, lanes)]
+    futures = []
     try:
+        futures += [executor.submit(lane, start) for start in range(1, lanes)]
         first = lane(0)
     finally:
         wait(futures)  # no lane may still be writing when this returns
-    stops = [first] + [f.result() for f in futures]
-    stops = sorted((stop for stop in stops if stop is not None), key=lambda stop: stop[0])
-    if stops:  # the error of the first failing head in order, as a single thread would have met it
-        _, exc = next((stop for stop in stops if stop[1] is not None), stops[0])
+    stops = sorted((stop for stop in [first, *(f.result() for f in futures)] if stop is not None),
+                   key=lambda stop: stop[0])
+    if stops:  # where a single thread would have stopped first: an error, or a cancel
+        _, exc = stops[0]
         if exc is not None:
             raise exc
         return None

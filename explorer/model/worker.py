@@ -4,10 +4,13 @@ The GUI thread hands over a snapshot of the inputs with a generation number and 
 A request that arrives while another waits replaces it (the older one is never computed); a job
 already running is finished, not restarted, so a long drag still shows progress, unless
 ``cancel()`` stops it between blocks. Results come back on the GUI thread through ``done``.
+A whole recompute deals its heads out to this thread and, on a machine with more cores, to
+helper "lanes" (``sharing()``): NumPy releases the GIL in its loops, so they run side by side.
 """
 import os
 import sys
 import threading
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 from PySide6.QtCore import QObject, Signal
@@ -29,7 +32,7 @@ def cores():
 
 
 def one_blas_thread():
-    """Keep BLAS to one thread: the GUI thread and this worker are the two threads the explorer uses.
+    """Keep BLAS to one thread per thread: the explorer's own threads (GUI, worker, lanes) share the cores.
 
     Also hand the GIL over more often: each of the worker's ~200 NumPy calls per recompute needs
     the GIL back, and with Python's default 5 ms switch interval a busy GUI thread (a drag) made
@@ -42,6 +45,22 @@ def one_blas_thread():
         threadpool_limits(limits=1, user_api="blas")
         sys.setswitchinterval(SWITCH_INTERVAL_S)
         _blas_limited = True
+
+
+def _stop_at_exit(worker):
+    """At interpreter exit, before it joins the executor's (non-daemon) threads, tell the job in
+    flight to stop: a model deleted without ``shutdown()`` must not hold the exit for seconds."""
+    ref = weakref.ref(worker)
+
+    def stop():
+        live = ref()
+        if live is not None:
+            live._stopping = True
+
+    try:
+        threading._register_atexit(stop)  # what concurrent.futures itself uses for the same moment
+    except (AttributeError, RuntimeError):  # another Python, or already exiting
+        pass
 
 
 class RecomputeWorker(QObject):
@@ -67,6 +86,7 @@ class RecomputeWorker(QObject):
             return {}
         if self._helpers is None:
             self._helpers = ThreadPoolExecutor(self._lanes - 1, thread_name_prefix="recompute-lane")
+            _stop_at_exit(self)
         return {"executor": self._helpers, "lanes": self._lanes}
 
     def submit(self, generation, job):

@@ -137,6 +137,13 @@ class LeanPlotItem(pg.PlotItem):
             return self._title_label()
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
+    def close(self):
+        """As ``PlotItem.close``, which unparents the options menu: an empty stand-in if it was never made."""
+        if "_options_built" not in self.__dict__:
+            self.__dict__["_options_built"] = True
+            self.ctrlMenu = QtWidgets.QMenu()
+        super().close()
+
     def _title_label(self):
         """The (hidden, empty) title label as ``PlotItem.__init__`` leaves it, made on first use."""
         label = self.titleLabel = pg.LabelItem("", size="11pt", parent=self)
@@ -201,18 +208,26 @@ class LeanColorBarItem(pg.ColorBarItem, LeanPlotItem):
 
 
 def _checked(version: str) -> bool:
-    """Whether ``LeanPlotItem.__init__`` was checked against this pyqtgraph (it copies 0.13.7/0.14's)."""
-    parts = tuple(int(p) for p in re.findall(r"\d+", version)[:2])
-    return (0, 13) <= parts <= (0, 14)
+    """Whether the lean classes were checked against this pyqtgraph (they copy 0.13.7/0.14's internals)."""
+    parts = tuple(int(p) for p in re.findall(r"\d+", version)[:3])
+    return (0, 13, 7) <= parts[:3] and parts[:2] <= (0, 14)
 
 
 LEAN = _checked(pg.__version__)
-if not LEAN:  # a pyqtgraph whose PlotItem may be made differently: its own classes, menus and all
+if not LEAN:  # a pyqtgraph whose internals may differ: its own classes, menus, label updates and all
 
-    class LeanPlotItem(pg.PlotItem):  # noqa: F811 — the fallback replaces the lean class
+    class LeanAxisItem(pg.AxisItem):  # noqa: F811 — the fallbacks replace the lean classes
+        """``pg.AxisItem`` as it is."""
+
+    class LeanPlotItem(pg.PlotItem):  # noqa: F811
         """``pg.PlotItem`` with its ViewBox menu off by default, as the lean one."""
 
         def __init__(self, parent=None, axisItems=None, enableMenu: bool = False):
             super().__init__(parent, axisItems=axisItems, enableMenu=enableMenu)
 
     LeanColorBarItem = pg.ColorBarItem  # noqa: F811
+
+    @contextmanager
+    def held_labels(axes):  # noqa: F811
+        """Nothing to hold back with pyqtgraph's own axes."""
+        yield

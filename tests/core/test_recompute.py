@@ -186,3 +186,37 @@ def test_an_overflow_to_minus_infinity_is_caught_though_the_row_maximum_stays_fi
     mats["K"][2] = [-1e306, 0.0]  # q₁·k₂ = −∞
     with pytest.raises(NonFiniteError, match="head 0"):
         rc.recompute(mats, s, summarise=[])
+
+
+def test_a_failing_head_stops_the_other_lanes_after_it_but_not_before_it(monkeypatch):
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    mats, s = direct(6, 16, 8), Settings(heads=8, scale_mode="custom", scale=1e3)
+    mats["Q"][1, 0:2] = mats["K"][2, 0:2] = 1e306  # head 0 overflows
+    recorded, touched = threading.Event(), []
+
+    class RecordingLock:  # the lanes' lock: released once head 0's failure is recorded
+        def __init__(self):
+            self.lock = threading.Lock()
+
+        def __enter__(self):
+            self.lock.acquire()
+
+        def __exit__(self, *exc):
+            self.lock.release()
+            recorded.set()
+
+    real = rc.compute_head
+
+    def held_back(inputs, bufs, h, cancelled=None, summarise=True):
+        touched.append(h)
+        if h != 0:
+            assert recorded.wait(10)  # the other lane starts its head only once head 0 has failed
+        return real(inputs, bufs, h, cancelled, summarise)
+
+    monkeypatch.setattr(rc, "Lock", RecordingLock)
+    monkeypatch.setattr(rc, "compute_head", held_back)
+    with ThreadPoolExecutor(1) as pool, pytest.raises(NonFiniteError, match="head 0"):
+        rc.recompute(mats, s, executor=pool, lanes=2)
+    assert sorted(touched) == [0, 1]  # head 1 gave up at its first check; heads 3, 5, 7 never began

@@ -1,16 +1,7 @@
 """A resize colours the heatmap's pixels again only when it re-samples the matrix (offscreen, pytest-qt)."""
 import numpy as np
 
-from explorer.widgets.heatmap import Heatmap
-
-
-def make(qtbot, size):
-    h = Heatmap(cmap="sequential", colorbar_label="weight", row_title="query", col_title="key")
-    qtbot.addWidget(h)
-    h.resize(*size)
-    h.show()
-    qtbot.waitExposed(h)
-    return h
+from tests.gui.test_heatmap import make
 
 
 def count_renders(monkeypatch, h):
@@ -21,7 +12,7 @@ def count_renders(monkeypatch, h):
 
 
 def test_a_resize_that_keeps_the_sampling_keeps_the_pixels(qtbot, monkeypatch):
-    h = make(qtbot, (520, 460))
+    h = make(qtbot, size=(520, 460))
     values = np.array([[0.0, 1.0], [1.0, 0.0]])
     h.set_matrix(values, row_labels=["a", "b"], col_labels=["c", "d"], levels=(0.0, 1.0))
     before = h.image_item.qimage.copy()
@@ -35,7 +26,7 @@ def test_a_resize_that_keeps_the_sampling_keeps_the_pixels(qtbot, monkeypatch):
 
 
 def test_a_resize_that_resamples_colours_the_new_samples_at_once(qtbot, monkeypatch):
-    h = make(qtbot, (400, 360))
+    h = make(qtbot, size=(400, 360))
     n = 3000
     values = np.zeros((n, n))
     values[::40, ::40] = 1.0

@@ -12,6 +12,7 @@ import explorer.widgets.heatmap as heatmap_module
 import explorer.widgets.lean_plot as lean_plot
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.lean_plot import LeanAxisItem, LeanColorBarItem, LeanPlotItem, held_labels
+from tests.gui.test_heatmap import make
 
 pytestmark = pytest.mark.skipif(not lean_plot.LEAN, reason=f"pyqtgraph {pg.__version__}: the lean classes are off")
 
@@ -132,11 +133,7 @@ def test_the_heatmap_builds_no_menus_and_still_shows_its_colour_bar_and_titles(q
 
 def test_the_heatmap_looks_exactly_as_it_did_with_pyqtgraphs_own_parts(qtbot, monkeypatch):
     def draw(size):
-        h = Heatmap(cmap="diverging", colorbar_label="score", row_title="query", col_title="key")
-        qtbot.addWidget(h)
-        h.resize(*size)
-        h.show()
-        qtbot.waitExposed(h)
+        h = make(qtbot, cmap="diverging", size=size)
         values = np.array([[4.0, -1.5, 0.0, 2.5], [0.5, 16.0, -3.0, 1.0], [8.0, 0.0, 0.25, -2.0], [2.4, 0.0, 0.0, 2.4]])
         h.set_matrix(values, row_labels=TOKENS, col_labels=TOKENS, levels=(-20, 20),
                      masked=np.triu(np.ones((4, 4), bool), 1), row_notes=["Σ=1.000"] * 4,
@@ -163,3 +160,11 @@ def test_the_heatmap_looks_exactly_as_it_did_with_pyqtgraphs_own_parts(qtbot, mo
     plain = [draw(size) for size in ((520, 460), (300, 700))]
     for a, b in zip(lean, plain):
         np.testing.assert_array_equal(a, b)
+
+
+def test_closing_a_lean_plot_does_not_build_its_options_menu(qtbot):
+    plot = LeanPlotItem()
+    view = shown(qtbot, plot)
+    plot.close()
+    view.close()
+    assert "ctrl" not in plot.__dict__ and "stateGroup" not in plot.__dict__

@@ -21,6 +21,8 @@ hm.resize(300, 300)
 hm.set_matrix(np.eye(3), row_labels=list("abc"), col_labels=list("abc"), levels=(0.0, 1.0))
 hm.show(); app.processEvents()
 assert type(hm.colorbar) is pg.ColorBarItem and not hm.grab().isNull()
+assert "_updateLabel" not in lean_plot.LeanAxisItem.__dict__  # pyqtgraph's own label updates
+assert isinstance(hm.plot.getAxis("left"), pg.AxisItem) and type(hm.plot).__mro__[1] is pg.PlotItem
 hm.close(); del hm
 print("fallback ok")
 """
