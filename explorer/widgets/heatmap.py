@@ -92,41 +92,52 @@ class _LabelAxis(LeanAxisItem):
 
 
 class _MaskOverlay(pg.GraphicsObject):
-    """Masked cells as one grey image at cell resolution plus one hatched painter path."""
+    """Masked cells as one grey image plus one hatched painter path.
+
+    The image is sampled as the heatmap's is (``stride``): at L = 4096 a cell-resolution image is
+    64 MiB built on every mask change (~0.2 s), for a picture the screen shows at ~500 pixels. The
+    hatching is drawn only where cells are big enough to see it, so only a matrix shown whole needs it.
+    """
 
     def __init__(self):
         super().__init__()
         self._shape = (0, 0)
+        self._stride = (1, 1)
         self._mask: np.ndarray | None = None
         self._pixels: np.ndarray | None = None  # keeps the QImage's buffer alive
         self._image: QImage | None = None
+        self._image_rect = QRectF()
         self._hatch: QPainterPath | None = None
         self._brush = QBrush(MASK_HATCH, Qt.BrushStyle.BDiagPattern)  # cosmetic: device pixels
 
-    def set_mask(self, mask: np.ndarray | None, shape: tuple[int, int]) -> None:
+    def set_mask(self, mask: np.ndarray | None, shape: tuple[int, int], stride=(1, 1)) -> None:
         if shape != self._shape:
             self.prepareGeometryChange()
             self._shape = shape
-        elif (mask is None and self._mask is None) or (
+        elif stride == self._stride and ((mask is None and self._mask is None) or (
             mask is not None and self._mask is not None and np.array_equal(mask, self._mask)
-        ):
+        )):
             return
-        self._mask = mask
+        self._mask, self._stride = mask, tuple(stride)
+        self._rebuild()
+
+    def set_stride(self, stride) -> None:
+        """The heatmap samples its image anew (a resize): sample the mask alike."""
+        if tuple(stride) != self._stride:
+            self._stride = tuple(stride)
+            self._rebuild()
+
+    def _rebuild(self) -> None:
+        mask, (fy, fx) = self._mask, self._stride
         self._image = self._hatch = self._pixels = None
         if mask is not None:
-            rows, cols = mask.shape
-            self._pixels = np.where(mask, np.uint32(MASK_FILL.rgba()), np.uint32(0))
+            shown = mask[::fy, ::fx]
+            rows, cols = shown.shape
+            self._pixels = np.where(shown, np.uint32(MASK_FILL.rgba()), np.uint32(0))
             self._image = QImage(self._pixels.data, cols, rows, cols * 4, QImage.Format.Format_ARGB32_Premultiplied)
-            # Runs of masked cells per row (vectorised), one rectangle each in a single path.
-            edges = np.diff(np.pad(mask.view(np.int8), ((0, 0), (1, 1))), axis=1)
-            r0, c0 = np.nonzero(edges == 1)
-            _, c1 = np.nonzero(edges == -1)
-            if len(r0) <= MAX_HATCH_RUNS:
-                path = QPainterPath()
-                path.setFillRule(Qt.FillRule.WindingFill)
-                for r, a, b in zip(r0.tolist(), c0.tolist(), c1.tolist()):
-                    path.addRect(QRectF(a - 0.5, r - 0.5, b - a, 1.0))
-                self._hatch = path
+            self._image_rect = QRectF(-0.5, -0.5, cols * fx, rows * fy)  # as the heatmap's image
+            if (fy, fx) == (1, 1):
+                self._hatch = _hatch_path(mask)
         self.update()
 
     def boundingRect(self) -> QRectF:
@@ -136,13 +147,28 @@ class _MaskOverlay(pg.GraphicsObject):
     def paint(self, p: QPainter, *args) -> None:
         if self._image is None:
             return
-        p.drawImage(self.boundingRect(), self._image)
+        p.drawImage(self._image_rect, self._image)
         t = p.worldTransform()
         if self._hatch is not None and min(abs(t.m11()), abs(t.m22())) >= MIN_HATCH_CELL_PX:
             p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
             p.setPen(Qt.PenStyle.NoPen)
             p.setBrush(self._brush)
             p.drawPath(self._hatch)
+
+
+def _hatch_path(mask: np.ndarray) -> QPainterPath | None:
+    """Runs of masked cells per row (vectorised), one rectangle each in a single path; None when
+    there are more runs than cells big enough to hatch could ever show."""
+    edges = np.diff(np.pad(mask.view(np.int8), ((0, 0), (1, 1))), axis=1)
+    r0, c0 = np.nonzero(edges == 1)
+    _, c1 = np.nonzero(edges == -1)
+    if len(r0) > MAX_HATCH_RUNS:
+        return None
+    path = QPainterPath()
+    path.setFillRule(Qt.FillRule.WindingFill)
+    for r, a, b in zip(r0.tolist(), c0.tolist(), c1.tolist()):
+        path.addRect(QRectF(a - 0.5, r - 0.5, b - a, 1.0))
+    return path
 
 
 class _OutlineOverlay(pg.GraphicsObject):
@@ -348,7 +374,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
         # Colour the pixels now, while the owner vouches for the numbers: the image is a view of
         # arrays a background recompute may later rewrite, and a paint would otherwise read them then.
         self.image_item.render()
-        self._mask_item.set_mask(m if m is not None and m.any() else None, (rows, cols))
+        self._mask_item.set_mask(m if m is not None and m.any() else None, (rows, cols), self._stride)
 
         white = None
         if v.size <= MAX_CELLS:
@@ -388,6 +414,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
         if stride == self._stride and levels is None:
             return False
         self._stride = stride
+        self._mask_item.set_stride(stride)
         fy, fx = stride
         image = self._display[::fy, ::fx]
         self.image_item.setImage(image, autoLevels=False, levels=levels or self.image_item.getLevels())

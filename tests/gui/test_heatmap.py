@@ -318,3 +318,26 @@ def test_the_pixels_are_coloured_when_the_matrix_is_given_not_at_a_later_paint(q
     values[:] = 0.5  # the owner's array rewritten in place (a background recompute) before any paint
     h.grab()
     assert h.image_item.qimage == before
+
+
+def test_a_causal_mask_larger_than_the_screen_is_sampled_with_the_image_and_drawn_in_place(qtbot):
+    """At L = 1500 in a 520-pixel heatmap the grey of the mask is built at the image's sampling
+    (not 1500² pixels), still covers the upper triangle, and follows a resize that samples anew."""
+    n = 1500
+    h = make(qtbot)
+    values = np.full((n, n), 0.5)
+    masked = np.triu(np.ones((n, n), bool), 1)
+    names = [f"t{i}" for i in range(n)]
+    h.set_matrix(values, row_labels=names, col_labels=names, levels=(0, 1), masked=masked, finite=True)
+    image = h._mask_item._image
+    fy, fx = h._stride
+    assert (fy, fx) != (1, 1) and image.height() == len(range(0, n, fy)) and image.width() == len(range(0, n, fx))
+    grey = np.array([MASK_FILL.red(), MASK_FILL.green(), MASK_FILL.blue()])
+    rgb, dpr = grab_rgb(h)
+    upper, lower = cell_colour(h, rgb, dpr, 200, 1300), cell_colour(h, rgb, dpr, 1300, 200)
+    assert np.abs(upper - grey).max() <= 3 and np.abs(lower - grey).sum() > 100, (upper, lower)
+    h.resize(1400, 1300)  # room for more samples: the mask is sampled again, as the image
+    qtbot.waitUntil(lambda: h._stride != (fy, fx))
+    assert h._mask_item._image.height() == len(range(0, n, h._stride[0]))
+    rgb, dpr = grab_rgb(h)
+    assert np.abs(cell_colour(h, rgb, dpr, 200, 1300) - grey).max() <= 3
