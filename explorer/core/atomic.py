@@ -134,10 +134,13 @@ def remove_stale_temporaries(path) -> list[str]:
     return removed
 
 
-def atomic_write_bytes(path, data: bytes) -> None:
+def atomic_write_bytes(path, data) -> None:
     """Replace ``path`` with ``data`` atomically; a symlink's target is replaced, not the link.
 
-    Afterwards the temporaries that killed saves of the same target left behind are removed.
+    ``data`` is bytes, or an iterable of bytes written one after the other (a large file is never
+    one string in memory, and a writer thread lets go of the GIL between pieces); an exception
+    from it leaves ``path`` as it was. Afterwards the temporaries that killed saves of the same
+    target left behind are removed.
     """
     path = os.path.realpath(os.fspath(path))
     directory = os.path.dirname(path) or "."
@@ -155,7 +158,11 @@ def atomic_write_bytes(path, data: bytes) -> None:
             os.close(fd)
             raise
         with f:
-            f.write(data)
+            if isinstance(data, (bytes, bytearray, memoryview)):
+                f.write(data)
+            else:
+                for piece in data:
+                    f.write(piece)
             f.flush()
             os.fsync(f.fileno())
         if hasattr(os, "chmod"):

@@ -808,3 +808,27 @@ def test_fuzz_files_on_disk(data):
         except SessionError as e:
             assert str(e).startswith("fuzz.json: ")
 
+
+
+def test_a_save_is_written_in_pieces_equal_to_the_whole_text_and_a_refused_one_leaves_nothing(tmp_path, monkeypatch):
+    from explorer.core import atomic
+
+    written = []
+    real = atomic.atomic_write_bytes
+
+    def spy(path, data):
+        written.append(not isinstance(data, (bytes, bytearray)))
+        return real(path, data)
+
+    monkeypatch.setattr(session_module, "atomic_write_bytes", spy)
+    from explorer.core.presets import random_session
+
+    s = random_session(40, 8, seed=3)
+    save_session(s, tmp_path / "s.json")
+    assert written == [True]  # an iterable of pieces, not one string of the whole file
+    assert (tmp_path / "s.json").read_text("utf-8") == session_to_json(s)
+    monkeypatch.setattr(session_module, "MAX_FILE_BYTES", 2000)
+    with pytest.raises(SessionError, match=r"the session would be \d+\.?\d* (bytes|KiB|MiB)"):
+        save_session(s, tmp_path / "s.json")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json"]  # no temporary left behind
+    assert (tmp_path / "s.json").read_text("utf-8") == session_to_json(s)  # the old file untouched
