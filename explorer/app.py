@@ -81,12 +81,18 @@ def main(argv=None):
 
 
 def take_screenshot(app, window, path, problem=None):
-    """Show the window offscreen, let every panel paint, grab it to ``path``; 0 on success."""
+    """Show the window offscreen, let every panel paint, grab it to ``path``; 0 on success, else 1
+    with the reason on stderr (nothing is written when the session's attention could not be computed)."""
     window.show()
     for _ in range(3):
         app.processEvents()
     window.build_shown_panels()  # every dock on screen shows its real panel (the rest stay unbuilt)
     window.model.flush()  # a large SESSION is computed on the worker: its results are needed now
+    if not window.model.up_to_date:  # its recompute failed (not enough memory): no picture of nothing
+        why = window.model.failure or "it was not computed"
+        print(f"attention-explorer: could not compute attention for this session ({why}); "
+              f"no screenshot written to {path}", file=sys.stderr)
+        return 1
     window.uncover_now()
     for panel in window.panels.built().values():
         panel.refresh()

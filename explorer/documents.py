@@ -192,9 +192,25 @@ class Documents:
         self.status(f"Imported Q, K and V from {Path(path).name}")
         return True
 
-    def matrix_for_export(self, name):
-        """The matrix as the attention uses it (in projected mode Q, K, V are X·Wᵀ, before RoPE)."""
+    def results_for_export(self, what):
+        """Bring the results up to date (``flush``); when they still are not the session's (their
+        recompute failed: not enough memory), say in the status bar why ``what`` is not exported and
+        return False — never the previous numbers under the new session's name."""
         self.model.flush()
+        if self.model.up_to_date:
+            return True
+        why = self.model.failure or "it has not been computed"
+        self.status(f"Did not export {what}: the attention of this session could not be computed ({why}). "
+                    f"Change the session to try again.")
+        return False
+
+    def matrix_for_export(self, name):
+        """The matrix as the attention uses it (in projected mode Q, K, V are X·Wᵀ, before RoPE), or
+        None when it needs results that could not be computed (the status bar says why)."""
+        if name in ("Q", "K", "V") and not self.model.projected:
+            return self.model.matrix(name)  # the session's own: no results needed
+        if not self.results_for_export(name):
+            return None
         r, h = self.model.results, self.model.settings.selected_head
         if name in ("Q", "K", "V"):
             return {"Q": r.q_in, "K": r.k_in, "V": r.v}[name]
@@ -205,8 +221,11 @@ class Documents:
             path = self.ask_save_path(f"Export {name}", f"{name}.csv", "CSV (*.csv);;NumPy (*.npy)")
             if not path:
                 return False
+        array = self.matrix_for_export(name)
+        if array is None:
+            return False
         try:
-            save_matrix(np.asarray(self.matrix_for_export(name)), path)
+            save_matrix(np.asarray(array), path)
         except ExplorerError as exc:
             self.error(f"Could not export {name}", str(exc))
             return False
@@ -229,7 +248,8 @@ class Documents:
         return self._write_image(self.window.panels[name], path)
 
     def _write_image(self, widget, path):
-        self.model.flush()
+        if not self.results_for_export(Path(path).name):
+            return False
         self.window.uncover_now()  # the results are here: no "Computing…" on the picture
         built = self.window.panels.built().values()  # a panel never built is on no picture
         for panel in ([widget] if widget in built else built):

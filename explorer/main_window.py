@@ -4,7 +4,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QPalette
 from PySide6.QtWidgets import QDockWidget, QFrame, QLabel, QMainWindow, QMessageBox, QScrollArea, QTabBar
 
 from explorer import __version__
@@ -24,6 +24,10 @@ class DockSpec:
     panel: str  # "module.Class" under explorer.panels, imported when the panel is first built
     area: Qt.DockWidgetArea
     shortcut: str
+    # False for the docks that show the state itself or nothing of the model's (the editor, the
+    # controls, the √d lesson's own random q and k): never covered while a session's results are
+    # computed. Said here, not read from the panel class, so deciding costs no import.
+    reads_results: bool = True
 
     def panel_class(self):
         """The panel's class; its module is imported on first use, so panels never shown cost nothing."""
@@ -32,8 +36,8 @@ class DockSpec:
 
 
 DOCKS = (
-    DockSpec("editor", "Matrix editor — Q, K, V", "editor.EditorPanel", L, "Ctrl+1"),
-    DockSpec("controls", "Controls", "controls.ControlsPanel", L, "Ctrl+2"),
+    DockSpec("editor", "Matrix editor — Q, K, V", "editor.EditorPanel", L, "Ctrl+1", reads_results=False),
+    DockSpec("controls", "Controls", "controls.ControlsPanel", L, "Ctrl+2", reads_results=False),
     DockSpec("lesson", "Lesson 实验引导", "lesson.LessonPanel", L, "Ctrl+3"),
     DockSpec("scores", "① Scores  S = QKᵀ·scale", "scores.ScoresPanel", R, "Ctrl+4"),
     DockSpec("weights", "② Weights  A = softmax(S)", "weights.WeightsPanel", R, "Ctrl+5"),
@@ -43,7 +47,7 @@ DOCKS = (
     DockSpec("heads", "Heads", "heads.HeadsPanel", R, "Ctrl+9"),
     DockSpec("split_merge", "Split and merge", "split_merge.SplitMergePanel", R, "Ctrl+0"),
     DockSpec("positions", "Positions", "positions.PositionsPanel", R, "Ctrl+Shift+1"),
-    DockSpec("sqrt_d", "The √d lesson", "sqrt_d.SqrtDPanel", L, "Ctrl+Shift+2"),
+    DockSpec("sqrt_d", "The √d lesson", "sqrt_d.SqrtDPanel", L, "Ctrl+Shift+2", reads_results=False),
     DockSpec("rope", "RoPE", "rope.RopePanel", R, "Ctrl+Shift+3"),
 )
 SPECS = {spec.name: spec for spec in DOCKS}
@@ -53,13 +57,15 @@ FIRST_PAINT_FALLBACK_MS = 500
 # After a session computed in the background, covers come off one dock on screen per timer tick: a
 # timer (not a 0-ms call, which Qt 6 posts as an event and runs in the same pass) lets input in between.
 UNCOVER_STEP_MS = 1
-# Docks that show the state itself, not results: never covered while a session's results are computed.
-STATE_DOCKS = frozenset({"editor", "controls"})
+# Docks that show no results (the state itself, or nothing of the model): never covered while a
+# session's results are computed. (The editor's read-only X·Wᵀ tables are, on their own.)
+STATE_DOCKS = frozenset(spec.name for spec in DOCKS if not spec.reads_results)
 
 
 class WaitingCover(QLabel):
     """An opaque message over a view of the results while a newly opened session's are computed,
-    so no number of the previous session shows through (and no click reaches it)."""
+    so no number of the previous session shows through. The view under it is disabled meanwhile:
+    no click, key (Tab, Space), wheel or focus reaches it."""
 
     def __init__(self, target):
         super().__init__(target)
@@ -68,6 +74,11 @@ class WaitingCover(QLabel):
         self.setWordWrap(True)
         self.setMargin(12)
         self.setAutoFillBackground(True)
+        palette = self.palette()  # disabled with its view, but the message reads as usual, not greyed
+        for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Window):
+            palette.setColor(QPalette.ColorGroup.Disabled, role,
+                             palette.color(QPalette.ColorGroup.Active, role))
+        self.setPalette(palette)
         self.hide()
         target.installEventFilter(self)
 
@@ -77,6 +88,11 @@ class WaitingCover(QLabel):
         self.setGeometry(self.parentWidget().rect())
         self.raise_()
         self.show()
+        self.parentWidget().setEnabled(False)
+
+    def uncover(self):
+        self.hide()
+        self.parentWidget().setEnabled(True)
 
     def eventFilter(self, watched, event):
         if event.type() == QEvent.Type.Resize and self.isVisible():
@@ -137,7 +153,7 @@ class MainWindow(QMainWindow):
         self.model = AttentionModel(session, parent=self, wait=False)
         self._covers = {}  # dock name (or editor.<table>) → its WaitingCover, made at the first large load
         self._covered = False
-        self._after_loading = None  # (status text, timeout) to show once the results have arrived
+        self._after_loading = None  # (status text, timeout, messages it may replace) once the results come
         self.panels, self.docks = Panels(self._build_panel), {}
         self._dock_on_screen = {}  # name → the last visibilityChanged of its dock (none before it is shown)
         self._restoring = False  # restoreState shows and hides docks in passing: build only what stays shown
@@ -170,8 +186,11 @@ class MainWindow(QMainWindow):
         """Show ``text`` in the status bar. While a large session's results are being computed, say
         that too, and show ``text`` alone once they are on screen."""
         if self.model.loading:
-            self._after_loading = (text, timeout)
-            self.statusBar().showMessage(f"{text} — {self._computing_text()}")  # until the results come
+            waiting = f"{text} — {self._computing_text()}"
+            # ``text`` replaces the status bar's message when the results come only if it is still
+            # this one (or says why they failed): never a newer message (an edit's, an import's)
+            self._after_loading = (text, timeout, {waiting})
+            self.statusBar().showMessage(waiting)  # until the results come
         else:
             self._after_loading = None
             self.statusBar().showMessage(text, timeout)
@@ -191,7 +210,12 @@ class MainWindow(QMainWindow):
                 text = f"{text[0].upper()}{text[1:]}"
             else:  # its recompute failed (the status bar said why): an edit or another session tries again
                 text = "Could not compute attention for this session (see the status bar)."
-            for key, target in self._result_views():
+                shown, why = self.statusBar().currentMessage(), self.model.failure
+                if self._after_loading is not None and why and shown.endswith(why):
+                    self._after_loading[2].add(shown)  # why it failed: replaced once results come
+            views = self._result_views()
+            self._keep_focus_out_of([target for _, target in views])
+            for key, target in views:
                 cover = self._covers.get(key)
                 if cover is None or cover.parentWidget() is not target:
                     cover = self._covers[key] = WaitingCover(target)
@@ -207,14 +231,39 @@ class MainWindow(QMainWindow):
             else:
                 QTimer.singleShot(UNCOVER_STEP_MS, self._uncover_next)  # after this turn
         if self._after_loading is not None:
-            text, timeout = self._after_loading
+            text, timeout, replaceable = self._after_loading
             self._after_loading = None
-            self.statusBar().showMessage(text, timeout)
+            if self.statusBar().currentMessage() in replaceable | {""}:
+                self.statusBar().showMessage(text, timeout)
+
+    def _keep_focus_out_of(self, targets):
+        """Before views are covered (and disabled): keyboard focus inside one goes to the editor,
+        where typing starts, rather than wherever Qt would move it (or nowhere)."""
+        focus = self.focusWidget()
+        if focus is None or not any(t is focus or t.isAncestorOf(focus) for t in targets):
+            return
+        editor = self.panels["editor"]
+        view = editor.views.get(self.model.editable()[0])
+        if view is not None and view.isVisible():
+            view.setFocus()
+        else:
+            focus.clearFocus()
+
+    def _cover_up(self, key):
+        """True while the cover of dock (or view) ``key`` is up: its panel waits for ``_uncover``."""
+        cover = self._covers.get(key)
+        return cover is not None and not cover.isHidden()
 
     def _uncover(self, key):
         if key in self.docks and self.panels.is_built(key):
             self.panels[key].set_on_screen(self._dock_on_screen.get(key, True))  # renders if on screen
-        self._covers[key].hide()
+        self._covers[key].uncover()
+
+    def _views_added(self):
+        """A panel made new views of results (the editor's X·Wᵀ tables, the first time it shows a
+        projected session): while a session's results are computed, cover them too."""
+        if self.model.loading:
+            self._follow_loading()
 
     def _uncover_next(self):
         """Uncover one dock on screen per timer tick (its panel renders, then paints the new results:
@@ -271,15 +320,17 @@ class MainWindow(QMainWindow):
         self.panels._store(name, panel)
         if name == "lesson":
             panel.showPanel.connect(lambda other: self.docks[other].raise_())
+        if name == "editor":
+            panel.viewsAdded.connect(self._views_added)
         scroll = dock.widget()
         scroll.setWidget(panel)
         if scroll.isVisible():
             panel.show()  # a widget added to a scroll area already on screen stays hidden otherwise
         on = self._dock_on_screen.get(name)
-        if on is not None:
-            panel.set_on_screen(on)
-        if self._covered and name in self._covers:
+        if self._cover_up(name):
             panel.set_on_screen(False)  # built while its dock is covered: drawn when uncovered
+        elif on is not None:
+            panel.set_on_screen(on)
 
     def _on_dock_visibility(self, on):
         dock = self.sender()
@@ -299,7 +350,8 @@ class MainWindow(QMainWindow):
         on = bool(on) or (dock.isFloating() and dock.isVisible())
         self._dock_on_screen[name] = on
         if self.panels.is_built(name):
-            self.panels[name].set_on_screen(on)
+            if not self._cover_up(name):  # (while covered, ``_uncover`` applies it at the dock's turn)
+                self.panels[name].set_on_screen(on)
         elif on and not self._restoring and self._may_build_now(name):
             self._build_panel(name)
 
@@ -387,8 +439,6 @@ class MainWindow(QMainWindow):
     def showEvent(self, event):
         super().showEvent(event)
         QTimer.singleShot(0, self._hide_stale_tab_bars)
-        if self.model.loading:
-            self._follow_loading()  # the editor built its X·Wᵀ tables as it showed: cover them too
         if not self._painted:  # in case no paint reaches the window itself (all covered by children)
             QTimer.singleShot(FIRST_PAINT_FALLBACK_MS, self._first_paint_done)
 
@@ -521,10 +571,13 @@ class MainWindow(QMainWindow):
 
     def _shuffle(self, seed):
         """Shuffle, show the check where it is explained, and say the verdict in the status bar."""
-        self.model.shuffle_tokens(seed)
+        if not self.model.shuffle_tokens(seed):
+            return  # refused (the status bar says why)
         self.docks["positions"].show()
         self.docks["positions"].raise_()
         check = self.model.shuffle_result()
+        if check is None:
+            return  # the shuffled session could not be computed (the status bar says why)
         verdict = "equivariant ✓" if check.equivariant else "not equivariant ✗"
         self.statusBar().showMessage(f"Shuffled the tokens: the outputs are {verdict} "
                                      f"(max difference {check.max_difference:.2g})", 10000)

@@ -87,6 +87,7 @@ class AttentionModel(QObject):
         self._waiting = 0  # flags of the changes whose results the worker is still computing
         self._rewriting = False  # ``results``' buffers are being (or were half) rewritten: not to be read
         self._failed = 0  # flags of changes whose recompute failed: announced with the next results
+        self._failure = None  # why the last recompute failed, until one succeeds
         self._loading = False  # a large session was loaded and none of its results have arrived yet
         self.flushing = False  # True while ``flush()`` runs (its ``changed`` is wanted on screen now)
         # Set once no result of the jobs handed to the worker so far can be accepted (a newer shape or
@@ -361,6 +362,9 @@ class AttentionModel(QObject):
         """
         perm = shuffle_permutation(len(self.tokens), seed)
         self.flush()
+        if not self.up_to_date:  # no output to compare with (its recompute failed: not enough memory)
+            return self._refuse(f"Cannot shuffle the tokens: the attention of this session could not be "
+                                f"computed ({self.failure})")
         before = self.results.heads.output.copy()
         mats = permute_tokens(self._state.matrices, perm)
         tokens = tuple(self.tokens[p] for p in perm)
@@ -376,11 +380,14 @@ class AttentionModel(QObject):
             self.shuffle = None
 
     def shuffle_result(self):
-        """The check of the last shuffle against the current output, or None."""
+        """The check of the last shuffle against the current output, or None (also when the output
+        could not be computed)."""
         if self.shuffle is None:
             return None
         perm, before, _ = self.shuffle
         self.flush()
+        if not self.up_to_date:
+            return None
         return permutation_check(before, self.results.heads.output, perm)
 
     def randomize(self, seed=0, names=None):
@@ -488,11 +495,15 @@ class AttentionModel(QObject):
                 self._fail(flags, exc)
                 self.state_changed.emit(flags)
                 return
-        self._announce(flags)
+        if flags & (STRUCTURE | VALUES | SETTINGS):
+            self._announce(flags)  # new results
+        else:
+            self.changed.emit(flags)  # a selection or the lesson: a failure stays to be tried again
 
     def _announce(self, flags):
-        """``changed`` with these flags and those of any change whose recompute failed before."""
-        flags, self._failed = flags | self._failed, 0
+        """``changed`` with these flags and those of any change whose recompute failed before: only
+        with new results (a failure stays until a recompute succeeds, so ``flush`` tries again)."""
+        flags, self._failed, self._failure = flags | self._failed, 0, None
         self.changed.emit(flags)
 
     def _fail(self, flags, exc):
@@ -501,6 +512,7 @@ class AttentionModel(QObject):
         self._dirty = None
         self._failed |= flags
         reason = exc if isinstance(exc, ExplorerError) else "not enough memory at this size"
+        self._failure = str(reason)
         self.message.emit(f"Could not compute attention: {reason}")
 
     def _compute_here(self, **sharing):
@@ -634,9 +646,23 @@ class AttentionModel(QObject):
         another session's); after a failed recompute, until one succeeds."""
         return self._loading
 
+    @property
+    def failure(self):
+        """Why the last recompute failed ("not enough memory at this size"), so the results do not
+        describe the state, or None; a recompute that succeeds clears it."""
+        return self._failure if self._failed else None
+
+    @property
+    def up_to_date(self):
+        """True when ``results`` are those of the current state: nothing to recompute or being
+        computed, and the last recompute did not fail. What exports and screenshots need after
+        ``flush()`` (which leaves it False only when the recompute failed again)."""
+        return not (self.pending or self._waiting or self._failed)
+
     def flush(self):
         """Have the results of the current state now: the worker's when it is computing them, else
-        computed on this thread (a failed recompute is tried again)."""
+        computed on this thread (a failed recompute is tried again). Check ``up_to_date`` after it:
+        a recompute may fail (not enough memory), and the results are then not the state's."""
         self.flushing = True  # whoever draws what ``changed`` brings now draws it at once, not in steps
         try:
             self._flush()
@@ -649,7 +675,10 @@ class AttentionModel(QObject):
             if last is not None and last[0] == self._generation:
                 self._on_worker_done(*last)  # at once, on this thread
                 self._accept_from = self._generation + 1  # so its queued ``done`` does not come twice
-        if self._waiting or self._failed:
+        # Whenever the results do not describe the state (a failed recompute, a session loaded but
+        # never computed, buffers left half rewritten), recompute whole on this thread.
+        if (self._waiting or self._failed or self._loading or self._rewriting
+                or not self._fits(self.results)):
             self._pending |= self._waiting | self._failed | VALUES
             self._waiting, self._dirty = 0, None
         if self._pending:

@@ -45,9 +45,10 @@ class Panel(QWidget):
             self.render(flags)
 
     def refresh(self):
-        """Redraw everything now, visible or not (used before screenshots and in tests)."""
-        self._stale = 0
-        self.render(ALL)
+        """Redraw everything now, visible or not (used before screenshots and in tests); a panel that
+        draws the results waits while they are not the state's (``pending``), as it does for a change."""
+        self._stale = ALL
+        self._render_stale()
 
     def render(self, flags):
         raise NotImplementedError

@@ -1,7 +1,7 @@
 """The matrix editor: Q, K, V (direct) or X and W_q, W_k, W_v, W_o (projected); type, scrub, paste;
 add or remove tokens and dimensions; rename tokens."""
 import numpy as np
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemDelegate, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QSpinBox,
                                QStackedWidget, QToolBar, QVBoxLayout, QWidget)
@@ -34,6 +34,9 @@ class EditorPanel(Panel):
     """Three tables (Q, K, V) sharing the token labels, a toolbar, and a slider for the selected cell."""
 
     reads_results = False  # except the read-only X·Wᵀ tables, which wait for the results below
+    # The read-only X·Wᵀ tables (``views["derived…"]``) were just made, showing the results of the
+    # moment: the window covers them while a session's results are being computed.
+    viewsAdded = Signal()
 
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
@@ -233,6 +236,7 @@ class EditorPanel(Panel):
                                                ["derivedQ", "derivedK", "derivedV"]], [3, 3, 2])
             self.pages.addWidget(self._projected_page)
             flags |= STRUCTURE
+            self.viewsAdded.emit()
         self.pages.setCurrentIndex(1 if projected else 0)
         for key in ("add_dim_x", "remove_dim_x"):
             self.actions[key].setVisible(projected)

@@ -65,6 +65,8 @@ def _pen(color, width=2.0, style=Qt.PenStyle.SolidLine):
 class SqrtDPanel(Panel):
     """F14: the spread of q·k against √d, one query's weights with and without 1/√d, entropy against d."""
 
+    reads_results = False  # its own random q and k: never waits for the model's results
+
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
         self._fg = self.palette().color(QPalette.ColorRole.WindowText)

@@ -77,6 +77,19 @@ def save(session, path):
     return path
 
 
+def open_big(window, tmp_path, session=None, name="big.json"):
+    """Save ``session`` (default: ``big_session()``) as ``tmp_path / name`` and open it in ``window``;
+    its results are left to the worker (held at the gate). Returns the path."""
+    path = save(big_session() if session is None else session, tmp_path / name)
+    assert window.documents.open(path, ask=False)
+    return path
+
+
+def wait_until_held(qtbot, gate, rows=64):
+    """The worker has started the recompute of a session of ``rows`` tokens and holds it at the gate."""
+    qtbot.waitUntil(lambda: rows in gate.started, timeout=5_000)
+
+
 def covers(window, visible=True):
     return [c for c in window.findChildren(WaitingCover) if c.isVisible() == visible]
 
@@ -122,8 +135,7 @@ def only_current_results_announced(model):
 def test_opening_a_large_session_returns_at_once_and_the_window_stays_responsive(qtbot, window, gate, tmp_path):
     model = window.model
     demo_scores = window.panels["scores"].heatmap.image_array().copy()
-    path = save(big_session(), tmp_path / "big.json")
-    assert window.documents.open(path, ask=False)
+    path = open_big(window, tmp_path)
     # open() returned while the worker is still held: the GUI thread never waited for the numbers
     assert model.loading and model.computing and model.pending and gate.started == [64]
     # the state is there at once: title, editor, controls
@@ -181,10 +193,9 @@ def test_a_second_open_during_the_first_wins(qtbot, window, gate, tmp_path, seco
 
 def test_edits_during_the_open_win(qtbot, window, gate, tmp_path, ui):
     model = window.model
-    path = save(big_session(), tmp_path / "big.json")
     announced = only_current_results_announced(model)
-    assert window.documents.open(path, ask=False)
-    qtbot.waitUntil(lambda: gate.started == [64], timeout=5_000)
+    path = open_big(window, tmp_path)
+    wait_until_held(qtbot, gate)
     view = window.panels["editor"].views["Q"]
     ui.type_into(qtbot, view, 5, 3, "2.5")  # typed into the real editor while the worker computes
     assert model.set_param("temperature", 1.5)
@@ -208,9 +219,8 @@ def test_edits_during_the_open_win(qtbot, window, gate, tmp_path, ui):
 def test_a_cell_typed_before_the_results_lands_on_its_token(qtbot, window, gate, tmp_path, ui):
     """The first session's results never come before the edit's: only the newest are current."""
     model = window.model
-    path = save(big_session(), tmp_path / "big.json")
     announced = only_current_results_announced(model)
-    assert window.documents.open(path, ask=False)
+    open_big(window, tmp_path)
     model.set_cell("K", 7, 1, -3.0)
     model.recompute()
     gate.open()
@@ -243,8 +253,7 @@ def test_saving_while_computing_saves_the_opened_session_without_waiting(qtbot, 
 
 def test_exports_while_computing_wait_for_the_numbers(qtbot, window, gate, tmp_path):
     model = window.model
-    path = save(big_session(), tmp_path / "big.json")
-    assert window.documents.open(path, ask=False)
+    open_big(window, tmp_path)
     threading.Timer(0.2, gate.open).start()  # the export waits for the worker (flush), then writes
     assert window.documents.export_matrix("Weights", tmp_path / "weights.npy")
     want = run_pipeline(model._state.matrices, model.settings)
@@ -255,8 +264,7 @@ def test_exports_while_computing_wait_for_the_numbers(qtbot, window, gate, tmp_p
 
 
 def test_an_export_flushes_a_held_open_and_uncovers_at_once(qtbot, window, gate, tmp_path):
-    path = save(big_session(), tmp_path / "big.json")
-    assert window.documents.open(path, ask=False)
+    open_big(window, tmp_path)
     gate.open()
     assert window.documents.export_panel("weights", tmp_path / "weights.png")
     assert not covers(window) and not window.model.pending
@@ -285,8 +293,7 @@ def test_a_failed_background_open_says_so_and_the_next_edit_tries_again(qtbot, w
 
     monkeypatch.setattr(attention_model, "recompute", no_memory_for_64_rows)
     gate.open()
-    path = save(big_session(), tmp_path / "big.json")
-    assert window.documents.open(path, ask=False)
+    open_big(window, tmp_path)
     qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
     assert model.loading and model.pending  # no results of this session: the covers stay
     assert "Could not compute attention" in window.statusBar().currentMessage()
@@ -386,8 +393,7 @@ def test_closing_the_window_while_a_session_is_computed_stops_the_worker(qtbot, 
     window = start_window(qtbot, None)
     window.show()
     qtbot.waitExposed(window)
-    path = save(big_session(seed=9), tmp_path / "big.json")
-    assert window.documents.open(path, ask=False)
-    qtbot.waitUntil(lambda: gate.started == [64], timeout=5_000)
+    open_big(window, tmp_path, big_session(seed=9))
+    wait_until_held(qtbot, gate)
     assert window.close()  # nothing unsaved: no question; the held job is told to stop, not waited out
     assert gate.stopped == [64] and not window.model._worker.busy

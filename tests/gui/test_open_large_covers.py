@@ -1,0 +1,285 @@
+"""The covers over the views of results while a large session's are computed, and what a failed
+compute leaves (see test_open_large_in_background.py for the fixtures: the gate holds the worker).
+
+Every view of results is covered whenever it comes on screen (the editor's X·Wᵀ tables too); a
+covered view takes neither the keyboard nor a render until its own turn; docks that show no results
+stay uncovered; after a failed compute nothing is exported or pictured as the previous session's
+numbers, and ``flush`` tries again whatever happened meanwhile.
+"""
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from explorer.core.pipeline import run_pipeline
+from explorer.main_window import DOCKS, STATE_DOCKS, WaitingCover
+from explorer.model import AttentionModel, attention_model
+from tests.gui.same_numbers import assert_same_numbers
+from tests.gui.test_open_large_in_background import (  # noqa: F401  (gate: the fixture)
+    assert_panels_current, big_session, covers, gate, open_big, start_window, wait_until_held, wait_until_shown)
+
+COVERED = frozenset(spec.name for spec in DOCKS) - STATE_DOCKS  # the docks of views of results
+
+
+def projected_big(seed=6):
+    base = AttentionModel(big_session(seed=seed))
+    assert base.set_param("source", "projected")
+    base.flush()
+    session = base.to_session()
+    base.shutdown()
+    return session
+
+
+def table_values(table):
+    return np.array([[table.value(i, j) for j in range(table.columnCount())] for i in range(table.rowCount())])
+
+
+def in_dock(window, widget):
+    """The name of the dock ``widget`` lies in, or None."""
+    return next((name for name, dock in window.docks.items() if widget is not None and dock.isAncestorOf(widget)),
+                None)
+
+
+# ----- what is covered ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("away", ["hidden", "behind a tab"])
+def test_the_editors_derived_tables_are_covered_when_it_comes_on_screen_while_computing(qtbot, window, gate,
+                                                                                       tmp_path, away):
+    """The editor makes its read-only X·Wᵀ tables when it first shows a projected session: shown
+    after the open (View ▸ Editor, a tab raised), they hold the previous session's numbers — covered."""
+    model, editor, dock = window.model, window.panels["editor"], window.docks["editor"]
+    assert "derivedQ" not in editor.views  # the demo is direct: no projected page yet
+    if away == "hidden":
+        dock.hide()
+    else:
+        window.tabifyDockWidget(window.docks["controls"], dock)
+        window.docks["controls"].raise_()
+    QApplication.processEvents()
+    open_big(window, tmp_path, projected_big(), "projected.json")
+    assert model.loading and "derivedQ" not in editor.views  # not made while off screen
+    dock.show()
+    dock.raise_()
+    QApplication.processEvents()
+    assert model.loading and "derivedQ" in editor.views
+    for name in ("derivedQ", "derivedK", "derivedV"):
+        view = editor.views[name]
+        cover = window._covers[f"editor.{name}"]
+        assert view.isVisible() and cover.isVisible() and cover.parentWidget() is view
+        assert not view.isEnabled()
+    assert editor.views["X"].isEnabled()  # the editable tables stay the user's
+    gate.open()
+    wait_until_shown(qtbot, window)
+    want = run_pipeline(model._state.matrices, model.settings)
+    assert editor.tables["derivedQ"].rowCount() == 64
+    assert_same_numbers(table_values(editor.tables["derivedQ"]), want.q_in)
+    assert all(editor.views[n].isEnabled() for n in ("derivedQ", "derivedK", "derivedV"))
+    assert_panels_current(window)
+
+
+def test_docks_that_show_no_results_stay_uncovered(qtbot, window, gate, tmp_path):
+    """The editor, the controls and the √d lesson (its own random q and k) have nothing to wait for."""
+    assert STATE_DOCKS == {"editor", "controls", "sqrt_d"}
+    assert {spec.name for spec in DOCKS if spec.panel_class().reads_results is False} <= STATE_DOCKS
+    window.docks["sqrt_d"].raise_()
+    qtbot.waitUntil(lambda: window.panels.is_built("sqrt_d"), timeout=5_000)
+    open_big(window, tmp_path)
+    assert window.model.loading
+    covered = {key for key, cover in window._covers.items() if not cover.isHidden()}
+    assert covered == COVERED
+    for name in STATE_DOCKS:
+        assert window.docks[name].widget().isEnabled()
+        assert not [c for c in window.docks[name].findChildren(WaitingCover) if not c.isHidden()]
+    assert window.panels["sqrt_d"].d_slider.isEnabled()
+    gate.open()
+    wait_until_shown(qtbot, window)
+
+
+# ----- a covered view waits for its turn -----------------------------------------------------------------
+@pytest.mark.parametrize("how", ["raised", "layout at start"])
+def test_a_dock_shown_while_covered_renders_at_its_uncover_turn(qtbot, window, gate, tmp_path, how):
+    """Raised while covered (or shown by the layout a SESSION argument brings), a dock's panel
+    renders when its cover comes off, one dock per timer tick, not with the results' ``changed``."""
+    for name in ("heads", "lines", "readout"):  # built, then behind other tabs
+        window.docks[name].raise_()
+        qtbot.waitUntil(lambda n=name: window.panels.is_built(n), timeout=5_000)
+    if how == "raised":
+        open_big(window, tmp_path)
+        window.docks["heads"].raise_()
+    else:  # `attention-explorer big.json` saved with the Heads tab in front: main() applies its layout
+        window.docks["heads"].raise_()
+        QApplication.processEvents()
+        session = replace(big_session(), layout=window.layout_state())
+        window = start_window(qtbot, session)
+        window.apply_layout(session.layout, geometry=False)
+        window.show()
+        qtbot.waitExposed(window)
+        qtbot.waitUntil(lambda: window.panels.is_built("heads"), timeout=5_000)
+    QApplication.processEvents()
+    model = window.model
+    assert model.loading and window._dock_on_screen["heads"]  # on screen, and covered:
+    assert not window.panels["heads"]._on_screen  # held until its cover comes off
+    ticks, log = [0], []
+    real_next = window._uncover_next
+    window._uncover_next = lambda: (ticks.__setitem__(0, ticks[0] + 1), real_next())
+    for name in ("heads", "scores", "weights", "output"):
+        panel = window.panels[name]
+        real = panel.render
+        panel.render = lambda flags, _n=name, _r=real: (log.append((_n, ticks[0])), _r(flags))
+    gate.open()
+    wait_until_shown(qtbot, window)
+    assert {name for name, _ in log} == {"heads", "scores", "weights", "output"}
+    assert all(tick >= 1 for _, tick in log), log  # each at an uncover tick, none in the results' turn
+    assert_panels_current(window)
+
+
+def test_the_keyboard_never_reaches_a_covered_view(qtbot, window, gate, tmp_path):
+    """Tab walks past covered docks (they are disabled under their covers), focus inside one moves
+    to the editor, and everything takes the keyboard again once uncovered."""
+    model = window.model
+    window.docks["lines"].raise_()
+    qtbot.waitUntil(lambda: window.panels.is_built("lines"), timeout=5_000)
+    top_k = window.panels["lines"].top_k
+    top_k.setFocus()
+    QApplication.processEvents()
+    assert window.focusWidget() is top_k
+    open_big(window, tmp_path)
+    assert model.loading
+    assert window.focusWidget() is window.panels["editor"].views["Q"]  # not left inside the cover
+    for name in COVERED:
+        assert not window.docks[name].widget().isEnabled(), name
+    for name in STATE_DOCKS:
+        assert window.docks[name].widget().isEnabled(), name
+    window.panels["controls"].heads.setFocus()
+    reached = set()
+    for _ in range(300):
+        window.focusWidget().focusNextChild()  # what Tab does outside an item view
+        reached.add(in_dock(window, window.focusWidget()))
+    assert model.loading
+    assert not reached & COVERED
+    assert {"editor", "controls"} <= reached
+    gate.open()
+    wait_until_shown(qtbot, window)
+    for name in COVERED:
+        assert window.docks[name].widget().isEnabled(), name
+    assert top_k.isEnabled()
+    top_k.setFocus()
+    assert window.focusWidget() is top_k
+
+
+# ----- a failed compute ------------------------------------------------------------------------------------
+@pytest.fixture
+def no_memory(monkeypatch, gate):
+    """Sessions of 64 tokens cannot be computed while ``no_memory["on"]``."""
+    real = attention_model.recompute
+    switch = {"on": True}
+
+    def recompute(matrices, settings, *args, **kwargs):
+        if switch["on"] and matrices["Q"].shape[0] == 64:
+            raise MemoryError
+        return real(matrices, settings, *args, **kwargs)
+
+    monkeypatch.setattr(attention_model, "recompute", recompute)
+    gate.open()
+    return switch
+
+
+def open_failing(qtbot, window, tmp_path):
+    model = window.model
+    path = open_big(window, tmp_path)
+    qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
+    assert model.loading and "not enough memory" in model.failure
+    return path
+
+
+@pytest.mark.parametrize("select", [False, True])
+def test_after_a_failed_open_exports_refuse_and_say_why(qtbot, window, no_memory, tmp_path, select):
+    """Never the previous session's numbers under the new one's name, nor an exception."""
+    model = window.model
+    demo_weights = window.panels["weights"].heatmap.image_array().copy()
+    open_failing(qtbot, window, tmp_path)
+    if select:  # a click on a row of the editor (never covered)
+        model.set_selection(row=5)
+        model.recompute()
+        assert model.failure is not None  # a selection is no new result: the failure stays
+    bar = window.statusBar()
+    for name in ("Weights", "Scores", "Output"):
+        target = tmp_path / f"{name}.npy"
+        assert not window.documents.export_matrix(name, target)
+        assert not target.exists()
+        assert bar.currentMessage().startswith(f"Did not export {name}: ")
+        assert "not enough memory" in bar.currentMessage()
+    assert window.documents.export_matrix("Q", tmp_path / "Q.npy")  # the session's own Q needs no results
+    np.testing.assert_array_equal(np.load(tmp_path / "Q.npy"), model.matrix("Q"))
+    assert not window.documents.export_panel("weights", tmp_path / "weights.png")
+    assert not window.documents.export_window(tmp_path / "window.svg")
+    assert not (tmp_path / "weights.png").exists() and not (tmp_path / "window.svg").exists()
+    assert "not enough memory" in bar.currentMessage()
+    assert model.loading and not model.up_to_date  # flush tried again, and failed again
+    assert covers(window) and all(c.text().startswith("Could not compute attention") for c in covers(window))
+    window.panels["weights"].refresh()  # waits while pending: draws nothing of the demo's 4 × 4 on 64 tokens
+    np.testing.assert_array_equal(window.panels["weights"].heatmap.image_array(), demo_weights)
+    no_memory["on"] = False
+    assert window.documents.export_matrix("Weights", tmp_path / "weights.npy")  # tried again: now it works
+    want = run_pipeline(model._state.matrices, model.settings)
+    assert_same_numbers(np.load(tmp_path / "weights.npy"), want.heads.weights[model.settings.selected_head])
+
+
+def test_flush_tries_a_failed_open_again_after_a_selection(qtbot, window, no_memory, tmp_path):
+    """A transient failure (memory held for a moment): a click on a row, then an export, gets the
+    session's numbers — the selection did not make the model forget that its results are missing."""
+    model = window.model
+    path = open_failing(qtbot, window, tmp_path)
+    no_memory["on"] = False
+    model.set_selection(row=5)
+    model.recompute()
+    assert model.loading and model.failure is not None
+    model.flush()
+    assert not model.loading and model.up_to_date and model.failure is None
+    assert model.results.q.shape[0] == 64
+    wait_until_shown(qtbot, window)
+    assert window.statusBar().currentMessage() == f"Opened {path}"  # in place of why it failed
+    assert_panels_current(window)
+
+
+def test_a_screenshot_of_a_session_that_cannot_be_computed_fails_with_the_reason(qtbot, home, no_memory,
+                                                                                  tmp_path, capsys):
+    from explorer.app import take_screenshot
+
+    window = start_window(qtbot, big_session(seed=8))
+    shot = tmp_path / "shot.png"
+    assert take_screenshot(QApplication.instance(), window, str(shot)) == 1
+    err = capsys.readouterr().err
+    assert "could not compute attention" in err and "not enough memory" in err and str(shot) in err
+    assert not shot.exists()
+
+
+# ----- the status bar ------------------------------------------------------------------------------------
+def test_an_open_overtaken_on_the_gui_thread_keeps_the_newer_status(qtbot, window, gate, tmp_path):
+    """Q, K, V of 5 tokens imported while a large open is computed: the small session is computed
+    at once, and "Opened …" does not replace what the import said."""
+    model = window.model
+    open_big(window, tmp_path)
+    wait_until_held(qtbot, gate)
+    small = tmp_path / "small.npz"
+    rng = np.random.default_rng(0)
+    np.savez(small, Q=rng.standard_normal((5, 16)), K=rng.standard_normal((5, 16)), V=rng.standard_normal((5, 16)))
+    assert window.documents.import_qkv(small)
+    said = window.statusBar().currentMessage()
+    assert said == "Imported Q, K and V from small.npz"
+    model.recompute()  # the import's turn: small, on this thread, ending the open's wait
+    assert not model.loading and not model.pending
+    gate.open()
+    wait_until_shown(qtbot, window)
+    assert window.statusBar().currentMessage() == said
+    assert_panels_current(window)
+
+
+def test_shuffling_the_tokens_of_a_session_that_cannot_be_computed_is_refused(qtbot, window, no_memory, tmp_path):
+    """Edit ▸ Shuffle tokens compares the outputs before and after: with none, it says so."""
+    model = window.model
+    open_failing(qtbot, window, tmp_path)
+    tokens = model.tokens
+    window.actions["shuffle"].trigger()
+    assert model.tokens == tokens and model.shuffle is None and model.undo_stack.count() == 0
+    assert window.statusBar().currentMessage().startswith("Cannot shuffle the tokens")
+    assert "not enough memory" in window.statusBar().currentMessage()
