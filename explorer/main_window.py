@@ -255,9 +255,22 @@ class MainWindow(QMainWindow):
         return cover is not None and not cover.isHidden()
 
     def _uncover(self, key):
-        if key in self.docks and self.panels.is_built(key):
-            self.panels[key].set_on_screen(self._dock_on_screen.get(key, True))  # renders if on screen
+        """Let the dock's panel draw, and lift the cover unless the panel still shows another session:
+        one that could not draw yet (not on screen, or a newer change pending) keeps it until it has."""
+        panel = self.panels.built().get(key) if key in self.docks else None
+        if panel is not None:
+            panel.set_on_screen(self._dock_on_screen.get(key, True))  # renders if on screen
+            if self._shows_another_session(panel):
+                return
         self._covers[key].uncover()
+
+    def _shows_another_session(self, panel):
+        return panel.reads_results and panel.drawn_load not in (None, self.model.loads)
+
+    def _panel_rendered(self, key):
+        """A panel drew the results: if it kept its cover after the session's results came, lift it."""
+        if not self._covered and self._cover_up(key) and not self._shows_another_session(self.panels[key]):
+            self._covers[key].uncover()
 
     def _views_added(self):
         """A panel made new views of results (the editor's X·Wᵀ tables, the first time it shows a
@@ -268,18 +281,27 @@ class MainWindow(QMainWindow):
     def _uncover_next(self):
         """Uncover one dock on screen per timer tick (its panel renders, then paints the new results:
         ~20–80 ms at L = 4096) rather than the whole window in one block; the docks not on screen
-        all at once (nothing to draw)."""
+        all at once (nothing to draw: those still showing another session keep their covers until
+        they are shown and have drawn)."""
         if self._covered:
             return  # a newer session is loading
         waiting = [key for key, cover in self._covers.items() if not cover.isHidden()]
-        on_screen = [key for key in waiting if self._covers[key].isVisible()]
+        on_screen = [key for key in waiting if self._seen(key)]
         for key in waiting:
             if key not in on_screen:
                 self._uncover(key)
-        if on_screen:
-            self._uncover(on_screen[0])
-            if len(on_screen) > 1:
+        for key in on_screen:
+            self._uncover(key)
+            if self._covers[key].isHidden():  # it drew: the next one at the next tick
                 QTimer.singleShot(UNCOVER_STEP_MS, self._uncover_next)
+                return
+        # the rest could not draw yet (a newer change is pending): each lifts when its panel draws
+
+    def _seen(self, key):
+        """Whether the view under cover ``key`` is on screen (a dock behind another tab is not)."""
+        if key in self.docks:
+            return self._dock_on_screen.get(key, False) and self.docks[key].isVisible()
+        return self._covers[key].isVisible()
 
     def uncover_now(self):
         """Uncover (and draw) every view whose results have arrived: before a picture is taken."""
@@ -322,6 +344,7 @@ class MainWindow(QMainWindow):
             panel.showPanel.connect(lambda other: self.docks[other].raise_())
         if name == "editor":
             panel.viewsAdded.connect(self._views_added)
+        panel.rendered.connect(lambda name=name: self._panel_rendered(name))
         scroll = dock.widget()
         scroll.setWidget(panel)
         if scroll.isVisible():
@@ -350,8 +373,11 @@ class MainWindow(QMainWindow):
         on = bool(on) or (dock.isFloating() and dock.isVisible())
         self._dock_on_screen[name] = on
         if self.panels.is_built(name):
-            if not self._cover_up(name):  # (while covered, ``_uncover`` applies it at the dock's turn)
+            if not self._cover_up(name):
                 self.panels[name].set_on_screen(on)
+            elif not self._covered:  # its session's results came while it was away: draw, then uncover
+                self._uncover(name)
+            # (while the results are computed, ``_uncover`` applies it at the dock's turn)
         elif on and not self._restoring and self._may_build_now(name):
             self._build_panel(name)
 

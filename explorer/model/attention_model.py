@@ -89,6 +89,7 @@ class AttentionModel(QObject):
         self._failed = 0  # flags of changes whose recompute failed: announced with the next results
         self._failure = None  # why the last recompute failed, until one succeeds
         self._loading = False  # a large session was loaded and none of its results have arrived yet
+        self.loads = 0  # sessions loaded so far: a panel knows whether its drawing is of this one
         self.flushing = False  # True while ``flush()`` runs (its ``changed`` is wanted on screen now)
         # Set once no result of the jobs handed to the worker so far can be accepted (a newer shape or
         # session): the one running stops at its next check, without the GUI thread waiting for it.
@@ -169,6 +170,7 @@ class AttentionModel(QObject):
         """
         if not validated:
             session = validate_session(session)
+        self.loads += 1
         # A session's arrays are read-only copies of its own (``Session``): ``_origin`` (what Reset goes
         # back to, and what the worker reads below) shares them; edits write into ``_state``'s copy.
         self._origin = State(tokens=tuple(session.tokens), matrices=dict(session.matrices),

@@ -1,4 +1,5 @@
 """What every panel shares: subscribe to the model, and redraw only while visible."""
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
 from explorer.model import LESSON, SELECTION, SETTINGS, STRUCTURE, VALUES
@@ -12,10 +13,12 @@ class Panel(QWidget):
     # Panels that draw the results wait while they are being recomputed; the editor and the controls
     # show the state itself and must follow every edit at once (a typed cell must land on its token).
     reads_results = True
+    rendered = Signal()  # after a render from the results (the window uncovers a panel that has drawn)
 
     def __init__(self, model, parent=None):
         super().__init__(parent)
         self.model = model
+        self.drawn_load = None  # ``model.loads`` when it last drew the results: which session it shows
         self._stale = ALL  # draw everything the first time it is shown
         self._on_screen = True  # False while its dock is a tab behind another one
         model.changed.connect(self._on_changed)
@@ -43,6 +46,9 @@ class Panel(QWidget):
         flags, self._stale = self._stale, 0
         if flags:
             self.render(flags)
+            if self.reads_results:
+                self.drawn_load = self.model.loads
+                self.rendered.emit()
 
     def refresh(self):
         """Redraw everything now, visible or not (used before screenshots and in tests); a panel that

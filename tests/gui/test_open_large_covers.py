@@ -17,7 +17,8 @@ from explorer.main_window import DOCKS, STATE_DOCKS, WaitingCover
 from explorer.model import AttentionModel, attention_model
 from tests.gui.same_numbers import assert_same_numbers
 from tests.gui.test_open_large_in_background import (  # noqa: F401  (gate: the fixture)
-    assert_panels_current, big_session, covers, gate, open_big, start_window, wait_until_held, wait_until_shown)
+    HEATMAPS, assert_panels_current, big_session, covers, gate, open_big, start_window, wait_until_held,
+    wait_until_shown)
 
 COVERED = frozenset(spec.name for spec in DOCKS) - STATE_DOCKS  # the docks of views of results
 
@@ -283,3 +284,54 @@ def test_shuffling_the_tokens_of_a_session_that_cannot_be_computed_is_refused(qt
     assert model.tokens == tokens and model.shuffle is None and model.undo_stack.count() == 0
     assert window.statusBar().currentMessage().startswith("Cannot shuffle the tokens")
     assert "not enough memory" in window.statusBar().currentMessage()
+
+
+# ----- a panel never shows another session's numbers ------------------------------------------------------
+def test_a_tab_that_drew_the_previous_session_stays_covered_until_it_draws_this_one(qtbot, window, gate, tmp_path):
+    """The Heads tab drew the demo and is behind another when a large session is opened: it keeps
+    its cover after the results came, and lifts it only once it has drawn this session (raised while
+    a temperature step computes, it draws this session's previous results: never the demo's)."""
+    window.docks["heads"].raise_()
+    qtbot.waitUntil(lambda: window.panels.is_built("heads") and window.panels["heads"].drawn_load == 1, timeout=5_000)
+    window.docks["readout"].raise_()
+    open_big(window, tmp_path)
+    gate.open()
+    wait_until_shown(qtbot, window)
+    heads, cover = window.panels["heads"], window._covers["heads"]
+    assert heads.drawn_load == 1 and not cover.isHidden()  # behind its tab, still the demo's drawing
+    gate.close()
+    window.model.set_param("temperature", 2.0)
+    qtbot.waitUntil(lambda: window.model.computing, timeout=5_000)
+    window.docks["heads"].raise_()
+    QApplication.processEvents()
+    assert window._seen("heads") and cover.isHidden() and heads.drawn_load == 2  # this session's
+    gate.open()
+    wait_until_shown(qtbot, window)
+    assert_panels_current(window)
+
+
+def test_a_change_as_the_results_arrive_keeps_the_covers_until_the_panels_can_draw(qtbot, window, gate, tmp_path):
+    """A temperature step made in the very turn the session's results arrive: the uncover ticks find
+    the panels unable to draw (pending) and leave the demo's drawing covered until they have drawn."""
+    open_big(window, tmp_path)
+    wait_until_held(qtbot, gate)
+    model = window.model
+
+    def step_at_once(flags):
+        model.changed.disconnect(step_at_once)
+        gate.close()
+        model.set_param("temperature", 1.7)
+
+    model.changed.connect(step_at_once)
+    gate.open()
+    qtbot.waitUntil(lambda: not model.loading and model.computing, timeout=10_000)
+    for _ in range(20):  # uncover ticks come and go while the temperature step is held
+        QApplication.processEvents()
+        qtbot.wait(2)
+    for name in HEATMAPS:
+        panel = window.panels[name]
+        assert panel.drawn_load == 2 or not window._covers[name].isHidden(), name  # never the demo uncovered
+    gate.open()
+    wait_until_shown(qtbot, window)
+    assert all(window.panels[name].drawn_load == 2 for name in HEATMAPS)
+    assert_panels_current(window)

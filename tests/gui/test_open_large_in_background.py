@@ -57,6 +57,10 @@ class Gate:
     def open(self):
         self._open.set()
 
+    def close(self):
+        """Hold the recomputes the worker starts from now on again."""
+        self._open.clear()
+
 
 @pytest.fixture
 def gate(monkeypatch):
@@ -108,10 +112,11 @@ def assert_panels_current(window):
 
 
 def wait_until_shown(qtbot, window):
-    """The results have arrived and every cover has come off (one dock per timer tick)."""
+    """The results have arrived and every cover on screen has come off (one dock per timer tick);
+    a panel behind a tab that still shows the previous session keeps its cover until it is shown."""
     model = window.model
     qtbot.waitUntil(lambda: not model.computing and not model.loading, timeout=20_000)
-    qtbot.waitUntil(lambda: all(c.isHidden() for c in window.findChildren(WaitingCover)), timeout=5_000)
+    qtbot.waitUntil(lambda: all(c.isHidden() for key, c in window._covers.items() if window._seen(key)), timeout=5_000)
     assert not model.pending
 
 
