@@ -1,12 +1,13 @@
 """File work of the window: new, open, save, recent files, import and export — with clear messages."""
 import os
 import re
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QPoint, QRectF, QSize
+from PySide6.QtCore import QPoint, QRectF, QSize, Qt
 from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QWidget
 
 from explorer.core import presets
 from explorer.widgets.plot_cache import axes_as_vectors
@@ -18,6 +19,7 @@ from explorer.settings_store import qsettings
 SESSION_FILTER = "Attention Explorer sessions (*.json);;All files (*)"
 MATRIX_FILTER = "Matrices (*.npy *.npz *.csv *.tsv *.txt);;All files (*)"
 MAX_RECENT = 8
+BUSY_BYTES = 4 * 2 ** 20  # a session file this large takes a noticeable while to read or write (~0.1 s)
 
 
 class Documents:
@@ -46,6 +48,19 @@ class Documents:
         self.status(text)
         QMessageBox.warning(self.window, title, text)
 
+    @contextmanager
+    def busy(self, text):
+        """A wait cursor and ``text`` in the status bar, painted at once: reading or writing a large
+        session holds the GUI thread (JSON at ~50 MB/s), and the window must say so, not just freeze."""
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        bar = self.window.statusBar()
+        bar.showMessage(text)
+        bar.repaint()
+        try:
+            yield
+        finally:
+            QApplication.restoreOverrideCursor()
+
     # ----- sessions ------------------------------------------------------------------------------
     def new_session(self, preset="demo"):
         if not self.maybe_save():
@@ -67,7 +82,14 @@ class Documents:
         if ask and not self.maybe_save():
             return False
         try:
-            session = load_session(path)
+            size = os.path.getsize(path)
+        except OSError:
+            size = 0  # load_session says what is wrong with it
+        reading = (self.busy(f"Opening {Path(path).name} ({size / 2 ** 20:.0f} MB)…") if size > BUSY_BYTES
+                   else nullcontext())
+        try:
+            with reading:
+                session = load_session(path)
         except ExplorerError as exc:
             self.error("Could not open the session", str(exc))
             return False
@@ -103,8 +125,11 @@ class Documents:
 
     def save_to(self, path):
         self.window.panels["editor"].commit_edits()
+        cells = self._cells()
+        writing = self.busy(f"Saving {Path(path).name}…") if cells * 20 > BUSY_BYTES else nullcontext()
         try:
-            save_session(self.model.to_session(layout=self.window.layout_state()), path)
+            with writing:
+                save_session(self.model.to_session(layout=self.window.layout_state()), path)
         except ExplorerError as exc:
             self.error("Could not save the session", str(exc))
             return False
@@ -114,6 +139,10 @@ class Documents:
         self.window._update_title()
         self.status(f"Saved {self.path}")
         return True
+
+    def _cells(self):
+        """How many numbers the session's matrices hold (~20 bytes each in its file)."""
+        return sum(self.model.matrix(name).size for name in self.model.editable())
 
     def maybe_save(self):
         """Ask before unsaved edits are lost; True when it is fine to go on."""

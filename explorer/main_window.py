@@ -208,9 +208,10 @@ class MainWindow(QMainWindow):
             if self.model.computing:
                 text = self._computing_text()
                 text = f"{text[0].upper()}{text[1:]}"
-            else:  # its recompute failed (the status bar said why): an edit or another session tries again
-                text = "Could not compute attention for this session (see the status bar)."
+            else:  # its recompute failed: an edit or another session tries again
                 shown, why = self.statusBar().currentMessage(), self.model.failure
+                text = (f"Could not compute attention for this session: {why or 'unknown error'}. "
+                        "Change it (fewer heads or tokens) to try again.")
                 if self._after_loading is not None and why and shown.endswith(why):
                     self._after_loading[2].add(shown)  # why it failed: replaced once results come
             views = self._result_views()

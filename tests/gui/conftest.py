@@ -4,6 +4,7 @@ Every test gets its own ``ATTENTION_EXPLORER_HOME`` (settings, recent files, rec
 ``tmp_path``, and no modal dialog can ever open: unless a test patches them, the static dialog
 helpers raise AssertionError (a real modal dialog would hang the offscreen run).
 """
+import threading
 from types import SimpleNamespace
 
 import numpy as np
@@ -14,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QFileDialog, QIn
                                QMessageBox)
 
 from explorer.core.attention import attention
+from explorer.model import attention_model
 
 DIALOGS = (
     (QMessageBox, ("question", "warning", "about", "critical", "information")),
@@ -146,3 +148,52 @@ def ui():
     return SimpleNamespace(expected=expected, editor_of=editor_of, type_into=type_into, cell_pos=cell_pos,
                            send_mouse=send_mouse, grab_rgb=grab_rgb, cell_colour=cell_colour,
                            snapshot=snapshot, assert_same=assert_same, open_window=open_window)
+
+
+# ----- holding the worker: background recomputes that wait for the test -------------------------------
+SMALL_ENOUGH = 20_000  # the demo (~300 multiply-adds) stays on the GUI thread; L = 48 with d = 16 does not
+
+
+class Gate:
+    """Holds every whole recompute the worker starts until ``open()``; a held job that is told to
+    stop (``cancelled()``) stops, as a real one does at its next check. Recomputes on the GUI thread
+    are never held. A job still held after 30 s goes on, and the test fails at teardown rather than
+    hanging (the GUI thread waited for the worker, which it must not)."""
+
+    def __init__(self, monkeypatch):
+        self._open = threading.Event()
+        self.started, self.stopped, self.timed_out = [], [], []
+        real = attention_model.recompute
+
+        def held(matrices, settings, *args, cancelled=None, **kwargs):
+            if threading.current_thread() is not threading.main_thread():
+                rows = matrices["X" if settings.source == "projected" else "Q"].shape[0]
+                self.started.append(rows)
+                waited = 0
+                while not self._open.wait(0.005):
+                    if cancelled is not None and cancelled():
+                        self.stopped.append(rows)
+                        return None
+                    waited += 1
+                    if waited > 6000:
+                        self.timed_out.append(rows)
+                        break
+            return real(matrices, settings, *args, cancelled=cancelled, **kwargs)
+
+        monkeypatch.setattr(attention_model, "recompute", held)
+
+    def open(self):
+        self._open.set()
+
+    def close(self):
+        """Hold the recomputes the worker starts from now on again."""
+        self._open.clear()
+
+
+@pytest.fixture
+def gate(monkeypatch):
+    monkeypatch.setattr(attention_model, "BACKGROUND_COST", SMALL_ENOUGH)
+    g = Gate(monkeypatch)
+    yield g
+    g.open()
+    assert not g.timed_out, "the GUI thread waited for a held recompute"

@@ -10,14 +10,16 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from explorer.core.pipeline import run_pipeline
+from explorer.core.session import save_session
 from explorer.main_window import DOCKS, STATE_DOCKS, WaitingCover
 from explorer.model import AttentionModel, attention_model
 from tests.gui.same_numbers import assert_same_numbers
-from tests.gui.test_open_large_in_background import (  # noqa: F401  (gate: the fixture)
-    HEATMAPS, assert_panels_current, big_session, covers, gate, open_big, start_window, wait_until_held,
+from tests.gui.test_open_large_in_background import (
+    HEATMAPS, assert_panels_current, big_session, covers, open_big, start_window, wait_until_held,
     wait_until_shown)
 
 COVERED = frozenset(spec.name for spec in DOCKS) - STATE_DOCKS  # the docks of views of results
@@ -335,3 +337,33 @@ def test_a_change_as_the_results_arrive_keeps_the_covers_until_the_panels_can_dr
     wait_until_shown(qtbot, window)
     assert all(window.panels[name].drawn_load == 2 for name in HEATMAPS)
     assert_panels_current(window)
+
+
+def test_reading_and_writing_a_large_file_shows_a_wait_cursor_and_says_so(qtbot, window, tmp_path, monkeypatch):
+    """Parsing a large session holds the GUI thread for seconds: the cursor waits and the status bar
+    names the file while it does; both end with it, and a small file does neither."""
+    import explorer.documents as documents_module
+
+    seen = []
+    real_load, real_save = documents_module.load_session, documents_module.save_session
+
+    def watched(real):
+        def call(*args):
+            cursor = QApplication.overrideCursor()
+            seen.append((cursor is not None and cursor.shape() == Qt.CursorShape.WaitCursor,
+                         window.statusBar().currentMessage()))
+            return real(*args)
+        return call
+
+    monkeypatch.setattr(documents_module, "load_session", watched(real_load))
+    monkeypatch.setattr(documents_module, "save_session", watched(real_save))
+    path = tmp_path / "big.json"
+    save_session(big_session(), path)
+    assert window.documents.open(path, ask=False)  # under the threshold: no cursor, no message
+    monkeypatch.setattr(documents_module, "BUSY_BYTES", 100)
+    assert window.documents.open(path, ask=False)
+    assert window.documents.save_to(tmp_path / "again.json")
+    assert seen[0][0] is False
+    assert seen[1] == (True, f"Opening big.json ({path.stat().st_size / 2 ** 20:.0f} MB)…")
+    assert seen[2] == (True, "Saving again.json…")
+    assert QApplication.overrideCursor() is None
