@@ -584,7 +584,9 @@ class AttentionModel(QObject):
         order = [first] + [h for h in range(settings.heads) if h != first]
         previous = None
         if self._big():
-            self._worker.cancel()  # one writer at a time into those buffers
+            # Into the same buffers: the running job stops at its next check, and this one starts on
+            # the same thread after it (one writer at a time); the GUI does not wait for either.
+            self._worker.cancel(wait=False)
             previous, self._rewriting = self.results, True
         self._generation += 1
         if flags & STRUCTURE or self._loading:

@@ -106,13 +106,14 @@ class RecomputeWorker(QObject):
         with self._cv:
             return self._running is not None or self._request is not None
 
-    def cancel(self):
-        """Drop the waiting request, stop the running job at its next check, and wait for it."""
+    def cancel(self, wait=True):
+        """Drop the waiting request, stop the running job at its next check, and (``wait``) wait for it.
+        Without waiting, a job submitted next still runs only after it: one writer at a time."""
         with self._cv:
             self._request = None
             if self._running is not None:
                 self._cancel_below = self._running + 1
-            while self._running is not None:
+            while wait and self._running is not None:
                 self._cv.wait()
 
     def finish(self):
