@@ -267,3 +267,40 @@ def test_flush_after_a_deferred_key_edit_takes_the_workers_result(qtbot, monkeyp
     QApplication.processEvents()  # the worker's queued result is not applied a second time
     assert_current(model)
     model.shutdown()
+
+
+def test_an_edit_during_a_recompute_into_the_same_buffers_does_not_wait_for_it(qtbot, monkeypatch):
+    """Results too large to copy are recomputed into their own buffers; an edit meanwhile tells the
+    running job to stop and hands over the next one, without the GUI thread waiting for the first."""
+    import threading
+
+    monkeypatch.setattr(attention_model, "REUSE_BYTES", 0)  # every result counts as too large to copy
+    monkeypatch.setattr(attention_model, "BACKGROUND_COST", 20_000)
+    model = AttentionModel(random_session(64, 16, seed=1))
+    try:
+        model.set_param("heads", 4)
+        model.flush()
+        release, order = threading.Event(), []
+        real = attention_model.recompute
+
+        def stubborn(matrices, settings, *args, **kwargs):
+            if threading.current_thread() is not threading.main_thread() and not order:
+                order.append("first job started")
+                release.wait(10)  # deaf to cancel() until the test lets it go
+                order.append("first job released")
+            return real(matrices, settings, *args, **kwargs)
+
+        monkeypatch.setattr(attention_model, "recompute", stubborn)
+        model.set_param("temperature", 2.0)
+        model.recompute()
+        qtbot.waitUntil(lambda: bool(order), timeout=5_000)
+        model.set_param("temperature", 3.0)
+        model.recompute()  # hands over at once (it used to wait here for the first job to stop)
+        order.append("second request handed over")
+        release.set()
+        qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
+        assert order[:3] == ["first job started", "second request handed over", "first job released"]
+        assert model.results.temperature == 3.0
+        assert_current(model)
+    finally:
+        model.shutdown()
