@@ -3,12 +3,13 @@ import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence, QPalette
-from PySide6.QtWidgets import QDockWidget, QFrame, QLabel, QMainWindow, QMessageBox, QScrollArea, QTabBar
+from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QMessageBox, QScrollArea, QTabBar
 
 from explorer import __version__
 from explorer.documents import Documents
+from explorer.loading_covers import LoadingCovers
 from explorer.model import AttentionModel
 from explorer.recovery import Recovery
 from explorer.settings_store import qsettings
@@ -54,52 +55,6 @@ SPECS = {spec.name: spec for spec in DOCKS}
 # Shown at start but second in line: built just after the window's first paint, so it appears sooner.
 AFTER_FIRST_PAINT = frozenset({"readout"})
 FIRST_PAINT_FALLBACK_MS = 500
-# After a session computed in the background, covers come off one dock on screen per timer tick: a
-# timer (not a 0-ms call, which Qt 6 posts as an event and runs in the same pass) lets input in between.
-UNCOVER_STEP_MS = 1
-# Docks that show no results (the state itself, or nothing of the model): never covered while a
-# session's results are computed. (The editor's read-only X·Wᵀ tables are, on their own.)
-STATE_DOCKS = frozenset(spec.name for spec in DOCKS if not spec.reads_results)
-
-
-class WaitingCover(QLabel):
-    """An opaque message over a view of the results while a newly opened session's are computed,
-    so no number of the previous session shows through. The view under it is disabled meanwhile:
-    no click, key (Tab, Space), wheel or focus reaches it."""
-
-    def __init__(self, target):
-        super().__init__(target)
-        self.setObjectName("waitingCover")
-        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.setWordWrap(True)
-        self.setMargin(12)
-        self.setAutoFillBackground(True)
-        palette = self.palette()  # disabled with its view, but the message reads as usual, not greyed
-        for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Window):
-            palette.setColor(QPalette.ColorGroup.Disabled, role,
-                             palette.color(QPalette.ColorGroup.Active, role))
-        self.setPalette(palette)
-        self.hide()
-        target.installEventFilter(self)
-
-    def cover(self, text):
-        if self.text() != text:
-            self.setText(text)
-        self.setGeometry(self.parentWidget().rect())
-        self.raise_()
-        self.show()
-        self.parentWidget().setEnabled(False)
-
-    def uncover(self):
-        self.hide()
-        self.parentWidget().setEnabled(True)
-
-    def eventFilter(self, watched, event):
-        if event.type() == QEvent.Type.Resize and self.isVisible():
-            self.setGeometry(watched.rect())
-        return False
-
-
 class Panels(Mapping):
     """``window.panels``: name → panel for every dock, built on first access if its dock was never shown.
 
@@ -151,9 +106,7 @@ class MainWindow(QMainWindow):
         # A large first session (the SESSION argument) is computed on the worker, as File ▸ Open does:
         # the window shows at once, covered where results go, and fills in when they arrive.
         self.model = AttentionModel(session, parent=self, wait=False)
-        self._covers = {}  # dock name (or editor.<table>) → its WaitingCover, made at the first large load
-        self._covered = False
-        self._after_loading = None  # (status text, timeout, messages it may replace) once the results come
+        self.covers = LoadingCovers(self, [spec.name for spec in DOCKS if spec.reads_results])
         self.panels, self.docks = Panels(self._build_panel), {}
         self._dock_on_screen = {}  # name → the last visibilityChanged of its dock (none before it is shown)
         self._restoring = False  # restoreState shows and hides docks in passing: build only what stays shown
@@ -168,7 +121,7 @@ class MainWindow(QMainWindow):
         style_status_bar(self.statusBar())
         self.model.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         for signal in (self.model.state_changed, self.model.changed, self.model.message):
-            signal.connect(self._follow_loading)
+            signal.connect(self.covers.follow)
         self.model.undo_stack.cleanChanged.connect(self._update_title)
         self._update_title()
         self.say_when_ready("Edit any number in Q, K or V — every stage recomputes live. "
@@ -181,144 +134,14 @@ class MainWindow(QMainWindow):
         self.panels["editor"].views["Q"].setFocus()  # typing starts in Q, not in a toolbar box
         self.recovery = Recovery(self) if recovery else None
 
-    # ----- a session whose results are computed in the background --------------------------------
+    # ----- a session whose results are computed in the background (explorer/loading_covers.py) -----
     def say_when_ready(self, text, timeout=10000):
-        """Show ``text`` in the status bar. While a large session's results are being computed, say
-        that too, and show ``text`` alone once they are on screen."""
-        if self.model.loading:
-            waiting = f"{text} — {self._computing_text()}"
-            # ``text`` replaces the status bar's message when the results come only if it is still
-            # this one (or says why they failed): never a newer message (an edit's, an import's)
-            self._after_loading = (text, timeout, {waiting})
-            self.statusBar().showMessage(waiting)  # until the results come
-        else:
-            self._after_loading = None
-            self.statusBar().showMessage(text, timeout)
-        self._follow_loading()
-
-    def _computing_text(self):
-        heads = self.model.settings.heads
-        return (f"computing attention for {len(self.model.tokens):,} tokens × {heads} "
-                f"head{'s' if heads > 1 else ''}…")
-
-    def _follow_loading(self, *args):
-        """While a loaded session has no results yet, cover every view of results (the panels hold
-        the previous session's drawing) and hold their panels; when the results come, uncover."""
-        if self.model.loading:
-            if self.model.computing:
-                text = self._computing_text()
-                text = f"{text[0].upper()}{text[1:]}"
-            else:  # its recompute failed: an edit or another session tries again
-                shown, why = self.statusBar().currentMessage(), self.model.failure
-                text = (f"Could not compute attention for this session: {why or 'unknown error'}. "
-                        "Change it (fewer heads or tokens) to try again.")
-                if self._after_loading is not None and why and shown.endswith(why):
-                    self._after_loading[2].add(shown)  # why it failed: replaced once results come
-            views = self._result_views()
-            self._keep_focus_out_of([target for _, target in views])
-            for key, target in views:
-                cover = self._covers.get(key)
-                if cover is None or cover.parentWidget() is not target:
-                    cover = self._covers[key] = WaitingCover(target)
-                cover.cover(text)
-                if key in self.docks and self.panels.is_built(key):
-                    self.panels[key].set_on_screen(False)  # drawn when its cover comes off
-            self._covered = True
-            return
-        if self._covered:
-            self._covered = False
-            if self.model.flushing:
-                self.uncover_now()  # the numbers are wanted now (an export, a test): all at once
-            else:
-                QTimer.singleShot(UNCOVER_STEP_MS, self._uncover_next)  # after this turn
-        if self._after_loading is not None:
-            text, timeout, replaceable = self._after_loading
-            self._after_loading = None
-            if self.statusBar().currentMessage() in replaceable | {""}:
-                self.statusBar().showMessage(text, timeout)
-
-    def _keep_focus_out_of(self, targets):
-        """Before views are covered (and disabled): keyboard focus inside one goes to the editor,
-        where typing starts, rather than wherever Qt would move it (or nowhere)."""
-        focus = self.focusWidget()
-        if focus is None or not any(t is focus or t.isAncestorOf(focus) for t in targets):
-            return
-        editor = self.panels["editor"]
-        view = editor.views.get(self.model.editable()[0])
-        if view is not None and view.isVisible():
-            view.setFocus()
-        else:
-            focus.clearFocus()
-
-    def _cover_up(self, key):
-        """True while the cover of dock (or view) ``key`` is up: its panel waits for ``_uncover``."""
-        cover = self._covers.get(key)
-        return cover is not None and not cover.isHidden()
-
-    def _uncover(self, key):
-        """Let the dock's panel draw, and lift the cover unless the panel still shows another session:
-        one that could not draw yet (not on screen, or a newer change pending) keeps it until it has."""
-        panel = self.panels.built().get(key) if key in self.docks else None
-        if panel is not None:
-            panel.set_on_screen(self._dock_on_screen.get(key, True))  # renders if on screen
-            if self._shows_another_session(panel):
-                return
-        self._covers[key].uncover()
-
-    def _shows_another_session(self, panel):
-        return panel.reads_results and panel.drawn_load not in (None, self.model.loads)
-
-    def _panel_rendered(self, key):
-        """A panel drew the results: if it kept its cover after the session's results came, lift it."""
-        if not self._covered and self._cover_up(key) and not self._shows_another_session(self.panels[key]):
-            self._covers[key].uncover()
-
-    def _views_added(self):
-        """A panel made new views of results (the editor's X·Wᵀ tables, the first time it shows a
-        projected session): while a session's results are computed, cover them too."""
-        if self.model.loading:
-            self._follow_loading()
-
-    def _uncover_next(self):
-        """Uncover one dock on screen per timer tick (its panel renders, then paints the new results:
-        ~20–80 ms at L = 4096) rather than the whole window in one block; the docks not on screen
-        all at once (nothing to draw: those still showing another session keep their covers until
-        they are shown and have drawn)."""
-        if self._covered:
-            return  # a newer session is loading
-        waiting = [key for key, cover in self._covers.items() if not cover.isHidden()]
-        on_screen = [key for key in waiting if self._seen(key)]
-        for key in waiting:
-            if key not in on_screen:
-                self._uncover(key)
-        for key in on_screen:
-            self._uncover(key)
-            if self._covers[key].isHidden():  # it drew: the next one at the next tick
-                QTimer.singleShot(UNCOVER_STEP_MS, self._uncover_next)
-                return
-        # the rest could not draw yet (a newer change is pending): each lifts when its panel draws
-
-    def _seen(self, key):
-        """Whether the view under cover ``key`` is on screen (a dock behind another tab is not)."""
-        if key in self.docks:
-            return self._dock_on_screen.get(key, False) and self.docks[key].isVisible()
-        return self._covers[key].isVisible()
+        """Show ``text`` in the status bar (with "computing…" while a large session's results come)."""
+        self.covers.say_when_ready(text, timeout)
 
     def uncover_now(self):
         """Uncover (and draw) every view whose results have arrived: before a picture is taken."""
-        if not self._covered:
-            for key, cover in self._covers.items():
-                if not cover.isHidden():
-                    self._uncover(key)
-
-    def _result_views(self):
-        """(key, widget) of every view of results: the docks but the editor and the controls, and
-        the editor's read-only X·Wᵀ tables once it has them."""
-        views = [(spec.name, self.docks[spec.name].widget()) for spec in DOCKS if spec.name not in STATE_DOCKS]
-        editor = self.panels.built().get("editor")
-        views += [(f"editor.{name}", view) for name, view in getattr(editor, "views", {}).items()
-                  if name.startswith("derived")]
-        return views
+        self.covers.uncover_now()
 
     # ----- docks ---------------------------------------------------------------------------------
     def _add_dock(self, spec):
@@ -344,14 +167,14 @@ class MainWindow(QMainWindow):
         if name == "lesson":
             panel.showPanel.connect(lambda other: self.docks[other].raise_())
         if name == "editor":
-            panel.viewsAdded.connect(self._views_added)
-        panel.rendered.connect(lambda name=name: self._panel_rendered(name))
+            panel.viewsAdded.connect(self.covers.views_added)
+        panel.rendered.connect(lambda name=name: self.covers.panel_rendered(name))
         scroll = dock.widget()
         scroll.setWidget(panel)
         if scroll.isVisible():
             panel.show()  # a widget added to a scroll area already on screen stays hidden otherwise
         on = self._dock_on_screen.get(name)
-        if self._cover_up(name):
+        if self.covers.is_up(name):
             panel.set_on_screen(False)  # built while its dock is covered: drawn when uncovered
         elif on is not None:
             panel.set_on_screen(on)
@@ -374,11 +197,11 @@ class MainWindow(QMainWindow):
         on = bool(on) or (dock.isFloating() and dock.isVisible())
         self._dock_on_screen[name] = on
         if self.panels.is_built(name):
-            if not self._cover_up(name):
+            if not self.covers.is_up(name):
                 self.panels[name].set_on_screen(on)
-            elif not self._covered:  # its session's results came while it was away: draw, then uncover
-                self._uncover(name)
-            # (while the results are computed, ``_uncover`` applies it at the dock's turn)
+            elif not self.covers.active:  # its session's results came while it was away: draw, then uncover
+                self.covers.uncover(name)
+            # (while the results are computed, ``uncover`` applies it at the dock's turn)
         elif on and not self._restoring and self._may_build_now(name):
             self._build_panel(name)
 

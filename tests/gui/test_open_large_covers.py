@@ -15,13 +15,15 @@ from PySide6.QtWidgets import QApplication
 
 from explorer.core.pipeline import run_pipeline
 from explorer.core.session import save_session
-from explorer.main_window import DOCKS, STATE_DOCKS, WaitingCover
+from explorer.loading_covers import WaitingCover
+from explorer.main_window import DOCKS
 from explorer.model import AttentionModel, attention_model
 from tests.gui.same_numbers import assert_same_numbers
 from tests.gui.test_open_large_in_background import (
     HEATMAPS, assert_panels_current, big_session, covers, open_big, start_window, wait_until_held,
     wait_until_shown)
 
+STATE_DOCKS = frozenset(spec.name for spec in DOCKS if not spec.reads_results)  # never covered
 COVERED = frozenset(spec.name for spec in DOCKS) - STATE_DOCKS  # the docks of views of results
 
 
@@ -66,7 +68,7 @@ def test_the_editors_derived_tables_are_covered_when_it_comes_on_screen_while_co
     assert model.loading and "derivedQ" in editor.views
     for name in ("derivedQ", "derivedK", "derivedV"):
         view = editor.views[name]
-        cover = window._covers[f"editor.{name}"]
+        cover = window.covers.covers[f"editor.{name}"]
         assert view.isVisible() and cover.isVisible() and cover.parentWidget() is view
         assert not view.isEnabled()
     assert editor.views["X"].isEnabled()  # the editable tables stay the user's
@@ -87,7 +89,7 @@ def test_docks_that_show_no_results_stay_uncovered(qtbot, window, gate, tmp_path
     qtbot.waitUntil(lambda: window.panels.is_built("sqrt_d"), timeout=5_000)
     open_big(window, tmp_path)
     assert window.model.loading
-    covered = {key for key, cover in window._covers.items() if not cover.isHidden()}
+    covered = {key for key, cover in window.covers.covers.items() if not cover.isHidden()}
     assert covered == COVERED
     for name in STATE_DOCKS:
         assert window.docks[name].widget().isEnabled()
@@ -122,8 +124,8 @@ def test_a_dock_shown_while_covered_renders_at_its_uncover_turn(qtbot, window, g
     assert model.loading and window._dock_on_screen["heads"]  # on screen, and covered:
     assert not window.panels["heads"]._on_screen  # held until its cover comes off
     ticks, log = [0], []
-    real_next = window._uncover_next
-    window._uncover_next = lambda: (ticks.__setitem__(0, ticks[0] + 1), real_next())
+    real_next = window.covers.uncover_next
+    window.covers.uncover_next = lambda: (ticks.__setitem__(0, ticks[0] + 1), real_next())
     for name in ("heads", "scores", "weights", "output"):
         panel = window.panels[name]
         real = panel.render
@@ -299,14 +301,14 @@ def test_a_tab_that_drew_the_previous_session_stays_covered_until_it_draws_this_
     open_big(window, tmp_path)
     gate.open()
     wait_until_shown(qtbot, window)
-    heads, cover = window.panels["heads"], window._covers["heads"]
+    heads, cover = window.panels["heads"], window.covers.covers["heads"]
     assert heads.drawn_load == 1 and not cover.isHidden()  # behind its tab, still the demo's drawing
     gate.close()
     window.model.set_param("temperature", 2.0)
     qtbot.waitUntil(lambda: window.model.computing, timeout=5_000)
     window.docks["heads"].raise_()
     QApplication.processEvents()
-    assert window._seen("heads") and cover.isHidden() and heads.drawn_load == 2  # this session's
+    assert window.covers.seen("heads") and cover.isHidden() and heads.drawn_load == 2  # this session's
     gate.open()
     wait_until_shown(qtbot, window)
     assert_panels_current(window)
@@ -332,7 +334,7 @@ def test_a_change_as_the_results_arrive_keeps_the_covers_until_the_panels_can_dr
         qtbot.wait(2)
     for name in HEATMAPS:
         panel = window.panels[name]
-        assert panel.drawn_load == 2 or not window._covers[name].isHidden(), name  # never the demo uncovered
+        assert panel.drawn_load == 2 or not window.covers.covers[name].isHidden(), name  # never the demo uncovered
     gate.open()
     wait_until_shown(qtbot, window)
     assert all(window.panels[name].drawn_load == 2 for name in HEATMAPS)

@@ -18,7 +18,8 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from explorer.core.pipeline import run_pipeline
 from explorer.core.presets import random_session
 from explorer.core.session import load_session, save_session
-from explorer.main_window import MainWindow, WaitingCover
+from explorer.loading_covers import WaitingCover
+from explorer.main_window import MainWindow
 from explorer.model import AttentionModel, attention_model
 from tests.gui.same_numbers import assert_same_numbers
 
@@ -70,7 +71,7 @@ def wait_until_shown(qtbot, window):
     a panel behind a tab that still shows the previous session keeps its cover until it is shown."""
     model = window.model
     qtbot.waitUntil(lambda: not model.computing and not model.loading, timeout=20_000)
-    qtbot.waitUntil(lambda: all(c.isHidden() for key, c in window._covers.items() if window._seen(key)), timeout=5_000)
+    qtbot.waitUntil(lambda: all(c.isHidden() for key, c in window.covers.covers.items() if window.covers.seen(key)), timeout=5_000)
     assert not model.pending
 
 
@@ -300,7 +301,7 @@ def test_a_window_started_with_a_large_projected_session_builds_its_editor_while
     model = window.model
     editor = window.panels["editor"]
     assert model.loading and "derivedQ" in editor.views  # the read-only X·Wᵀ tables exist, covered
-    derived = window._covers["editor.derivedQ"]
+    derived = window.covers.covers["editor.derivedQ"]
     assert derived.isVisible() and derived.parentWidget() is editor.views["derivedQ"]
     gate.open()
     wait_until_shown(qtbot, window)
