@@ -251,7 +251,11 @@ class EditorPanel(Panel):
                 table.reset()
                 header = self.views[name].horizontalHeader()
                 stretch = table.columnCount() <= STRETCH_UP_TO
+                was_stretched = header.count() and header.sectionResizeMode(0) == QHeaderView.Stretch
                 header.setSectionResizeMode(QHeaderView.Stretch if stretch else QHeaderView.Interactive)
+                if was_stretched and not stretch:  # Qt keeps the squeezed stretch widths: start them anew
+                    for column in range(header.count()):
+                        header.resizeSection(column, header.defaultSectionSize())
             elif flags & VALUES and table.editable and self.model.edited is not None:
                 if name in self.model.edited:  # a typed cell or a drag: repaint those cells only
                     rows, cols = self.model.edited[name]

@@ -1,4 +1,6 @@
 """After an edit the editor repaints the cells that changed, not every cell of every table."""
+from PySide6.QtWidgets import QApplication, QHeaderView
+
 from explorer.panels.editor import EditorPanel
 from tests.gui.panel_helpers import show_panel
 
@@ -29,3 +31,17 @@ def test_a_paste_refreshes_its_block_and_undo_of_a_whole_change_refreshes_everyt
     model.flush()
     rows, cols = model.matrix("Q").shape
     assert seen["Q"][-1] == (0, 0, rows - 1, cols - 1)
+
+
+def test_a_wider_session_after_the_demo_gets_columns_wide_enough_to_read(qtbot, window):
+    """The demo's three columns stretch to fill the table; a session of 16 columns does not fit and
+    scrolls instead: every column then starts at the default width, not at a squeezed stretch width."""
+    from explorer.core.presets import random_session
+
+    header = window.panels["editor"].views["Q"].horizontalHeader()
+    assert header.sectionResizeMode(0) == QHeaderView.ResizeMode.Stretch
+    window.model.load(random_session(6, 16, seed=0))
+    QApplication.processEvents()
+    assert header.count() == 16 and header.sectionResizeMode(0) == QHeaderView.ResizeMode.Interactive
+    widest = header.fontMetrics().horizontalAdvance("-0.5774")
+    assert all(header.sectionSize(c) == header.defaultSectionSize() > widest for c in range(16))
