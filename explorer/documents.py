@@ -274,6 +274,11 @@ class Documents:
             path = self.ask_save_path("Export the panel", f"{name}.png", "PNG image (*.png);;SVG drawing (*.svg)")
             if not path:
                 return False
+        dock = self.window.docks[name]
+        if dock.visibleRegion().isEmpty():  # closed, or a tab behind another: bring it to the front, so
+            dock.show()  # the picture is the panel laid out at its size, not a never-shown sliver
+            dock.raise_()
+            QApplication.processEvents()
         return self._write_image(self.window.panels[name], path)
 
     def _write_image(self, widget, path):

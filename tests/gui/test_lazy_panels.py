@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QApplication
 
 from explorer.app import take_screenshot
@@ -187,9 +188,15 @@ def test_menu_actions_reach_panels_that_are_not_built(qtbot, window):
 
 
 def test_exporting_a_panel_that_was_never_shown(qtbot, window, tmp_path):
+    """Its tab comes to the front, so the picture is the panel laid out at its dock's size (it was
+    a never-shown sliver of ~360 × 200 pixels), and it is drawn."""
     path = tmp_path / "split.png"
     assert window.documents.export_panel("split_merge", path)
     assert path.exists() and window.panels.is_built("split_merge")
+    assert on_screen(window, "split_merge")
+    picture, panel = QImage(str(path)), window.panels["split_merge"]
+    assert (picture.width(), picture.height()) == (panel.width(), panel.height())
+    assert panel.width() >= window.docks["split_merge"].width() - 20
     assert not window.panels.is_built("rope")
     assert window.documents.export_window(tmp_path / "window.png")
     assert not window.panels.is_built("rope")  # the window picture needs only what is on it
