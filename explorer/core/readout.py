@@ -166,6 +166,14 @@ class RowReadout:
     parts: np.ndarray  # (L, d) contributions(weights, values)
     output: np.ndarray  # (d,) the head's output row = columns ``columns`` of O's row
     masked: bool  # the row had no key to attend to: zero weights, zero output
+    allowed: np.ndarray | None = None  # (L,) the keys the row may attend (None: every key)
+
+    def attended(self):
+        """Indices of the keys the row may attend (a causal row: itself and those before it); every
+        key for a row that may attend none (``masked``: all its weights are 0, shown as such)."""
+        if self.allowed is None or not self.allowed.any():
+            return np.arange(len(self.weights))
+        return np.flatnonzero(self.allowed)
 
 
 def row_readout(heads, v, row, head=0):
@@ -182,7 +190,9 @@ def row_readout(heads, v, row, head=0):
     values = v[:, columns]
     return RowReadout(row=int(row), head=int(head), columns=columns, weights=weights, values=values,
                       parts=contributions(weights, values), output=np.asarray(heads.head_outputs[head, row]),
-                      masked=bool(heads.masked_rows[row]))
+                      masked=bool(heads.masked_rows[row]),
+                      allowed=None if heads.mask is None else  # (L, L), or per head (H or 1, L, L)
+                      np.broadcast_to(heads.mask, heads.weights.shape)[head, row].astype(bool))
 
 
 def keys_by_weight(weights):
@@ -190,13 +200,15 @@ def keys_by_weight(weights):
     return np.argsort(-np.asarray(weights, dtype=np.float64), kind="stable")
 
 
-def drawn_keys(weights, max_keys):
-    """The keys a chart draws one by one, in token order: all of them when there are at most ``max_keys``,
-    else the ``max_keys − 1`` heaviest (the last slot is for the rest, grouped)."""
-    n = len(weights)
-    if n <= max_keys:
-        return list(range(n))
-    return sorted(keys_by_weight(weights)[:max(max_keys - 1, 0)].tolist())
+def drawn_keys(weights, max_keys, keys=None):
+    """The keys a chart draws one by one, in token order, among ``keys`` (default all; a masked key
+    has nothing to show): all of them when there are at most ``max_keys``, else the ``max_keys − 1``
+    heaviest (the last slot is for the rest, grouped)."""
+    keys = np.arange(len(weights)) if keys is None else np.asarray(keys, dtype=np.intp)
+    if len(keys) <= max_keys:
+        return keys.tolist()
+    heaviest = keys[keys_by_weight(np.asarray(weights)[keys])[:max(max_keys - 1, 0)]]
+    return sorted(heaviest.tolist())
 
 
 # ----- room for the labels of the plane (pixel geometry, y pointing down as on screen) --------------------

@@ -342,7 +342,7 @@ class ReadoutPanel(Panel):
     def shown_keys(self):
         """The keys drawn one by one: all of them, or the MAX_KEYS − 1 heaviest (in token order)."""
         if self._shown[0] is not self._readout:  # ranked once per readout (the bars, the plane and the labels all ask)
-            self._shown = (self._readout, drawn_keys(self._readout.weights, MAX_KEYS))
+            self._shown = (self._readout, drawn_keys(self._readout.weights, MAX_KEYS, self._readout.attended()))
         return list(self._shown[1])
 
     # ----- drawing ------------------------------------------------------------------------------
@@ -362,7 +362,9 @@ class ReadoutPanel(Panel):
             self.header.setText(f"<b>③ readout for {who}</b>: <span style='color:#b00020'>row fully masked: "
                                 f"no output (all weights 0)</span>")
             return
-        order = keys_by_weight(ro.weights) if len(ro.weights) > MAX_TERMS else range(len(ro.weights))
+        order = ro.attended()  # a masked key adds nothing: it is not spelled out as 0·v
+        if len(order) > MAX_TERMS:
+            order = order[keys_by_weight(ro.weights[order])]
         terms = [f"{_fmt_weight(ro.weights[j])}·v({escape(tokens[j])})" for j in order[:MAX_TERMS]]
         if len(order) > MAX_TERMS:
             rest = float(ro.weights[order[MAX_TERMS:]].sum())  # display only: the weight not spelled out
@@ -395,7 +397,7 @@ class ReadoutPanel(Panel):
         parts = ro.parts
         d = parts.shape[1]
         x = np.arange(d, dtype=float)
-        rest = len(parts) > len(keys)  # the others: positives and negatives kept apart, so stacks stay truthful
+        rest = len(ro.attended()) > len(keys)  # the others: positives and negatives apart, so stacks stay truthful
         stacked, bases = shares_for_bars(parts, keys)
         bars = [(x, bases[slot], stacked[slot], key_colour(slot)) for slot in range(len(keys))]
         if rest:
@@ -449,7 +451,7 @@ class ReadoutPanel(Panel):
                     return (f"{tokens[j]} → O[{tokens[ro.row]}, {col}]: w {_fmt_weight(ro.weights[j])} × "
                             f"v {_fmt(ro.values[j, d])} = {_fmt(part)}")
                 sign = "positive" if part > 0 else "negative"
-                return f"the other {len(ro.weights) - len(keys)} keys' {sign} shares of {col}: {_fmt(part)}"
+                return f"the other {len(ro.attended()) - len(keys)} keys' {sign} shares of {col}: {_fmt(part)}"
         return f"O[{tokens[ro.row]}, {col}] = {_fmt(ro.output[d])} (the sum of the shares)"
 
     def _hover_bars(self, scene_pos):
@@ -696,7 +698,7 @@ class ReadoutPanel(Panel):
         for slot, j in enumerate(keys):
             entries.append(f"<span style='color:{key_colour(slot).name()}'>■</span>&nbsp;{escape(tokens[j])}"
                            f"&nbsp;{_fmt_weight(ro.weights[j])}")
-        rest = len(ro.weights) - len(keys)
+        rest = len(ro.attended()) - len(keys)
         if rest:
             w = float(ro.weights.sum() - ro.weights[keys].sum())
             entries.append(f"<span style='color:{OTHERS_COLOR}'>■</span>&nbsp;{rest}&nbsp;others&nbsp;{_fmt(w)}")

@@ -316,3 +316,15 @@ def test_keys_by_weight_and_the_keys_drawn_one_by_one():
     assert drawn_keys(w, 5) == [0, 1, 2, 3, 4]  # they all fit
     assert drawn_keys(w, 4) == [1, 3, 4]  # three heaviest, in token order; the fourth slot groups the rest
     assert drawn_keys(np.full(20, 0.05), 12) == list(range(11))
+
+
+def test_a_causal_row_reads_only_the_keys_it_may_attend():
+    from explorer.core.readout import row_readout
+
+    q = k = v = np.eye(6)
+    heads = multi_head_attention(q, k, v, 1, causal=True)
+    ro = row_readout(heads, v, row=2)
+    assert ro.attended().tolist() == [0, 1, 2]
+    assert drawn_keys(ro.weights, 12, ro.attended()) == [0, 1, 2]  # no 0·v of the masked keys
+    assert drawn_keys(np.arange(10.0), 4, keys=[1, 3, 5, 7, 9]) == [5, 7, 9]  # 3 heaviest of those
+    assert row_readout(multi_head_attention(q, k, v, 1), v, row=2).attended().tolist() == list(range(6))

@@ -358,3 +358,17 @@ def test_a_redraw_updates_the_same_items_and_drops_the_extras(qtbot):
     model.rename_token(1, "新")
     model.flush()
     assert panel.row_combo.itemText(1) == "1: 新"
+
+
+def test_a_causal_row_spells_out_and_draws_only_the_keys_it_attends(qtbot):
+    """Row 追 of the causal demo attends to 猫 and itself: the formula, bars and legend show those two,
+    never a 0.00·v(…) of a key the mask hides."""
+    model, panel = make(qtbot)
+    model.set_param("causal", True)
+    model.set_selection(row=1)
+    model.flush()
+    QApplication.processEvents()
+    header, legend = panel.header.text(), panel.legend.text()
+    assert "v(猫)" in header and "v(追)" in header and "v(红色)" not in header and "v(激光点)" not in header
+    assert sorted(bar_heights(panel)) == [0, 1]
+    assert "others" not in legend and "红色" not in legend
