@@ -1,5 +1,4 @@
 """The one shared state of the window: edits in (as undo commands), results out (one signal per turn)."""
-import threading
 from contextlib import contextmanager
 from dataclasses import replace
 
@@ -91,9 +90,6 @@ class AttentionModel(QObject):
         self._loading = False  # a large session was loaded and none of its results have arrived yet
         self.loads = 0  # sessions loaded so far: a panel knows whether its drawing is of this one
         self.flushing = False  # True while ``flush()`` runs (its ``changed`` is wanted on screen now)
-        # Set once no result of the jobs handed to the worker so far can be accepted (a newer shape or
-        # session): the one running stops at its next check, without the GUI thread waiting for it.
-        self._superseded = threading.Event()
         # With ``changed``: {matrix: (rows, cols)} bounding the cells written since the last one, or
         # None when anything may have changed (the editor then re-reads whole tables).
         self.edited = None
@@ -557,11 +553,9 @@ class AttentionModel(QObject):
         result, settings = self.results, self.settings
         snapshot = {name: np.array(self._state.matrices[name]) for name in merged}
 
-        superseded = self._superseded
-
         def job(cancelled):
             for edit in edits:
-                if cancelled() or superseded.is_set():
+                if cancelled():
                     return None
                 apply_edit(result, snapshot, settings, *edit)
             return result
@@ -583,26 +577,24 @@ class AttentionModel(QObject):
         first = min(settings.selected_head, settings.heads - 1)
         order = [first] + [h for h in range(settings.heads) if h != first]
         previous = None
-        if self._big():
-            # Into the same buffers: the running job stops at its next check, and this one starts on
-            # the same thread after it (one writer at a time); the GUI does not wait for either.
-            self._worker.cancel(wait=False)
+        big = self._big()
+        if big:
             previous, self._rewriting = self.results, True
         self._generation += 1
         if flags & STRUCTURE or self._loading:
             # Results of another shape must never be shown, nor, while a session loads, its results
-            # from before an edit (nothing of it is on screen yet: the latest request wins) ...
+            # from before an edit (nothing of it is on screen yet: the latest request wins).
             self._accept_from = self._generation
-            # ... so the job still running (say, the last session opened) stops at its next check
-            # instead of holding the worker and its buffers for seconds; the GUI does not wait for it.
-            self._superseded.set()
-            self._superseded = threading.Event()
-        superseded = self._superseded
+        if big or flags & STRUCTURE or self._loading:
+            # The job still running is of no use (its buffers are rewritten, or its result is never
+            # accepted): it stops at its next check, and this one runs after it on the same thread
+            # (one writer at a time); the GUI waits for neither.
+            self._worker.cancel(wait=False)
         self._waiting |= flags
         sharing = self._worker.sharing()
         self._worker.submit(self._generation, lambda cancelled: recompute(  # the shown head's summaries only
-            snapshot, settings, previous=previous, order=order, summarise=order[:1], **sharing,
-            cancelled=lambda: cancelled() or superseded.is_set()))
+            snapshot, settings, previous=previous, order=order, summarise=order[:1], cancelled=cancelled,
+            **sharing))
 
     def _on_worker_done(self, generation, outcome):
         """A background recompute finished: show it (a drag shows progress) unless a newer state of
