@@ -67,7 +67,7 @@ class Documents:
             return False
         self.model.load(presets.PRESETS[preset]())
         self.path = None
-        self.window._update_title()
+        self.window.update_title()
         self.window.say_when_ready(f"New session: {self.model.title}")
         return True
 
@@ -99,7 +99,7 @@ class Documents:
         self.window.apply_layout(session.layout, geometry=False)
         self.path = Path(path)
         self._remember(self.path)
-        self.window._update_title()
+        self.window.update_title()
         self.window.say_when_ready(f"Opened {self.path}")
         return True
 
@@ -134,9 +134,9 @@ class Documents:
             self.error("Could not save the session", str(exc))
             return False
         self.path = Path(path)
-        self.model.undo_stack.setClean()
+        self.model.mark_saved()
         self._remember(self.path)
-        self.window._update_title()
+        self.window.update_title()
         self.status(f"Saved {self.path}")
         return True
 
@@ -147,7 +147,7 @@ class Documents:
     def maybe_save(self):
         """Ask before unsaved edits are lost; True when it is fine to go on."""
         self.window.panels["editor"].commit_edits()
-        if self.model.undo_stack.isClean():
+        if self.model.is_saved():
             return True
         answer = QMessageBox.question(
             self.window, "Unsaved changes", f"Save the changes to {self.display_name()} first?",
@@ -195,8 +195,9 @@ class Documents:
         except ExplorerError as exc:
             self.error(f"Could not import into {name}", str(exc))
             return False
-        if not self.model.replace_matrix(name, array):
-            self.error(f"Could not import into {name}", self.window.statusBar().currentMessage() +
+        done = self.model.replace_matrix(name, array)
+        if not done:
+            self.error(f"Could not import into {name}", done.reason +
                        "\n\nTo change the number of tokens or the widths of Q and K together, import Q, K and V "
                        "from one .npz (File ▸ Import matrix ▸ Q, K and V from one .npz).")
             return False
@@ -215,8 +216,9 @@ class Documents:
         except ExplorerError as exc:
             self.error("Could not import Q, K and V", str(exc))
             return False
-        if not self.model.replace_inputs(mats):
-            self.error("Could not import Q, K and V", self.window.statusBar().currentMessage())
+        done = self.model.replace_inputs(mats)
+        if not done:
+            self.error("Could not import Q, K and V", done.reason)
             return False
         self.status(f"Imported Q, K and V from {Path(path).name}")
         return True

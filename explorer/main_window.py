@@ -122,8 +122,8 @@ class MainWindow(QMainWindow):
         self.model.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         for signal in (self.model.state_changed, self.model.changed, self.model.message):
             signal.connect(self.covers.follow)
-        self.model.undo_stack.cleanChanged.connect(self._update_title)
-        self._update_title()
+        self.model.undo_stack.cleanChanged.connect(self.update_title)
+        self.update_title()
         self.say_when_ready("Edit any number in Q, K or V — every stage recomputes live. "
                             "Hover a cell to see how it was made.", 15000)
         self.resize(1600, 1000)
@@ -440,7 +440,7 @@ class MainWindow(QMainWindow):
                           "<p>Edit any number and watch every stage recompute.</p>")
 
     # ----- title and closing ---------------------------------------------------------------------
-    def _update_title(self, *args):
+    def update_title(self, *args):
         name = self.documents.display_name()
         self.setWindowTitle(f"{name}[*] — Attention Explorer")
         self.setWindowModified(not self.model.undo_stack.isClean())

@@ -176,7 +176,7 @@ class Recovery(QObject):
             self.window.model.undo_stack.resetClean()  # restored edits are not saved anywhere yet
             original = (session.layout or {}).get("file")
             self.window.documents.path = Path(original) if original else None
-            self.window._update_title()
+            self.window.update_title()
             path.unlink(missing_ok=True)
             self._pending = True
             self.autosave(wait=True)

@@ -19,3 +19,7 @@ class SessionError(ExplorerError):
 
 class MatrixFileError(ExplorerError):
     """A matrix file (.npy/.npz/.csv) that cannot be imported (names the file and why)."""
+
+
+class EditRefused(ExplorerError):
+    """An edit the model refused (names what and why); inside a transaction it undoes the whole step."""

@@ -1,4 +1,5 @@
-"""The model's state as one immutable-by-convention value: what an undo command saves and restores."""
+"""The model's state as one immutable-by-convention value (what an undo command saves and restores),
+and the view selection that lives beside it (saved with the session, never an undo step)."""
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -9,8 +10,20 @@ MATRIX_NAMES = ("Q", "K", "V")  # always there; X and the W join them once a ses
 
 
 @dataclass(frozen=True)
+class Selection:
+    """The query row and the head the panels focus on."""
+
+    row: int = 0
+    head: int = 0
+
+    def clamped(self, n_tokens, n_heads):
+        return Selection(min(self.row, n_tokens - 1), min(self.head, n_heads - 1))
+
+
+@dataclass(frozen=True)
 class State:
-    """Tokens, the Q/K/V arrays and the settings. Arrays are shared between states, never resized in place."""
+    """Tokens, the Q/K/V arrays and the computation settings (the selection fields stay at 0: the
+    selection is not part of it). Arrays are shared between states, never resized in place."""
 
     tokens: tuple
     matrices: dict
@@ -19,10 +32,18 @@ class State:
     @classmethod
     def from_session(cls, session):
         mats = {n: np.array(a, dtype=np.float64, order="C") for n, a in session.matrices.items()}
-        return cls(tokens=tuple(session.tokens), matrices=mats, settings=session.settings)
+        settings = replace(session.settings, selected_row=0, selected_head=0)
+        return cls(tokens=tuple(session.tokens), matrices=mats, settings=settings)
 
     def with_settings(self, **changes):
         return replace(self, settings=replace(self.settings, **changes))
+
+    def widths(self):
+        """(Q/K width, V width) of the attention computed: of Q and V, or of W_q and W_v when projected."""
+        m = self.matrices
+        if self.settings.source == "projected":
+            return m["Wq"].shape[0], m["Wv"].shape[0]
+        return m["Q"].shape[1], m["V"].shape[1]
 
     def same_as(self, other):
         """Equal tokens, settings and numbers (a drag that ended where it began)."""
@@ -34,6 +55,7 @@ class State:
         """A deep copy, so later in-place cell edits cannot reach it."""
         return replace(self, matrices={n: a.copy() for n, a in self.matrices.items()})
 
-    def to_session(self, title="", layout=None):
-        return Session(tokens=self.tokens, matrices=self.matrices, settings=self.settings, title=title,
+    def to_session(self, title="", layout=None, selection=Selection()):
+        settings = replace(self.settings, selected_row=selection.row, selected_head=selection.head)
+        return Session(tokens=self.tokens, matrices=self.matrices, settings=settings, title=title,
                        layout=layout)

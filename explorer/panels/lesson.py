@@ -313,7 +313,7 @@ class LessonPanel(Panel):
         outer.addWidget(self.header)
         outer.addWidget(self.scroll, 1)
         self.setMinimumWidth(260)
-        model.undo_stack.indexChanged.connect(self._undo_moved)
+        model.history_moved.connect(self._undo_moved)
 
     def sizeHint(self):
         return QSize(480, 720)
@@ -345,13 +345,11 @@ class LessonPanel(Panel):
         """Bring the demo's numbers back (one undo step) unless they are already there; True if loaded."""
         if self._demo_state() == "demo":
             return False
-        before = self.model.undo_stack.index()
-        self.model.set_session(demo_session(), "Set up the chapter's demo")
-        return self.model.undo_stack.index() != before
+        return self.model.set_session(demo_session(), "Set up the chapter's demo")
 
     def _say_loaded(self, card, loaded, text="Loaded the demo's numbers (one undo step: Ctrl+Z brings yours back)."):
         """The note under a card after Set it up; it goes as soon as the undo stack moves (Ctrl+Z, an edit)."""
-        card.say(text if loaded else "", self.model.undo_stack.index())
+        card.say(text if loaded else "", self.model.history_index())
 
     def _undo_moved(self, index):
         for card in self.cards:

@@ -399,8 +399,7 @@ class RopePanel(Panel):
     def same_q_and_k_everywhere(self):
         """Every row of Q ← the query's row, every row of K ← the key's row, RoPE on: ONE undo step.
 
-        The model's gestures merge repeated edits of one matrix only (Q, then K, then a setting are
-        three commands of different kinds), so the three edits go into one undo macro.
+        The three edits go into one transaction: one undo step, and none of them if one is refused.
         """
         m = self.model
         if m.projected:
@@ -416,11 +415,11 @@ class RopePanel(Panel):
                    or not m.settings.rope)
         if not changes:
             return True
-        with m.macro(f"Same q ({m.tokens[row]}) and k ({m.tokens[key]}) at every position, RoPE on"):
-            ok = m.set_block("Q", 0, 0, q_block) and m.set_block("K", 0, 0, k_block) and m.set_param("rope", True)
-        if not ok:  # a refused part (it says why): take back the parts that went in
-            m.undo_stack.undo()
-        return ok
+        with m.transaction(f"Same q ({m.tokens[row]}) and k ({m.tokens[key]}) at every position, RoPE on") as done:
+            m.set_block("Q", 0, 0, q_block)
+            m.set_block("K", 0, 0, k_block)
+            m.set_param("rope", True)
+        return done.ok  # a refused part (it says why) took back the parts that went in
 
     # ----- reading the model ----------------------------------------------------------------------
     def d_head(self):

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QApplication, QFileDialog, QIn
                                QMessageBox)
 
 from explorer.core.attention import attention
-from explorer.model import attention_model
+from explorer.model import coordinator
 
 DIALOGS = (
     (QMessageBox, ("question", "warning", "about", "critical", "information")),
@@ -163,7 +163,7 @@ class Gate:
     def __init__(self, monkeypatch):
         self._open = threading.Event()
         self.started, self.stopped, self.timed_out = [], [], []
-        real = attention_model.recompute
+        real = coordinator.recompute
 
         def held(matrices, settings, *args, cancelled=None, **kwargs):
             if threading.current_thread() is not threading.main_thread():
@@ -180,7 +180,7 @@ class Gate:
                         break
             return real(matrices, settings, *args, cancelled=cancelled, **kwargs)
 
-        monkeypatch.setattr(attention_model, "recompute", held)
+        monkeypatch.setattr(coordinator, "recompute", held)
 
     def open(self):
         self._open.set()
@@ -192,7 +192,7 @@ class Gate:
 
 @pytest.fixture
 def gate(monkeypatch):
-    monkeypatch.setattr(attention_model, "BACKGROUND_COST", SMALL_ENOUGH)
+    monkeypatch.setattr(coordinator, "BACKGROUND_COST", SMALL_ENOUGH)
     g = Gate(monkeypatch)
     yield g
     g.open()

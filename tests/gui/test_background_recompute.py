@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QApplication
 from explorer.core.pipeline import run_pipeline
 from explorer.core.presets import random_session
 from explorer.model import AttentionModel, attention_model
+from explorer.model import coordinator
 from tests.gui.same_numbers import assert_same_numbers
 
 
@@ -16,7 +17,7 @@ def big(qtbot):
     model = AttentionModel(random_session(512, 64, seed=4))
     model.set_param("heads", 8)
     model.flush()
-    assert attention_model.full_cost(model._state.matrices, model.settings) > attention_model.BACKGROUND_COST
+    assert coordinator.full_cost(model._state.matrices, model.settings) > coordinator.BACKGROUND_COST
     seen = []
     model.changed.connect(seen.append)
     yield model, seen
@@ -42,13 +43,13 @@ def test_a_setting_change_is_computed_off_the_gui_thread_and_then_announced(qtbo
 def test_a_burst_of_changes_computes_far_fewer_times_and_ends_on_the_last(qtbot, big, monkeypatch):
     model, seen = big
     runs = []
-    real = attention_model.RecomputeWorker.submit
+    real = coordinator.RecomputeWorker.submit
 
     def counting(self, *args):
         runs.append(args[0])
         return real(self, *args)
 
-    monkeypatch.setattr(attention_model.RecomputeWorker, "submit", counting)
+    monkeypatch.setattr(coordinator.RecomputeWorker, "submit", counting)
     for i in range(40):
         model.set_param("temperature", 1.0 + i / 20)
         model.recompute()
@@ -116,7 +117,7 @@ def test_shutdown_stops_the_thread(qtbot, big):
     model.set_param("temperature", 0.5)
     model.recompute()
     model.shutdown()
-    assert not model._worker.busy
+    assert not model.coordinator.worker.busy
 
 
 def test_big_sessions_keep_fewer_undo_steps(qtbot):
@@ -169,7 +170,7 @@ def test_a_failed_background_recompute_ends_the_wait_and_says_why(qtbot, big, mo
     def out_of_memory(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(attention_model, "recompute", out_of_memory)
+    monkeypatch.setattr(coordinator, "recompute", out_of_memory)
     model.set_param("temperature", 2.0)
     model.recompute()
     qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
@@ -213,18 +214,18 @@ def test_a_bug_in_a_background_job_ends_in_a_message_not_a_dead_worker(qtbot, bi
     model, seen = big
     messages = []
     model.message.connect(messages.append)
-    real = attention_model.recompute
+    real = coordinator.recompute
 
     def broken(*args, **kwargs):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(attention_model, "recompute", broken)
+    monkeypatch.setattr(coordinator, "recompute", broken)
     with qtbot.capture_exceptions() as reported:  # printed through sys.excepthook, as a bug should be
         model.set_param("temperature", 2.0)
         model.recompute()
         qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
-    assert reported and "internal error" in messages[-1] and not model._worker.busy
-    monkeypatch.setattr(attention_model, "recompute", real)
+    assert reported and "internal error" in messages[-1] and not model.coordinator.worker.busy
+    monkeypatch.setattr(coordinator, "recompute", real)
     model.set_param("temperature", 3.0)
     model.recompute()
     qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
@@ -234,14 +235,14 @@ def test_a_bug_in_a_background_job_ends_in_a_message_not_a_dead_worker(qtbot, bi
 
 def test_after_a_failed_change_of_shape_panels_keep_off_the_old_results(qtbot, big, monkeypatch):
     model, seen = big
-    real = attention_model.recompute
+    real = coordinator.recompute
 
     def no_memory_for_16_heads(matrices, settings, *args, **kwargs):
         if settings.heads == 16:
             raise MemoryError
         return real(matrices, settings, *args, **kwargs)
 
-    monkeypatch.setattr(attention_model, "recompute", no_memory_for_16_heads)
+    monkeypatch.setattr(coordinator, "recompute", no_memory_for_16_heads)
     model.set_param("heads", 16)
     model.recompute()
     qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
@@ -257,8 +258,8 @@ def test_flush_after_a_deferred_key_edit_takes_the_workers_result(qtbot, monkeyp
     model.set_param("heads", 8)
     model.flush()
     whole = []
-    real = attention_model.recompute
-    monkeypatch.setattr(attention_model, "recompute", lambda *a, **k: whole.append(1) or real(*a, **k))
+    real = coordinator.recompute
+    monkeypatch.setattr(coordinator, "recompute", lambda *a, **k: whole.append(1) or real(*a, **k))
     model.set_cell("K", 3, 9, 5.0)
     model.recompute()
     assert model.computing
@@ -274,14 +275,14 @@ def test_an_edit_during_a_recompute_into_the_same_buffers_does_not_wait_for_it(q
     running job to stop and hands over the next one, without the GUI thread waiting for the first."""
     import threading
 
-    monkeypatch.setattr(attention_model, "REUSE_BYTES", 0)  # every result counts as too large to copy
-    monkeypatch.setattr(attention_model, "BACKGROUND_COST", 20_000)
+    monkeypatch.setattr(coordinator, "REUSE_BYTES", 0)  # every result counts as too large to copy
+    monkeypatch.setattr(coordinator, "BACKGROUND_COST", 20_000)
     model = AttentionModel(random_session(64, 16, seed=1))
     try:
         model.set_param("heads", 4)
         model.flush()
         release, order = threading.Event(), []
-        real = attention_model.recompute
+        real = coordinator.recompute
 
         def stubborn(matrices, settings, *args, **kwargs):
             if threading.current_thread() is not threading.main_thread() and not order:
@@ -290,7 +291,7 @@ def test_an_edit_during_a_recompute_into_the_same_buffers_does_not_wait_for_it(q
                 order.append("first job released")
             return real(matrices, settings, *args, **kwargs)
 
-        monkeypatch.setattr(attention_model, "recompute", stubborn)
+        monkeypatch.setattr(coordinator, "recompute", stubborn)
         model.set_param("temperature", 2.0)
         model.recompute()
         qtbot.waitUntil(lambda: bool(order), timeout=5_000)

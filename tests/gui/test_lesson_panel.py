@@ -254,7 +254,7 @@ def test_the_panel_never_indexes_a_stale_guess_out_of_range(qtbot, model, lesson
     start(qtbot, lesson, model)
     assert model.remove_token(DOT) and model.remove_dim("v")
     model.flush()
-    model.guesses = {1: (3, 3), 2: (0, 3), 3: (1, 2)}  # rows, columns and a V dimension that are gone
+    model.lesson.guesses = {1: (3, 3), 2: (0, 3), 3: (1, 2)}  # rows, columns and a V dimension that are gone
     lesson.refresh()
     assert "Click the cell" in lesson.instruction.text()
     assert "Your guess" not in " ".join(statuses(lesson))

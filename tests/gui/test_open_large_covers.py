@@ -17,7 +17,8 @@ from explorer.core.pipeline import run_pipeline
 from explorer.core.session import save_session
 from explorer.loading_covers import WaitingCover
 from explorer.main_window import DOCKS
-from explorer.model import AttentionModel, attention_model
+from explorer.model import AttentionModel
+from explorer.model import coordinator
 from tests.gui.same_numbers import assert_same_numbers
 from tests.gui.test_open_large_in_background import (
     HEATMAPS, assert_panels_current, big_session, covers, open_big, start_window, wait_until_held,
@@ -175,7 +176,7 @@ def test_the_keyboard_never_reaches_a_covered_view(qtbot, window, gate, tmp_path
 @pytest.fixture
 def no_memory(monkeypatch, gate):
     """Sessions of 64 tokens cannot be computed while ``no_memory["on"]``."""
-    real = attention_model.recompute
+    real = coordinator.recompute
     switch = {"on": True}
 
     def recompute(matrices, settings, *args, **kwargs):
@@ -183,7 +184,7 @@ def no_memory(monkeypatch, gate):
             raise MemoryError
         return real(matrices, settings, *args, **kwargs)
 
-    monkeypatch.setattr(attention_model, "recompute", recompute)
+    monkeypatch.setattr(coordinator, "recompute", recompute)
     gate.open()
     return switch
 

@@ -20,7 +20,8 @@ from explorer.core.presets import random_session
 from explorer.core.session import load_session, save_session
 from explorer.loading_covers import WaitingCover
 from explorer.main_window import MainWindow
-from explorer.model import AttentionModel, attention_model
+from explorer.model import AttentionModel
+from explorer.model import coordinator
 from tests.gui.same_numbers import assert_same_numbers
 
 HEATMAPS = ("scores", "weights", "output")
@@ -159,7 +160,7 @@ def test_edits_during_the_open_win(qtbot, window, gate, tmp_path, ui):
     view = window.panels["editor"].views["Q"]
     ui.type_into(qtbot, view, 5, 3, "2.5")  # typed into the real editor while the worker computes
     assert model.set_param("temperature", 1.5)
-    qtbot.waitUntil(lambda: not model._timer.isActive(), timeout=5_000)
+    qtbot.waitUntil(lambda: not model.coordinator.timer.isActive(), timeout=5_000)
     assert model.loading and model.pending  # still nothing of this session to show
     qtbot.waitUntil(lambda: 64 in gate.stopped, timeout=5_000)  # the open's own job gave way
     gate.open()
@@ -244,14 +245,14 @@ def test_a_small_session_still_opens_with_its_results(qtbot, window, gate, tmp_p
 def test_a_failed_background_open_says_so_and_the_next_edit_tries_again(qtbot, window, gate, tmp_path,
                                                                       monkeypatch):
     model = window.model
-    real = attention_model.recompute
+    real = coordinator.recompute
 
     def no_memory_for_64_rows(matrices, settings, *args, **kwargs):
         if matrices["Q"].shape[0] == 64 and settings.temperature == 1.0:
             raise MemoryError
         return real(matrices, settings, *args, **kwargs)
 
-    monkeypatch.setattr(attention_model, "recompute", no_memory_for_64_rows)
+    monkeypatch.setattr(coordinator, "recompute", no_memory_for_64_rows)
     gate.open()
     open_big(window, tmp_path)
     qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
@@ -357,4 +358,4 @@ def test_closing_the_window_while_a_session_is_computed_stops_the_worker(qtbot, 
     open_big(window, tmp_path, big_session(seed=9))
     wait_until_held(qtbot, gate)
     assert window.close()  # nothing unsaved: no question; the held job is told to stop, not waited out
-    assert gate.stopped == [64] and not window.model._worker.busy
+    assert gate.stopped == [64] and not window.model.coordinator.worker.busy

@@ -8,7 +8,8 @@ import pytest
 from explorer.core import recompute as recompute_module
 from explorer.core.pipeline import run_pipeline
 from explorer.core.presets import random_session
-from explorer.model import AttentionModel, attention_model
+from explorer.model import AttentionModel
+from explorer.model import coordinator
 from explorer.model import worker as worker_module
 from tests.gui.same_numbers import assert_same_numbers
 
@@ -25,7 +26,7 @@ def test_background_recomputes_with_any_number_of_lanes_equal_the_pipeline(qtbot
         model.set_param("heads", 6)
         model.set_selection(head=4)
         model.flush()
-        assert attention_model.full_cost(model._state.matrices, model.settings) > attention_model.BACKGROUND_COST
+        assert coordinator.full_cost(model._state.matrices, model.settings) > coordinator.BACKGROUND_COST
         model.set_param("temperature", 0.6)
         model.recompute()  # to the worker
         assert model.computing

@@ -22,7 +22,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import (QAbstractButton, QApplication, QComboBox, QGraphicsSimpleTextItem,
                                QGraphicsTextItem, QGraphicsView, QLabel, QLineEdit)
 
-import explorer.model.attention_model as attention_model
+import explorer.model.coordinator as coordinator
 from explorer.core.heads import multi_head_attention
 from explorer.core.pipeline import run_pipeline
 from explorer.core.presets import demo_session, multi_head_session
@@ -190,7 +190,7 @@ def test_dragging_the_temperature_to_both_ends_with_extreme_cells(qtbot, window,
     ("projected ±1e6, causal, T = 20", (1,)),
 ])
 def test_a_fully_masked_row_is_shown_as_such_with_a_message(qtbot, window, monkeypatch, case, rows):
-    monkeypatch.setattr(attention_model, "recompute", masked_pipeline(rows))
+    monkeypatch.setattr(coordinator, "recompute", masked_pipeline(rows))
     window.model.load(demo_session() if case == "demo" else CASES[case])
     m = window.model
     m.set_selection(row=rows[0])

@@ -1,0 +1,346 @@
+"""The recompute coordinator: brings the results up to date once per event-loop turn, on this thread
+when cheap, on the worker when not (latest wins), and says at every moment what the results are.
+
+What the results are is ONE value, ``Phase``, changed only through ``TRANSITIONS``:
+
+=============  ===============================================================  =========
+phase          the results …                                                   readable
+=============  ===============================================================  =========
+CURRENT        are the state's (edits of this turn may still be scheduled)     yes
+COMPUTING      are an earlier state's; the worker computes newer ones          yes
+REWRITING      are being rewritten in their own buffers (too big to copy)      no
+LOADING        are another session's; the loaded session's are on the way      no
+STALE          are an earlier state's; the last recompute failed               yes
+BROKEN         were half rewritten when the last recompute failed              no
+UNLOADED       are another session's; the loaded session's recompute failed     no
+=============  ===============================================================  =========
+
+Events: SUBMIT (a whole recompute given to the worker, from copies), REWRITE (a recompute into the
+results' own buffers, here or on the worker), LOAD (a large session handed to the worker), DONE
+(the newest request's results arrived), DONE_OLDER (an older request's results were accepted on the
+way), FAIL, COMPUTED (a whole recompute succeeded on this thread).
+"""
+from enum import Enum
+
+import numpy as np
+from PySide6.QtCore import QObject, QTimer
+
+from explorer.core.errors import ExplorerError
+from explorer.core.recompute import apply_edit, edit_cost, full_cost, recompute
+
+from .flags import LESSON, SELECTION, SETTINGS, STRUCTURE, VALUES
+from .worker import RecomputeWorker, one_blas_thread
+
+# Work (≈ multiply-adds) above which a recompute leaves the GUI thread: ~5 ms of NumPy on one core.
+BACKGROUND_COST = 20_000_000
+# Results above this many bytes are recomputed into their own buffers (no second copy in memory);
+# smaller ones get fresh buffers, so panels can keep drawing the last result while the next is made.
+REUSE_BYTES = 256 * 2**20
+
+COMPUTED_FLAGS = STRUCTURE | VALUES | SETTINGS  # changes that need new results
+
+
+class Phase(Enum):
+    CURRENT = "current"
+    COMPUTING = "computing"
+    REWRITING = "rewriting"
+    LOADING = "loading"
+    STALE = "stale"
+    BROKEN = "broken"
+    UNLOADED = "unloaded"
+
+
+P = Phase
+_ALL = tuple(Phase)
+UNREADABLE = frozenset({P.REWRITING, P.LOADING, P.BROKEN, P.UNLOADED})
+WORKING = frozenset({P.COMPUTING, P.REWRITING, P.LOADING})
+FAILED = frozenset({P.STALE, P.BROKEN, P.UNLOADED})
+
+# TRANSITIONS[event][phase] → the next phase. A loading session stays "loading" (never shown with
+# another session's numbers) and unreadable buffers stay unreadable until the newest request is done.
+TRANSITIONS = {
+    "SUBMIT": {P.CURRENT: P.COMPUTING, P.COMPUTING: P.COMPUTING, P.REWRITING: P.REWRITING,
+               P.LOADING: P.LOADING, P.STALE: P.COMPUTING, P.BROKEN: P.REWRITING,
+               P.UNLOADED: P.LOADING},
+    "REWRITE": {P.CURRENT: P.REWRITING, P.COMPUTING: P.REWRITING, P.REWRITING: P.REWRITING,
+                P.LOADING: P.LOADING, P.STALE: P.REWRITING, P.BROKEN: P.REWRITING,
+                P.UNLOADED: P.LOADING},
+    "LOAD": {phase: P.LOADING for phase in _ALL},
+    "DONE": {phase: P.CURRENT for phase in _ALL},
+    "DONE_OLDER": {phase: phase for phase in _ALL},
+    "FAIL": {P.CURRENT: P.STALE, P.COMPUTING: P.STALE, P.REWRITING: P.BROKEN, P.LOADING: P.UNLOADED,
+             P.STALE: P.STALE, P.BROKEN: P.BROKEN, P.UNLOADED: P.UNLOADED},
+    "COMPUTED": {phase: P.CURRENT for phase in _ALL},
+}
+
+
+def _bounds(dirty):
+    """{matrix: (range of rows, range of columns)} enclosing every written block."""
+    out = {}
+    for name, rows, cols in dirty:
+        r0, c0 = out.get(name, ((rows.start, rows.stop), (cols.start, cols.stop)))
+        out[name] = ((min(r0[0], rows.start), max(r0[1], rows.stop)),
+                     (min(c0[0], cols.start), max(c0[1], cols.stop)))
+    return {name: (range(*r), range(*c)) for name, (r, c) in out.items()}
+
+
+class Coordinator(QObject):
+    """Owns the results, the worker and the per-turn timer of one ``AttentionModel``; announces new
+    results with the model's ``changed`` (and the state alone, early, with ``state_changed``)."""
+
+    def __init__(self, model):
+        super().__init__(model)
+        self.model = model
+        self.phase = P.CURRENT
+        self.results = None
+        self.failure = None  # why the last recompute failed, while ``phase`` is a failed one
+        self.edited = None  # with ``changed``: {matrix: (rows, cols)} written since the last one, or None
+        self.flushing = False  # True while ``flush()`` runs (its ``changed`` is wanted on screen now)
+        self._scheduled = 0  # flags of changes not yet given to a recompute
+        self._unannounced = 0  # flags of changes given to a recompute whose results are not yet announced
+        self._dirty = []  # (matrix, rows, cols) written since the last recompute; None = recompute whole
+        self._generation = 0  # of the newest request given to the worker
+        self._accept_from = 0  # worker results of older requests are dropped (another shape, or overtaken)
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(0)
+        self.timer.timeout.connect(self.recompute)
+        self.worker = RecomputeWorker(self)
+        self.worker.done.connect(self._on_worker_done)
+
+    def _go(self, event):
+        self.phase = TRANSITIONS[event][self.phase]
+
+    # ----- what the panels ask -------------------------------------------------------------------
+    @property
+    def pending(self):
+        """True while the results do not describe the state, or cannot be read: panels wait."""
+        return bool(self._scheduled & COMPUTED_FLAGS) or self.phase in UNREADABLE or not self.fits(self.results)
+
+    @property
+    def computing(self):
+        return self.phase in WORKING
+
+    @property
+    def loading(self):
+        return self.phase in (P.LOADING, P.UNLOADED)
+
+    @property
+    def failed(self):
+        return self.phase in FAILED
+
+    def fits(self, result):
+        """Whether a result (perhaps of an earlier state) has the shapes of the current state."""
+        if isinstance(result, ExplorerError):
+            return True
+        m = self.model
+        widths = m.widths()
+        return (result is not None and result.n_heads == m.settings.heads
+                and result.q.shape == (len(m.tokens), widths[0]) and result.v.shape[1] == widths[1]
+                and (result.x is None) == (not m.projected))
+
+    # ----- what the model tells it ---------------------------------------------------------------
+    def schedule(self, flags):
+        self._scheduled |= flags
+        if not self.timer.isActive():
+            self.timer.start()
+
+    def wrote(self, name, rows, cols):
+        """A block of ``name`` was written in place: a small edit may update the results in place."""
+        if self._dirty is not None:
+            self._dirty.append((name, rows, cols))
+
+    def whole(self):
+        """The next recompute must be whole (the state was replaced)."""
+        self._dirty = None
+
+    def load(self, wait, snapshot):
+        """A new session: computed here when cheap (or ``wait``), else on the worker."""
+        self._dirty = None
+        state = self.model.state
+        if wait or full_cost(state.matrices, state.settings) <= BACKGROUND_COST:
+            self.recompute(wait=True)  # a small session is never shown without its results
+            return
+        if self.results is None:
+            # The window's first session. The editor builds its read-only X·Wᵀ tables from
+            # ``results`` when it first shows a projected session: give it the demo's (~1 ms, never
+            # drawn while ``pending``) rather than None, as if the window had opened this on the demo.
+            demo = self.model.demo_state()
+            self.results = recompute(demo.matrices, demo.settings)
+        self._go("LOAD")
+        self.recompute(snapshot=snapshot)
+
+    # ----- recomputing ---------------------------------------------------------------------------
+    def recompute(self, wait=False, snapshot=None):
+        """Bring the results up to date and announce them once: in place for a small edit, on the GUI
+        thread when cheap, else on the worker (``state_changed`` now, ``changed`` when it is done).
+        ``wait=True`` never defers: tests, screenshots and exports need the numbers now.
+        ``snapshot``: the current matrices where no edit can reach them (else the worker gets copies)."""
+        m = self.model
+        self.timer.stop()
+        flags, self._scheduled = self._scheduled, 0
+        dirty, self._dirty = self._dirty, []
+        if not flags:
+            return
+        self.edited = _bounds(dirty) if dirty and not flags & (STRUCTURE | SETTINGS) else None
+        if flags & COMPUTED_FLAGS:
+            try:
+                small = not flags & ~(VALUES | SELECTION | LESSON)
+                edited = self._apply_edits(dirty, wait) if small else None
+                if edited == "deferred":
+                    self._unannounced |= flags
+                    m.state_changed.emit(flags)
+                    return
+                if edited is None:
+                    state = m.state
+                    if full_cost(state.matrices, state.settings) <= BACKGROUND_COST:
+                        flags |= self._compute_here()
+                    elif not wait:
+                        self._submit(flags, snapshot)
+                        m.state_changed.emit(flags)
+                        return
+                    else:
+                        one_blas_thread()  # large work on this thread too: no BLAS threads fighting it
+                        flags |= self._compute_here(**self.worker.sharing())
+            except (ExplorerError, MemoryError) as exc:
+                self._fail(flags, exc)
+                m.state_changed.emit(flags)
+                return
+        m.changed.emit(flags)  # new results, or a selection or the lesson (a failure stays to retry)
+
+    def _fail(self, flags, exc):
+        """A recompute failed: the old results stay (panels check ``pending`` before reading them),
+        the next recompute is whole, and the change is announced with the next results."""
+        self._dirty = None
+        self._unannounced |= flags
+        self._go("FAIL")
+        reason = exc if isinstance(exc, ExplorerError) else "not enough memory at this size"
+        self.failure = str(reason)
+        self.model.message.emit(f"Could not compute attention: {reason}")
+
+    def _compute_here(self, **sharing):
+        """A whole recompute on this thread (and the worker's lanes, when ``sharing`` says so);
+        whatever the worker was doing is overtaken (its flags are returned, to be announced now)."""
+        self.worker.cancel()
+        self._accept_from = self._generation + 1
+        overtaken, self._unannounced = self._unannounced, 0
+        previous = self.results if self._big() else None
+        if previous is not None:
+            self._go("REWRITE")  # stays unreadable if it fails half way through
+        state = self.model.state
+        try:
+            self.results = recompute(state.matrices, self.model.settings, previous=previous, **sharing)
+        except (ExplorerError, MemoryError):
+            self._unannounced |= overtaken
+            raise
+        self._go("COMPUTED")
+        self.failure = None
+        return overtaken
+
+    def _apply_edits(self, dirty, wait):
+        """Update the results in place for a few edited cells of Q, K or V: "done" here, "deferred" to
+        the worker (a K cell at L = 4096 redoes one head, not eight), or None when it must be whole."""
+        m = self.model
+        if (not dirty or self.results is None or m.projected or self.worker.busy
+                or self.phase is not P.CURRENT or not self.fits(self.results)):
+            return None
+        merged = {}
+        for name, rows, cols in dirty:
+            r, c = merged.setdefault(name, (set(), set()))
+            r.update(rows)
+            c.update(cols)
+        edits = [(name, sorted(rows), sorted(cols)) for name, (rows, cols) in merged.items()]
+        cost = sum(edit_cost(self.results, *edit) for edit in edits)
+        matrices, settings = m.state.matrices, m.settings
+        if wait or cost <= BACKGROUND_COST:
+            for edit in edits:
+                apply_edit(self.results, matrices, settings, *edit)
+            return "done"
+        if 2 * cost > full_cost(matrices, settings):
+            return None
+        result = self.results
+        snapshot = {name: np.array(matrices[name]) for name in merged}
+
+        def job(cancelled):
+            for edit in edits:
+                if cancelled():
+                    return None
+                apply_edit(result, snapshot, settings, *edit)
+            return result
+
+        self._generation += 1
+        self._go("REWRITE")  # before the worker starts writing into the buffers on screen
+        self.worker.submit(self._generation, job)
+        return "deferred"
+
+    def _big(self):
+        """True when the results are too large to keep a second copy: recompute into their buffers."""
+        return self.results is not None and 2 * self.results.heads.scores.nbytes > REUSE_BYTES
+
+    def _submit(self, flags, snapshot=None):
+        """Give the worker a snapshot of the inputs; the selected head is computed first."""
+        if snapshot is None:
+            snapshot = {k: np.array(v) for k, v in self.model.state.matrices.items()}
+        settings = self.model.settings
+        first = min(settings.selected_head, settings.heads - 1)
+        order = [first] + [h for h in range(settings.heads) if h != first]
+        big = self._big()
+        previous = self.results if big else None
+        loading = self.loading
+        self._generation += 1
+        if flags & STRUCTURE or loading:
+            # Results of another shape must never be shown, nor, while a session loads, its results
+            # from before an edit (nothing of it is on screen yet: the latest request wins).
+            self._accept_from = self._generation
+        if big or flags & STRUCTURE or loading:
+            # The job still running is of no use (its buffers are rewritten, or its result is never
+            # accepted): it stops at its next check, and this one runs after it on the same thread
+            # (one writer at a time); the GUI waits for neither.
+            self.worker.cancel(wait=False)
+        self._unannounced |= flags
+        self._go("REWRITE" if big else "SUBMIT")
+        sharing = self.worker.sharing()
+        self.worker.submit(self._generation, lambda cancelled: recompute(  # the shown head's summaries only
+            snapshot, settings, previous=previous, order=order, summarise=order[:1], cancelled=cancelled,
+            **sharing))
+
+    def _on_worker_done(self, generation, outcome):
+        """A background recompute finished: show it (a drag shows progress) unless a newer state of
+        another shape, or a recompute on this thread, has overtaken it."""
+        if generation < self._accept_from or not self.fits(outcome):
+            return
+        latest = generation == self._generation
+        if isinstance(outcome, ExplorerError):
+            if latest:  # (a half-rewritten result stays unreadable: ``pending`` keeps panels off it)
+                self._fail(0, outcome)
+            return
+        self.results = outcome
+        flags = self._unannounced
+        if latest:
+            self._unannounced = 0
+            self._go("DONE")
+            self.failure = None
+        else:
+            self._go("DONE_OLDER")
+        self.edited = None
+        self.model.changed.emit(flags)
+
+    def flush(self):
+        """Have the results of the current state now: the worker's when it is computing them, else
+        computed on this thread (a failed recompute is tried again)."""
+        self.flushing = True  # whoever draws what ``changed`` brings now draws it at once, not in steps
+        try:
+            if self.computing and not self._scheduled:
+                last = self.worker.finish()
+                if last is not None and last[0] == self._generation:
+                    self._on_worker_done(*last)  # at once, on this thread
+                    self._accept_from = self._generation + 1  # so its queued ``done`` does not come twice
+            # Whenever the results do not describe the state (a failed recompute, a session loaded but
+            # never computed, buffers left half rewritten), recompute whole on this thread.
+            if self.phase is not P.CURRENT or not self.fits(self.results):
+                self._scheduled |= self._unannounced | VALUES
+                self._unannounced, self._dirty = 0, None
+            if self._scheduled:
+                self.recompute(wait=True)
+        finally:
+            self.flushing = False

@@ -1,0 +1,327 @@
+"""The model's edit API: every change a person makes, each one undoable, refused with a reason.
+
+An edit returns True when done (or when it changes nothing) and a falsy ``Refusal`` with the reason
+when refused (also said on ``message`` for the status bar). ``with model.transaction(text):`` makes
+every edit inside one undo step, or none at all if any is refused.
+"""
+from contextlib import contextmanager
+from dataclasses import replace
+
+import numpy as np
+
+from explorer.core import head_count_options
+from explorer.core.errors import EditRefused, ExplorerError
+from explorer.core.permutation import permutation_check, shuffle_permutation
+from explorer.core.session import MAX_ABS_VALUE, MAX_DIM, MAX_TOKEN_CHARS, MAX_TOKENS, validate_session
+from explorer.core.structure import (AXIS_NAMES, WIDTH_AXES, axis_length, delete_along, insert_along,
+                                     permute_tokens, projections_reproducing)
+
+from .commands import CellsCommand, StateCommand
+from .outcome import Refusal, Transaction
+from .settings_edits import SettingsEdits
+from .state import MATRIX_NAMES, State
+
+
+class Edits(SettingsEdits):
+    """Cells, tokens, widths, whole matrices and transactions; mixed into ``AttentionModel``."""
+
+    # ----- cells ---------------------------------------------------------------------------------
+    def set_cell(self, name, i, j, value):
+        """Set one cell of an editable matrix."""
+        return self.set_block(name, i, j, np.array([[value]], dtype=np.float64))
+
+    def set_block(self, name, top, left, block):
+        """Write a 2-D block (a paste) as one undo step; refused whole if any value is bad or it sticks out."""
+        block = np.asarray(block, dtype=np.float64)
+        if block.ndim != 2 or name not in self._state.matrices:
+            return self._refuse(f"cannot write a block of shape {block.shape} into {name}")
+        if name not in self.editable():
+            return self._refuse(f"{name} is computed from X and W_{name.lower()} in projected mode: "
+                                f"edit X or W_{name.lower()} instead")
+        arr = self.matrix(name)
+        rows, cols = block.shape
+        if top < 0 or left < 0 or top + rows > arr.shape[0] or left + cols > arr.shape[1]:
+            return self._refuse(f"{name}: a {rows}×{cols} block at row {top}, column d{left} does not fit "
+                                f"in the {arr.shape[0]}×{arr.shape[1]} matrix")
+        bad = ~np.isfinite(block) | (np.abs(block) > MAX_ABS_VALUE)
+        if bad.any():
+            r, c = (int(x) for x in np.argwhere(bad)[0])
+            return self._refuse(f"{name}[{self._row_name(name, top + r)}, d{left + c}]: {block[r, c]} is not a "
+                                f"finite number within ±{MAX_ABS_VALUE:g}")
+        if np.array_equal(arr[top:top + rows, left:left + cols], block):
+            return True
+        if self._transaction is not None:
+            self._write_block(name, top, left, block)
+            return True
+        where = (f"{name}[{self._row_name(name, top)}, d{left}]" if block.size == 1
+                 else f"{rows}×{cols} block of {name}")
+        top_command = self._open_command(CellsCommand)
+        if top_command is not None and top_command.absorbs(name, top, left, block, self._gesture):
+            top_command.absorb(block)
+            return True
+        self.undo_stack.push(CellsCommand(self, name, top, left, block, f"Edit {where}", self._gesture))
+        return True
+
+    def swap_tokens(self, name, i, j):
+        """Swap rows i and j of one matrix (e.g. K) — the pattern of who looks at whom follows (undoable)."""
+        if i == j:
+            return True
+        mats = dict(self._state.matrices)
+        mats[name] = mats[name].copy()
+        mats[name][[i, j]] = mats[name][[j, i]]
+        self._push_state(replace(self._state, matrices=mats),
+                         f"Swap rows {self.tokens[i]} and {self.tokens[j]} of {name}")
+        return True
+
+    # ----- tokens --------------------------------------------------------------------------------
+    def rename_token(self, i, text):
+        text = str(text).strip()
+        if not text or len(text) > MAX_TOKEN_CHARS or any(ord(c) < 32 for c in text):
+            return self._refuse(f"token {i + 1}: a name must be 1–{MAX_TOKEN_CHARS} printable characters")
+        if text == self.tokens[i]:
+            return True
+        tokens = self.tokens[:i] + (text,) + self.tokens[i + 1:]
+        self._push_state(replace(self._state, tokens=tokens), f"Rename token {self.tokens[i]} → {text}")
+        return True
+
+    def add_token(self, at=None, name=None):
+        """Insert a token (a zero row in Q, K and V together) before index ``at`` (default: at the end)."""
+        n = len(self.tokens)
+        if n >= MAX_TOKENS:
+            return self._refuse(f"cannot add a token: at most {MAX_TOKENS} tokens")
+        at = n if at is None else int(np.clip(at, 0, n))
+        name = name or self._fresh_token_name()
+        mats = insert_along(self._state.matrices, "L", at)
+        tokens = self.tokens[:at] + (name,) + self.tokens[at:]
+        row = self.selection.row
+        self._push_state(replace(self._state, tokens=tokens, matrices=mats), f"Add token {name}")
+        self.set_selection(row=row + 1 if at <= row else row)  # keep the same token selected
+        return True
+
+    def remove_token(self, i):
+        n = len(self.tokens)
+        if n <= 1:
+            return self._refuse("cannot remove the last token: attention needs at least one")
+        mats = delete_along(self._state.matrices, "L", i)
+        tokens = self.tokens[:i] + self.tokens[i + 1:]
+        row = self.selection.row
+        self._push_state(replace(self._state, tokens=tokens, matrices=mats), f"Remove token {self.tokens[i]}")
+        self.set_selection(row=row - 1 if i < row else row)
+        return True
+
+    def shuffle_tokens(self, seed=0):
+        """Reorder the tokens (rows of Q, K, V and X) by a seeded permutation, as one undo step.
+
+        The output before is kept, so ``shuffle_result()`` can show that without positions (and
+        without a causal mask) the new output is the old one permuted the same way.
+        """
+        perm = shuffle_permutation(len(self.tokens), seed)
+        self.flush()
+        if not self.up_to_date:  # no output to compare with (its recompute failed: not enough memory)
+            return self._refuse(f"Cannot shuffle the tokens: the attention of this session could not be "
+                                f"computed ({self.failure})")
+        before = self.results.heads.output.copy()
+        mats = permute_tokens(self._state.matrices, perm)
+        tokens = tuple(self.tokens[p] for p in perm)
+        row = int(np.argsort(perm)[self.selection.row])  # keep the same token selected
+        self._push_state(replace(self._state, tokens=tokens, matrices=mats), "Shuffle tokens")
+        self.set_selection(row=row)
+        self.shuffle = (perm, before, self.undo_stack.index())
+        return True
+
+    def _forget_shuffle(self, index):
+        """Any undo, redo or edit after a shuffle makes its before/after comparison meaningless."""
+        if self.shuffle is not None and index != self.shuffle[2]:
+            self.shuffle = None
+
+    def shuffle_result(self):
+        """The check of the last shuffle against the current output, or None (also when the output
+        could not be computed)."""
+        if self.shuffle is None:
+            return None
+        perm, before, _ = self.shuffle
+        self.flush()
+        if not self.up_to_date:
+            return None
+        return permutation_check(before, self.results.heads.output, perm)
+
+    # ----- widths --------------------------------------------------------------------------------
+    def add_dim(self, group, at=None):
+        """Widen one axis: ``"qk"`` the Q/K width, ``"v"`` the V width; projected also ``"x"`` (D of X and
+        every W) and ``"out"`` (rows of W_o). Every matrix on that axis gets a slice of zeros."""
+        axis = WIDTH_AXES[self.settings.source].get(group)
+        if axis is None:
+            return self._refuse(f"there is no {group!r} width to change in {self.settings.source} mode")
+        width = axis_length(axis, self._state.matrices)
+        if width >= MAX_DIM:
+            return self._refuse(f"cannot add a dimension to {AXIS_NAMES[axis]}: at most {MAX_DIM}")
+        at = width if at is None else int(np.clip(at, 0, width))
+        mats = insert_along(self._state.matrices, axis, at)
+        self._push_state(self._with_heads_fitting(replace(self._state, matrices=mats)),
+                         f"Add a dimension to {AXIS_NAMES[axis]}")
+        return True
+
+    def remove_dim(self, group, at=None):
+        axis = WIDTH_AXES[self.settings.source].get(group)
+        if axis is None:
+            return self._refuse(f"there is no {group!r} width to change in {self.settings.source} mode")
+        width = axis_length(axis, self._state.matrices)
+        if width <= 1:
+            return self._refuse(f"cannot remove the last dimension of {AXIS_NAMES[axis]}")
+        at = width - 1 if at is None else int(np.clip(at, 0, width - 1))
+        mats = delete_along(self._state.matrices, axis, at)
+        self._push_state(self._with_heads_fitting(replace(self._state, matrices=mats)),
+                         f"Remove dimension {at} of {AXIS_NAMES[axis]}")
+        return True
+
+    # ----- whole matrices ------------------------------------------------------------------------
+    def randomize(self, seed=0, names=None):
+        """Fill the chosen matrices (default: the editable ones) with seeded standard-normal numbers."""
+        rng = np.random.default_rng(int(seed))
+        mats = dict(self._state.matrices)
+        names = self.editable() if names is None else names
+        for k in names:
+            mats[k] = rng.standard_normal(mats[k].shape).round(3)
+        self._push_state(replace(self._state, matrices=mats), f"Randomize {', '.join(names)} (seed {seed})")
+        return True
+
+    def reset_to_preset(self):
+        """Go back to the session as it was opened (undoable)."""
+        self._push_state(self._origin.copy(), "Reset to preset")
+        return True
+
+    def set_session(self, session, text="Set up the demo"):
+        """Take ``session``'s tokens, Q/K/V and settings as ONE undo step (unlike ``load``: the file,
+        the undo history and the preset Reset goes back to stay; the selection stays too).
+        True when anything changed, False when the state was that session already."""
+        new = State.from_session(validate_session(session))
+        if new.same_as(self._state):
+            return False
+        self._push_state(new, text)
+        return True
+
+    def replace_matrix(self, name, array):
+        """Put an imported array in place of an editable matrix; its shape must fit the others."""
+        array = np.asarray(array, dtype=np.float64)
+        if name not in self.editable():
+            return self._refuse(f"{name} is computed from X and W_{name.lower()} in projected mode: import X or "
+                                f"W_{name.lower()} instead, or switch Q, K, V back to direct")
+        candidate = replace(self._state, matrices={**self._state.matrices, name: array})
+        try:
+            validate_session(candidate.to_session(), where=f"imported {name}")
+        except ExplorerError as exc:
+            return self._refuse(str(exc))
+        self._push_state(self._with_heads_fitting(candidate), f"Import {name} {array.shape[0]}×{array.shape[1]}")
+        return True
+
+    def replace_inputs(self, matrices, tokens=None):
+        """Put new Q, K and V in place at once (their shapes may all change); tokens default to t0, t1, …"""
+        mats = {**self._state.matrices,
+                **{n: np.asarray(matrices[n], dtype=np.float64) for n in MATRIX_NAMES}}
+        length = mats["Q"].shape[0]
+        if tokens is None:
+            tokens = self.tokens if len(self.tokens) == length else tuple(f"t{i}" for i in range(length))
+        candidate = self._with_heads_fitting(replace(self._state, tokens=tuple(tokens), matrices=mats))
+        try:
+            validate_session(candidate.to_session(), where="imported Q, K, V")
+        except ExplorerError as exc:
+            return self._refuse(str(exc))
+        self._push_state(candidate,
+                         f"Import Q, K, V ({length} tokens, d = {mats['Q'].shape[1]}, d_v = {mats['V'].shape[1]})")
+        return True
+
+    # ----- grouping ------------------------------------------------------------------------------
+    @contextmanager
+    def transaction(self, text):
+        """Every edit inside is ONE undo step named ``text``, or nothing at all: the first refused edit
+        ends the block (``EditRefused`` is caught here), everything before it is taken back, and the
+        yielded ``Transaction`` is false with its ``refusal``. Nested blocks join the outer one."""
+        if self._transaction is not None:
+            yield self._transaction
+            return
+        tx = Transaction(text, self._state)
+        self._state = replace(self._state, matrices=dict(self._state.matrices))
+        self._transaction = tx
+        try:
+            yield tx
+        except EditRefused as exc:
+            tx.refusal = Refusal(str(exc))
+        except BaseException:
+            self._transaction = None
+            self._restore(tx.before)
+            raise
+        self._transaction = None
+        if tx.refusal is not None:
+            self._restore(tx.before)
+            self.message.emit(tx.refusal.reason)
+        elif self._state.same_as(tx.before):
+            self._restore(tx.before)
+        else:
+            self.undo_stack.push(StateCommand(self, tx.before, self._state, text))
+
+    def begin_gesture(self):
+        """Group every edit until ``end_gesture`` (a drag, a slider held down) into one undo step."""
+        self._gesture_count += 1
+        self._gesture = ("gesture", self._gesture_count)
+
+    def end_gesture(self):
+        self._gesture = None
+
+    # ----- helpers -------------------------------------------------------------------------------
+    def _push_state(self, new_state, text):
+        if self._transaction is not None:  # inside a transaction: applied now, pushed as one step at its end
+            self._restore(replace(new_state, matrices=dict(new_state.matrices)))
+            self._transaction.copied.clear()
+            return
+        top_command = self._open_command(StateCommand)
+        if top_command is not None and top_command.absorbs(new_state, self._gesture):
+            top_command.absorb(new_state)
+            return
+        self.undo_stack.push(StateCommand(self, self._state, new_state, text, self._gesture))
+
+    def _open_command(self, kind):
+        """The newest undo command, if a drag may still update it in place: it is on top (nothing to
+        redo) and it is not the saved state (changing it would hide unsaved work)."""
+        stack = self.undo_stack
+        index = stack.index()
+        if self._gesture is None or index == 0 or index != stack.count() or stack.cleanIndex() == index:
+            return None
+        command = stack.command(index - 1)
+        return command if isinstance(command, kind) else None
+
+    def _refuse(self, text):
+        """Refuse an edit: inside a transaction, end it (all is taken back); else say why and return it."""
+        if self._transaction is not None:
+            raise EditRefused(text)
+        self.message.emit(text)
+        return Refusal(text)
+
+    def _row_name(self, name, row):
+        """How a row is named in messages: its token for Q, K, V, X; its index for a W."""
+        return self.tokens[row] if name in ("Q", "K", "V", "X") else str(row)
+
+    def _fresh_token_name(self):
+        i = len(self.tokens)
+        while f"t{i}" in self.tokens:
+            i += 1
+        return f"t{i}"
+
+    def _with_heads_fitting(self, state):
+        """After a width change, fall back to the largest head count that still divides, and say so."""
+        widths = state.widths()
+        heads = state.settings.heads
+        if all(w % heads == 0 for w in widths):
+            return self._with_rope_fitting(state)
+        fit = max(h for h in head_count_options(*widths) if h <= heads)
+        self.message.emit(f"{heads} heads no longer divide the widths (Q/K {widths[0]}, V {widths[1]}): "
+                          f"now {fit} head{'s' if fit > 1 else ''}")
+        return self._with_rope_fitting(state.with_settings(heads=fit))
+
+    def _with_rope_fitting(self, state):
+        """RoPE needs an even d_h; after a width change that breaks it, turn RoPE off and say so."""
+        s = state.settings
+        width = state.widths()[0]
+        if s.rope and (width // s.heads) % 2:
+            self.message.emit(f"RoPE is off: each head's Q/K width d_h = {width // s.heads} is odd now")
+            return state.with_settings(rope=False)
+        return state

@@ -1,0 +1,127 @@
+"""The model in parts: refusals the caller gets, transactions, the recompute phases, the selection."""
+import numpy as np
+import pytest
+
+from explorer.core.presets import demo_session
+from explorer.model import AttentionModel, Refusal
+from explorer.model.coordinator import FAILED, TRANSITIONS, UNREADABLE, WORKING, Phase
+
+
+@pytest.fixture
+def model(qapp):
+    m = AttentionModel(demo_session())
+    yield m
+    m.shutdown()
+    m.deleteLater()
+
+
+def test_a_refused_edit_returns_its_reason(model):
+    done = model.set_cell("V", 0, 0, float("nan"))
+    assert isinstance(done, Refusal) and not done
+    assert "V[猫, d0]" in done.reason and "finite" in done.reason
+    heads = model.set_param("heads", 2)  # the demo's widths are 3
+    assert not heads and "choose one of 1, 3" in heads.reason
+    assert model.set_cell("V", 0, 0, 0.5) is True
+
+
+def test_the_heads_refusal_names_the_projected_width_after_a_widening(model):
+    assert model.set_param("source", "projected") and model.add_dim("qk")
+    model.flush()
+    assert model.widths() == (4, 3)
+    done = model.set_param("heads", 2)
+    assert not done and "Q/K 4, V 3" in done.reason  # the projected widths, not Q's old 3
+
+
+def test_a_transaction_is_one_undo_step(model):
+    q0, k0 = model.matrix("Q").copy(), model.matrix("K").copy()
+    with model.transaction("Three edits") as done:
+        model.set_cell("Q", 0, 0, 1.5)
+        model.set_cell("K", 1, 2, -2.0)
+        model.set_param("causal", True)
+    assert done and model.undo_stack.count() == 1 and model.undo_stack.undoText() == "Three edits"
+    model.flush()
+    assert model.matrix("Q")[0, 0] == 1.5 and model.matrix("K")[1, 2] == -2.0 and model.settings.causal
+    assert model.results.heads.weights[0][0, 1:].sum() == 0.0  # the causal mask is in the results
+    model.undo_stack.undo()
+    model.flush()
+    np.testing.assert_array_equal(model.matrix("Q"), q0)
+    np.testing.assert_array_equal(model.matrix("K"), k0)
+    assert not model.settings.causal
+
+
+def test_a_refused_edit_takes_back_the_whole_transaction(model, qtbot):
+    messages = []
+    model.message.connect(messages.append)
+    q0 = model.matrix("Q").copy()
+    reached = []
+    with model.transaction("Half and half") as done:
+        model.set_cell("Q", 0, 0, 9.0)
+        model.set_cell("Q", 1, 1, np.inf)  # refused: the block ends here
+        reached.append(True)
+    assert not done and "finite" in done.refusal.reason and reached == []
+    assert model.undo_stack.count() == 0 and model.undo_stack.isClean()
+    np.testing.assert_array_equal(model.matrix("Q"), q0)
+    assert messages == [done.refusal.reason]
+    model.flush()
+    assert model.results.q[0, 0] == q0[0, 0]
+
+
+def test_a_transaction_that_changes_nothing_leaves_no_step(model):
+    with model.transaction("Nothing") as done:
+        model.set_cell("Q", 0, 0, 7.0)
+        model.set_cell("Q", 0, 0, float(demo_session().matrices["Q"][0, 0]))
+    assert done and model.undo_stack.count() == 0
+
+
+def test_the_selection_is_not_an_undo_step_but_is_saved(model):
+    model.set_param("heads", 3)
+    model.set_selection(row=2, head=1)
+    assert model.undo_stack.count() == 1
+    session = model.to_session()
+    assert (session.settings.selected_row, session.settings.selected_head) == (2, 1)
+    model.undo_stack.undo()  # back to one head: the head selection is clamped, the row stays
+    assert (model.settings.selected_row, model.settings.selected_head) == (2, 0)
+
+
+def test_history_moves_on_edits_undo_and_redo(model):
+    seen = []
+    model.history_moved.connect(seen.append)
+    start = model.history_index()
+    model.set_cell("Q", 0, 0, 2.0)
+    model.undo_stack.undo()
+    model.undo_stack.redo()
+    assert seen == [start + 1, start, start + 1] and model.history_index() == start + 1
+
+
+def test_every_phase_has_a_next_phase_for_every_event():
+    for event, table in TRANSITIONS.items():
+        assert set(table) == set(Phase), event
+
+
+def test_the_phase_table_keeps_unreadable_results_unreadable_until_done():
+    for phase in UNREADABLE:
+        for event in ("SUBMIT", "REWRITE", "FAIL", "DONE_OLDER"):
+            assert TRANSITIONS[event][phase] in UNREADABLE, (event, phase)
+    for phase in Phase:
+        assert TRANSITIONS["DONE"][phase] is Phase.CURRENT
+        assert TRANSITIONS["FAIL"][phase] in FAILED
+        assert TRANSITIONS["LOAD"][phase] is Phase.LOADING
+        assert TRANSITIONS["SUBMIT"][phase] in WORKING
+
+
+def test_a_failed_recompute_is_a_phase_and_flush_tries_again(model, monkeypatch):
+    from explorer.core.errors import ExplorerError
+    from explorer.model import coordinator
+
+    real = coordinator.recompute
+
+    def broken(*args, **kwargs):
+        raise ExplorerError("no room")
+
+    monkeypatch.setattr(coordinator, "recompute", broken)
+    model.set_param("temperature", 2.0)
+    model.flush()
+    assert model.coordinator.phase is Phase.STALE and model.failure == "no room" and not model.up_to_date
+    monkeypatch.setattr(coordinator, "recompute", real)
+    model.flush()
+    assert model.coordinator.phase is Phase.CURRENT and model.failure is None and model.up_to_date
