@@ -48,13 +48,14 @@ def check_qkv(q, k, v):
     return q, k, v
 
 
-def attention(q, k, v, *, scale=None, mask=None, causal=False, temperature=1.0):
+def attention(q, k, v, *, scale=None, mask=None, causal=False, temperature=1.0, bias=None):
     """Scaled dot-product attention, every stage kept.
 
     ``scale=None`` means 1/√d_k. ``mask`` is boolean, True = may attend (PyTorch's
     ``scaled_dot_product_attention`` convention); ``causal=True`` ands in the lower triangle.
     ``temperature`` divides the scores before the softmax. A fully masked row gets zero
-    weights and zero output and is reported in ``masked_rows``.
+    weights and zero output and is reported in ``masked_rows``. ``bias`` (broadcast to the scores,
+    e.g. ALiBi's) is added after the scale and before the temperature: (q·kᵀ·scale + bias) / T.
     """
     q, k, v = check_qkv(q, k, v)
     if scale is None:
@@ -67,6 +68,8 @@ def attention(q, k, v, *, scale=None, mask=None, causal=False, temperature=1.0):
         raise NonFiniteError(f"temperature must be a positive finite number, got {temperature}")
     with np.errstate(over="ignore", invalid="ignore"):
         s = scores(q, k, scale / temperature)
+        if bias is not None:
+            s += np.asarray(bias, dtype=np.float64) / temperature
     require_finite(s, "scores q·kᵀ·scale")
     return attend(s, v, mask=mask, causal=causal, scale=scale)
 

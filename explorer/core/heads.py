@@ -53,8 +53,10 @@ class MultiHeadResult:
     score_range: np.ndarray | None = None  # (H, 2)
 
 
-def multi_head_attention(q, k, v, n_heads, *, scale=None, mask=None, causal=False, wo=None, temperature=1.0):
-    """Split q, k, v into ``n_heads`` heads, attend in each (scale 1/√d_h by default), concat, then ``@ wo.T``."""
+def multi_head_attention(q, k, v, n_heads, *, scale=None, mask=None, causal=False, wo=None, temperature=1.0,
+                         bias=None):
+    """Split q, k, v into ``n_heads`` heads, attend in each (scale 1/√d_h by default), concat, then ``@ wo.T``.
+    ``bias`` (H, L, L), e.g. ALiBi's, is added to each head's scaled scores before the temperature."""
     q, k, v = check_qkv(q, k, v)
     if q.ndim != 2:
         raise ShapeError(f"multi_head_attention expects 2-D q, k, v; got q of shape {q.shape}")
@@ -64,7 +66,7 @@ def multi_head_attention(q, k, v, n_heads, *, scale=None, mask=None, causal=Fals
         raise ShapeError(f"cannot split the width of v ({v.shape[1]}) into {n_heads} heads: "
                          f"it must be divisible by H")
     qh, kh, vh = split_heads(q, n_heads), split_heads(k, n_heads), split_heads(v, n_heads)
-    r = attention(qh, kh, vh, scale=scale, mask=mask, causal=causal, temperature=temperature)
+    r = attention(qh, kh, vh, scale=scale, mask=mask, causal=causal, temperature=temperature, bias=bias)
     concat = merge_heads(r.output)
     output = concat
     if wo is not None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .alibi import alibi_bias, alibi_slopes
 from .checks import require_finite
 from .heads import MultiHeadResult, merge_heads, multi_head_attention, split_heads
 from .positions import sinusoidal_positions
@@ -36,6 +37,7 @@ class PipelineResult:
     q_in: np.ndarray | None = None  # Q and K before RoPE (as edited, or X·W_qᵀ, X·W_kᵀ)
     k_in: np.ndarray | None = None
     wo: np.ndarray | None = None  # projected mode: the output projection (output = concat·W_oᵀ)
+    slopes: np.ndarray | None = None  # ALiBi: each head's slope m_h (its bias is −m_h·|i − j|)
 
     @property
     def n_heads(self):
@@ -80,6 +82,17 @@ class PipelineResult:
         masked = bool(allowed is not None and not allowed[i, j])
         return dot, self.scale, self.temperature, masked, float(self.heads.scores[head, i, j])
 
+    def bias(self, head, i, j):
+        """The bias ALiBi adds to score (i, j) of a head before the temperature, or None without it."""
+        if self.slopes is None:
+            return None
+        return float(alibi_bias(self.slopes[head], [i], j + 1)[0, j])
+
+
+def slopes_for(settings):
+    """ALiBi's per-head slopes when the session uses it, else None."""
+    return alibi_slopes(settings.heads) if settings.positions == "alibi" else None
+
 
 def projected_inputs(matrices, settings):
     """The chapter's three personalities: Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ (PE added to X first if on).
@@ -113,10 +126,12 @@ def run_pipeline(matrices, settings):
         q, k = rotate_heads(q, k, settings)
     d_head = q.shape[1] // settings.heads
     scale = scale_for(settings, d_head)
+    slopes = slopes_for(settings)
+    bias = None if slopes is None else np.stack([alibi_bias(m, slice(None), q.shape[0]) for m in slopes])
     result = multi_head_attention(q, k, v, settings.heads, scale=scale, causal=settings.causal,
-                                  temperature=settings.temperature, wo=wo)
+                                  temperature=settings.temperature, wo=wo, bias=bias)
     return PipelineResult(q=q, k=k, v=v, heads=result, scale=scale, temperature=settings.temperature,
-                          x=x, pe=pe, q_in=q_in, k_in=k_in, wo=wo)
+                          x=x, pe=pe, q_in=q_in, k_in=k_in, wo=wo, slopes=slopes)
 
 
 def rope_positions(settings, length):

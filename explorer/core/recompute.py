@@ -16,7 +16,8 @@ import numpy as np
 from .errors import NonFiniteError
 from .heads import MultiHeadResult, merge_heads
 from .masks import combine_masks
-from .pipeline import PipelineResult, projected_inputs, rope_positions, rotate_heads, scale_for
+from .alibi import alibi_bias
+from .pipeline import PipelineResult, projected_inputs, rope_positions, rotate_heads, scale_for, slopes_for
 from .rope import rope
 
 BLOCK_CELLS = 1 << 19  # cells per softmax block: temporaries of ~4 MiB whatever L is
@@ -39,6 +40,12 @@ class Inputs:
     temperature: float
     mask: np.ndarray | None  # (L, L), True = may attend
     masked_rows: np.ndarray  # (L,)
+    slopes: np.ndarray | None = None  # ALiBi's per-head slopes, or None
+
+    def add_bias(self, s, h, rows):
+        """Add head h's ALiBi bias, over the temperature, to the scores ``s`` of the query ``rows``."""
+        if self.slopes is not None:
+            s += alibi_bias(self.slopes[h], rows, s.shape[-1]) / self.temperature
 
     @property
     def d_head(self):
@@ -71,7 +78,8 @@ def prepare(matrices, settings):
     mask = combine_masks(None, settings.causal, (length, length))
     masked_rows = np.zeros(length, bool) if mask is None else ~mask.any(axis=-1)
     return Inputs(q=q, k=k, v=v, q_in=q_in, k_in=k_in, x=x, pe=pe, wo=wo, n_heads=heads, scale=scale,
-                  temperature=float(settings.temperature), mask=mask, masked_rows=masked_rows)
+                  temperature=float(settings.temperature), mask=mask, masked_rows=masked_rows,
+                  slopes=slopes_for(settings))
 
 
 @dataclass(frozen=True)
@@ -122,6 +130,7 @@ def compute_head(inputs, bufs, h, cancelled=None, summarise=True):
     lo, hi = np.inf, -np.inf
     for top in range(0, length, step):
         rows = slice(top, top + step)
+        inputs.add_bias(scores[h, rows], h, rows)
         block_lo, block_hi = _softmax_rows(inputs.mask, scores[h, rows], weights[h, rows], top, h)
         lo, hi = min(lo, block_lo), max(hi, block_hi)
         if summarise:
@@ -188,7 +197,7 @@ def finish(inputs, bufs):
                             row_sums=bufs.row_sums, score_range=bufs.score_range)
     return PipelineResult(q=inputs.q, k=inputs.k, v=inputs.v, heads=heads, scale=inputs.scale,
                           temperature=inputs.temperature, x=inputs.x, pe=inputs.pe, q_in=inputs.q_in,
-                          k_in=inputs.k_in, wo=inputs.wo)
+                          k_in=inputs.k_in, wo=inputs.wo, slopes=inputs.slopes)
 
 
 def recompute(matrices, settings, previous=None, order=None, cancelled=None, summarise=None, executor=None,
@@ -250,7 +259,8 @@ def inputs_of(result):
     heads = result.heads
     return Inputs(q=result.q, k=result.k, v=result.v, q_in=result.q_in, k_in=result.k_in, x=result.x,
                   pe=result.pe, wo=result.wo, n_heads=result.n_heads, scale=result.scale,
-                  temperature=result.temperature, mask=heads.mask, masked_rows=heads.masked_rows)
+                  temperature=result.temperature, mask=heads.mask, masked_rows=heads.masked_rows,
+                  slopes=result.slopes)
 
 
 def apply_edit(result, matrices, settings, name, rows, cols):
@@ -282,6 +292,7 @@ def apply_edit(result, matrices, settings, name, rows, cols):
         with np.errstate(over="ignore", invalid="ignore"):
             s = inputs.head(inputs.q, h)[rows] @ inputs.head(inputs.k, h).T
             s *= inputs.scale / inputs.temperature
+        inputs.add_bias(s, h, rows)
         w = np.empty_like(s)
         new_lo, new_hi = _softmax_rows(None if inputs.mask is None else inputs.mask[rows], s, w, 0, h)
         with np.errstate(over="ignore", invalid="ignore"):

@@ -3,15 +3,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from explorer.core import head_count_options
-from explorer.core.session import (POSITIONS, ROPE_BASE_MAX, ROPE_BASE_MIN, ROPE_OFFSET_MAX, ROPE_STYLES,
-                                   SCALE_MODES, SOURCES, TEMPERATURE_MAX, TEMPERATURE_MIN)
+from explorer.core.settings_schema import COMPUTED, SCHEMA, check_together, check_value, head_options
 from explorer.core.structure import projections_reproducing
-
-PARAM_LABELS = {"scale_mode": "scale mode", "scale": "scale", "temperature": "temperature",
-                "causal": "causal mask", "heads": "heads", "source": "source of Q, K, V",
-                "positions": "positions", "rope": "RoPE", "rope_base": "RoPE base",
-                "rope_style": "RoPE convention", "rope_offset": "RoPE offset"}
 
 
 class SettingsEdits:
@@ -22,21 +15,22 @@ class SettingsEdits:
         try:
             value = self._check_param(name, value)
         except (TypeError, ValueError) as exc:
-            return self._refuse(f"{PARAM_LABELS.get(name, name)}: {exc}")
+            return self._refuse(str(exc))
         if getattr(self.settings, name) == value:
             return True
         state = self._state.with_settings(**{name: value})
         if name == "source":
             state = self._switch_source(state, value)
-        self._push_state(state, f"Set {PARAM_LABELS[name]} to {value}")
+        try:
+            self._check_state(state)
+        except ValueError as exc:
+            return self._refuse(str(exc))
+        self._push_state(state, f"Set {SCHEMA[name].label} to {value}")
         return True
 
     def head_options(self):
         """The head counts that divide both the Q/K width and the V width (and leave d_h even under RoPE)."""
-        options = head_count_options(*self.widths())
-        if self.settings.rope:
-            options = [h for h in options if (self.widths()[0] // h) % 2 == 0]
-        return options
+        return head_options(*self.widths(), rope=self.settings.rope)
 
     def rope_problem(self, heads=None):
         """Why RoPE cannot be on with ``heads`` heads (odd d_h), or None."""
@@ -51,57 +45,25 @@ class SettingsEdits:
         mats = state.matrices
         if source == "projected" and "X" not in mats:
             mats = {**mats, **projections_reproducing(mats["Q"], mats["K"], mats["V"])}
-        if source == "direct":
-            state = state.with_settings(positions="none")
+        if source == "direct" and state.settings.positions == "sinusoidal":
+            state = state.with_settings(positions="none")  # sinusoidal PE is added to X; ALiBi needs no X
         return self._with_heads_fitting(replace(state, matrices=mats))
 
     def _check_param(self, name, value):
-        """The value to set, or ValueError saying what is allowed."""
-        if name == "scale_mode":
-            if value not in SCALE_MODES:
-                raise ValueError(f"scale mode must be one of {', '.join(SCALE_MODES)}")
-            return value
-        if name == "causal":
-            return bool(value)
-        if name == "rope":
-            value = bool(value)
-            if value and self.rope_problem():
-                raise ValueError(self.rope_problem())
-            return value
-        if name == "rope_style":
-            if value not in ROPE_STYLES:
-                raise ValueError(f"must be one of {', '.join(ROPE_STYLES)}")
-            return value
-        if name == "rope_offset":
-            value = int(value)
-            if not 0 <= value <= ROPE_OFFSET_MAX:
-                raise ValueError(f"must lie in 0..{ROPE_OFFSET_MAX}")
-            return value
-        if name == "source":
-            if value not in SOURCES:
-                raise ValueError(f"must be one of {', '.join(SOURCES)}")
-            return value
-        if name == "positions":
-            if value not in POSITIONS:
-                raise ValueError(f"must be one of {', '.join(POSITIONS)}")
-            if value != "none" and not self.projected:
-                raise ValueError("positions are added to the token vectors X: switch the source "
-                                 "to 'projected' first")
-            return value
-        if name == "heads":
-            value = int(value)
-            if value not in self.head_options():
-                raise ValueError(f"{value} heads do not divide the widths (Q/K {self.widths()[0]}, "
-                                 f"V {self.widths()[1]}); choose one of "
-                                 f"{', '.join(map(str, self.head_options()))}")
-            return value
-        value = float(value)
-        if name == "temperature" and not TEMPERATURE_MIN <= value <= TEMPERATURE_MAX:
-            raise ValueError(f"temperature must be between {TEMPERATURE_MIN} and {TEMPERATURE_MAX}")
-        if name == "scale" and not (np.isfinite(value) and 0 < value <= 1e3):
-            raise ValueError("a custom scale must be a number above 0 and at most 1000")
-        if name == "rope_base" and not ROPE_BASE_MIN <= value <= ROPE_BASE_MAX:
-            raise ValueError(f"must lie in {ROPE_BASE_MIN:g}..{ROPE_BASE_MAX:g}")
-        if name not in ("temperature", "scale", "rope_base"):
+        """The value to set, checked against the settings' one description; ValueError says what is allowed."""
+        setting = SCHEMA.get(name)
+        if setting is None or setting.view:
             raise ValueError(f"unknown setting {name!r}")
-        return value
+        if setting.kind is bool:
+            value = bool(value)  # a check box's state, 0/1 from a script
+        elif setting.kind is int and isinstance(value, (float, np.floating)) and float(value).is_integer():
+            value = int(value)  # a spin box's or slider's whole number
+        return check_value(name, value, place=name)
+
+    def _check_state(self, state):
+        """The rules between settings and widths, for the state an edit would make (ValueError if broken)."""
+        values = {**{n: getattr(state.settings, n) for n in COMPUTED},
+                  "selected_row": 0, "selected_head": 0}
+        qk, v = state.widths()
+        check_together(values, {"qk": qk, "v": v, "L": len(state.tokens)},
+                       projected_matrices="X" in state.matrices, prefix="")

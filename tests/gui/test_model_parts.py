@@ -20,7 +20,8 @@ def test_a_refused_edit_returns_its_reason(model):
     assert isinstance(done, Refusal) and not done
     assert "V[猫, d0]" in done.reason and "finite" in done.reason
     heads = model.set_param("heads", 2)  # the demo's widths are 3
-    assert not heads and "choose one of 1, 3" in heads.reason
+    assert not heads and "heads is 2, which does not divide the Q/K width 3" in heads.reason
+    assert heads.reason.endswith(": 1, 3)")  # the valid counts
     assert model.set_cell("V", 0, 0, 0.5) is True
 
 
@@ -28,8 +29,8 @@ def test_the_heads_refusal_names_the_projected_width_after_a_widening(model):
     assert model.set_param("source", "projected") and model.add_dim("qk")
     model.flush()
     assert model.widths() == (4, 3)
-    done = model.set_param("heads", 2)
-    assert not done and "Q/K 4, V 3" in done.reason  # the projected widths, not Q's old 3
+    done = model.set_param("heads", 3)
+    assert not done and "the Q/K width 4" in done.reason  # the projected width, not Q's old 3
 
 
 def test_a_transaction_is_one_undo_step(model):
