@@ -1,9 +1,15 @@
-"""Positions: the sinusoidal PE(L, D) added to X, and "shuffle tokens" — with no positions the
-outputs permute exactly as the tokens do (attention is blind to order); with positions they do not."""
+"""Positions: the sinusoidal PE(L, D) added to X, or ALiBi's per-head bias on the scores, and
+"shuffle tokens" — with no positions the outputs permute exactly as the tokens do (attention is
+blind to order); with positions they do not."""
+import pyqtgraph as pg
 from PySide6.QtCore import QSignalBlocker
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout
 
+from explorer.core.alibi import alibi_bias
 from explorer.widgets.heatmap import Heatmap
+from explorer.widgets.number_text import format_number
+from explorer.widgets.plots import lesson_plot
 
 from .base import Panel
 
@@ -11,8 +17,10 @@ FORMULA = ("<b>Sinusoidal positions</b> PE[p, 2i] = sin(p / 10000<sup>2i/D</sup>
            "PE[p, 2i+1] = cos(p / 10000<sup>2i/D</sup>) — one vector of sines and cosines per position")
 PROMPT = ("Shuffle the tokens to test permutation equivariance: without positions, attention cannot tell "
           "the order of its inputs (「猫追狗」和「狗追猫」在它眼里是同一袋词).")
-DIRECT_NOTE = ("Positions are added to the token vectors X, and this session edits Q, K, V directly. "
-               "Switch to projected mode to see and use them.")
+DIRECT_NOTE = ("Sinusoidal positions are added to the token vectors X, and this session edits Q, K, V "
+               "directly. Switch to projected mode to see and use them — or use ALiBi, which needs no X.")
+ALIBI_FORMULA = ("<b>ALiBi</b> (Press et al.): no position vectors; head h adds −m<sub>h</sub>·|i − j| to its "
+                 "scores, so a key costs more the further it is. Slopes m<sub>h</sub> = 2<sup>−8h/H</sup>.")
 
 
 class PositionsPanel(Panel):
@@ -25,6 +33,15 @@ class PositionsPanel(Panel):
         self.add = QCheckBox("add positions to X (before the projections)", self)
         self.add.setToolTip("X + PE is what W_q, W_k and W_v project when this is on")
         self.add.toggled.connect(lambda on: self.model.set_param("positions", "sinusoidal" if on else "none"))
+        self.alibi = QCheckBox("ALiBi: a linear bias per head on the scores", self)
+        self.alibi.setToolTip("Head h adds −m_h·|i − j| to score (i, j) after the scale, before the temperature")
+        self.alibi.toggled.connect(lambda on: self.model.set_param("positions", "alibi" if on else "none"))
+        fg, bg = (self.palette().color(role) for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Base))
+        self.slopes = lesson_plot(self, fg, bg, "", "head h", "slope m_h", min_size=(160, 120))
+        self.slope_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=pg.mkBrush(fg))
+        self.bias_map = Heatmap(cmap="diverging", row_title="query token i", col_title="key token j",
+                                colorbar_label="bias −m·|i − j|", parent=self)
+        self.slopes.addItem(self.slope_bars)
         self.to_projected = QPushButton("Switch to projected mode", self)
         self.to_projected.setToolTip("Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ, starting from X and W that "
                                      "reproduce the current Q, K, V exactly")
@@ -48,6 +65,7 @@ class PositionsPanel(Panel):
         top = QHBoxLayout()
         top.addWidget(self.add, 1)
         top.addWidget(self.to_projected)
+        top.addWidget(self.alibi, 1)
         shuffle_row = QHBoxLayout()
         shuffle_row.addWidget(self.shuffle)
         shuffle_row.addWidget(self.seed)
@@ -57,23 +75,44 @@ class PositionsPanel(Panel):
         layout.addWidget(self.caption)
         layout.addLayout(top)
         layout.addWidget(self.note)
-        layout.addWidget(self.heatmap, 1)
+        layout.addWidget(self.heatmap, 3)
+        layout.addWidget(self.bias_map, 3)
+        layout.addWidget(self.slopes, 1)
         layout.addLayout(shuffle_row)
         layout.addWidget(self.check)
 
     def render(self, flags):
         m, r = self.model, self.model.results
-        with QSignalBlocker(self.add):
-            self.add.setChecked(m.settings.positions == "sinusoidal")
+        alibi = r.slopes is not None
+        for box, value in ((self.add, "sinusoidal"), (self.alibi, "alibi")):
+            with QSignalBlocker(box):
+                box.setChecked(m.settings.positions == value)
         self.add.setEnabled(m.projected)
         self.to_projected.setVisible(not m.projected)
-        self.note.setVisible(not m.projected)
-        self.heatmap.setVisible(r.pe is not None)
-        if r.pe is not None:
+        self.note.setVisible(not m.projected and not alibi)
+        self.caption.setText(ALIBI_FORMULA if alibi else FORMULA)
+        self.slopes.setVisible(alibi)
+        self.heatmap.setVisible(not alibi and r.pe is not None)
+        self.bias_map.setVisible(alibi)
+        if alibi:
+            self.draw_alibi(r, m.settings.selected_head)
+        elif r.pe is not None:
             rows = [f"{p}: {t}" for p, t in enumerate(m.tokens)]
             cols = [f"x{j}" for j in range(r.pe.shape[1])]
             self.heatmap.set_matrix(r.pe, row_labels=rows, col_labels=cols, levels=(-1.0, 1.0))
         self.render_check()
+
+    def draw_alibi(self, r, head):
+        """The slopes of every head, and the bias −m_h·|i − j| of the shown head."""
+        heads = len(r.slopes)
+        self.slope_bars.setOpts(x=list(range(1, heads + 1)), height=list(r.slopes))
+        self.slopes.setXRange(0.4, heads + 0.6, padding=0)
+        self.slopes.setYRange(0, max(r.slopes) * 1.1, padding=0)
+        bias = alibi_bias(r.slopes[head], slice(None), len(self.model.tokens))
+        self.slopes.getPlotItem().setTitle(f"head {head + 1}: m = {format_number(r.slopes[head])}", size="9pt")
+        reach = float(-bias.min()) or 1.0
+        self.bias_map.set_matrix(bias, row_labels=self.model.tokens, col_labels=self.model.tokens,
+                                 levels=(-reach, reach))
 
     def render_check(self):
         result = self.model.shuffle_result()

@@ -17,6 +17,8 @@ class ScoresPanel(HeatmapPanel):
                                 levels=nice_symmetric_levels(extent=r.score_range(h)), masked=masked,
                                 flagged_rows=r.heads.masked_rows, finite=True)  # the core refuses non-finite
         scale = scale_symbol(self.model.settings, r)
+        if r.slopes is not None:
+            scale += f" − {format_number(r.slopes[h])}·|i − j|"  # ALiBi's bias, before the temperature
         temp = "" if r.temperature == 1 else f" / T (T = {format_number(r.temperature)})"
         self.caption.setText(f"<b>① S = Q Kᵀ · {scale}</b>{temp}{self.head_note()}: one dot product per cell")
 
@@ -26,6 +28,9 @@ class ScoresPanel(HeatmapPanel):
         tok = self.model.tokens
         text = (f"score[{tok[row]} → {tok[col]}]\nq({tok[row]}) · k({tok[col]}) = {format_number(dot)}\n"
                 f"× scale {format_number(scale)}")
+        bias = r.bias(self.head(), row, col)
+        if bias is not None:
+            text += f"\n+ ALiBi bias −m·|i − j| = {format_number(bias)}"
         if temp != 1:
             text += f"\n÷ temperature {format_number(temp)}"
         text += f"\n= {format_number(score)}"

@@ -1,0 +1,62 @@
+"""Controls made from the settings' one description: a combo box for a choice, a check box for a
+switch, a slider or spin box for a number — each sends its change to ``model.set_param`` and shows
+the model's value without echoing it back. Not a panel: the panels that show settings use it."""
+from PySide6.QtCore import QSignalBlocker
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QSpinBox
+
+from explorer.core.settings_schema import SCHEMA
+from explorer.widgets.labelled_slider import LabelledSlider
+
+SPIN_DECIMALS = 4
+
+
+class SettingControl:
+    """One setting's widget, bound to the model: ``widget`` to lay out, ``show(settings)`` to refresh."""
+
+    def __init__(self, model, name, parent, text=""):
+        self.model, self.setting = model, SCHEMA[name]
+        s = self.setting
+        if s.choices:
+            self.widget = QComboBox(parent)
+            for value, label in s.choices:
+                self.widget.addItem(label, value)
+            self.widget.activated.connect(lambda i: self._send(self.widget.itemData(i)))
+        elif s.kind is bool:
+            self.widget = QCheckBox(text or s.label, parent)
+            self.widget.toggled.connect(self._send)
+        elif s.log:
+            self.widget = LabelledSlider("", s.low, s.high, log=True, parent=parent)
+            self.widget.valueChanged.connect(self._send)
+            self.widget.sliderPressed.connect(model.begin_gesture)
+            self.widget.sliderReleased.connect(model.end_gesture)
+        else:
+            self.widget = QSpinBox(parent) if s.kind is int else QDoubleSpinBox(parent)
+            low = s.low if not s.low_open else s.low + 10.0 ** -SPIN_DECIMALS
+            if s.kind is float:
+                self.widget.setDecimals(SPIN_DECIMALS)
+                self.widget.setSingleStep(0.05)
+            self.widget.setRange(low, s.high)
+            self.widget.setKeyboardTracking(False)
+            self.widget.valueChanged.connect(self._send)
+        self.widget.setToolTip(s.tooltip)
+
+    def _send(self, value):
+        self.model.set_param(self.setting.name, value)
+
+    def show(self, settings):
+        """Show the model's value (signals blocked: nothing is sent back)."""
+        value = getattr(settings, self.setting.name)
+        w = self.widget
+        with QSignalBlocker(w):
+            if isinstance(w, QComboBox):
+                w.setCurrentIndex(w.findData(value))
+            elif isinstance(w, QCheckBox):
+                w.setChecked(value)
+            else:
+                w.setValue(value)
+
+    def enable_choice(self, value, on, why=""):
+        """Grey out one choice of a combo box (e.g. sinusoidal PE in direct mode), saying why."""
+        item = self.widget.model().item(self.widget.findData(value))
+        item.setEnabled(on)
+        item.setToolTip("" if on else why)
