@@ -3,6 +3,7 @@
     .venv/bin/python -m benchmarks.run            # the full run, about 2-4 minutes
     .venv/bin/python -m benchmarks.run --quick    # smaller sizes and fewer repeats, about a minute
     .venv/bin/python benchmarks/run.py --only edit --sizes 512,1024
+    .venv/bin/python -m benchmarks.run --only hostile   # hostile session files refused, no Qt
 
 Each part runs in its own offscreen child process (see ``benchmarks/_util.py``); inside a part the
 app and its references are timed in the same process, interleaved, so a busy machine slows all of
@@ -30,6 +31,7 @@ TARGET_BLOCK_MS = 100.0
 TARGET_RSS = 1.5
 TARGET_TABLES_MS = 100.0  # "instantly": within the 0.1 s people perceive as immediate
 TARGET_STARTUP = 1.5
+TARGET_HOSTILE_S = 1.0  # docs/reliability.md: a hostile session file is refused in under a second
 
 
 def mark(ok):
@@ -58,7 +60,7 @@ def parse(argv):
                    help="L = 4, 64, 512 for edit→pixels, 3 repeats, the cell slider only, L = 2048 for the large part")
     p.add_argument("--sizes", help="comma-separated L for edit→pixels (default 4,64,512,1024)")
     p.add_argument("--repeats", type=int, help="timed repeats per size (default 7, 5 at L ≥ 1024; --quick 3)")
-    p.add_argument("--only", help="comma-separated parts: edit,drag,large,startup (default all)")
+    p.add_argument("--only", help="comma-separated parts: edit,drag,large,startup,hostile (default all)")
     p.add_argument("--drag-L", type=int, default=1024)
     p.add_argument("--large-L", type=int, help="L of the large part (default 4096; --quick 2048)")
     p.add_argument("--startup-runs", type=int, help="start-ups of each kind (default 5; --quick 3)")
@@ -68,8 +70,9 @@ def parse(argv):
     p.add_argument("--json", metavar="FILE", help="also write every raw figure to FILE")
     a = p.parse_args(argv)
     a.sizes = [int(x) for x in a.sizes.split(",")] if a.sizes else ([4, 64, 512] if a.quick else [4, 64, 512, 1024])
-    a.only = set(a.only.split(",")) if a.only else {"edit", "drag", "large", "startup"}
-    unknown = a.only - {"edit", "drag", "large", "startup"}
+    parts = {"edit", "drag", "large", "startup", "hostile"}
+    a.only = set(a.only.split(",")) if a.only else parts
+    unknown = a.only - parts
     if unknown:
         p.error(f"unknown parts: {', '.join(sorted(unknown))}")
     a.large_L = a.large_L or (2048 if a.quick else 4096)
@@ -89,7 +92,8 @@ def main(argv=None):
     if env:
         info["blas_threads"] = a.blas_threads
     started = time.time()
-    results = {"machine": info, "edit": [], "drag": [], "large": None, "tables": None, "startup": None}
+    results = {"machine": info, "edit": [], "drag": [], "large": None, "tables": None, "startup": None,
+               "hostile": None}
 
     if "edit" in a.only:
         for L in a.sizes:
@@ -109,6 +113,9 @@ def main(argv=None):
     if "startup" in a.only:
         log(f"start-up, {a.startup_runs} runs each …")
         results["startup"] = run_child("startup", ["--runs", a.startup_runs], env=env)
+    if "hostile" in a.only:
+        log("hostile session files, refused by load_session …")
+        results["hostile"] = run_child("hostile_files", ["--repeats", 1 if a.quick else 3], env=env)
     info["load_end"] = machine().get("load")
     info["wall_s"] = round(time.time() - started, 1)
 
@@ -221,6 +228,20 @@ def report(r):
         out += ["", f"app / empty = **{ratio:.2f}×** (target ≤ {TARGET_STARTUP}) {mark(ratio <= TARGET_STARTUP)}; "
                 f"every panel on screen drawn (the Readout comes just after the first paint) at "
                 f"{fmt_ms(1000 * complete)} = {complete / s['empty']['total']:.2f}× the empty window", ""]
+    h = r.get("hostile")
+    if h:
+        out += [f"## ⑤ Hostile session files refused by `load_session` (≤ {TARGET_HOSTILE_S:.0f} s each)", "",
+                "| file | files | largest | time | met |", "|---|---:|---:|---:|:---:|"]
+        for row in h["rows"]:
+            size = row["bytes"]
+            size_text = (f"{size / 2 ** 30:,.0f} GiB" if size >= 2 ** 30 else f"{size / 2 ** 20:.1f} MiB"
+                         if size >= 2 ** 20 else f"{size / 1024:.1f} KiB")
+            out.append(f"| {row['kind']} | {row['files']} | {size_text} | {fmt_ms(1000 * row['seconds'])} | "
+                       f"{mark(row['seconds'] <= TARGET_HOSTILE_S)} |")
+        slowest = max(h["rows"], key=lambda row: row["seconds"])
+        out += ["", f"Slowest: {slowest['kind']}, {fmt_ms(1000 * slowest['seconds'])}. Huge files: the median of "
+                f"{h['repeats']} load(s) each; damaged files: each loaded once, the slowest of each kind. The tests bound "
+                "the same loads by counted work instead (one open, one read, at most one parse).", ""]
     return "\n".join(out)
 
 

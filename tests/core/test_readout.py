@@ -1,5 +1,6 @@
 """③ read by rows: each key's share of O_i, and O_i inside the convex hull of the rows of V."""
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -65,7 +66,9 @@ def test_shares_for_bars_groups_the_left_out_keys_by_sign():
     parts = np.array([[1.0, -1.0], [2.0, 3.0], [-0.5, -2.0], [0.25, 1.0]])
     rows, bases = shares_for_bars(parts, [1, 3])
     np.testing.assert_array_equal(rows, [[2.0, 3.0], [0.25, 1.0], [1.0, 0.0], [-0.5, -3.0]])
-    np.testing.assert_array_equal(bases, stack_bases(rows))
+    # column 0: 2, 0.25, 1 pile up from 0 (bases 0, 2, 2.25); -0.5 hangs from 0
+    # column 1: 3, 1, 0 pile up from 0 (bases 0, 3, 4); -3 hangs from 0
+    np.testing.assert_array_equal(bases, [[0.0, 0.0], [2.0, 3.0], [2.25, 4.0], [0.0, 0.0]])
     np.testing.assert_allclose(rows.sum(axis=0), parts.sum(axis=0))
     every, _ = shares_for_bars(parts, range(4))
     np.testing.assert_array_equal(every, parts)  # nothing left out: no extra rows
@@ -146,8 +149,16 @@ def test_row_readout_single_head_is_the_whole_output_row():
     heads = multi_head_attention(q, k, v, 1)
     r = row_readout(heads, v, 1)
     np.testing.assert_array_equal(r.columns, [0, 1, 2])
-    np.testing.assert_allclose(r.parts.sum(axis=0), heads.output[1])
-    np.testing.assert_allclose(r.output, heads.output[1])
+    # by hand: 追 asks q = [2, 0, 0]; the keys score [4, 0, 0, 4] / √3, so with a = e^(4/√3) the
+    # weights are [a, 1, 1, a] / (2a + 2) and O = w0·[1,0,0] + w1·[0,1,0] + w2·[0,0,1] + w3·[0,0.3,0.8]
+    a = math.exp(4 / math.sqrt(3))
+    w = [a / (2 * a + 2), 1 / (2 * a + 2), 1 / (2 * a + 2), a / (2 * a + 2)]
+    want = [w[0], w[1] + 0.3 * w[3], w[2] + 0.8 * w[3]]
+    np.testing.assert_allclose(r.weights, w, rtol=1e-12)
+    np.testing.assert_allclose(r.parts, [[w[0], 0, 0], [0, w[1], 0], [0, 0, w[2]], [0, 0.3 * w[3], 0.8 * w[3]]],
+                               rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(r.parts.sum(axis=0), want, rtol=1e-12)
+    np.testing.assert_allclose(r.output, want, rtol=1e-12)
     assert not r.masked
 
 
@@ -157,9 +168,14 @@ def test_row_readout_of_one_head_uses_its_slice_of_v():
     heads = multi_head_attention(q, k, v, 3)
     r = row_readout(heads, v, 4, head=2)
     np.testing.assert_array_equal(r.columns, [4, 5])
-    np.testing.assert_allclose(r.values, v[:, 4:6])
-    np.testing.assert_allclose(r.weights, heads.weights[2, 4])
-    np.testing.assert_allclose(r.parts.sum(axis=0), heads.output[4, 4:6])
+    np.testing.assert_array_equal(r.values, v[:, 4:6])
+    # head 2 of 3 owns columns 4 and 5 (d_h = 2): scores (q4·k_j over those columns) / √2, softmax, mix
+    scores = [(q[4, 4] * k[j, 4] + q[4, 5] * k[j, 5]) / math.sqrt(2) for j in range(5)]
+    e = [math.exp(x) for x in scores]
+    w = [x / sum(e) for x in e]
+    np.testing.assert_allclose(r.weights, w, rtol=1e-12)
+    np.testing.assert_allclose(r.parts.sum(axis=0), [sum(w[j] * v[j, c] for j in range(5)) for c in (4, 5)],
+                               rtol=1e-10, atol=1e-14)
     with pytest.raises(ShapeError):
         row_readout(heads, v, 5)
     with pytest.raises(ShapeError):
@@ -217,9 +233,20 @@ def test_hull_is_ccw_and_contains_every_point(pts):
     if len(hull) >= 3:
         assert is_ccw(pts, hull)
     for p in pts:
-        assert in_convex_hull(p, pts)
+        assert on_or_inside(pts[hull], p), (p, pts[hull])
     # the hull of the hull's vertices is the same set of points
     assert hull_set(pts[hull]) == hull_set(pts)
+
+
+def on_or_inside(corners, p):
+    """Whether p is in the polygon (or segment, or point) of ``corners`` given counter-clockwise: never
+    right of an edge; on a segment: on its line and between its ends. Exact for small integers."""
+    cross = [(b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])
+             for a, b in zip(corners, np.roll(corners, -1, axis=0))]
+    if len(corners) >= 3:
+        return min(cross) >= 0
+    lo, hi = corners.min(axis=0), corners.max(axis=0)
+    return cross[0] == 0 and bool(np.all(lo <= p)) and bool(np.all(p <= hi))
 
 
 def plain_monotone_chain(pts):

@@ -1,11 +1,34 @@
-"""The vectorised label placement of explorer.core.readout against a plain one-box-at-a-time reference (no Qt)."""
+"""The vectorised label placement of explorer.core.readout against a plain one-box-at-a-time reference (no Qt).
+
+The reference is written here from the placement's definition and uses none of the module's helpers:
+a box's cost is the area it shares with every obstacle box, ``line_cost`` × the length of every
+segment (times its visibility) that runs inside it, and OUTSIDE_COST × its area outside the bounds;
+the first offset whose cost is lowest (by more than 1e-9) wins. The length inside a box is found by
+another method than the module's Liang–Barsky clipping: cut the segment where it crosses the four
+edge lines and add up the pieces whose midpoint lies in the box.
+"""
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.core.readout import (OUTSIDE_COST, box_overlap, boxes_around, outside_area, overlap_areas,
-                                   place_label, segment_in_box, segment_lengths_in_boxes)
+from explorer.core.readout import (OUTSIDE_COST, boxes_around, overlap_areas, place_label,
+                                   segment_lengths_in_boxes)
+from tests.box_geometry import area_outside, length_inside, shared_area
+
+
+def test_the_reference_geometry_by_hand():
+    assert shared_area((0, 0, 10, 10), (5, 5, 20, 20)) == 25 and shared_area((0, 0, 1, 1), (2, 2, 3, 3)) == 0
+    assert shared_area((0, 0, 10, 10), (10, 0, 20, 10)) == 0  # touching edges share no area
+    assert area_outside((-5, 0, 5, 10), (0, 0, 100, 100)) == 50
+    assert length_inside((-5, 5, 15, 5), (0, 0, 10, 10)) == 10
+    assert length_inside((0, 0, 20, 20), (0, 0, 10, 10)) == pytest.approx(10 * math.sqrt(2))
+    assert length_inside((5, -5, 5, 5), (0, 0, 10, 10)) == 5
+    assert length_inside((0, 0, 10, 0), (0, 0, 10, 10)) == 10  # along an edge counts
+    assert length_inside((20, 0, 30, 10), (0, 0, 10, 10)) == 0
+    assert length_inside((3, 3, 3, 3), (0, 0, 10, 10)) == 0  # a point has no length
 
 
 def reference_place_label(anchor, size, offsets, boxes=(), segments=(), bounds=None, line_cost=4.0, penalties=None):
@@ -16,11 +39,10 @@ def reference_place_label(anchor, size, offsets, boxes=(), segments=(), bounds=N
         x, y = float(anchor[0]) + dx, float(anchor[1]) + dy
         box = (x, y, x + w, y + h)
         cost = 0.0 if penalties is None else float(penalties[k])
-        cost += sum(box_overlap(box, b) for b in boxes)
-        cost += line_cost * sum(segment_in_box(s[:4], box) * (float(s[4]) if len(s) > 4 else 1.0)
-                                for s in segments)
+        cost += sum(shared_area(box, b) for b in boxes)
+        cost += line_cost * sum(length_inside(s, box) * (float(s[4]) if len(s) > 4 else 1.0) for s in segments)
         if bounds is not None:
-            cost += OUTSIDE_COST * outside_area(box, bounds)
+            cost += OUTSIDE_COST * area_outside(box, bounds)
         if best is None or cost < best[0] - 1e-9:
             best = (cost, k, box)
     return best[1], best[2]
@@ -81,13 +103,14 @@ def test_ties_go_to_the_first_offset_and_crowds_are_scored_whole():
 @settings(max_examples=200, deadline=None, database=None)
 @given(st.lists(box(), min_size=1, max_size=8), st.lists(box(), min_size=1, max_size=8),
        st.lists(segment(), min_size=1, max_size=8))
-def test_pairwise_areas_and_lengths_are_the_scalar_ones(cands, others, segments):
+def test_pairwise_areas_and_lengths_are_the_references(cands, others, segments):
     areas = overlap_areas(cands, others)
     lengths = segment_lengths_in_boxes([s[:4] for s in segments], cands)
     assert areas.shape == (len(others), len(cands)) and lengths.shape == (len(segments), len(cands))
     for k, c in enumerate(cands):
-        assert [areas[i, k] for i in range(len(others))] == [box_overlap(c, o) for o in others]
-        assert [lengths[i, k] for i in range(len(segments))] == [segment_in_box(s[:4], c) for s in segments]
+        assert [areas[i, k] for i in range(len(others))] == [shared_area(c, o) for o in others]
+        for i, s in enumerate(segments):
+            assert lengths[i, k] == pytest.approx(length_inside(s, c), rel=1e-9, abs=1e-9), (s, c)
 
 
 def test_boxes_around_points():
@@ -110,10 +133,10 @@ def test_labels_never_overlap_each_other_when_there_is_room(anchors, w, h):
         k, placed = place_label(a, (w, h), offsets, boxes=taken, bounds=bounds)
         assert (k, placed) == reference_place_label(a, (w, h), offsets, boxes=taken, bounds=bounds)
         free = [b for b in ((a[0] + dx, a[1] + dy, a[0] + dx + w, a[1] + dy + h) for dx, dy in offsets)
-                if outside_area(b, bounds) == 0 and all(box_overlap(b, t) == 0 for t in taken)]
+                if area_outside(b, bounds) == 0 and all(shared_area(b, t) == 0 for t in taken)]
         if free:
-            assert all(box_overlap(placed, t) == 0 for t in taken), "a label covers another though there was room"
-            assert outside_area(placed, bounds) == pytest.approx(0, abs=1e-9)
+            assert all(shared_area(placed, t) == 0 for t in taken), "a label covers another though there was room"
+            assert area_outside(placed, bounds) == pytest.approx(0, abs=1e-9)
         taken.append(placed)
 
 

@@ -6,10 +6,10 @@ import pytest
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtWidgets import QApplication
 
-from explorer.core import contributions, in_convex_hull
+from explorer.core import in_convex_hull
 from explorer.core.presets import random_session
-from explorer.core.readout import box_overlap, segment_in_box
 from explorer.panels.readout import OKABE_ITO, PLOT_MIN_HEIGHT, STAR_PX, ReadoutPanel, key_colour
+from tests.box_geometry import length_inside, shared_area
 from tests.gui.panel_helpers import show_panel
 
 
@@ -32,7 +32,8 @@ def expected_parts(model, row, head=0):
     r = model.results
     dh = r.v.shape[1] // r.n_heads
     cols = slice(head * dh, (head + 1) * dh)
-    return contributions(r.heads.weights[head, row], r.v[:, cols]), cols
+    w, v = r.heads.weights[head, row], r.v[:, cols]
+    return np.array([[w[j] * x for x in v[j]] for j in range(len(w))]), cols  # key j's share: w_j · v_j
 
 
 def assert_bars_match(model, panel, row):
@@ -297,10 +298,10 @@ def test_plane_labels_fit_and_keep_clear_of_the_star_and_each_other(qtbot, row, 
     for rect in labels + [o_label]:
         assert inside.contains(rect), "a label is cut off at the edge of the plot"  # 追 at d1 = 1 used to be
     for k, rect in enumerate(labels):
-        assert box_overlap(as_box(rect), as_box(star)) == 0  # "★色": the star covered 红色
-        assert box_overlap(as_box(rect), as_box(o_label)) == 0
+        assert shared_area(as_box(rect), as_box(star)) == 0  # "★色": the star covered 红色
+        assert shared_area(as_box(rect), as_box(o_label)) == 0
         for other in labels[k + 1:]:
-            assert box_overlap(as_box(rect), as_box(other)) == 0
+            assert shared_area(as_box(rect), as_box(other)) == 0
     # the O label sits on no weight line that carries real weight
     ro = panel._readout
     star_c = star.center()
@@ -308,7 +309,7 @@ def test_plane_labels_fit_and_keep_clear_of_the_star_and_each_other(qtbot, row, 
     for j in panel.shown_keys():
         if ro.weights[j] > 0.2:
             end = vb.mapViewToScene(pg_point(*pts[j]))
-            assert segment_in_box((star_c.x(), star_c.y(), end.x(), end.y()), as_box(o_label)) == 0
+            assert length_inside((star_c.x(), star_c.y(), end.x(), end.y()), as_box(o_label)) == 0
 
 
 def test_the_o_label_stays_off_the_lines_of_chase(qtbot):

@@ -6,23 +6,27 @@ Here the signals take the app's real path — QSlider.valueChanged → LabelledS
 of the temperature slider and one of the cell slider. The refcounts of None and True must not drop
 (PySide6 6.12.0 on Python < 3.12 decrements None once per delivered signal until the interpreter
 aborts), and afterwards the app still works: the drag is one undo step, the heatmaps are the core's
-numbers, undo brings the old value back.
+numbers, undo brings the old value back. On Python >= 3.12 None is immortal (PEP 683): the refcount
+half of each drag test cannot observe anything there, so it is reported as skipped at the end of the
+test (after the app checks have run) rather than passing without looking.
 """
 import gc
-import sys
 
 import pytest
 
 from explorer.core.attention import attention
 from explorer.model.commands import CellsCommand, StateCommand
+from tests.gui.refcounts import IMMORTAL_REASON, NONE_IS_IMMORTAL, assert_none_and_true_kept, refcounts
 from tests.gui.same_numbers import assert_same_numbers
 
 N = 50_000
 
 
-def refcounts():
-    gc.collect()
-    return sys.getrefcount(None), sys.getrefcount(True)
+def check_refcounts(before, after):
+    """The refcount half of a drag test: asserted where None is mortal, a skip (not a pass) where it is not."""
+    if NONE_IS_IMMORTAL:
+        pytest.skip(f"the app checks passed; the refcount check cannot run: {IMMORTAL_REASON}")
+    assert_none_and_true_kept(before, after)
 
 
 def assert_alive_and_right(window, ui):
@@ -46,13 +50,12 @@ def test_50000_moves_of_the_temperature_slider(qtbot, window, ui):
     before = refcounts()
     drag(temperature.slider, (1 + i % 999 for i in range(N)))
     after = refcounts()
-    assert after[0] >= before[0] - 100, f"None lost {before[0] - after[0]} references"
-    assert after[1] >= before[1] - 100, f"True lost {before[1] - after[1]} references"
     assert window.model.settings.temperature == temperature.value() != 1.0
     assert_alive_and_right(window, ui)
     window.actions["undo"].trigger()
     window.model.flush()
     assert window.model.settings.temperature == 1.0 == temperature.value()
+    check_refcounts(before, after)
 
 
 def test_50000_moves_of_the_cell_slider(qtbot, window, ui):
@@ -64,14 +67,13 @@ def test_50000_moves_of_the_cell_slider(qtbot, window, ui):
     before = refcounts()
     drag(slider, (i % (slider.maximum() + 1) for i in range(1, N + 1)))
     after = refcounts()
-    assert after[0] >= before[0] - 100, f"None lost {before[0] - after[0]} references"
-    assert after[1] >= before[1] - 100, f"True lost {before[1] - after[1]} references"
     assert window.model.matrix("K")[2, 1] == editor.cell_slider.value()
     assert_alive_and_right(window, ui)
     assert_same_numbers(window.panels["weights"].heatmap.image_array(),
                                   attention(*(window.model.matrix(n) for n in "QKV")).weights)
     window.actions["undo"].trigger()
     assert window.model.matrix("K")[2, 1] == 0.0
+    check_refcounts(before, after)
 
 
 # ----- regression (was a bug): every merged move of a drag stayed in memory ------------------------

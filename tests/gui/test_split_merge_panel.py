@@ -1,4 +1,5 @@
 """F8 split/merge drawing: the shapes and numbers of (L, D) → (H, L, d_h) → concat (→ W_o), following the model."""
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -6,12 +7,43 @@ import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor
 
-from explorer.core.heads import split_heads
 from explorer.core.presets import demo_session, random_session
+from explorer.core.session import Session, Settings
 from explorer.panels.head_style import head_colour
 from explorer.panels.split_merge import SplitMergePanel, tint
 from tests.gui.panel_helpers import show_panel
-from tests.gui.same_numbers import assert_same_numbers
+
+
+def reference_heads(q, k, v, n_heads):
+    """(H, L, d_v/H) head outputs from the definition, in plain Python, independent of explorer.core:
+    head h owns columns h·d_h … (h+1)·d_h − 1; o_i = Σ_j softmax_j(q_i·k_j / √d_h) v_j over every key j."""
+    q, k, v = (np.asarray(m, float).tolist() for m in (q, k, v))
+    dh, dvh = len(q[0]) // n_heads, len(v[0]) // n_heads
+    out = []
+    for h in range(n_heads):
+        qc, vc = range(h * dh, (h + 1) * dh), range(h * dvh, (h + 1) * dvh)
+        rows = []
+        for i in range(len(q)):
+            s = [sum(q[i][c] * k[j][c] for c in qc) / math.sqrt(dh) for j in range(len(k))]
+            e = [math.exp(x - max(s)) for x in s]
+            rows.append([sum(e[j] * v[j][c] for j in range(len(v))) / sum(e) for c in vc])
+        out.append(rows)
+    return np.array(out)
+
+
+def reference_concat(heads_out):
+    """(H, L, d) → (L, H·d): row i is head 0's row i, then head 1's, … (written out, not reshaped)."""
+    return np.array([[x for head in heads_out for x in head[i]] for i in range(len(heads_out[0]))])
+
+
+def hand_session():
+    """3 tokens, D = 4, 2 heads; K = 0 so every score is 0 and, with the causal mask, row i is the
+    plain mean of V's rows 0…i — every expected number below is worked out by hand from this."""
+    q = np.arange(1.0, 13.0).reshape(3, 4)  # [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]
+    k = np.zeros((3, 4))
+    v = np.array([[6.0, 0.0, 3.0, 12.0], [0.0, 6.0, 3.0, 0.0], [3.0, 3.0, 0.0, 6.0]])
+    return Session(tokens=("a", "b", "c"), matrices={"Q": q, "K": k, "V": v},
+                   settings=Settings(causal=True, heads=2), title="hand-made")
 
 
 def make(qtbot, session=None, heads=None, size=(800, 500)):
@@ -32,10 +64,17 @@ def test_demo_three_heads_shapes_numbers_and_colours(qtbot):
     assert panel.blocks() == [("Q", (4, 3)), ("Q heads", (3, 4, 1)), ("head outputs", (3, 4, 1)), ("concat", (4, 3))]
     assert panel.numbers_shown is True
     assert panel.has_wo is False
-    assert_same_numbers(panel.values("Q"), r.q)
-    assert_same_numbers(panel.values("Q heads"), split_heads(r.q, 3))
-    assert_same_numbers(panel.values("head outputs"), r.heads.head_outputs)
-    assert_same_numbers(panel.values("concat"), r.heads.concat)
+    q = [[0.5, 1.5, 0.0], [2.0, 0.0, 0.0], [1.0, 0.0, 0.8], [0.3, 0.0, 2.0]]  # the demo's Q
+    np.testing.assert_array_equal(panel.values("Q"), q)
+    # d_h = 1: head h is column h of Q
+    np.testing.assert_array_equal(panel.values("Q heads"), [[[0.5], [2.0], [1.0], [0.3]],
+                                                            [[1.5], [0.0], [0.0], [0.0]],
+                                                            [[0.0], [0.0], [0.8], [2.0]]])
+    k = [[2.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 2.0], [2.0, 0.0, 1.0]]
+    v = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.3, 0.8]]
+    heads_out = reference_heads(q, k, v, 3)
+    np.testing.assert_allclose(panel.values("head outputs"), heads_out, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(panel.values("concat"), reference_concat(heads_out), rtol=1e-12, atol=1e-15)
     colours = panel.head_colours()
     assert colours == [head_colour(h).name() for h in range(3)]
     assert len(set(colours)) == 3
@@ -59,8 +98,12 @@ def test_shapes_follow_the_heads_count(qtbot):
     assert panel.blocks() == [("Q", (6, 8)), ("Q heads", (4, 6, 2)), ("head outputs", (4, 6, 2)), ("concat", (6, 8))]
     c = panel.head_colours()
     assert panel.column_colours("concat") == [c[0], c[0], c[1], c[1], c[2], c[2], c[3], c[3]]
-    assert_same_numbers(panel.values("Q heads"), split_heads(model.results.q, 4))
-    assert_same_numbers(panel.values("head outputs"), model.results.heads.head_outputs)
+    q, k, v = (random_session(6, 8, seed=1).matrices[n] for n in "QKV")
+    got = panel.values("Q heads")
+    for h in range(4):  # head h owns columns 2h and 2h + 1
+        np.testing.assert_array_equal(got[h], q[:, [2 * h, 2 * h + 1]])
+    np.testing.assert_allclose(panel.values("head outputs"), reference_heads(q, k, v, 4),
+                               rtol=1e-10, atol=1e-12)
     assert panel.canvas.stage("Q heads").shape_text == "(H=4, L=6, d_h=2)"
 
 
@@ -69,7 +112,27 @@ def test_edits_redraw_the_numbers(qtbot):
     model.set_cell("Q", 1, 2, 1.25)
     model.flush()
     assert panel.values("Q heads")[2, 1, 0] == 1.25
-    assert_same_numbers(panel.values("concat"), model.results.heads.concat)
+    s = demo_session()
+    q = np.array(s.matrices["Q"])
+    q[1, 2] = 1.25
+    want = reference_concat(reference_heads(q, s.matrices["K"], s.matrices["V"], 3))
+    np.testing.assert_allclose(panel.values("concat"), want, rtol=1e-12, atol=1e-15)
+
+
+def test_hand_made_split_and_merge(qtbot):
+    """A 3×4 Q cut into 2 heads, and the outputs of K = 0 under the causal mask, written out by hand."""
+    model, panel = make(qtbot, hand_session())
+    assert panel.blocks() == [("Q", (3, 4)), ("Q heads", (2, 3, 2)), ("head outputs", (2, 3, 2)), ("concat", (3, 4))]
+    np.testing.assert_array_equal(panel.values("Q heads"), [[[1, 2], [5, 6], [9, 10]],
+                                                            [[3, 4], [7, 8], [11, 12]]])
+    # row 0 = v0; row 1 = (v0 + v1) / 2; row 2 = (v0 + v1 + v2) / 3 — head 0 on columns 0-1, head 1 on 2-3
+    np.testing.assert_allclose(panel.values("head outputs"), [[[6, 0], [3, 3], [3, 3]],
+                                                              [[3, 12], [3, 6], [2, 6]]], rtol=1e-15, atol=1e-15)
+    np.testing.assert_allclose(panel.values("concat"), [[6, 0, 3, 12], [3, 3, 3, 6], [3, 3, 2, 6]],
+                               rtol=1e-15, atol=1e-15)
+    model.set_cell("Q", 2, 3, -1.5)  # Q[2, 3] is head 1, row 2, column 1
+    model.flush()
+    np.testing.assert_array_equal(panel.values("Q heads")[1], [[3, 4], [7, 8], [11, -1.5]])
 
 
 def test_long_sequences_are_drawn_as_blocks(qtbot):
