@@ -84,15 +84,13 @@ def _upgraded(data: Any, where: str) -> dict:
 
 def _check_fields(obj: dict, expected: tuple[str, ...], required: tuple[str, ...], place: str,
                   where: str) -> None:
-    """Refuse an unknown field, suggesting a near miss (fields left out first), or a missing
-    required one. A field that is neither required nor there takes its default."""
+    """Refuse an unknown field, suggesting the nearest known one, or a missing required one.
+    A field that is neither required nor there takes its default."""
     prefix = f"{where}: {place}: " if place else f"{where}: "
     for key in obj:
         if key not in expected:
             text = key if isinstance(key, str) else repr(key)
-            absent = [name for name in expected if name not in obj]
-            near = (difflib.get_close_matches(text, absent, n=1)
-                    or difflib.get_close_matches(text, expected, n=1))
+            near = difflib.get_close_matches(text, expected, n=1)
             hint = f" (did you mean {near[0]!r}?)" if near else ""
             raise SessionError(f"{prefix}unknown field {short(text)}{hint}")
     for name in required:
