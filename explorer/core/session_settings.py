@@ -71,15 +71,27 @@ def _integer(value: Any, place: str, where: str) -> int:
     return int(value)
 
 
+def _choice(value: Any, allowed: tuple[str, ...], place: str, where: str) -> str:
+    """One of the ``allowed`` words, or SessionError listing them."""
+    if not isinstance(value, str) or value not in allowed:
+        raise SessionError(f"{where}: {place} must be one of {', '.join(map(repr, allowed))}, "
+                           f"not {describe(value)}")
+    return value
+
+
+def _flag(value: Any, place: str, where: str) -> bool:
+    """true or false (a NumPy bool too) as a bool, or SessionError."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise SessionError(f"{where}: {place} must be true or false, not {describe(value)}")
+    return bool(value)
+
+
 def _check_settings(settings: Any, widths: Mapping[str, int], where: str) -> Settings:
     """Every setting's type and range, and how the settings fit the matrices' ``widths`` (axis ->
     length, "L" the tokens); a normalised copy (plain float/int/bool), or SessionError."""
     if not isinstance(settings, Settings):
         raise SessionError(f"{where}: settings must be a Settings, not {describe(settings)}")
-    mode = settings.scale_mode
-    if not isinstance(mode, str) or mode not in SCALE_MODES:
-        raise SessionError(f"{where}: settings.scale_mode must be one of "
-                           f"{', '.join(map(repr, SCALE_MODES))}, not {describe(mode)}")
+    mode = _choice(settings.scale_mode, SCALE_MODES, "settings.scale_mode", where)
     scale = _real(settings.scale, "settings.scale", where)
     if not 0.0 < scale <= SCALE_MAX:
         raise SessionError(f"{where}: settings.scale is {scale!r}; it must be above 0 and at "
@@ -88,38 +100,24 @@ def _check_settings(settings: Any, widths: Mapping[str, int], where: str) -> Set
     if not TEMPERATURE_MIN <= temperature <= TEMPERATURE_MAX:
         raise SessionError(f"{where}: settings.temperature is {temperature!r}; it must lie in "
                            f"{TEMPERATURE_MIN:g}..{TEMPERATURE_MAX:g}")
-    causal = settings.causal
-    if not isinstance(causal, (bool, np.bool_)):
-        raise SessionError(f"{where}: settings.causal must be true or false, "
-                           f"not {describe(causal)}")
-    source = settings.source
-    if not isinstance(source, str) or source not in SOURCES:
-        raise SessionError(f"{where}: settings.source must be one of "
-                           f"{', '.join(map(repr, SOURCES))}, not {describe(source)}")
+    causal = _flag(settings.causal, "settings.causal", where)
+    source = _choice(settings.source, SOURCES, "settings.source", where)
     if source == "projected" and "D" not in widths:
         raise SessionError(f"{where}: settings.source is 'projected' but the matrices X, Wq, Wk, "
                            f"Wv and Wo are missing")
-    positions = settings.positions
-    if not isinstance(positions, str) or positions not in POSITIONS:
-        raise SessionError(f"{where}: settings.positions must be one of "
-                           f"{', '.join(map(repr, POSITIONS))}, not {describe(positions)}")
+    positions = _choice(settings.positions, POSITIONS, "settings.positions", where)
     if positions != "none" and source != "projected":
         raise SessionError(f"{where}: settings.positions is {positions!r}, but positions are added "
                            f"to the token vectors X, which only the 'projected' source has")
     heads = _integer(settings.heads, "settings.heads", where)
     if heads < 1:
         raise SessionError(f"{where}: settings.heads is {heads}; it must be at least 1")
-    rope = settings.rope
-    if not isinstance(rope, (bool, np.bool_)):
-        raise SessionError(f"{where}: settings.rope must be true or false, not {describe(rope)}")
+    rope = _flag(settings.rope, "settings.rope", where)
     rope_base = _real(settings.rope_base, "settings.rope_base", where)
     if not ROPE_BASE_MIN <= rope_base <= ROPE_BASE_MAX:
         raise SessionError(f"{where}: settings.rope_base is {rope_base!r}; it must lie in "
                            f"{ROPE_BASE_MIN:g}..{ROPE_BASE_MAX:g}")
-    rope_style = settings.rope_style
-    if not isinstance(rope_style, str) or rope_style not in ROPE_STYLES:
-        raise SessionError(f"{where}: settings.rope_style must be one of "
-                           f"{', '.join(map(repr, ROPE_STYLES))}, not {describe(rope_style)}")
+    rope_style = _choice(settings.rope_style, ROPE_STYLES, "settings.rope_style", where)
     rope_offset = _integer(settings.rope_offset, "settings.rope_offset", where)
     if not 0 <= rope_offset <= ROPE_OFFSET_MAX:
         raise SessionError(f"{where}: settings.rope_offset is {rope_offset}; it must lie in "
@@ -143,7 +141,7 @@ def _check_settings(settings: Any, widths: Mapping[str, int], where: str) -> Set
     if not 0 <= head < heads:
         raise SessionError(f"{where}: settings.selected_head is {head}; with {heads} heads it "
                            f"must lie in 0..{heads - 1}")
-    return Settings(scale_mode=mode, scale=scale, temperature=temperature, causal=bool(causal),
+    return Settings(scale_mode=mode, scale=scale, temperature=temperature, causal=causal,
                     heads=heads, selected_row=row, selected_head=head, source=source,
-                    positions=positions, rope=bool(rope), rope_base=rope_base, rope_style=rope_style,
+                    positions=positions, rope=rope, rope_base=rope_base, rope_style=rope_style,
                     rope_offset=rope_offset)
