@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from explorer.core import session as session_module
+from explorer.core import session_read
 from explorer.core.errors import SessionError
 from explorer.core.presets import demo_session
 from explorer.core.session import (MAX_LAYOUT_BYTES, MAX_TOKEN_CHARS, MAX_TOKENS, Session, Settings,
@@ -84,7 +85,7 @@ def no_parsing(monkeypatch):
     def parse(text, where):
         raise AssertionError(f"{where} ({len(text)} characters) reached the JSON parser")
 
-    monkeypatch.setattr(session_module, "_parse", parse)
+    monkeypatch.setattr(session_read, "parse", parse)
 
 
 @pytest.mark.parametrize("kind", list(HOSTILE))

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from explorer.core import session as session_module
+from explorer.core import session_check, session_read, session_write
 from explorer.core.errors import SessionError
 from explorer.core.session import (
     FORMAT_NAME, MAX_ABS_VALUE, MAX_FILE_BYTES, MAX_TOKENS, SCALE_MODES, TEMPERATURE_MAX,
@@ -70,9 +71,16 @@ def test_frozen_v1_file_loads_exactly():
     assert s == demo_session()
 
 
-def test_frozen_v2_file_is_what_save_writes():
+def test_frozen_v3_file_is_what_save_writes():
     """The writer's output is stable: saving the demo reproduces the frozen file byte for byte."""
-    assert session_to_json(demo_session()) == (DATA / "session_v2.json").read_text("utf-8")
+    assert session_to_json(demo_session()) == (DATA / "session_v3.json").read_text("utf-8")
+
+
+def test_frozen_v2_file_differs_from_v3_only_by_its_version():
+    """Version 3 changed what may be left out, not what is written."""
+    v2 = (DATA / "session_v2.json").read_text("utf-8")
+    assert session_to_json(demo_session()).replace('"version": 3,', '"version": 2,', 1) == v2
+    assert load_session(DATA / "session_v2.json") == demo_session()
 
 
 def test_v1_upgrades_to_direct_mode_without_positions():
@@ -281,11 +289,11 @@ RULES = [
     (with_change("version", True), ["version must be an integer, not a boolean"]),
     (with_change("version", 0), ["version 0 is not valid (versions start at 1)"]),
     (with_change("version", 7), ["written by a newer version of Attention Explorer "
-                                 "(version 7; this one reads up to 2)"]),
+                                 "(version 7; this one reads up to 3)"]),
     (dict(demo_dict(), extra=1), ["unknown field 'extra'"]),
     (dict(demo_dict(), tokenz=[]), ["unknown field 'tokenz' (did you mean 'tokens'?)"]),
-    (without("title"), ["missing field 'title'"]),
-    (without("layout"), ["missing field 'layout'"]),
+    (without("tokens"), ["missing field 'tokens'"]),
+    (without("matrices"), ["missing field 'matrices'"]),
     # title
     (with_change("title", 5), ["title must be a string, not a number (5)"]),
     (with_change("title", "a\tb"), ["title contains a control character (U+0009"]),
@@ -306,7 +314,7 @@ RULES = [
     (with_change("matrices", [[1]]), ["matrices must be an object of named matrices, "
                                       "not a list"]),
     (with_change("matrices.Y", [[1, 2, 3]] * 4), ["matrices: unknown matrix 'Y' "
-                                                  "(version 2 holds Q, K, V, X, Wq, Wk, Wv, Wo)"]),
+                                                  "(version 3 holds Q, K, V, X, Wq, Wk, Wv, Wo)"]),
     (without("matrices.V"), ["matrices: missing matrix 'V'"]),
     # matrices: structure
     (with_change("matrices.Q", "1 2 3"), ["matrices.Q must be a list of rows, not a string"]),
@@ -332,7 +340,6 @@ RULES = [
     (with_change("settings", [1]), ["settings must be an object, not a list"]),
     (dict(demo_dict(), settings=dict(demo_dict()["settings"], tempreature=1.0)),
      ["settings: unknown field 'tempreature' (did you mean 'temperature'?)"]),
-    (without("settings.causal"), ["settings: missing field 'causal'"]),
     (with_change("settings.scale_mode", "sqrt"), ["settings.scale_mode must be one of "
                                                   "'inv_sqrt_d', 'none', 'custom', not a string "
                                                   "('sqrt')"]),
@@ -411,7 +418,8 @@ def test_projected_widths_are_limited_like_columns():
 
 def test_cell_limit(monkeypatch):
     d, s = demo_dict(), demo_session()
-    monkeypatch.setattr(session_module, "MAX_CELLS", 8)
+    for module in (session_read, session_check):  # while reading the rows, and validating
+        monkeypatch.setattr(module, "MAX_CELLS", 8)
     refused(d, "matrices.Q has 4×3 = 12 cells; the most is 8")
     with pytest.raises(SessionError, match=r"^session: matrices\.Q has 4×3 = 12 cells"):
         validate_session(s)
@@ -474,7 +482,7 @@ def test_truncated_file_says_so():
 # Versioning
 
 def test_upgrade_steps_run_in_order(monkeypatch, tmp_path):
-    """A fake version 3 with two upgrade steps: a version-1 file loads through both."""
+    """A fake version 4 with three upgrade steps: a version-1 file loads through all of them."""
     calls = []
 
     def one_to_two(d):
@@ -483,17 +491,22 @@ def test_upgrade_steps_run_in_order(monkeypatch, tmp_path):
 
     def two_to_three(d):
         calls.append((2, d["version"]))
-        d = dict(d, title=d["title"] + " (v3)")
+        return dict(session_module.UPGRADES[2](d), title=d["title"] + " (v3)")
+
+    def three_to_four(d):
+        calls.append((3, d["version"]))
+        d = dict(d, title=d["title"] + " (v4)")
         del d["added_in_v2"]
         return d
 
-    monkeypatch.setattr(session_module, "VERSION", 3)
-    monkeypatch.setattr(session_module, "UPGRADES", {1: one_to_two, 2: two_to_three})
+    for module in (session_read, session_write):  # the version the reader reads and the writer writes
+        monkeypatch.setattr(module, "VERSION", 4)
+    monkeypatch.setattr(session_read, "UPGRADES", {1: one_to_two, 2: two_to_three, 3: three_to_four})
     s = load_session(DATA / "session_v1.json")
-    assert calls == [(1, 1), (2, 2)]
-    assert s.title == DEMO_TITLE + " (v2) (v3)"
+    assert calls == [(1, 1), (2, 2), (3, 3)]
+    assert s.title == DEMO_TITLE + " (v2) (v3) (v4)"
     save_session(s, tmp_path / "new.json")
-    assert json.loads((tmp_path / "new.json").read_text("utf-8"))["version"] == 3
+    assert json.loads((tmp_path / "new.json").read_text("utf-8"))["version"] == 4
 
 
 def test_upgrade_failures_are_session_errors(monkeypatch):
@@ -501,17 +514,17 @@ def test_upgrade_failures_are_session_errors(monkeypatch):
         raise KeyError("tokens")
 
     v1 = dict(demo_dict(), version=1)
-    monkeypatch.setattr(session_module, "VERSION", 2)
-    monkeypatch.setattr(session_module, "UPGRADES", {1: broken})
+    monkeypatch.setattr(session_read, "VERSION", 2)
+    monkeypatch.setattr(session_read, "UPGRADES", {1: broken})
     refused(v1, "could not upgrade it from version 1 to 2 (KeyError: 'tokens')")
-    monkeypatch.setattr(session_module, "UPGRADES", {})
+    monkeypatch.setattr(session_read, "UPGRADES", {})
     refused(v1, "no upgrade from version 1 to 2")
-    monkeypatch.setattr(session_module, "UPGRADES", {1: lambda d: [d]})
+    monkeypatch.setattr(session_read, "UPGRADES", {1: lambda d: [d]})
     refused(v1, "upgrading from version 1 gave a list")
 
 
 def test_current_version_has_no_pending_upgrades():
-    assert VERSION == 2 and sorted(session_module.UPGRADES) == list(range(1, VERSION))
+    assert VERSION == 3 and sorted(session_module.UPGRADES) == list(range(1, VERSION))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -578,7 +591,7 @@ def test_save_into_a_missing_folder_is_a_session_error(tmp_path):
 
 
 def test_save_refuses_a_file_too_large_to_load_again(tmp_path, monkeypatch):
-    monkeypatch.setattr(session_module, "MAX_FILE_BYTES", 300)
+    monkeypatch.setattr(session_write, "MAX_FILE_BYTES", 300)
     with pytest.raises(SessionError, match=r"^big\.json: the session would be \d+ bytes; "
                                            r"session files are limited to 300 bytes"):
         save_session(demo_session(), tmp_path / "big.json")
@@ -618,7 +631,7 @@ def test_oversize_file_is_refused_before_reading(tmp_path, monkeypatch):
     def no_reading(*args, **kwargs):
         raise AssertionError("the file was opened")
 
-    monkeypatch.setattr(session_module, "open", no_reading, raising=False)
+    monkeypatch.setattr(session_read, "open", no_reading, raising=False)
     with pytest.raises(SessionError, match=r"^huge\.json: is 256\.0 MiB; session files are "
                                            r"limited to 256\.0 MiB"):
         load_session(path)
@@ -627,14 +640,14 @@ def test_oversize_file_is_refused_before_reading(tmp_path, monkeypatch):
 def test_file_that_grows_after_stat_is_still_capped(tmp_path, monkeypatch):
     path = tmp_path / "s.json"
     path.write_text(session_to_json(demo_session()), "utf-8")
-    monkeypatch.setattr(session_module, "MAX_FILE_BYTES", 100)
+    monkeypatch.setattr(session_read, "MAX_FILE_BYTES", 100)
     real_stat = os.stat
 
     class SmallStat:
         def __init__(self, st):
             self.st_mode, self.st_size = st.st_mode, 10
 
-    monkeypatch.setattr(session_module.os, "stat", lambda p: SmallStat(real_stat(p)))
+    monkeypatch.setattr(session_read.os, "stat", lambda p: SmallStat(real_stat(p)))
     with pytest.raises(SessionError, match=r"^s\.json: is larger than 100 bytes"):
         load_session(path)
 
@@ -820,14 +833,14 @@ def test_a_save_is_written_in_pieces_equal_to_the_whole_text_and_a_refused_one_l
         written.append(not isinstance(data, (bytes, bytearray)))
         return real(path, data)
 
-    monkeypatch.setattr(session_module, "atomic_write_bytes", spy)
+    monkeypatch.setattr(session_write, "atomic_write_bytes", spy)
     from explorer.core.presets import random_session
 
     s = random_session(40, 8, seed=3)
     save_session(s, tmp_path / "s.json")
     assert written == [True]  # an iterable of pieces, not one string of the whole file
     assert (tmp_path / "s.json").read_text("utf-8") == session_to_json(s)
-    monkeypatch.setattr(session_module, "MAX_FILE_BYTES", 2000)
+    monkeypatch.setattr(session_write, "MAX_FILE_BYTES", 2000)
     with pytest.raises(SessionError, match=r"the session would be \d+\.?\d* (bytes|KiB|MiB)"):
         save_session(s, tmp_path / "s.json")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json"]  # no temporary left behind

@@ -1,0 +1,176 @@
+"""The rules of a valid session, checked on a Session in memory (``validate_session``).
+
+Shared by saving (nothing invalid is written) and loading (after parsing and upgrading).
+Every refusal is a SessionError naming ``where``, the place and the value.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Mapping
+
+import numpy as np
+
+from .errors import SessionError
+from .session_data import Session
+from .session_limits import (AXIS_TEXT, MATRIX_AXES, MAX_ABS_VALUE, MAX_CELLS, MAX_DIM, MAX_LAYOUT_BYTES,
+                             MAX_TITLE_CHARS, MAX_TOKEN_CHARS, MAX_TOKENS, PROJECTION_MATRICES,
+                             REQUIRED_MATRICES, VERSION)
+from .session_settings import _check_settings
+from .session_words import describe, short
+
+# Cc (C0, DEL, C1), line/paragraph separators, and unpaired surrogates (not valid Unicode).
+_BAD_TEXT_CHARS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _check_text(value: Any, place: str, where: str, *, min_chars: int, max_chars: int) -> str:
+    """A string of min_chars..max_chars characters with no control character or lone surrogate."""
+    if not isinstance(value, str):
+        raise SessionError(f"{where}: {place} must be a string, not {describe(value)}")
+    if len(value) < min_chars:
+        raise SessionError(f"{where}: {place} is empty")
+    if len(value) > max_chars:
+        raise SessionError(f"{where}: {place} has {len(value)} characters; the most is {max_chars}")
+    bad = _BAD_TEXT_CHARS.search(value)
+    if bad:
+        char = ord(bad.group())
+        kind = ("an unpaired surrogate, which is not valid Unicode" if 0xD800 <= char <= 0xDFFF
+                else "a control character")
+        raise SessionError(f"{where}: {place} contains {kind} (U+{char:04X} at character "
+                           f"{bad.start()})")
+    return value
+
+
+def _check_tokens(tokens: Any, where: str) -> tuple[str, ...]:
+    """1..MAX_TOKENS tokens, each a text of 1..MAX_TOKEN_CHARS characters; as a tuple."""
+    if not isinstance(tokens, (tuple, list)):
+        raise SessionError(f"{where}: tokens must be a list of strings, not {describe(tokens)}")
+    if not tokens:
+        raise SessionError(f"{where}: tokens is empty; a session needs at least one token")
+    if len(tokens) > MAX_TOKENS:
+        raise SessionError(f"{where}: tokens has {len(tokens)} entries; the most is {MAX_TOKENS}")
+    for i, token in enumerate(tokens):
+        _check_text(token, f"tokens[{i}]", where, min_chars=1, max_chars=MAX_TOKEN_CHARS)
+    return tuple(tokens)
+
+
+def _first_bad(mask: np.ndarray) -> tuple[int, ...]:
+    """The (row, col) of the first True cell of ``mask``, to name it in a message."""
+    return tuple(int(i) for i in np.unravel_index(int(np.argmax(mask)), mask.shape))
+
+
+def _check_matrix_names(names: Any, where: str) -> None:
+    """Only known matrices; Q, K and V there; the projections all together or none."""
+    for name in names:
+        if name not in MATRIX_AXES:
+            text = name if isinstance(name, str) else repr(name)
+            raise SessionError(f"{where}: matrices: unknown matrix {short(text)} (version "
+                               f"{VERSION} holds {', '.join(MATRIX_AXES)})")
+    for name in REQUIRED_MATRICES:
+        if name not in names:
+            raise SessionError(f"{where}: matrices: missing matrix {name!r}")
+    present = [n for n in PROJECTION_MATRICES if n in names]
+    if present and len(present) < len(PROJECTION_MATRICES):
+        missing = [n for n in PROJECTION_MATRICES if n not in names]
+        raise SessionError(f"{where}: matrices: the projections come together; "
+                           f"{', '.join(present)} without {', '.join(missing)}")
+
+
+def _check_matrices(matrices: Any, n_tokens: int, where: str
+                    ) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+    """Names, dtypes, shapes (axes that must agree), sizes and values; returns arrays and widths."""
+    if not isinstance(matrices, Mapping):
+        raise SessionError(f"{where}: matrices must be an object of named matrices, "
+                           f"not {describe(matrices)}")
+    _check_matrix_names(matrices, where)
+    lengths: dict[str, tuple[int, str]] = {"L": (n_tokens, "")}   # axis -> (length, first matrix)
+    result: dict[str, np.ndarray] = {}
+    for name, axes in MATRIX_AXES.items():
+        if name not in matrices:
+            continue
+        place = f"matrices.{name}"
+        array = matrices[name]
+        if not isinstance(array, np.ndarray):
+            raise SessionError(f"{where}: {place} must be a 2-D array of numbers, "
+                               f"not {describe(array)}")
+        if array.dtype != np.float64:
+            raise SessionError(f"{where}: {place} holds {array.dtype} values; it must hold real "
+                               f"numbers")
+        if array.ndim != 2:
+            raise SessionError(f"{where}: {place} is {array.ndim}-D; it must be 2-D")
+        rows, cols = array.shape
+        if cols < 1:
+            raise SessionError(f"{where}: {place} has no columns")
+        if cols > MAX_DIM:
+            raise SessionError(f"{where}: {place} has {cols} columns; the most is {MAX_DIM}")
+        if rows * cols > MAX_CELLS:
+            raise SessionError(f"{where}: {place} has {rows}×{cols} = {rows * cols} cells; the "
+                               f"most is {MAX_CELLS}")
+        if axes[0] != "L" and rows > MAX_DIM:  # p_k, p_v, D_o are widths too: 1..MAX_DIM
+            raise SessionError(f"{where}: {place} has {rows} rows; the most is {MAX_DIM} (its rows "
+                               f"are {AXIS_TEXT.get(axes[0], axes[0])}, {axes[0]})")
+        for axis_index, (axis, size) in enumerate(zip(axes, array.shape)):
+            what = "rows" if axis_index == 0 else "columns"
+            if axis not in lengths:
+                lengths[axis] = (size, name)
+                continue
+            expected, first = lengths[axis]
+            if size == expected:
+                continue
+            if axis == "L":
+                raise SessionError(f"{where}: {place} has {size} rows but there are {expected} "
+                                   f"tokens")
+            first_what = "rows" if MATRIX_AXES[first].index(axis) == 0 else "columns"
+            raise SessionError(
+                f"{where}: {place} has {size} {what} but matrices.{first} has {expected} "
+                f"{first_what} (both are {AXIS_TEXT.get(axis, axis)}, {axis})")
+        with np.errstate(invalid="ignore"):
+            bad = ~(np.abs(array) <= MAX_ABS_VALUE)
+        if bad.any():
+            r, c = _first_bad(bad)
+            value = float(array[r, c])
+            reason = ("values must be finite" if not math.isfinite(value)
+                      else f"values must lie within ±{MAX_ABS_VALUE:.0f}")
+            raise SessionError(f"{where}: {place} row {r} col {c} is {value!r}; {reason}")
+        result[name] = array
+    widths = {axis: size for axis, (size, _) in lengths.items()}
+    return result, widths
+
+
+def _check_layout(layout: Any, where: str) -> dict[str, str] | None:
+    """null, or string keys and values, at most MAX_LAYOUT_BYTES of UTF-8 together."""
+    if layout is None:
+        return None
+    if not isinstance(layout, Mapping):
+        raise SessionError(f"{where}: layout must be null or an object of strings, "
+                           f"not {describe(layout)}")
+    total = 0
+    for key, value in layout.items():
+        _check_text(key, "layout key", where, min_chars=1, max_chars=MAX_TOKEN_CHARS)
+        place = f"layout.{key}"
+        if not isinstance(value, str):
+            raise SessionError(f"{where}: {place} must be a string, not {describe(value)}")
+        bad = _SURROGATES.search(value)
+        if bad:
+            raise SessionError(f"{where}: {place} contains an unpaired surrogate (U+"
+                               f"{ord(bad.group()):04X}), which is not valid Unicode")
+        if len(value) > MAX_LAYOUT_BYTES:
+            raise SessionError(f"{where}: layout is larger than {MAX_LAYOUT_BYTES} bytes")
+        total += len(key.encode("utf-8")) + len(value.encode("utf-8"))
+        if total > MAX_LAYOUT_BYTES:
+            raise SessionError(f"{where}: layout is larger than {MAX_LAYOUT_BYTES} bytes")
+    return dict(layout)
+
+
+def validate_session(session: Any, where: str = "session") -> Session:
+    """Check every rule of the format; a normalised copy, or SessionError naming the place."""
+    if not isinstance(session, Session):
+        raise SessionError(f"{where}: not a Session but {describe(session)}")
+    title = _check_text(session.title, "title", where, min_chars=0, max_chars=MAX_TITLE_CHARS)
+    tokens = _check_tokens(session.tokens, where)
+    matrices, widths = _check_matrices(session.matrices, len(tokens), where)
+    settings = _check_settings(session.settings, widths, where)
+    layout = _check_layout(session.layout, where)
+    return Session(tokens=tokens, matrices=matrices, settings=settings, layout=layout,
+                   title=title)

@@ -1,0 +1,86 @@
+"""The Session value: tokens, matrices, settings, layout and title, with read-only float64 arrays.
+
+Built freely in memory (lists, any real dtype); ``validate_session`` says whether it is a valid one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Mapping
+
+import numpy as np
+
+from .session_settings import Settings
+
+
+def _frozen_array(value: Any) -> Any:
+    """A read-only copy of ``value`` as an array (real numbers become float64); else ``value``."""
+    if isinstance(value, np.ndarray):
+        if (value.dtype == np.float64 and not value.flags.writeable and value.base is None
+                and value.flags.c_contiguous):
+            return value
+    elif not isinstance(value, (list, tuple)):
+        return value
+    try:
+        array = np.array(value, copy=True, order="C")
+        if array.dtype.kind in "iuf" and array.dtype != np.float64:
+            array = array.astype(np.float64)
+        array.flags.writeable = False
+    except Exception:  # ragged lists and the like: validate_session says what is wrong
+        return value
+    return array
+
+
+@dataclass(frozen=True, eq=False)
+class Session:
+    """Everything a session file holds. Arrays are stored as read-only float64 copies."""
+
+    tokens: tuple[str, ...]
+    matrices: Mapping[str, np.ndarray]   # "Q", "K" (L, d_k) and "V" (L, d_v)
+    settings: Settings = Settings()
+    layout: Mapping[str, str] | None = None   # opaque UI layout, strings only, <= 1 MiB
+    title: str = ""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.tokens, list):
+            object.__setattr__(self, "tokens", tuple(self.tokens))
+        if isinstance(self.matrices, Mapping):
+            object.__setattr__(self, "matrices", MappingProxyType(
+                {name: _frozen_array(value) for name, value in self.matrices.items()}))
+        if isinstance(self.layout, Mapping):
+            object.__setattr__(self, "layout", MappingProxyType(dict(self.layout)))
+
+    def __eq__(self, other: object) -> bool:
+        """Equal fields, and matrices equal bit for bit (so -0.0 differs from 0.0)."""
+        if not isinstance(other, Session):
+            return NotImplemented
+        return (self.tokens == other.tokens and self.settings == other.settings
+                and self.title == other.title and _plain(self.layout) == _plain(other.layout)
+                and _matrices_identical(self.matrices, other.matrices))
+
+
+def _plain(mapping: Any) -> Any:
+    """A mapping as a plain dict, so layouts compare by content whatever Mapping holds them."""
+    return dict(mapping) if isinstance(mapping, Mapping) else mapping
+
+
+def _matrices_identical(a: Any, b: Any) -> bool:
+    """The same names and, for each, the same shape, dtype and bits (float64 compared as int64)."""
+    if not (isinstance(a, Mapping) and isinstance(b, Mapping)):
+        return a is b
+    if set(a) != set(b):
+        return False
+    for name in a:
+        x, y = a[name], b[name]
+        if not (isinstance(x, np.ndarray) and isinstance(y, np.ndarray)):
+            if x is not y:
+                return False
+        elif x.shape != y.shape or x.dtype != y.dtype:
+            return False
+        elif x.dtype == np.float64:
+            if not np.array_equal(np.ascontiguousarray(x).view(np.int64),
+                                  np.ascontiguousarray(y).view(np.int64)):
+                return False
+        elif not np.array_equal(x, y):
+            return False
+    return True

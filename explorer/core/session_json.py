@@ -1,0 +1,120 @@
+"""Session text to JSON values: UTF-8 decoding and a strict parse that says where it failed.
+
+Non-finite numbers, absurdly long number literals and duplicate fields are refused while parsing,
+with their line and column, so that no value is silently changed or lost.
+"""
+from __future__ import annotations
+
+import codecs
+import json
+import math
+import re
+from typing import Any
+
+from .errors import SessionError
+from .session_limits import MAX_NUMBER_CHARS
+from .session_words import short
+
+
+class _Refused(Exception):
+    """Raised from inside the JSON parser's hooks; ``literal`` locates it in the text."""
+
+    def __init__(self, message: str, literal: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.literal = literal
+
+
+def _parse_constant(name: str) -> float:
+    """NaN, Infinity and -Infinity: refused."""
+    raise _Refused(f"{name} is not allowed; every number must be finite", name)
+
+
+def _parse_float(text: str) -> float:
+    """A float literal, refused when absurdly long or too large for a 64-bit float."""
+    if len(text) > MAX_NUMBER_CHARS:
+        raise _Refused(f"a number {len(text)} characters long is not allowed", text)
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused(f"the number {text} is too large to hold", text)
+    return value
+
+
+def _parse_int(text: str) -> int:
+    """An integer literal, refused when absurdly long (int() of a huge literal takes seconds)."""
+    if len(text) > MAX_NUMBER_CHARS:
+        raise _Refused(f"an integer {len(text)} digits long is not allowed", text)
+    return int(text)
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
+    """An object's members as a dict; a field that appears twice is refused, never silently lost."""
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Refused(f"the field {short(key)} appears twice in one object")
+            seen.add(key)
+    return result
+
+
+def _position(text: str, literal: str | None) -> str:
+    """' at line L, column C' of the first standalone occurrence of ``literal``, if found."""
+    if not literal:
+        return ""
+    if len(literal) > MAX_NUMBER_CHARS:
+        # A refused over-long number: compiled into a pattern it would take seconds (megabytes of
+        # digits) and stay in re's cache; a plain search finds it just as well.
+        start = text.find(literal)
+        if start < 0:
+            return ""
+    else:
+        pattern = r"(?<![0-9A-Za-z.+\-\"])" + re.escape(literal) + r"(?![0-9A-Za-z.\"])"
+        try:
+            match = re.search(pattern, text)
+        except re.error:
+            return ""
+        if not match:
+            return ""
+        start = match.start()
+    line = text.count("\n", 0, start) + 1
+    column = start - (text.rfind("\n", 0, start) + 1) + 1
+    return f" at line {line}, column {column}"
+
+
+def decode(data: bytes, where: str) -> str:
+    """UTF-8 bytes (a leading BOM allowed) as text; UTF-16 and undecodable bytes are refused."""
+    offset = 0
+    if data.startswith(codecs.BOM_UTF8):
+        data, offset = data[3:], 3
+    elif data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        raise SessionError(f"{where}: is UTF-16 text; session files are UTF-8")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SessionError(f"{where}: is not UTF-8 text (byte 0x{data[e.start]:02x} at offset "
+                           f"{e.start + offset} cannot be decoded)") from None
+
+
+def parse(text: str, where: str) -> Any:
+    """The JSON value of ``text`` (a leading BOM dropped), with numbers, constants and duplicate
+    fields checked while parsing; any failure is a SessionError saying where in the text."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text or text.isspace():
+        raise SessionError(f"{where}: is empty")
+    try:
+        return json.loads(text, parse_constant=_parse_constant, parse_float=_parse_float,
+                          parse_int=_parse_int, object_pairs_hook=_no_duplicates)
+    except _Refused as e:
+        raise SessionError(f"{where}: {e.message}{_position(text, e.literal)}") from None
+    except json.JSONDecodeError as e:
+        cut = e.pos >= len(text.rstrip()) or (e.msg.startswith("Unterminated string")
+                                              and "\n" not in text[e.pos:].rstrip())
+        ending = " (the file ends too early; is it truncated?)" if cut else ""
+        what = e.msg.removesuffix(" at")  # "Unterminated string starting at": one "at" is enough
+        raise SessionError(f"{where}: is not valid JSON: {what} at line {e.lineno}, column "
+                           f"{e.colno}{ending}") from None
+    except RecursionError:
+        raise SessionError(f"{where}: is nested too deeply to be a session file") from None

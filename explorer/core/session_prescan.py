@@ -1,0 +1,162 @@
+"""The pre-scan: refuse, unparsed, raw bytes that cannot be a session, at memory speed.
+
+Parsing costs time and memory per value, not per byte, and a JSON list is parsed whole before
+anyone can say it is not an object. So a few C-speed passes over the bytes (count, find,
+translate, split) refuse a file that holds more than a session ever can, nests too deeply, or
+is not a JSON object at all; well under a second at the 256 MiB cap.
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .errors import SessionError
+from .session_limits import (MATRIX_AXES, MAX_DIM, MAX_FILE_BYTES, MAX_LAYOUT_BYTES, MAX_TITLE_CHARS,
+                             MAX_TOKEN_CHARS, MAX_TOKENS, TOP_FIELDS)
+from .session_settings import SETTINGS_FIELDS
+from .session_words import size_text
+
+# 64 MiB of `{},` is 22 million objects (seconds, gigabytes to parse). The most a valid session
+# holds, from the format's own limits:
+_MAX_ROWS = sum(MAX_TOKENS if axes[0] == "L" else MAX_DIM for axes in MATRIX_AXES.values())
+
+
+def _most_layout_keys(budget: int = MAX_LAYOUT_BYTES) -> int:
+    """How many distinct layout keys fit in ``budget`` UTF-8 bytes, the shortest ones first."""
+    count = 0   # 95 printable ASCII keys of 1 byte; 95² ASCII pairs and 1,888 characters
+    for size, available in ((1, 95), (2, 95 ** 2 + 0x800 - 0xA0)):  # U+00A0–U+07FF of 2 bytes
+        taken = min(available, budget // size)
+        count, budget = count + taken, budget - taken * size
+    return count + budget // 3      # every other key takes 3 bytes or more
+
+
+_MAX_LAYOUT_MEMBERS = _most_layout_keys()
+_MOST = {
+    "objects": 4,                                   # the file, settings, matrices, layout
+    "lists": 1 + len(MATRIX_AXES) + _MAX_ROWS,      # the tokens, every matrix and its rows
+    "strings": (len(TOP_FIELDS) + 2 + 2 * len(SETTINGS_FIELDS) + len(MATRIX_AXES) + MAX_TOKENS
+                + 2 * _MAX_LAYOUT_MEMBERS),         # keys, format, title, settings, tokens, layout
+    "list values": max(MAX_TOKENS, MAX_DIM),        # the tokens, or one matrix row
+    "other values": (len(TOP_FIELDS) + len(SETTINGS_FIELDS) + len(MATRIX_AXES) + _MAX_ROWS
+                     + _MAX_LAYOUT_MEMBERS),        # fields, matrix rows, layout members
+    "string bytes": 6 * MAX_LAYOUT_BYTES,           # a layout value, every byte escaped (\u0001)
+    # characters of text (title, tokens, layout, the format's own keys and words): the text can
+    # hold any of the characters counted below, so the counts of the raw bytes allow for it
+    "text": MAX_TITLE_CHARS + MAX_TOKENS * MAX_TOKEN_CHARS + MAX_LAYOUT_BYTES + 1024,
+}
+_NUMBERS_AND_SPACE = b"0123456789+-.eE \t\n\r"     # dropped: a matrix row becomes "[,,,]"
+_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
+_NOT_COUNTED = bytes(sorted(set(range(256)) - set(b'{["')))
+_OPENER_RUN = re.compile(rb"[\[{]{65}")             # 65 levels at once; a session nests 4 deep
+MAX_DEPTH = 64                                      # deeper than this: "nested too deeply"
+_LEADING_SPACE = re.compile(rb"(?:\xef\xbb\xbf)?[ \t\n\r]*")  # a byte-order mark, JSON's spaces
+_PAIRED_QUOTES_MAX = 2 ** 16                        # quotes paired one by one in Python, at most
+
+
+def _prescan_limit(kind: str) -> int:
+    """A quarter over the most a session holds, plus 64: near misses get the validator's message."""
+    return _MOST[kind] + _MOST[kind] // 4 + 64
+
+
+def prescan(data: bytes, where: str) -> None:
+    """Refuse, unparsed, a file too large, holding more objects, lists, strings or values than a
+    session can, nesting deeper than MAX_DEPTH, or whose top level is a list, not an object."""
+    if len(data) > MAX_FILE_BYTES:
+        raise SessionError(f"{where}: is {size_text(len(data))}; session files are limited to "
+                           f"{size_text(MAX_FILE_BYTES)}")
+    first = _LEADING_SPACE.match(data).end()
+    top_is_list = data[first:first + 1] == b"["
+
+    def refuse(detail: str, text: bytes = b"") -> SessionError:
+        """The error; "nested too deeply" if the first MiB of ``text`` opens 65 levels at once."""
+        head = text[:2 ** 20].replace(b"\\\\", b"").replace(b'\\"', b"")
+        head = b"".join(head.split(b'"')[0::2])   # outside strings
+        if _OPENER_RUN.search(head.translate(None, _NOT_BRACKETS)):
+            return SessionError(f"{where}: is nested too deeply to be a session file")
+        return SessionError(f"{where}: is not a session file ({detail})")
+
+    # 1. The raw bytes, counted in one pass: floods of objects, lists or strings stop here. Text
+    #    can hold these characters too, so the limits add all the text a session holds.
+    counted = data.translate(None, _NOT_COUNTED)  # one pass; small unless it is a flood
+    for char, most in ((b"{", _prescan_limit("objects")), (b"[", _prescan_limit("lists")),
+                       (b'"', 2 * _prescan_limit("strings"))):
+        most += _prescan_limit("text")
+        count = counted.count(char)
+        if count > most:
+            raise refuse(f"it holds {count:,} '{char.decode()}' characters; a session holds at "
+                         f"most {most:,}, its text included", data)
+    del counted
+    # 2. Drop escaped backslashes and quotes: every '"' left opens or ends a string. With few
+    #    strings, pair the quotes here: a huge string stops before any copy of the file.
+    quotes = count
+    if b"\\" in data:
+        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")  # no copy when there are none
+        quotes = data.count(b'"')
+    if quotes <= _PAIRED_QUOTES_MAX:
+        end = -1
+        for _ in range(quotes // 2):
+            start = data.find(b'"', end + 1)
+            end = data.find(b'"', start + 1)
+            if end - start - 1 > _prescan_limit("string bytes"):
+                raise refuse(f"it holds a string of {size_text(end - start - 1)}; the longest "
+                             f"text in a session is the layout, at most "
+                             f"{size_text(MAX_LAYOUT_BYTES)}")
+    if quotes > 2 * _prescan_limit("strings"):
+        raise refuse(f"it holds {quotes // 2:,} strings; a session holds at most "
+                     f"{_MOST['strings']:,}")
+    # 3. The structure outside strings. Numbers and spaces carry none: dropped, a matrix cell is
+    #    left as its comma (an escape's backslash keeps its letter, so no new escapes appear).
+    skeleton = data.translate(None, _NUMBERS_AND_SPACE)
+    del data
+    if quotes:
+        parts = skeleton.split(b'"')
+        longest = max(map(len, parts[1::2]))  # without its digits and spaces
+        if longest > _prescan_limit("string bytes"):
+            raise refuse(f"it holds a string of {size_text(longest)} or more; the longest text "
+                         f"in a session is the layout, at most {size_text(MAX_LAYOUT_BYTES)}")
+        outside = b"".join(parts[0::2])
+        del parts
+    else:
+        outside = skeleton
+    del skeleton
+    objects, lists = outside.count(b"{"), outside.count(b"[")
+    if objects > _prescan_limit("objects"):
+        raise refuse(f"it holds {objects:,} objects; a session holds {_MOST['objects']}", outside)
+    if lists > _prescan_limit("lists"):
+        raise refuse(f"it holds {lists:,} lists; a session holds at most {_MOST['lists']:,} (the "
+                     f"tokens, and every matrix and its rows)", outside)
+    # 4. Values: a list holding no other list (the tokens, a matrix row) holds its commas + 1;
+    #    every other comma separates fields, rows or layout members. At most `lists` steps here.
+    in_lists = 0
+    start = outside.find(b"[")
+    while start >= 0:
+        following = outside.find(b"[", start + 1)
+        end = outside.find(b"]", start + 1, len(outside) if following < 0 else following)
+        if end >= 0:  # (a session has no object in a list, so any one inside is counted too)
+            commas = outside.count(b",", start + 1, end)
+            if commas >= _prescan_limit("list values"):
+                raise refuse(f"it holds a list of {commas + 1:,} values; the longest list in a "
+                             f"session is the tokens, at most {MAX_TOKENS:,}")
+            in_lists += commas
+        start = following
+    other = outside.count(b",") - in_lists
+    if other > _prescan_limit("other values"):
+        raise refuse(f"it holds {other:,} values outside its lists of numbers and tokens; a "
+                     f"session holds at most {_MOST['other values']:,} (fields, matrix rows, "
+                     f"layout members)")
+    # 5. Depth, and the top level: a list is parsed whole before it can be told from an object.
+    depth = _depth(outside.translate(None, _NOT_BRACKETS), objects + lists)
+    if depth > MAX_DEPTH:
+        raise SessionError(f"{where}: is nested too deeply to be a session file ({depth:,} "
+                           f"levels; a session nests 4)")
+    if top_is_list:
+        raise SessionError(f"{where}: is not a session file (it holds a list, not an object)")
+
+
+def _depth(brackets: bytes, openers: int) -> int:
+    """How deep ``brackets`` (only '[{]}', outside strings) nest. Balanced, they are 2 × ``openers``
+    long; extra closers are never reached (the parser stops at the first one out of place)."""
+    codes = np.frombuffer(brackets, dtype=np.uint8, count=min(len(brackets), 2 * openers))
+    steps = np.where((codes == ord("[")) | (codes == ord("{")), 1, -1).astype(np.int32)
+    return int(np.cumsum(steps).max()) if len(steps) else 0

@@ -1,0 +1,228 @@
+"""Reading a session: bytes or text → pre-scan → JSON → upgrade to the current version → Session.
+
+Only SessionError escapes, its message starting with the file name. Since version 3 every field
+but format, version, tokens and matrices may be left out and takes its default (title "", the
+Settings() defaults, layout null); the reader applies this to files of every version.
+"""
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+from typing import Any, Callable
+
+import numpy as np
+
+from .atomic import file_name, remove_stale_temporaries
+from .errors import SessionError
+from .session_check import _check_matrix_names, _check_tokens, validate_session
+from .session_data import Session
+from .session_json import decode, parse
+from .session_limits import (FORMAT_NAME, MATRIX_AXES, MAX_CELLS, MAX_FILE_BYTES, REQUIRED_TOP_FIELDS,
+                             TOP_FIELDS, VERSION)
+from .session_prescan import prescan
+from .session_settings import SETTINGS_FIELDS, Settings
+from .session_words import describe, short, size_text
+
+
+def _upgrade_v1(data: dict) -> dict:
+    """Version 2 adds settings.source, positions and the RoPE settings (and optional projections)."""
+    settings = data.get("settings")
+    if isinstance(settings, dict):
+        settings = {**settings, "source": "direct", "positions": "none", "rope": False,
+                    "rope_base": 10000.0, "rope_style": "half", "rope_offset": 0}
+    return {**data, "settings": settings} if "settings" in data else dict(data)
+
+
+def _upgrade_v2(data: dict) -> dict:
+    """Version 3 only lets fields be left out (they take their defaults): a v2 dict is a v3 dict."""
+    return data
+
+
+# UPGRADES[n] turns the dict of a version-n file into a version-(n + 1) dict. load applies them one
+# step at a time, so a file of any past version keeps loading.
+UPGRADES: dict[int, Callable[[dict], dict]] = {1: _upgrade_v1, 2: _upgrade_v2}
+
+
+def _upgraded(data: Any, where: str) -> dict:
+    """The file's dict brought to VERSION; refuses what is no session, or a version it cannot read."""
+    if not isinstance(data, dict):
+        raise SessionError(f"{where}: is not a session file (it holds {describe(data)}, "
+                           f"not an object)")
+    if "format" not in data:
+        raise SessionError(f"{where}: is not an Attention Explorer session (it has no "
+                           f"\"format\" field)")
+    if data["format"] != FORMAT_NAME:
+        raise SessionError(f"{where}: is not an Attention Explorer session (format is "
+                           f"{describe(data['format'])}, expected {FORMAT_NAME!r})")
+    if "version" not in data:
+        raise SessionError(f"{where}: has no \"version\" field")
+    version = data["version"]
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise SessionError(f"{where}: version must be an integer, not {describe(version)}")
+    if version < 1:
+        raise SessionError(f"{where}: version {version} is not valid (versions start at 1)")
+    if version > VERSION:
+        raise SessionError(f"{where}: written by a newer version of Attention Explorer (version "
+                           f"{version}; this one reads up to {VERSION})")
+    while version < VERSION:
+        step = UPGRADES.get(version)
+        if step is None:
+            raise SessionError(f"{where}: no upgrade from version {version} to {version + 1}")
+        try:
+            data = step(data)
+        except Exception as e:
+            raise SessionError(f"{where}: could not upgrade it from version {version} to "
+                               f"{version + 1} ({type(e).__name__}: {str(e)[:200]})") from e
+        if not isinstance(data, dict):
+            raise SessionError(f"{where}: upgrading from version {version} gave "
+                               f"{describe(data)}")
+        version += 1
+        data["version"] = version
+    return data
+
+
+def _check_fields(obj: dict, expected: tuple[str, ...], required: tuple[str, ...], place: str,
+                  where: str) -> None:
+    """Refuse an unknown field, suggesting the nearest known one, or a missing required one.
+    A field that is neither required nor there takes its default."""
+    prefix = f"{where}: {place}: " if place else f"{where}: "
+    for key in obj:
+        if key not in expected:
+            text = key if isinstance(key, str) else repr(key)
+            near = difflib.get_close_matches(text, expected, n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise SessionError(f"{prefix}unknown field {short(text)}{hint}")
+    for name in required:
+        if name not in obj:
+            raise SessionError(f"{prefix}missing field {name!r}")
+
+
+def _matrix_from_json(rows: Any, place: str, where: str) -> Any:
+    """A list of equally long rows of JSON numbers -> a read-only float64 array."""
+    if not isinstance(rows, list):
+        raise SessionError(f"{where}: {place} must be a list of rows, not {describe(rows)}")
+    if not rows:
+        raise SessionError(f"{where}: {place} has no rows")
+    width = None
+    kinds: set[type] = set()
+    for i, row in enumerate(rows):
+        if not isinstance(row, list):
+            raise SessionError(f"{where}: {place} row {i} must be a list of numbers, "
+                               f"not {describe(row)}")
+        if width is None:
+            width = len(row)
+        elif len(row) != width:
+            raise SessionError(f"{where}: {place} row {i} has {len(row)} numbers but row 0 has "
+                               f"{width}")
+        kinds.update(map(type, row))
+        if not kinds <= {float, int}:
+            for j, value in enumerate(row):
+                if type(value) not in (float, int):
+                    raise SessionError(f"{where}: {place} row {i} col {j} is "
+                                       f"{describe(value)}; it must be a number")
+    if not width:
+        raise SessionError(f"{where}: {place} has no columns")
+    if len(rows) * width > MAX_CELLS:
+        raise SessionError(f"{where}: {place} has {len(rows)}×{width} = {len(rows) * width} "
+                           f"cells; the most is {MAX_CELLS}")
+    array = np.array(rows, dtype=np.float64)
+    array.flags.writeable = False
+    return array
+
+
+def _session_from_data(data: Any, where: str) -> Session:
+    """The Session a parsed file holds: upgraded, fields checked, defaults for those left out."""
+    data = _upgraded(data, where)
+    _check_fields(data, TOP_FIELDS, REQUIRED_TOP_FIELDS, "", where)
+    tokens = data["tokens"]
+    if not isinstance(tokens, list):
+        raise SessionError(f"{where}: tokens must be a list of strings, not {describe(tokens)}")
+    settings = data.get("settings", {})
+    if not isinstance(settings, dict):
+        raise SessionError(f"{where}: settings must be an object, not {describe(settings)}")
+    _check_fields(settings, SETTINGS_FIELDS, (), "settings", where)
+    matrices = data["matrices"]
+    if not isinstance(matrices, dict):
+        raise SessionError(f"{where}: matrices must be an object of named matrices, "
+                           f"not {describe(matrices)}")
+    layout = data.get("layout")
+    if layout is not None and not isinstance(layout, dict):
+        raise SessionError(f"{where}: layout must be null or an object of strings, "
+                           f"not {describe(layout)}")
+    _check_tokens(tokens, where)     # before the matrices, whose rows are counted against it
+    _check_matrix_names(matrices, where)
+    arrays = {name: _matrix_from_json(matrices[name], f"matrices.{name}", where)
+              for name in MATRIX_AXES if name in matrices}
+    session = Session(tokens=tuple(tokens), matrices=arrays, settings=Settings(**settings),
+                      layout=layout, title=data.get("title", ""))
+    return validate_session(session, where)
+
+
+def _from_json(text: Any, where: str) -> Session:
+    """session_from_json's work: the pre-scan on the raw bytes, then parse, then the Session."""
+    if isinstance(text, (bytes, bytearray, memoryview)):
+        raw = bytes(text)
+        text = decode(raw, where)
+    elif isinstance(text, str):
+        raw = text.encode("utf-8", "surrogatepass")
+    else:
+        raise SessionError(f"{where}: expected the text of a session file, not "
+                           f"{describe(text)}")
+    prescan(raw, where)
+    del raw
+    data = parse(text, where)
+    del text
+    return _session_from_data(data, where)
+
+
+def session_from_json(text: str | bytes, where: str = "<string>") -> Session:
+    """Parse and validate a session's text (str, or UTF-8 bytes). Only SessionError escapes."""
+    where = str(where)
+    try:
+        return _from_json(text, where)
+    except SessionError:
+        raise
+    except RecursionError:
+        raise SessionError(f"{where}: is nested too deeply to be a session file") from None
+    except MemoryError:
+        raise SessionError(f"{where}: is too large to load (out of memory)") from None
+    except Exception as e:  # a bug or an input nobody foresaw: still a message, never a crash
+        raise SessionError(f"{where}: could not be read ({type(e).__name__}: "
+                           f"{str(e)[:200]})") from e
+
+
+def load_session(path) -> Session:
+    """Read, parse and validate a session file; refuses huge files before reading them.
+
+    Also removes the temporaries that killed saves of this file left beside it.
+    """
+    name = file_name(path)
+    try:
+        file_path = os.fspath(path)
+        info = os.stat(file_path)
+    except FileNotFoundError:
+        raise SessionError(f"{name}: no such file") from None
+    except OSError as e:
+        raise SessionError(f"{name}: cannot be opened ({e.strerror or e})") from None
+    except (TypeError, ValueError) as e:
+        raise SessionError(f"{name}: is not a usable file path ({e})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise SessionError(f"{name}: is a folder, not a session file")
+    if not stat.S_ISREG(info.st_mode):
+        raise SessionError(f"{name}: is not a regular file")
+    if info.st_size > MAX_FILE_BYTES:
+        raise SessionError(f"{name}: is {size_text(info.st_size)}; session files are limited "
+                           f"to {size_text(MAX_FILE_BYTES)}")
+    remove_stale_temporaries(file_path)  # of saves of this file killed mid-way; never raises
+    try:
+        with open(file_path, "rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+    except OSError as e:
+        raise SessionError(f"{name}: cannot be read ({e.strerror or e})") from None
+    except MemoryError:
+        raise SessionError(f"{name}: is too large to load (out of memory)") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise SessionError(f"{name}: is larger than {size_text(MAX_FILE_BYTES)}, the limit "
+                           f"for session files")
+    return session_from_json(data, where=name)

@@ -1,0 +1,99 @@
+"""Writing a session: validated first, as indented JSON with a matrix row per line, atomically.
+
+Floats are written as ``repr`` (the shortest text that reads back to the same 64-bit float), so a
+saved session loads bit for bit; the text is made and written a row at a time, never whole.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+from typing import Any
+
+import numpy as np
+
+from .atomic import atomic_write_bytes, file_name
+from .errors import SessionError
+from .session_check import validate_session
+from .session_data import Session
+from .session_limits import FORMAT_NAME, MATRIX_AXES, MAX_FILE_BYTES, VERSION
+from .session_settings import SETTINGS_FIELDS
+from .session_words import size_text
+
+
+def _dump(value: Any) -> str:
+    """One JSON value as text, non-ASCII written as itself; NaN and infinities refused."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False)
+
+
+# json's C encoder writes floats with float.__repr__ (shortest text that reads back exactly).
+_encode_row = json.JSONEncoder(allow_nan=False).encode
+
+
+def _object_lines(items: list[tuple[str, str]], indent: str) -> str:
+    """``{ "key": <already encoded value>, ... }`` with one member per line."""
+    if not items:
+        return "{}"
+    inner = ",\n".join(f"{indent} {_dump(key)}: {text}" for key, text in items)
+    return "{\n" + inner + "\n" + indent + "}"
+
+
+def _matrix_lines(array: np.ndarray, indent: str):
+    """The text of a matrix in pieces: one row per line; floats as ``repr`` so they read back bit for bit."""
+    yield "[\n"
+    last = len(array) - 1
+    for i, row in enumerate(array):  # row by row: one tolist() of 2 M floats holds the GIL ~0.1 s
+        yield indent + " " + _encode_row(row.tolist()) + (",\n" if i < last else "\n")
+    yield indent + "]"
+
+
+def session_pieces(session: Session, where: str = "session"):
+    """The file text of a valid session (validated first) in pieces: indented JSON, a matrix row a
+    line. A 4096 × 768 session is ~200 MB of text: made and written a row at a time, never whole."""
+    s = validate_session(session, where)
+    settings = [(name, _dump(getattr(s.settings, name))) for name in SETTINGS_FIELDS]
+    layout = "null" if s.layout is None else _object_lines(
+        [(key, _dump(value)) for key, value in s.layout.items()], " ")
+    names = [name for name in MATRIX_AXES if name in s.matrices]
+    yield "{\n"
+    yield ",\n".join(f' {_dump(key)}: {text}' for key, text in (
+        ("format", _dump(FORMAT_NAME)), ("version", _dump(VERSION)), ("title", _dump(s.title)),
+        ("tokens", "[" + ", ".join(map(_dump, s.tokens)) + "]"), ("settings", _object_lines(settings, " "))))
+    yield ',\n "matrices": ' + ("{\n" if names else "{}")
+    for k, name in enumerate(names):
+        yield f"  {_dump(name)}: "
+        yield from _matrix_lines(s.matrices[name], "  ")
+        yield ",\n" if k < len(names) - 1 else "\n }"
+    yield f',\n "layout": {layout}\n}}\n'
+
+
+def session_to_json(session: Session, where: str = "session") -> str:
+    """The file text of a valid session (validated first): indented JSON, a matrix row a line."""
+    return "".join(session_pieces(session, where))
+
+
+def save_session(session: Session, path) -> None:
+    """Validate, write atomically (temp file, fsync, os.replace); SessionError names the file."""
+    name = file_name(path)
+    pieces = session_pieces(session, where=name)
+    first = next(pieces)  # validates the session before any file is touched
+
+    def data():
+        size = 0
+        for piece in itertools.chain([first], pieces):
+            chunk = piece.encode("utf-8")
+            size += len(chunk)
+            if size > MAX_FILE_BYTES:  # the temporary file is removed; the target stays as it was
+                size += sum(len(rest.encode("utf-8")) for rest in pieces)
+                raise SessionError(f"{name}: the session would be {size_text(size)}; session files "
+                                   f"are limited to {size_text(MAX_FILE_BYTES)} (export large matrices "
+                                   f"as .npy instead)")
+            yield chunk
+
+    try:
+        atomic_write_bytes(path, data())
+    except SessionError:
+        raise
+    except OSError as e:
+        raise SessionError(f"{name}: could not be saved ({e.strerror or e})") from e
+    except Exception as e:
+        raise SessionError(f"{name}: could not be saved ({type(e).__name__}: {e})") from e
