@@ -13,7 +13,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from explorer.core import session as session_module
+from explorer.core import session_json, session_prescan, session_read
 
 LONGEST_PATTERN = 1_000  # a pattern may hold one refused number literal (at most 100 characters), escaped
 
@@ -67,7 +67,7 @@ class _File:
 
 @contextlib.contextmanager
 def counting_session_work():
-    """Yields a ``Work`` that counts what ``explorer.core.session`` does until the block ends."""
+    """Yields a ``Work`` that counts what the session reader (``explorer.core.session_*``) does until the block ends."""
     work = Work()
 
     def counting_open(*args, **kwargs):
@@ -87,13 +87,16 @@ def counting_session_work():
 
     patterns = {name: pattern_counted(name) for name in
                 ("compile", "search", "match", "fullmatch", "findall", "finditer", "sub", "subn", "split")}
-    saved = {name: getattr(session_module, name) for name in ("json", "re")}
-    session_module.open = counting_open  # shadows the builtin for the module's code only
-    session_module.json = _Module(json, loads=counting_loads)
-    session_module.re = _Module(re, **patterns)
+    # the session reader in parts: session_read opens and reads, session_json parses and locates,
+    # session_prescan counts the raw bytes
+    saved = [(module, name, getattr(module, name)) for module in (session_json, session_prescan)
+             for name in ("json", "re") if hasattr(module, name)]
+    session_read.open = counting_open  # shadows the builtin for the module's code only
+    for module, name, real in saved:
+        setattr(module, name, _Module(json, loads=counting_loads) if name == "json" else _Module(re, **patterns))
     try:
         yield work
     finally:
-        del session_module.open
-        for name, module in saved.items():
-            setattr(session_module, name, module)
+        del session_read.open
+        for module, name, real in saved:
+            setattr(module, name, real)

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .heads import head_count_options
+from .session_words import describe
 
 
 @dataclass(frozen=True)
@@ -85,28 +86,8 @@ SCHEMA: Mapping[str, Setting] = {s.name: s for s in SETTINGS}
 COMPUTED = tuple(s.name for s in SETTINGS if not s.view)  # what the recompute reads and undo restores
 
 
-def _describe(value: Any) -> str:
-    """What a value is, in JSON words, without printing something huge."""
-    if value is None:
-        return "null"
-    if isinstance(value, (bool, np.bool_)):
-        return f"a boolean ({'true' if value else 'false'})"
-    if isinstance(value, (int, np.integer)):
-        text = str(int(value)) if abs(int(value)) < 10 ** 30 else "a very large integer"
-        return f"a number ({text})"
-    if isinstance(value, (float, np.floating)):
-        return f"a number ({float(value)!r})"
-    if isinstance(value, str):
-        return f"a string ({value[:40]!r}{'…' if len(value) > 40 else ''})"
-    if isinstance(value, (list, tuple)):
-        return "a list"
-    if isinstance(value, Mapping):
-        return "an object"
-    return f"a {type(value).__name__}"
-
-
-def _bound(x: float) -> str:
-    return f"{x:g}"
+def _bound(setting: Setting, x: float) -> str:
+    return str(int(x)) if setting.kind is int else f"{x:g}"
 
 
 def allowed(setting: Setting) -> str:
@@ -115,10 +96,10 @@ def allowed(setting: Setting) -> str:
         return "one of " + ", ".join(map(repr, setting.values()))
     if setting.low is not None and setting.high is not None:
         if setting.low_open:
-            return f"above {_bound(setting.low)} and at most {_bound(setting.high)}"
-        return f"in {_bound(setting.low)}..{_bound(setting.high)}"
+            return f"above {_bound(setting, setting.low)} and at most {_bound(setting, setting.high)}"
+        return f"in {_bound(setting, setting.low)}..{_bound(setting, setting.high)}"
     if setting.low is not None:
-        return f"at least {_bound(setting.low)}"
+        return f"at least {_bound(setting, setting.low)}"
     return "true or false" if setting.kind is bool else f"a {setting.kind.__name__}"
 
 
@@ -128,28 +109,28 @@ def check_value(name: str, value: Any, place: str | None = None) -> Any:
     place = place or f"settings.{name}"
     if s.kind is bool:
         if not isinstance(value, (bool, np.bool_)):
-            raise ValueError(f"{place} must be true or false, not {_describe(value)}")
+            raise ValueError(f"{place} must be true or false, not {describe(value)}")
         return bool(value)
     if s.kind is str:
         if not isinstance(value, str) or value not in s.values():
-            raise ValueError(f"{place} must be {allowed(s)}, not {_describe(value)}")
+            raise ValueError(f"{place} must be {allowed(s)}, not {describe(value)}")
         return value
     if isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{place} must be {'an integer' if s.kind is int else 'a number'}, "
-                         f"not {_describe(value)}")
+                         f"not {describe(value)}")
     if s.kind is int:
         if not isinstance(value, (int, np.integer)):
-            raise ValueError(f"{place} must be an integer, not {_describe(value)}")
+            raise ValueError(f"{place} must be an integer, not {describe(value)}")
         value = int(value)
     else:
         if not isinstance(value, (int, float, np.integer, np.floating)):
-            raise ValueError(f"{place} must be a number, not {_describe(value)}")
+            raise ValueError(f"{place} must be a number, not {describe(value)}")
         try:
             value = float(value)
         except OverflowError:
             value = math.inf
         if not math.isfinite(value):
-            raise ValueError(f"{place} must be a finite number, not {_describe(value)}")
+            raise ValueError(f"{place} must be a finite number, not {describe(value)}")
     low_bad = s.low is not None and (value <= s.low if s.low_open else value < s.low)
     if low_bad or (s.high is not None and value > s.high):
         verb = "it must lie" if s.high is not None and not s.low_open else "it must be"

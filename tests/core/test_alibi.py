@@ -97,3 +97,16 @@ def test_the_bias_of_a_cell_is_told_for_the_tooltip():
     result = run_pipeline(mats, Settings(heads=1, positions="alibi"))
     assert result.bias(0, 2, 0) == -2 * 2.0 ** -8
     assert run_pipeline(mats, replace(Settings(), heads=1)).bias(0, 2, 0) is None
+
+
+def test_an_alibi_session_in_direct_mode_saves_and_loads(tmp_path):
+    from explorer.core.presets import demo_session
+    from explorer.core.session import Session, load_session, save_session, session_from_json
+
+    demo = demo_session()
+    session = Session(demo.tokens, demo.matrices, replace(demo.settings, positions="alibi"))
+    save_session(session, tmp_path / "alibi.json")
+    assert load_session(tmp_path / "alibi.json").settings.positions == "alibi"
+    text = (tmp_path / "alibi.json").read_text(encoding="utf-8").replace('"alibi"', '"alibii"')
+    with pytest.raises(Exception, match=r"settings\.positions must be one of 'none', 'sinusoidal', 'alibi'"):
+        session_from_json(text)
