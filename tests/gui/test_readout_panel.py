@@ -9,7 +9,8 @@ from PySide6.QtWidgets import QApplication
 from explorer.core import contributions, in_convex_hull
 from explorer.core.presets import random_session
 from explorer.core.readout import box_overlap, segment_in_box
-from explorer.panels.readout import OKABE_ITO, PLOT_MIN_HEIGHT, STAR_PX, ReadoutPanel, key_colour
+from explorer.panels.readout import PLOT_MIN_HEIGHT, STAR_PX, ReadoutPanel, key_colour
+from explorer.widgets.palette import OKABE_ITO
 from tests.gui.panel_helpers import show_panel
 
 
