@@ -8,8 +8,9 @@ from PySide6.QtGui import QColor
 
 from explorer.core.heads import split_heads
 from explorer.core.presets import demo_session, random_session
-from explorer.panels.head_style import head_colour
-from explorer.panels.split_merge import SplitMergePanel, tint
+from explorer.widgets.palette import head_colour
+from explorer.panels.split_merge import SplitMergePanel
+from explorer.widgets.split_merge_canvas import tint
 from tests.gui.panel_helpers import show_panel
 from tests.gui.same_numbers import assert_same_numbers
 
