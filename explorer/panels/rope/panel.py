@@ -248,12 +248,12 @@ class RopePanel(RopePlots, RopeTiles, Panel):
             if spread <= 1e-9 * max(1.0, float(np.abs(scores).max())):
                 extra = " — and equal everywhere: without RoPE the same q and k give the same score at any distance"
             else:
-                extra = (f"; they change from one diagonal to the next (by up to {format_number(spread)}): "
+                extra = (f"; they change from one diagonal to the next (by up to {format_number(spread, 3)}): "
                          f"only the distance i − j matters")
             text = f"<b>Scores constant along each diagonal: max deviation {dev:.1e}</b> ({head}){extra}."
         else:
-            text = (f"Along a diagonal (i − j fixed) {head} differ by up to {format_number(dev)}: q and k change from token "
-                    f"to token, so more than the distance moves them.")
+            text = (f"Along a diagonal (i − j fixed) {head} differ by up to {format_number(dev, 3)}: q and k change "
+                    f"from token to token, so more than the distance moves them.")
             if self.toeplitz_button.isEnabled():
                 text += " Press the button to keep only the distance."
         self.toeplitz_label.setText(text)

@@ -148,15 +148,16 @@ class RopePlots:
         off = ("" if self.model.settings.rope else
                " RoPE is off in the pipeline: the heatmaps do not turn q and k yet.")
         self.plane_readout.setText(
-            f"θ<sub>{v.pair}</sub> = {format_number(v.theta)} rad per position (one turn every "
-            f"{format_number(float(wavelength(v.theta)))} positions). Angle from "
+            f"θ<sub>{v.pair}</sub> = {format_number(v.theta, 3)} rad per position (one turn every "
+            f"{format_number(float(wavelength(v.theta)), 3)} positions). Angle from "
             f"<span style='color:{K_COLOR}'>k<sub>{v.n}</sub></span> to "
             f"<span style='color:{Q_COLOR}'>q<sub>{v.m}</sub></span>: "
             f"<b style='color:{ANGLE_COLOR}'>{degrees(v.angle):.1f}°</b> = {degrees(v.angle_before):.1f}° before "
             f"rotation + (m − n)·θ<sub>{v.pair}</sub> = {v.offset}·θ<sub>{v.pair}</sub> ≡ {turn:.1f}° "
             f"(angles mod 360°).<br>"
             f"This pair's score q·k = <b>{format_number(v.pair_score, 4)}</b>; the whole head's "
-            f"q<sub>{v.m}</sub>·k<sub>{v.n}</sub> = <b>{format_number(v.score, 4)}</b> (sum over all {self.d_head() // 2} pairs). "
+            f"q<sub>{v.m}</sub>·k<sub>{v.n}</sub> = <b>{format_number(v.score, 4)}</b> "
+            f"(sum over all {self.d_head() // 2} pairs). "
             f"<span style='color:#6b7480'>Dashed: before rotation (position 0).{off}</span>")
         if self.distance is not None:
             self.lock_note.show()

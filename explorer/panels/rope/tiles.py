@@ -31,10 +31,7 @@ class RopeTiles:
             row.setSpacing(12)
             self.bar.addLayout(row)
 
-        self.plane_tile = QWidget(self)
-        plane_layout = QVBoxLayout(self.plane_tile)
-        plane_layout.setContentsMargins(0, 0, 0, 0)
-        plane_layout.setSpacing(2)
+        self.plane_tile, plane_layout = self._tile()
         plane_layout.addWidget(self.plane, 1)
         plane_layout.addWidget(self.m_slider)
         n_row = QHBoxLayout()
@@ -45,17 +42,11 @@ class RopeTiles:
         plane_layout.addWidget(self.lock_note)
         plane_layout.addWidget(self.plane_readout)
 
-        self.score_tile = QWidget(self)
-        score_layout = QVBoxLayout(self.score_tile)
-        score_layout.setContentsMargins(0, 0, 0, 0)
-        score_layout.setSpacing(2)
+        self.score_tile, score_layout = self._tile()
         score_layout.addWidget(self.score_plot, 1)
         score_layout.addWidget(self.score_readout)
 
-        self.proof_tile = QWidget(self)
-        proof_layout = QVBoxLayout(self.proof_tile)
-        proof_layout.setContentsMargins(4, 2, 4, 2)
-        proof_layout.setSpacing(4)
+        self.proof_tile, proof_layout = self._tile((4, 2, 4, 2), 4)
         proof_row = QHBoxLayout()
         proof_row.addWidget(self.toeplitz_button)
         proof_row.addWidget(self.toeplitz_label, 1)
@@ -88,6 +79,14 @@ class RopeTiles:
         label.setStyleSheet(style)
         label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         return label
+
+    def _tile(self, margins=(0, 0, 0, 0), spacing=2):
+        """A tile of the panel: a widget and the vertical layout its parts go into."""
+        tile = QWidget(self)
+        layout = QVBoxLayout(tile)
+        layout.setContentsMargins(*margins)
+        layout.setSpacing(spacing)
+        return tile, layout
 
     def _group(self, *widgets):
         group = QWidget(self)
