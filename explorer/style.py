@@ -3,10 +3,12 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
 from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleFactory
 
+from explorer.widgets.palette import BAND
+
 CJK_FAMILIES = ("Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "Microsoft YaHei", "PingFang SC",
                 "WenQuanYi Micro Hei")
 
-TITLE_BACKGROUND = "#eef1f5"
+TITLE_BACKGROUND = BAND
 TITLE_MARGIN = 4  # above and below the title text
 TITLE_INDENT = 12  # from the dock's left edge to the title text
 STATUS_TEXT = "#333"

@@ -1,17 +1,6 @@
-"""How heads look and how their scale is written, shared by the Heads, Split-and-merge and Scores panels."""
-from PySide6.QtGui import QColor
-
+"""How each head's scale is written, shared by the Heads, Split-and-merge and Scores panels
+(the heads' colours are ``explorer.widgets.palette.head_colour``)."""
 from explorer.widgets.number_text import format_number
-
-# Okabe & Ito's colour-blind-safe qualitative palette (without black), in head order; the split/merge
-# drawing colours Q's and the concat's columns with the same colours.
-HEAD_COLOURS = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7")
-
-
-def head_colour(h):
-    """The colour of head ``h`` (0-based): Okabe–Ito, then darker variants of it for heads 8, 9, …"""
-    base = QColor(HEAD_COLOURS[h % len(HEAD_COLOURS)])
-    return base if h < len(HEAD_COLOURS) else base.darker(100 + 45 * (h // len(HEAD_COLOURS)))
 
 
 def scale_symbol(settings, results):

@@ -17,17 +17,18 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFrame, QGridLayout, QHB
 from explorer.model import SELECTION
 from explorer.widgets.heatmap import CMAPS, Heatmap
 from explorer.widgets.number_text import format_number
+from explorer.widgets.palette import BAD, BAND, FRAME, INK, head_colour
 
 from .base import ALL, Panel
-from .head_style import head_colour, scale_text
+from .head_style import scale_text
 from .heatmap_panel import nice_symmetric_levels
 
 MAX_SHOWN = 16  # heads drawn in the grid; more are summarised as "showing 16 of H"
 MIN_CELL_W, MIN_CELL_H = 160, 150  # below this the grid scrolls rather than shrinking a head further
 TIGHT_LABEL_SHARE = 0.22  # token labels on inner heads only while they take less than this of a head's width
-SELECTED_PEN = QColor("#1f1f1f")
-FRAME_PEN = QColor("#d3d7de")
-SELECTED_FILL = QColor("#eef1f5")
+SELECTED_PEN = QColor(INK)
+FRAME_PEN = QColor(FRAME)
+SELECTED_FILL = QColor(BAND)
 MODES = ("weights", "scores")
 
 
@@ -320,7 +321,7 @@ class HeadsPanel(Panel):
             notes.append(f"showing {shown} of {n_heads} heads{extra}")
         if r.heads.masked_rows.any():
             rows = ", ".join(t for t, m in zip(tokens, r.heads.masked_rows) if m)
-            notes.append(f"<span style='color:#b00020'>⚠ fully masked: {escape(rows)}</span>")
+            notes.append(f"<span style='color:{BAD}'>⚠ fully masked: {escape(rows)}</span>")
         self.note.setText(" · ".join(notes))
         self.note.setVisible(bool(notes))
 

@@ -17,16 +17,17 @@ from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxL
 
 from explorer.core.scaling import N_KEYS, N_SAMPLES, dimension_grid, sharpness_curve, sqrt_d_point
 from explorer.widgets.labelled_slider import LabelledSlider
+from explorer.widgets.palette import BLUE, BLUISH_GREEN, ORANGE, VERMILLION
 from explorer.widgets.plots import lesson_plot, set_title
 
 from .base import Panel
 
 D_MIN, D_MAX, D_START = 1, 1024, 128
-UNSCALED_COLOR = "#D55E00"  # Okabe & Ito vermillion: q·k as it is
-SCALED_COLOR = "#0072B2"  # Okabe & Ito blue: q·k / √d
+UNSCALED_COLOR = VERMILLION  # q·k as it is
+SCALED_COLOR = BLUE  # q·k / √d
 MEASURED_COLOR = "#222222"
-SQRT_COLOR = "#009E73"  # Okabe & Ito bluish green: the law √d
-CURRENT_COLOR = "#E69F00"  # Okabe & Ito orange: the current d
+SQRT_COLOR = BLUISH_GREEN  # the law √d
+CURRENT_COLOR = ORANGE  # the current d
 BAR_WIDTH = 0.4
 X_TICKS = (1, 4, 16, 64, 256, 1024)
 SPREAD_TICKS = (1, 2, 4, 8, 16, 32)

@@ -1,5 +1,6 @@
 """② Weights: A = softmax(S) row by row — each query's budget, non-negative, summing to 1."""
 from explorer.widgets.number_text import format_number
+from explorer.widgets.palette import BAD
 
 from .heatmap_panel import HeatmapPanel
 
@@ -22,7 +23,7 @@ class WeightsPanel(HeatmapPanel):
         warn = ""
         if r.heads.masked_rows.any():
             rows = ", ".join(t for t, m in zip(self.model.tokens, r.heads.masked_rows) if m)
-            warn = f"<br><span style='color:#b00020'>⚠ fully masked: {rows} — no key to attend to, weights 0</span>"
+            warn = f"<br><span style='color:{BAD}'>⚠ fully masked: {rows} — no key to attend to, weights 0</span>"
         self.caption.setText(f"<b>② A = softmax(S)</b>{self.head_note()}: each row sums to 1{warn}")
 
     def tooltip(self, row, col):

@@ -3,7 +3,8 @@
 Generic (rows, columns, labels, numbers; nothing of attention). Built as pyqtgraph's
 MatrixDisplayExample: one row-major ImageItem, shifted by half a cell in a Y-inverted plot, so cell
 (i, j) is centred at view point (x=j, y=i) and ticks sit on cell centres; a ColorBarItem follows the
-levels. Overlays (mask, texts, outlines) are single items whose cost does not grow with item count.
+levels. Overlays (mask, texts, outlines: ``heatmap_overlays``) are single items whose cost does not
+grow with item count.
 """
 from __future__ import annotations
 
@@ -14,27 +15,22 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QImage, QPainter, QPainterPath, QPalette, QPen
+from PySide6.QtGui import QFontMetricsF, QPalette
 from PySide6.QtWidgets import QToolTip
 
-from .cell_text import MAX_CELLS, CellTextItem, contrast_is_white
+from explorer.widgets.lean_plot import LeanColorBarItem, LeanPlotItem, held_labels
 from explorer.widgets.nice import nice_step
-from explorer.widgets.lean_plot import LeanAxisItem, LeanColorBarItem, LeanPlotItem, held_labels
 from explorer.widgets.plot_cache import cache_axes
+
+from .cell_text import MAX_CELLS, CellTextItem, contrast_is_white
+from .heatmap_overlays import FLAG, MASK_FILL, LabelAxis, MaskOverlay, OutlineOverlay
 
 # Preset name -> (pyqtgraph colour map, reversed?). Both are Kovesi's colour-blind-safe CET maps.
 # Sequential is CBL2 reversed: near-white at 0 (reads as "nothing"), cream, blue, near-black at 1.
 # ColorBrewer "Blues": single hue, so colour-blind safe; white reads as "nothing", navy as "all".
 BLUES = ((247, 251, 255), (198, 219, 239), (107, 174, 214), (33, 113, 181), (8, 48, 107))
 CMAPS = {"diverging": ("CET-CBD1", False), "sequential": (BLUES, False)}
-MASK_FILL = QColor(150, 150, 150)  # neutral mid grey: no colour of either map
-MASK_HATCH = QColor(80, 80, 80)
-FLAG = "⚠"
-FLAG_COLOR = QColor(214, 39, 40)
-HIGHLIGHT_COLOR = QColor(255, 0, 153)
 MAX_CELL_ASPECT = 2.0  # cells fill the view but are never more than 2:1 (readability first)
-MAX_HATCH_RUNS = 20_000  # beyond this many masked runs cells are too small to show hatching
-MIN_HATCH_CELL_PX = 5.0
 MIN_PLOT_H = 160.0  # the matrix (and so the colour bar) is never squeezed below this height
 LAYOUT_MARGIN = 6.0
 
@@ -57,163 +53,6 @@ def _spread_levels(lo: float, hi: float) -> tuple[float, float]:
     d = max(abs(lo), 1.0)
     return lo - d, hi + d
 
-
-def _cosmetic_pen(color: QColor, width: float) -> QPen:
-    pen = QPen(color, width)
-    pen.setCosmetic(True)
-    pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
-    return pen
-
-
-class _LabelAxis(LeanAxisItem):
-    """An axis whose labels share one baseline (CJK fallback glyphs otherwise sit higher) and whose
-    labels starting with ⚠ are drawn in red (flagged rows)."""
-
-    def drawPicture(self, p, axisSpec, tickSpecs, textSpecs):
-        super().drawPicture(p, axisSpec, tickSpecs, [])  # line and ticks; sets font, pen and clip
-        fm = QFontMetricsF(p.font())
-        text_pen = p.pen()
-        for rect, flags, text in textSpecs:
-            w = fm.horizontalAdvance(text)
-            if flags & Qt.AlignmentFlag.AlignLeft:
-                x = rect.left()
-            elif flags & Qt.AlignmentFlag.AlignRight:
-                x = rect.right() - w
-            else:
-                x = rect.center().x() - w / 2
-            if flags & Qt.AlignmentFlag.AlignTop:
-                y = rect.top() + fm.ascent()
-            elif flags & Qt.AlignmentFlag.AlignBottom:
-                y = rect.bottom() - fm.descent()
-            else:
-                y = rect.center().y() + (fm.ascent() - fm.descent()) / 2
-            p.setPen(FLAG_COLOR if text.startswith(FLAG) else text_pen)
-            p.drawText(QPointF(x, y), text)
-
-
-class _MaskOverlay(pg.GraphicsObject):
-    """Masked cells as one grey image plus one hatched painter path.
-
-    The image is sampled as the heatmap's is (``stride``): at L = 4096 a cell-resolution image is
-    64 MiB built on every mask change (~0.2 s), for a picture the screen shows at ~500 pixels. The
-    hatching is drawn only where cells are big enough to see it, so only a matrix shown whole needs it.
-    """
-
-    def __init__(self):
-        super().__init__()
-        self._shape = (0, 0)
-        self._stride = (1, 1)
-        self._mask: np.ndarray | None = None
-        self._pixels: np.ndarray | None = None  # keeps the QImage's buffer alive
-        self._image: QImage | None = None
-        self._image_rect = QRectF()
-        self._hatch: QPainterPath | None = None
-        self._brush = QBrush(MASK_HATCH, Qt.BrushStyle.BDiagPattern)  # cosmetic: device pixels
-
-    def set_mask(self, mask: np.ndarray | None, shape: tuple[int, int], stride=(1, 1)) -> None:
-        if shape != self._shape:
-            self.prepareGeometryChange()
-            self._shape = shape
-        elif stride == self._stride and ((mask is None and self._mask is None) or (
-            mask is not None and self._mask is not None and np.array_equal(mask, self._mask)
-        )):
-            return
-        self._mask, self._stride = mask, tuple(stride)
-        self._rebuild()
-
-    def set_stride(self, stride) -> None:
-        """The heatmap samples its image anew (a resize): sample the mask alike."""
-        if tuple(stride) != self._stride:
-            self._stride = tuple(stride)
-            self._rebuild()
-
-    def _rebuild(self) -> None:
-        mask, (fy, fx) = self._mask, self._stride
-        self._image = self._hatch = self._pixels = None
-        if mask is not None:
-            shown = mask[::fy, ::fx]
-            rows, cols = shown.shape
-            self._pixels = np.where(shown, np.uint32(MASK_FILL.rgba()), np.uint32(0))
-            self._image = QImage(self._pixels.data, cols, rows, cols * 4, QImage.Format.Format_ARGB32_Premultiplied)
-            self._image_rect = QRectF(-0.5, -0.5, cols * fx, rows * fy)  # as the heatmap's image
-            if (fy, fx) == (1, 1):
-                self._hatch = _hatch_path(mask)
-        self.update()
-
-    def boundingRect(self) -> QRectF:
-        rows, cols = self._shape
-        return QRectF(-0.5, -0.5, cols, rows)
-
-    def paint(self, p: QPainter, *args) -> None:
-        if self._image is None:
-            return
-        p.drawImage(self._image_rect, self._image)
-        t = p.worldTransform()
-        if self._hatch is not None and min(abs(t.m11()), abs(t.m22())) >= MIN_HATCH_CELL_PX:
-            p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-            p.setPen(Qt.PenStyle.NoPen)
-            p.setBrush(self._brush)
-            p.drawPath(self._hatch)
-
-
-def _hatch_path(mask: np.ndarray) -> QPainterPath | None:
-    """Runs of masked cells per row (vectorised), one rectangle each in a single path; None when
-    there are more runs than cells big enough to hatch could ever show."""
-    edges = np.diff(np.pad(mask.view(np.int8), ((0, 0), (1, 1))), axis=1)
-    r0, c0 = np.nonzero(edges == 1)
-    _, c1 = np.nonzero(edges == -1)
-    if len(r0) > MAX_HATCH_RUNS:
-        return None
-    path = QPainterPath()
-    path.setFillRule(Qt.FillRule.WindingFill)
-    for r, a, b in zip(r0.tolist(), c0.tolist(), c1.tolist()):
-        path.addRect(QRectF(a - 0.5, r - 0.5, b - a, 1.0))
-    return path
-
-
-class _OutlineOverlay(pg.GraphicsObject):
-    """Outlines: the selected row, highlighted cells and the hovered cell (cosmetic pens)."""
-
-    def __init__(self):
-        super().__init__()
-        self.shape_ = (0, 0)
-        self.hover: tuple[int, int] | None = None
-        self.cells: list[tuple[int, int]] = []
-        self.row: int | None = None
-
-    def set_shape(self, shape: tuple[int, int]) -> None:
-        self.prepareGeometryChange()
-        self.shape_ = shape
-        rows, cols = shape
-        self.cells = [(r, c) for r, c in self.cells if 0 <= r < rows and 0 <= c < cols]
-        if self.row is not None and not 0 <= self.row < rows:
-            self.row = None
-        self.hover = None
-        self.update()
-
-    def boundingRect(self) -> QRectF:
-        rows, cols = self.shape_
-        return QRectF(-1.0, -1.0, cols + 1.0, rows + 1.0)
-
-    def paint(self, p: QPainter, *args) -> None:
-        rows, cols = self.shape_
-        p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-        p.setBrush(Qt.BrushStyle.NoBrush)
-
-        def framed(rect: QRectF, color: QColor, width: float) -> None:
-            # a dark frame with a light core reads on every colour of either map
-            p.setPen(_cosmetic_pen(QColor(0, 0, 0), width + 2))
-            p.drawRect(rect)
-            p.setPen(_cosmetic_pen(color, width))
-            p.drawRect(rect)
-
-        if self.row is not None:
-            framed(QRectF(-0.5, self.row - 0.5, cols, 1.0), QColor(255, 255, 255), 1.5)
-        for r, c in self.cells:
-            framed(QRectF(c - 0.5, r - 0.5, 1.0, 1.0), HIGHLIGHT_COLOR, 2.0)
-        if self.hover is not None:
-            r, c = self.hover
-            framed(QRectF(c - 0.5, r - 0.5, 1.0, 1.0), QColor(255, 255, 255), 1.0)
 
 
 class Heatmap(pg.GraphicsLayoutWidget):
@@ -260,7 +99,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self.setBackground(self.palette().color(QPalette.ColorRole.Base))
         self.ci.setContentsMargins(*(LAYOUT_MARGIN,) * 4)
 
-        axes = {side: _LabelAxis(side, pen=fg, textPen=fg) for side in ("left", "top", "right", "bottom")}
+        axes = {side: LabelAxis(side, pen=fg, textPen=fg) for side in ("left", "top", "right", "bottom")}
         self.plot = LeanPlotItem(axisItems=axes)  # no menus to build: ~5 ms each at start-up
         self.addItem(self.plot)
         self.plot.hideButtons()
@@ -283,9 +122,9 @@ class Heatmap(pg.GraphicsLayoutWidget):
 
         self.image_item = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image_item)
-        self._mask_item = _MaskOverlay()
+        self._mask_item = MaskOverlay()
         self._text_item = CellTextItem(masked_text, MASK_FILL)
-        self._outline_item = _OutlineOverlay()
+        self._outline_item = OutlineOverlay()
         for z, item in enumerate((self._mask_item, self._text_item, self._outline_item), start=1):
             item.setZValue(z)
             self.plot.addItem(item, ignoreBounds=True)
@@ -601,3 +440,4 @@ class Heatmap(pg.GraphicsLayoutWidget):
             ev.accept()
             return True
         return super().viewportEvent(ev)
+

@@ -1,7 +1,8 @@
-"""A label, a slider and a typed read-out for one float, on a linear or logarithmic scale.
+"""A label, a slider and a typed read-out for one float, on a linear or logarithmic scale, or for a whole number.
 
 The slider is integer-valued; this maps it to a float range so owners deal only in floats, and
-passes ``sliderPressed``/``sliderReleased`` through so a drag can become one undo step.
+passes ``sliderPressed``/``sliderReleased`` through so a drag can become one undo step. With
+``integer=True`` every slider position is one whole number and the read-out keeps its spin arrows.
 """
 from __future__ import annotations
 
@@ -17,13 +18,15 @@ from explorer.widgets.number_text import format_number, parse_number
 class _ReadOut(QDoubleSpinBox):
     """A spin box that shows compact numbers and reads them with ``parse_number``."""
 
-    def __init__(self, significant: int, step_by, parent=None):
+    def __init__(self, significant: int, step_by, parent=None, arrows=False):
         super().__init__(parent)
+        self._arrows = arrows
         self._significant = significant
         self._step_by = step_by
         self.setDecimals(12)  # keep the value unrounded; the text is compact anyway
         self.setKeyboardTracking(False)  # one valueChanged on Enter, not one per keystroke
-        self.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.NoButtons)
+        if not arrows:
+            self.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.NoButtons)
         self.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.setCorrectionMode(QDoubleSpinBox.CorrectionMode.CorrectToPreviousValue)
 
@@ -57,7 +60,7 @@ class _ReadOut(QDoubleSpinBox):
         hint = super().sizeHint()
         metrics = self.fontMetrics()
         ends = [self.textFromValue(self.minimum()), self.textFromValue(self.maximum())]
-        sample = ("-" if self.minimum() < 0 else "") + "0.0000"
+        sample = ("-" if self.minimum() < 0 else "") + ("0" if self._arrows else "0.0000")
         base = max(metrics.horizontalAdvance(t) for t in ends)
         wanted = max(base, metrics.horizontalAdvance(sample))
         hint.setWidth(hint.width() - base + wanted)
@@ -73,6 +76,8 @@ class LabelledSlider(QWidget):
     ``value()`` returns exactly what ``setValue`` was given (clamped), or the slider position's
     value rounded to the slider's resolution. ``valueChanged`` is emitted only on a real change,
     never while the owner has called ``blockSignals(True)``; typed read-out values apply on Enter.
+    ``integer``: whole numbers, one per slider position; the range may be a single number (then the
+    widget is disabled), and ``value()`` is an int.
     """
 
     valueChanged = Signal(float)
@@ -88,20 +93,23 @@ class LabelledSlider(QWidget):
         *,
         log: bool = False,
         steps: int = 1000,
+        integer: bool = False,
         parent: QWidget | None = None,
     ):
         super().__init__(parent)
-        self._log = log
+        self._log = log and not integer
+        self._integer = integer
         self._steps = int(steps)
-        self._significant = max(3, math.ceil(math.log10(self._steps)) + 1)
+        self._significant = 15 if integer else max(3, math.ceil(math.log10(self._steps)) + 1)
         self._minimum = self._maximum = 0.0
         self._value = 0.0
 
         self.label = QLabel(label, self)
         self.slider = QSlider(Qt.Orientation.Horizontal, self)
         self.slider.setRange(0, self._steps)
-        self.slider.setPageStep(max(1, self._steps // 10))
-        self.read_out = _ReadOut(self._significant, self._step_read_out, self)
+        if not integer:
+            self.slider.setPageStep(max(1, self._steps // 10))
+        self.read_out = _ReadOut(self._significant, self._step_read_out, self, integer)
         self.label.setBuddy(self.read_out)
 
         layout = QHBoxLayout(self)
@@ -139,7 +147,14 @@ class LabelledSlider(QWidget):
     def setRange(self, minimum: float, maximum: float) -> None:
         """Change the range; the value is clamped into it (and announced if that changed it)."""
         minimum, maximum = float(minimum), float(maximum)
-        if not minimum < maximum:
+        if self._integer and minimum <= maximum:
+            minimum, maximum = float(round(minimum)), float(round(maximum))
+            self._steps = int(maximum - minimum)
+            self.slider.blockSignals(True)
+            self.slider.setRange(0, self._steps)
+            self.slider.blockSignals(False)
+            self.setEnabled(maximum > minimum)
+        elif not minimum < maximum:
             raise ValueError(f"LabelledSlider needs minimum < maximum, got {minimum}, {maximum}")
         if self._log and minimum <= 0:
             raise ValueError(f"a logarithmic slider needs a positive minimum, got {minimum}")
@@ -155,6 +170,8 @@ class LabelledSlider(QWidget):
     def position_of(self, value: float) -> int:
         """The slider position (0..steps) nearest to ``value``."""
         lo, hi, v = self._minimum, self._maximum, min(max(value, self._minimum), self._maximum)
+        if self._integer:
+            return round(v - lo)
         if self._log:
             t = (math.log(v) - math.log(lo)) / (math.log(hi) - math.log(lo))
         else:
@@ -169,6 +186,8 @@ class LabelledSlider(QWidget):
             return lo
         if position >= self._steps:
             return hi
+        if self._integer:
+            return lo + position
         if self._log:
             v = math.exp(math.log(lo) + t * (math.log(hi) - math.log(lo)))
         else:
@@ -179,6 +198,8 @@ class LabelledSlider(QWidget):
     # ----- internal -----------------------------------------------------------------------------
     def _apply(self, value: float, emit: bool, move_slider: bool = True) -> None:
         value = min(max(float(value), self._minimum), self._maximum) + 0.0
+        if self._integer:
+            value = int(round(value))
         changed = value != self._value
         self._value = value
         if move_slider:

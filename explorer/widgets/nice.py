@@ -1,18 +1,27 @@
 """Round numbers for axes and label spacing: 1, 2, 5 × 10^k."""
 import math
 
+STEPS = (1, 2, 5)
+FINE_STEPS = (1, 1.5, 2, 3, 5, 7.5)  # for an axis whose range should track the data more closely
+
 
 def nice_step(n):
     """Smallest of 1, 2, 5, 10, 20, 50, … that is >= n (label thinning: show every k-th label)."""
     step = 1
     while True:
-        for m in (1, 2, 5):
+        for m in STEPS:
             if step * m >= n:
                 return step * m
         step *= 10
 
 
-def nice_ceiling(x):
-    """Smallest of 1, 2, 5 × 10^k that is >= x > 0 (colour ranges that move in steps, not jitter)."""
+def nice_ceiling(x, steps=STEPS):
+    """Smallest of ``steps`` × 10^k that is >= x > 0 (ranges that move in steps, not jitter)."""
     exp = 10.0 ** math.floor(math.log10(x))
-    return float(next(f * exp for f in (1, 2, 5, 10) if f * exp >= x * (1 - 1e-12)))
+    return float(next(f * exp for f in (*steps, 10) if f * exp >= x * (1 - 1e-12)))
+
+
+def label_every(count, pixels, label_px):
+    """Every how many of ``count`` evenly spaced labels to show so each gets ``label_px`` of ``pixels``:
+    a nice step, never more than the first nice step reaching ``count``."""
+    return nice_step(min(count * label_px / pixels, count))

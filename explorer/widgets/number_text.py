@@ -94,3 +94,20 @@ def format_number(v: float, significant: int = 4) -> str:
         return "0"  # also hides the sign of -0.0
     text = f"{v:.{significant}g}"
     return "0" if text in ("-0", "0") else text
+
+
+def format_fixed(x: float, decimals: int = 2) -> str:
+    """``x`` with ``decimals`` decimals, a true minus sign and no "−0.00" (the texts that explain a sum)."""
+    text = f"{float(x):.{decimals}f}"
+    if text.startswith("-") and text.strip("-0.") == "":
+        text = text[1:]
+    return text.replace("-", "−")
+
+
+def format_weight(w: float, decimals: int = 2) -> str:
+    """A weight as the heatmaps print it (two decimals, or ``decimals``); a weight too small to show but
+    not zero reads "<0.01" rather than a misleading "0.00" — the one wording of every panel."""
+    w = float(w)
+    if 0 < w < 0.5 * 10.0 ** -decimals:
+        return f"<{10.0 ** -decimals:.{decimals}f}"
+    return format_fixed(w, decimals)

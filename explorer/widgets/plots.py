@@ -1,5 +1,5 @@
 """Small pyqtgraph plots for the lesson panels (the √d and RoPE lessons): styled alike, with titles
-of one or more centred lines."""
+of one or more centred lines; and a pool of plot items reused from one draw to the next."""
 import math
 
 import pyqtgraph as pg
@@ -51,3 +51,15 @@ def lesson_plot(parent, fg, bg, title, bottom, left, *, grid_alpha=0.15, min_siz
     cache_axes(item)
     plot.setMinimumSize(*min_size)
     return plot
+
+
+def pooled(plot, items, count, make):
+    """``count`` items on ``plot``: the ones already there reused, new ones from ``make()``, extras removed
+    (at large sizes the same dozen items are updated on every draw instead of rebuilt)."""
+    for item in items[count:]:
+        plot.removeItem(item)
+    items = items[:count]
+    while len(items) < count:
+        items.append(make())
+        plot.addItem(items[-1])
+    return items

@@ -4,7 +4,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from explorer.core.presets import demo_session, random_session
-from explorer.panels.head_style import head_colour
+from explorer.widgets.palette import head_colour
 from explorer.panels.heads import MAX_SHOWN, HeadsPanel
 from tests.gui.panel_helpers import show_panel
 from tests.gui.same_numbers import assert_same_numbers

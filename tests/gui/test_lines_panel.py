@@ -173,7 +173,7 @@ def test_hidden_weights_draw_no_lines(qtbot, ui):
 
 def line_ends(canvas, q, k):
     """Where the line q → k starts and ends (the inner edges of the two label columns, at the rows)."""
-    from explorer.panels.lines import GAP
+    from explorer.widgets.lines_canvas import GAP
 
     rq, rk = canvas.token_rect("query", q), canvas.token_rect("key", k)
     return (np.array([rq.right() + GAP, rq.center().y()]), np.array([rk.left() - GAP, rk.center().y()]))

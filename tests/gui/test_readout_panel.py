@@ -8,7 +8,8 @@ from PySide6.QtWidgets import QApplication
 
 from explorer.core import in_convex_hull
 from explorer.core.presets import random_session
-from explorer.panels.readout import OKABE_ITO, PLOT_MIN_HEIGHT, STAR_PX, ReadoutPanel, key_colour
+from explorer.panels.readout import PLOT_MIN_HEIGHT, STAR_PX, ReadoutPanel, key_colour
+from explorer.widgets.palette import OKABE_ITO
 from tests.box_geometry import length_inside, shared_area
 from tests.gui.panel_helpers import show_panel
 

@@ -182,7 +182,7 @@ def test_m_n_and_pair_move_the_arrows_as_the_core_turns_them(qtbot, style):
     panel.m_slider.slider.setValue(m0 + 3)  # as a drag moves it
     check(0, m0 + 3, n0)
     np.testing.assert_array_equal(tip(panel.k_line), k_before)  # only q turned
-    panel.n_slider.box.setValue(20)  # typed
+    panel.n_slider.read_out.setValue(20)  # typed
     check(0, m0 + 3, 20)
     panel.pair_slider.setValue(1)
     check(1, m0 + 3, 20)

@@ -9,8 +9,9 @@ from PySide6.QtGui import QColor
 
 from explorer.core.presets import demo_session, random_session
 from explorer.core.session import Session, Settings
-from explorer.panels.head_style import head_colour
-from explorer.panels.split_merge import SplitMergePanel, tint
+from explorer.panels.split_merge import SplitMergePanel
+from explorer.widgets.palette import head_colour
+from explorer.widgets.split_merge_canvas import tint
 from tests.gui.panel_helpers import show_panel
 
 

@@ -1,0 +1,150 @@
+"""Where the Readout plane's labels go: its range fitted with room for them, each placed where it hides least."""
+import numpy as np
+from PySide6.QtGui import QFontMetricsF
+
+from explorer.core.readout import boxes_around, padded_range, place_label
+
+# Room (pixels) around the plane's points, so a label next to the outermost point still fits.
+PAD_PX = {"left": 18.0, "right": 18.0, "bottom": 16.0, "top": 26.0}
+DOT_PX = 6.0  # half the size of a key's dot on the plane
+STAR_PX = 12.0  # half the size of the star O_i
+LABEL_GAP = 3.0  # pixels between a dot and its label's box
+STAR_RING_COST = 0.12  # of the O label's area: the cost of each step further from the star
+STAR_LINE_COST = 8.0  # the O label hides lines more readily than a token label does: it may move away
+HULL_EDGE_VISIBILITY = 0.6  # the pale hull edge counts less than a full weight line
+
+
+class PlaneLabels:
+    """Part of ReadoutPanel: the plane's range and its labels, in pixels (redone whenever the plot is resized)."""
+
+    def _layout_plane(self):
+        """Fit the range to the points with room for labels at the edges, then place every label."""
+        ro = self._readout
+        if ro is None or not self.point_labels:
+            return
+        vb = self.plane.getViewBox()
+        width, height = max(vb.width(), 40.0), max(vb.height(), 40.0)
+        pts, _ = self.plane_points()
+        one_d = ro.values.shape[1] == 1
+        x_range = padded_range(pts[:, 0].min(), pts[:, 0].max(), width, PAD_PX["left"], PAD_PX["right"])
+        self.plane.setXRange(*x_range, padding=0)
+        if one_d:
+            self.plane.setYRange(-1, 1, padding=0)
+        else:
+            self.plane.setYRange(*padded_range(pts[:, 1].min(), pts[:, 1].max(), height, PAD_PX["bottom"],
+                                               PAD_PX["top"]), padding=0)
+        self._place_labels()
+
+    def _to_pixels(self, xy):
+        """Data point(s) (..., 2) → pixel position(s) in the plane's view box (y down)."""
+        vb = self.plane.getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        w, h = max(vb.width(), 1.0), max(vb.height(), 1.0)
+        xy = np.asarray(xy, dtype=float)
+        return np.stack([(xy[..., 0] - x0) / (x1 - x0) * w, (y1 - xy[..., 1]) / (y1 - y0) * h], axis=-1)
+
+    def _to_data(self, px):
+        vb = self.plane.getViewBox()
+        (x0, x1), (y0, y1) = vb.viewRange()
+        w, h = max(vb.width(), 1.0), max(vb.height(), 1.0)
+        return x0 + px[0] / w * (x1 - x0), y1 - px[1] / h * (y1 - y0)
+
+    @staticmethod
+    def _label_size(label):
+        rect = label.textItem.boundingRect()
+        return rect.width(), rect.height()
+
+    def _place_labels(self):
+        """Put the token labels and the O_i label where they hide the least.
+
+        In 2-D each token label goes beside its point — outward from the points' centre first — where it
+        covers neither the star, other points nor other labels, and stays inside the plot; then O_i's
+        label (on a white backing) goes beside the star where it covers the fewest token labels, points,
+        weight lines (a faint line counts little) and hull edges — close to the star unless that hides
+        much more. On a line (d_v = 1) the labels sit below it, each on the first tier where it overlaps
+        no earlier label, and O_i's label above the star.
+        """
+        if not self.point_labels or self._readout is None:
+            return
+        if self._readout.values.shape[1] == 1:
+            self._place_labels_on_a_line()
+            return
+        vb = self.plane.getViewBox()
+        bounds = (0.0, 0.0, max(vb.width(), 1.0), max(vb.height(), 1.0))
+        pts, o = self.plane_points()
+        pts_px = self._to_pixels(pts)
+        dots = boxes_around(pts_px, DOT_PX)  # (L, 4): place_label scores only those near a label
+        star_on = self.star_label.isVisible()
+        star = self._to_pixels(o)
+        lines = np.zeros((0, 5))
+        if star_on:
+            keys = self.shown_keys()
+            weights = np.clip(self._readout.weights[keys], 0.0, 1.0)  # a line is as visible as its weight
+            lines = np.column_stack([np.tile(star, (len(keys), 1)), pts_px[keys], np.maximum(weights, 0.1)])
+        taken = [(star[0] - STAR_PX, star[1] - STAR_PX, star[0] + STAR_PX, star[1] + STAR_PX)] if star_on else []
+        centre = pts_px.mean(axis=0)
+        for label, point in sorted(zip(self.point_labels, self._label_points), key=lambda lp: lp[1][0]):
+            anchor = self._to_pixels(point)
+            w, h = self._label_size(label)
+            g = DOT_PX + LABEL_GAP
+            offsets = [(g - 2, -h + 2), (g - 2, -2), (-w - g + 2, -h + 2), (-w - g + 2, -2), (g, -h / 2),
+                       (-w - g, -h / 2), (-w / 2, -h - g + 4), (-w / 2, g - 4)]
+            out = anchor - centre
+            if np.hypot(*out) > 1e-6:  # outward first: away from the hull, where O_i and the lines are not
+                offsets.sort(key=lambda d: -float(np.dot(np.array([d[0] + w / 2, d[1] + h / 2]), out)))
+            others = dots[np.hypot(*(pts_px - anchor).T) > 0.5]  # every dot but its own (and any on top of it)
+            _, box = place_label(anchor, (w, h), offsets, boxes=np.concatenate([others, np.reshape(taken, (-1, 4))]),
+                                 segments=lines, bounds=bounds, line_cost=1.0)
+            label.setAnchor((0, 0))
+            label.setPos(*self._to_data(box[:2]))
+            taken.append(box)
+        if not star_on:
+            return
+        hull = pts_px[self._hull(pts)]
+        edges = np.column_stack([hull, np.roll(hull, -1, axis=0), np.full(len(hull), HULL_EDGE_VISIBILITY)]) \
+            if len(hull) > 1 else np.zeros((0, 5))
+        w, h = self._label_size(self.star_label)
+        offsets, penalties = [], []
+        for ring, g in enumerate((STAR_PX + 1, STAR_PX + 14, STAR_PX + 30)):  # beside the star, then further
+            offsets += [(g, -h / 2), (g, -h - 2), (g, 2), (-w - g, -h / 2), (-w - g, -h - 2), (-w - g, 2),
+                        (-w / 2, g - 4), (-w / 2, -h - g + 4)]
+            penalties += [ring * STAR_RING_COST * w * h] * 8  # far from the star it names the star less
+        _, box = place_label(star, (w, h), offsets, boxes=np.concatenate([dots, np.reshape(taken[1:], (-1, 4))]),
+                             segments=np.concatenate([lines, edges]), bounds=bounds, line_cost=STAR_LINE_COST,
+                             penalties=penalties)
+        self.star_label.setAnchor((0, 0))
+        self.star_label.setPos(*self._to_data(box[:2]))
+        near = np.clip(star, box[:2], box[2:])  # the label's closest point to the star
+        gap = near - star
+        if np.hypot(*gap) > STAR_PX + 5:  # set apart: a thin leader says whose label it is
+            start = star + gap / np.hypot(*gap) * (STAR_PX - 2)
+            ends = np.array([self._to_data(start), self._to_data(near)])
+            self.star_leader.setData(ends[:, 0], ends[:, 1])
+        else:
+            self.star_leader.setData([], [])
+
+    def _place_labels_on_a_line(self):
+        vb = self.plane.getViewBox()
+        (x0, x1), _ = vb.viewRange()
+        px_per_unit = max(vb.width(), 100.0) / max(x1 - x0, 1e-300)
+        metrics = QFontMetricsF(self.point_labels[0].textItem.font())
+        tiers = []  # per tier: the pixel spans already taken
+        for label, point in sorted(zip(self.point_labels, self._label_points), key=lambda lp: lp[1][0]):
+            label.setPos(*point)
+            frac = float(np.clip((point[0] - x0) / max(x1 - x0, 1e-300), 0.0, 1.0))
+            width = metrics.horizontalAdvance(label.textItem.toPlainText()) + 8.0
+            left = frac * (x1 - x0) * px_per_unit - frac * width
+            span = (left, left + width)
+            tier = next((t for t, taken in enumerate(tiers) if all(span[0] >= b or span[1] <= a for a, b in taken)),
+                        len(tiers))
+            if tier == len(tiers):
+                tiers.append([])
+            tiers[tier].append(span)
+            label.setAnchor((frac, -0.25 - 0.95 * tier))
+        self.star_leader.setData([], [])
+        if self.star_label.isVisible():
+            _, o = self.plane_points()
+            frac = float(np.clip((o[0] - x0) / max(x1 - x0, 1e-300), 0.0, 1.0))
+            self.star_label.setPos(*o)
+            self.star_label.setAnchor((frac, 1.3))
+

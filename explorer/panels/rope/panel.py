@@ -1,0 +1,259 @@
+"""F9 The RoPE visualizer: q and k of one head, pair by pair, turned by their positions.
+
+The chapter: "旋转派(RoPE)——把 Q、K 向量按位置旋转不同角度 … 妙处是两个被旋转过的向量做点积,结果只依赖角度差,
+即相对距离". Four views of that sentence: one pair of q_m and k_n as arrows in their plane (the angle
+between them only moves with m − n), the spectrum of turning speeds θ_i, the score q_m·k_n against
+m − n at several absolute positions (the curves coincide), and a proof on the real heatmap: the same
+q and k at every position give scores that are constant along each diagonal.
+
+The RoPE settings (on/off, base, convention, offset) are the model's; the pair, m, n and the key row of
+the rotation plane are this panel's own view. Every number comes from ``explorer.core.rope_lesson``.
+"""
+from html import escape
+
+import numpy as np
+from PySide6.QtCore import QSignalBlocker
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QPushButton, QSpinBox
+
+from explorer.core.rope_lesson import (diagonal_deviation, head_slice, is_constant_along_diagonals, locked_positions,
+                                       same_row_everywhere, value_range)
+from explorer.core.session import ROPE_BASE_MAX, ROPE_BASE_MIN, ROPE_OFFSET_MAX
+from explorer.model import SELECTION, SETTINGS, STRUCTURE, VALUES
+from explorer.widgets.labelled_slider import LabelledSlider
+from explorer.widgets.number_text import format_number
+
+from ..base import Panel
+from .plots import POSITION_MAX, RopePlots
+from .tiles import RopeTiles
+
+STYLES = (("half", "half — GPT-NeoX / Llama"), ("interleaved", "interleaved — GPT-J / RoFormer"))
+QUOTE_ZH = ("旋转派(RoPE)——把 Q、K 向量按位置旋转不同角度(第 10 章的旋转小轮子、第 15 章的复数辐角),妙处是两个"
+            "被旋转过的向量做点积,结果只依赖角度差,即相对距离——「我离你几个词」被编码进了内积的几何里。")
+QUOTE_EN = ("The rotation school (RoPE) turns the Q and K vectors by a different angle at each position "
+            "(chapter 10's little rotating wheels, chapter 15's complex arguments). The beauty: the dot product "
+            "of two rotated vectors depends only on the difference of their angles — the relative distance. "
+            "“How many words apart we are” is written into the geometry of the inner product.")
+PROJECTED_NOTE = ("In projected mode Q and K are computed from X. Switch to direct mode (Controls → Q, K, V) to "
+                  "use this button, or make every row of X the same by hand: every q and k is then the same "
+                  "vector at every position, and the diagonals are constant too.")
+
+
+class RopePanel(RopePlots, RopeTiles, Panel):
+    """F9: RoPE settings bound to the model; one pair's rotation plane; θ_i spectrum; score vs m − n; diagonals."""
+
+    def __init__(self, model, parent=None):
+        super().__init__(model, parent)
+        self._fg = self.palette().color(QPalette.ColorRole.WindowText)
+        self._bg = self.palette().color(QPalette.ColorRole.Base)
+        self.key_row = 0  # the key token of the rotation plane (this panel's own choice)
+        self.distance = None  # m − n while "lock distance" is on
+        self.view = None  # the PairView drawn, or None when there is nothing to draw
+        self.curves = None  # score_vs_offset of the drawn head vectors
+        self.deviation = None  # diagonal_deviation of the selected head's scores
+        self._listed = None  # (tokens, heads) the combos list
+
+        # ---- the model's RoPE settings
+        self.rope_box = QCheckBox("RoPE on in the pipeline", self)
+        self.rope_box.toggled.connect(self._rope_toggled)
+        self.base_slider = LabelledSlider("base", ROPE_BASE_MIN, ROPE_BASE_MAX, 10000.0, log=True, parent=self)
+        self.base_slider.setToolTip("θ_i = base^(−2i/d_h): a larger base turns the slow pairs even more slowly "
+                                    "(Llama 2: 10 000; Llama 3: 500 000)")
+        self.base_slider.valueChanged.connect(lambda v: self.model.set_param("rope_base", v))
+        self.base_slider.sliderPressed.connect(self.model.begin_gesture)
+        self.base_slider.sliderReleased.connect(self.model.end_gesture)
+        self.style_combo = QComboBox(self)
+        for key, label in STYLES:
+            self.style_combo.addItem(label, key)
+        self.style_combo.setToolTip("Which dimensions form a pair: half pairs i with i + d_h/2 (rotate_half), "
+                                    "interleaved pairs 2i with 2i + 1. The same rotation, a different order of "
+                                    "dimensions.")
+        self.style_combo.activated.connect(
+            lambda i: self.model.set_param("rope_style", self.style_combo.itemData(i)))
+        self.offset_box = QSpinBox(self)
+        self.offset_box.setRange(0, ROPE_OFFSET_MAX)
+        self.offset_box.setKeyboardTracking(False)
+        self.offset_box.setToolTip("The pipeline rotates token t by offset + t. Shifting every position by "
+                                   "the same amount changes no score: only distances count.")
+        self.offset_box.valueChanged.connect(lambda v: self.model.set_param("rope_offset", v))
+        offset_label = QLabel("offset", self)
+        offset_label.setBuddy(self.offset_box)
+        style_label = QLabel("pairs", self)
+        style_label.setBuddy(self.style_combo)
+
+        # ---- what the rotation plane looks at
+        self.head_combo = QComboBox(self)
+        self.head_combo.setToolTip("The head whose q and k are shown (the selected head of every panel)")
+        self.head_combo.activated.connect(lambda i: self.model.set_selection(head=i))
+        self.query_combo = QComboBox(self)
+        self.query_combo.setToolTip("The query token: its row of Q before RoPE (the selected query row)")
+        self.query_combo.activated.connect(lambda i: self.model.set_selection(row=i))
+        self.key_combo = QComboBox(self)
+        self.key_combo.setToolTip("The key token: its row of K before RoPE")
+        self.key_combo.activated.connect(self._key_chosen)
+        self.pair_slider = LabelledSlider("pair i", 0, 0, 0, integer=True, parent=self)
+        self.pair_slider.setToolTip("Which 2-D pair of the head's dimensions the plane shows")
+        self.pair_slider.valueChanged.connect(lambda _v: self._draw_view())
+
+        self.m_slider = LabelledSlider("m (query position)", 0, POSITION_MAX, 5, integer=True, parent=self)
+        self.n_slider = LabelledSlider("n (key position)", 0, POSITION_MAX, 2, integer=True, parent=self)
+        self.m_slider.setToolTip("The position the query is turned for: by m·θ_i")
+        self.n_slider.setToolTip("The position the key is turned for: by n·θ_i")
+        self.m_slider.valueChanged.connect(lambda v: self._position_moved("m", int(v)))
+        self.n_slider.valueChanged.connect(lambda v: self._position_moved("n", int(v)))
+        self.lock_box = QCheckBox("lock distance m − n", self)
+        self.lock_box.setToolTip("Move n with m (and m with n): both arrows turn, the angle between them stays")
+        self.lock_box.toggled.connect(self._lock_toggled)
+
+        self._build_plots()
+
+        # ---- (d) the Toeplitz proof on the real scores, and the chapter
+        self.toeplitz_button = QPushButton("Same q and k at every position", self)
+        self.toeplitz_button.setToolTip("Set every row of Q to the query's row and every row of K to the key's row, "
+                                        "and turn RoPE on (one undo step): the scores then depend on i − j only")
+        self.toeplitz_button.clicked.connect(self.same_q_and_k_everywhere)
+        self.toeplitz_label = self._label()
+        self.quote_zh = self._label(f"「{escape(QUOTE_ZH)}」", "color: #1d232b;")
+        self.quote_en = self._label(escape(QUOTE_EN), "color: #4a5360;")
+        self.problem_label = self._label("", "color: #b3261e;")
+        self.problem_label.hide()
+
+        self._build_layout(style_label, offset_label)
+
+    # ----- user actions ---------------------------------------------------------------------------
+    def _rope_toggled(self, on):
+        if not self.model.set_param("rope", on):
+            self._sync_controls()  # refused (odd d_h): show the model's value again
+
+    def _key_chosen(self, index):
+        self.key_row = int(index)
+        self._draw_view()
+
+    def _lock_toggled(self, on):
+        self.distance = self.m_slider.value() - self.n_slider.value() if on else None
+        self._draw_view()
+
+    def _position_moved(self, which, value):
+        if self.distance is not None:
+            m = value if which == "m" else value + self.distance
+            m, n = locked_positions(m, self.distance, 0, POSITION_MAX)
+            with QSignalBlocker(self.m_slider), QSignalBlocker(self.n_slider):
+                self.m_slider.setValue(m)
+                self.n_slider.setValue(n)
+        self._draw_view()
+
+    def same_q_and_k_everywhere(self):
+        """Every row of Q ← the query's row, every row of K ← the key's row, RoPE on: ONE undo step.
+
+        The three edits go into one transaction: one undo step, and none of them if one is refused.
+        """
+        m = self.model
+        if m.projected:
+            m.notify(PROJECTED_NOTE)
+            return False
+        if m.rope_problem() is not None:
+            m.notify(m.rope_problem())
+            return False
+        row, key = m.settings.selected_row, min(self.key_row, len(m.tokens) - 1)
+        q_block = same_row_everywhere(m.matrix("Q"), row)
+        k_block = same_row_everywhere(m.matrix("K"), key)
+        changes = (not np.array_equal(q_block, m.matrix("Q")) or not np.array_equal(k_block, m.matrix("K"))
+                   or not m.settings.rope)
+        if not changes:
+            return True
+        with m.transaction(f"Same q ({m.tokens[row]}) and k ({m.tokens[key]}) at every position, RoPE on") as done:
+            m.set_block("Q", 0, 0, q_block)
+            m.set_block("K", 0, 0, k_block)
+            m.set_param("rope", True)
+        return done.ok  # a refused part (it says why) took back the parts that went in
+
+    # ----- reading the model ----------------------------------------------------------------------
+    def d_head(self):
+        return self.model.widths()[0] // self.model.settings.heads
+
+    def head_vectors(self):
+        """The selected head's q (query row) and k (key row) before RoPE, or None when there are none."""
+        r = self.model.results
+        s = self.model.settings
+        if r is None or r.q_in is None or r.q_in.shape[0] != len(self.model.tokens):
+            return None
+        if r.q_in.shape[1] % s.heads or (r.q_in.shape[1] // s.heads) % 2:
+            return None
+        key = min(self.key_row, r.k_in.shape[0] - 1)
+        return (head_slice(r.q_in[s.selected_row], s.selected_head, s.heads),
+                head_slice(r.k_in[key], s.selected_head, s.heads))
+
+    # ----- drawing --------------------------------------------------------------------------------
+    def render(self, flags):
+        self._sync_controls()
+        self._draw_view()
+        if flags & (STRUCTURE | VALUES | SETTINGS | SELECTION):
+            self._draw_diagonals()
+
+    def _sync_controls(self):
+        m, s = self.model, self.model.settings
+        widgets = (self.rope_box, self.base_slider, self.style_combo, self.offset_box, self.head_combo,
+                   self.query_combo, self.key_combo, self.pair_slider)
+        blockers = [QSignalBlocker(w) for w in widgets]
+        problem = m.rope_problem()
+        self.rope_box.setChecked(s.rope)
+        self.rope_box.setEnabled(s.rope or problem is None)
+        self.rope_box.setToolTip(problem if problem and not s.rope else
+                                 "Rotate q and k of every head by position before the scores (the heatmaps change)")
+        self.base_slider.setValue(s.rope_base)
+        self.style_combo.setCurrentIndex(self.style_combo.findData(s.rope_style))
+        self.offset_box.setValue(s.rope_offset)
+        listed = (m.tokens, s.heads)
+        if listed != self._listed:  # rebuilt only when tokens or heads change (not on every base step)
+            self._listed = listed
+            self.head_combo.clear()
+            self.head_combo.addItems([f"head {h + 1}" for h in range(s.heads)])
+            self.query_combo.clear()
+            self.query_combo.addItems([f"{i}: {t}" for i, t in enumerate(m.tokens)])
+            self.key_combo.clear()
+            self.key_combo.addItems([f"{i}: {t}" for i, t in enumerate(m.tokens)])
+        self.key_row = min(self.key_row, len(m.tokens) - 1)
+        self.head_combo.setCurrentIndex(s.selected_head)
+        self.head_combo.setEnabled(s.heads > 1)
+        self.query_combo.setCurrentIndex(s.selected_row)
+        self.key_combo.setCurrentIndex(self.key_row)
+        d_h = self.d_head()
+        self.pair_slider.setRange(0, max(d_h // 2 - 1, 0))
+        self.problem_label.setVisible(problem is not None)
+        self.problem_label.setText(escape(problem or "") + (
+            "<br>The rotation plane, the θ spectrum and the score plots need an even d_h too. Add a dimension to "
+            "Q and K in the matrix editor, or try File → New from preset → Random." if problem else ""))
+        if m.projected:
+            self.toeplitz_button.setEnabled(False)
+            self.toeplitz_button.setToolTip(PROJECTED_NOTE)
+        else:
+            self.toeplitz_button.setEnabled(problem is None)
+            self.toeplitz_button.setToolTip(problem or "Set every row of Q to the query's row and every row of K "
+                                            "to the key's row, and turn RoPE on (one undo step): the scores then "
+                                            "depend on i − j only")
+        del blockers
+
+    def _draw_diagonals(self):
+        r, s = self.model.results, self.model.settings
+        if r is None or s.selected_head >= r.heads.scores.shape[0]:
+            self.deviation = None
+            self.toeplitz_label.setText("")
+            return
+        scores = r.heads.scores[s.selected_head]
+        dev = self.deviation = diagonal_deviation(scores)
+        spread = value_range(scores)
+        head = f"head {s.selected_head + 1}" if s.heads > 1 else "the scores"
+        if is_constant_along_diagonals(scores):
+            if spread <= 1e-9 * max(1.0, float(np.abs(scores).max())):
+                extra = " — and equal everywhere: without RoPE the same q and k give the same score at any distance"
+            else:
+                extra = (f"; they change from one diagonal to the next (by up to {format_number(spread, 3)}): "
+                         f"only the distance i − j matters")
+            text = f"<b>Scores constant along each diagonal: max deviation {dev:.1e}</b> ({head}){extra}."
+        else:
+            text = (f"Along a diagonal (i − j fixed) {head} differ by up to {format_number(dev, 3)}: q and k change "
+                    f"from token to token, so more than the distance moves them.")
+            if self.toeplitz_button.isEnabled():
+                text += " Press the button to keep only the distance."
+        self.toeplitz_label.setText(text)
+

@@ -1,0 +1,208 @@
+"""The RoPE panel's three plots: one pair's rotation plane, the spectrum θ_i, and the score against m − n."""
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+from explorer.core.rope import rope_frequencies
+from explorer.core.rope_lesson import (DEFAULT_STARTS, arc_points, curves_gap, degrees, direction, pair_view,
+                                       score_vs_offset, wavelength)
+from explorer.widgets.number_text import format_number
+from explorer.widgets.palette import BLACK, BLUE, BLUISH_GREEN, ORANGE, REDDISH_PURPLE, SKY_BLUE, VERMILLION
+from explorer.widgets.plots import set_title
+
+POSITION_MAX = 63  # the m and n sliders: 0..63
+OFFSET_SPAN = POSITION_MAX  # the score-vs-distance plot: m − n in −63..63, every pair of the sliders
+Q_COLOR = BLUE  # the query
+K_COLOR = VERMILLION  # the key
+ANGLE_COLOR = BLUISH_GREEN  # the angle between them
+MARK_COLOR = REDDISH_PURPLE  # the chosen pair / the current m − n
+START_STYLES = (  # one per absolute start, widest first so that every curve shows on top of the one below
+    (SKY_BLUE, 9.0, None), (ORANGE, 5.0, None), (BLUISH_GREEN, 2.0, None), (BLACK, 0.0, "o"))
+SPECTRUM_CAPTION = "fast-turning pairs see short distances, slow ones long"
+
+
+def _pen(color, width=2.0, style=Qt.PenStyle.SolidLine):
+    return pg.mkPen(color, width=width, style=style)
+
+
+class RopePlots:
+    """Part of RopePanel: builds the three plots and draws them for the selected head's q and k."""
+
+    def _build_plots(self):
+        # ---- (a) the rotation plane
+        self.plane = self._plot("", "", "")
+        self.plane.getPlotItem().getViewBox().setAspectLocked(True)
+        self.q_circle = pg.PlotDataItem([], [], pen=_pen(Q_COLOR, 1.0, Qt.PenStyle.DotLine))
+        self.k_circle = pg.PlotDataItem([], [], pen=_pen(K_COLOR, 1.0, Qt.PenStyle.DotLine))
+        self.q_ghost = pg.PlotDataItem([], [], pen=_pen(Q_COLOR, 1.5, Qt.PenStyle.DashLine))
+        self.k_ghost = pg.PlotDataItem([], [], pen=_pen(K_COLOR, 1.5, Qt.PenStyle.DashLine))
+        self.arc = pg.PlotDataItem([], [], pen=_pen(ANGLE_COLOR, 2.5))
+        self.q_line = pg.PlotDataItem([], [], pen=_pen(Q_COLOR, 3.0))
+        self.k_line = pg.PlotDataItem([], [], pen=_pen(K_COLOR, 3.0))
+        self.q_head = pg.ArrowItem(headLen=16, tipAngle=32, tailLen=0, brush=pg.mkBrush(Q_COLOR), pen=None)
+        self.k_head = pg.ArrowItem(headLen=16, tipAngle=32, tailLen=0, brush=pg.mkBrush(K_COLOR), pen=None)
+        self.angle_text = pg.TextItem("", color=ANGLE_COLOR, anchor=(0.5, 0.5), fill=pg.mkBrush(255, 255, 255, 210))
+        self.q_text = pg.TextItem("", color=Q_COLOR, anchor=(0.5, 0.5))
+        self.k_text = pg.TextItem("", color=K_COLOR, anchor=(0.5, 0.5))
+        for item in (self.q_circle, self.k_circle, self.q_ghost, self.k_ghost, self.arc, self.q_line, self.k_line,
+                     self.q_head, self.k_head, self.angle_text, self.q_text, self.k_text):
+            self.plane.addItem(item)
+        self.plane.getPlotItem().getAxis("bottom").setLabel("first dimension of the pair", color=self._fg.name())
+        self.plane.getPlotItem().getAxis("left").setLabel("second", color=self._fg.name())
+        self.plane.setMinimumSize(240, 220)
+        self.plane_readout = self._label()
+        self.lock_note = self._label()
+        self.lock_note.hide()
+
+        # ---- (b) the spectrum θ_i
+        self.spectrum = self._plot("", "pair i", "θ_i (rad per position)")
+        self.spectrum.getPlotItem().setLogMode(x=False, y=True)
+        self.theta_curve = pg.PlotDataItem([], [], pen=_pen(self._fg.name(), 1.5), symbol="o", symbolSize=6,
+                                           symbolBrush=pg.mkBrush(self._fg.name()), symbolPen=None)
+        self.theta_marker = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=14,
+                                            symbolBrush=pg.mkBrush(MARK_COLOR), symbolPen=_pen("#000000", 1.2))
+        self.spectrum.addItem(self.theta_curve)
+        self.spectrum.addItem(self.theta_marker)
+
+        # ---- (c) q_m·k_n against m − n at several absolute starts
+        self.offsets = np.arange(-OFFSET_SPAN, OFFSET_SPAN + 1)
+        self.score_plot = self._plot("", "m − n  (query position − key position)", "q_m·k_n")
+        self.start_curves = []
+        for color, width, symbol in START_STYLES:
+            if symbol:
+                item = pg.PlotDataItem([], [], pen=None, symbol=symbol, symbolSize=4, symbolBrush=pg.mkBrush(color),
+                                       symbolPen=None)
+            else:
+                item = pg.PlotDataItem([], [], pen=_pen(color, width))
+            self.start_curves.append(item)
+            self.score_plot.addItem(item)
+        self.offset_line = pg.InfiniteLine(pos=0, angle=90, pen=_pen(MARK_COLOR, 1.5, Qt.PenStyle.DashLine))
+        self.score_plot.addItem(self.offset_line, ignoreBounds=True)
+        self.score_marker = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=13,
+                                            symbolBrush=pg.mkBrush(MARK_COLOR), symbolPen=_pen("#000000", 1.2))
+        self.score_plot.addItem(self.score_marker)
+        self.score_plot.getPlotItem().getViewBox().setXRange(-OFFSET_SPAN - 1, OFFSET_SPAN + 1, padding=0)
+        self.score_readout = self._label()
+
+    def _show_views(self, shown):
+        """The plane, spectrum and score plots need an even d_h: without one they step aside."""
+        for w in (self.plane_tile, self.spectrum, self.score_tile):
+            w.setVisible(shown)
+
+    def _draw_view(self):
+        vectors = self.head_vectors()
+        self._show_views(vectors is not None)
+        if vectors is None:
+            self.view = self.curves = None
+            return
+        s = self.model.settings
+        q, k = vectors
+        pair, m, n = self.pair_slider.value(), self.m_slider.value(), self.n_slider.value()
+        v = self.view = pair_view(q, k, pair, m, n, base=s.rope_base, style=s.rope_style)
+        self._draw_plane(v)
+        self._draw_spectrum(v, len(q), s.rope_base)
+        self._draw_scores(v, q, k, s)
+
+    def _draw_plane(self, v):
+        fg = self._fg.name()
+        token_q, token_k = self.model.tokens[self.model.settings.selected_row], self.model.tokens[self.key_row]
+        rq, rk = float(np.hypot(*v.q)), float(np.hypot(*v.k))
+        reach = max(rq, rk)
+        reach = reach if reach > 0 else 1.0
+        circle = arc_points(0.0, 2 * np.pi, 1.0, 97)
+        self.q_circle.setData(rq * circle[:, 0], rq * circle[:, 1])
+        self.k_circle.setData(rk * circle[:, 0], rk * circle[:, 1])
+        self.q_ghost.setData([0.0, v.q[0]], [0.0, v.q[1]])
+        self.k_ghost.setData([0.0, v.k[0]], [0.0, v.k[1]])
+        self.q_line.setData([0.0, v.q_rot[0]], [0.0, v.q_rot[1]])
+        self.k_line.setData([0.0, v.k_rot[0]], [0.0, v.k_rot[1]])
+        for head, tip, length in ((self.q_head, v.q_rot, rq), (self.k_head, v.k_rot, rk)):
+            head.setVisible(length > 0)
+            head.setPos(float(tip[0]), float(tip[1]))
+            head.setStyle(angle=180.0 - degrees(direction(tip)))
+        radius = 0.38 * (min(rq, rk) if min(rq, rk) > 0.15 * reach else reach)
+        start = direction(v.k_rot)
+        points = arc_points(start, v.angle, radius)
+        self.arc.setData(points[:, 0], points[:, 1])
+        mid = start + v.angle / 2
+        text_r = radius + 0.2 * reach
+        self.angle_text.setText(f"{degrees(v.angle):.1f}°")
+        self.angle_text.setPos(text_r * np.cos(mid), text_r * np.sin(mid))
+        self.angle_text.setVisible(rq > 0 and rk > 0)
+        for text, tip, length, name in ((self.q_text, v.q_rot, rq, f"q_{v.m} ({token_q})"),
+                                        (self.k_text, v.k_rot, rk, f"k_{v.n} ({token_k})")):
+            # beyond the tip, the text growing away from the origin (never over its own arrow)
+            phi = direction(tip)
+            text.setText(name)
+            text.setAnchor((0.5 - 0.5 * np.cos(phi), 0.5 + 0.5 * np.sin(phi)))
+            scale = (length + 0.07 * reach) / length if length > 0 else 0.0
+            text.setPos(float(tip[0]) * scale, float(tip[1]) * scale)
+            text.setVisible(length > 0)
+        lim = 1.3 * reach
+        self.plane.getPlotItem().getViewBox().setRange(xRange=(-lim, lim), yRange=(-lim, lim), padding=0)
+        dims = f"d{v.dims[0]}, d{v.dims[1]}"
+        set_title(self.plane, f"pair {v.pair} ({dims}) of head {self.model.settings.selected_head + 1}: "
+                              f"<span style='color:{Q_COLOR}'>q</span> turned by m·θ, "
+                              f"<span style='color:{K_COLOR}'>k</span> by n·θ", fg)
+        turn = degrees(v.turn)
+        off = ("" if self.model.settings.rope else
+               " RoPE is off in the pipeline: the heatmaps do not turn q and k yet.")
+        self.plane_readout.setText(
+            f"θ<sub>{v.pair}</sub> = {format_number(v.theta, 3)} rad per position (one turn every "
+            f"{format_number(float(wavelength(v.theta)), 3)} positions). Angle from "
+            f"<span style='color:{K_COLOR}'>k<sub>{v.n}</sub></span> to "
+            f"<span style='color:{Q_COLOR}'>q<sub>{v.m}</sub></span>: "
+            f"<b style='color:{ANGLE_COLOR}'>{degrees(v.angle):.1f}°</b> = {degrees(v.angle_before):.1f}° before "
+            f"rotation + (m − n)·θ<sub>{v.pair}</sub> = {v.offset}·θ<sub>{v.pair}</sub> ≡ {turn:.1f}° "
+            f"(angles mod 360°).<br>"
+            f"This pair's score q·k = <b>{format_number(v.pair_score, 4)}</b>; the whole head's "
+            f"q<sub>{v.m}</sub>·k<sub>{v.n}</sub> = <b>{format_number(v.score, 4)}</b> "
+            f"(sum over all {self.d_head() // 2} pairs). "
+            f"<span style='color:#6b7480'>Dashed: before rotation (position 0).{off}</span>")
+        if self.distance is not None:
+            self.lock_note.show()
+            self.lock_note.setText(f"Distance locked at m − n = {self.distance}: both arrows turn, but the angle "
+                                   f"between them ({degrees(v.angle):.1f}°) and this pair's score stay fixed — "
+                                   f"and so does q<sub>m</sub>·k<sub>n</sub>.")
+        else:
+            self.lock_note.hide()
+
+    def _draw_spectrum(self, v, d_h, base):
+        theta = rope_frequencies(d_h, base)
+        i = np.arange(theta.shape[0], dtype=np.float64)
+        self.theta_curve.setData(i, theta)
+        self.theta_marker.setData([float(v.pair)], [v.theta])
+        vb = self.spectrum.getPlotItem().getViewBox()
+        lo, hi = np.log10(theta.min()), np.log10(theta.max())
+        vb.setRange(xRange=(-0.5, max(len(theta) - 0.5, 0.5)), yRange=(lo - 0.35, hi + 0.35), padding=0)
+        axis = self.spectrum.getPlotItem().getAxis("bottom")
+        step = max(1, int(np.ceil(len(theta) / 12)))
+        axis.setTicks([[(float(j), str(j)) for j in range(0, len(theta), step)], []])
+        set_title(self.spectrum, f"θ_i = base<sup>−2i/d_h</sup>  (d_h = {d_h}, base = {base:,.0f})<br>"
+                                 f"{SPECTRUM_CAPTION}", self._fg.name())
+
+    def _draw_scores(self, v, q, k, s):
+        curves = self.curves = score_vs_offset(q, k, self.offsets, DEFAULT_STARTS, base=s.rope_base,
+                                               style=s.rope_style)
+        x = self.offsets.astype(np.float64)
+        for item, row in zip(self.start_curves, curves):
+            item.setData(x, row)
+        inside = abs(v.offset) <= OFFSET_SPAN
+        self.offset_line.setVisible(inside)
+        self.offset_line.setPos(v.offset)
+        self.score_marker.setData([float(v.offset)] if inside else [], [v.score] if inside else [])
+        lo, hi = float(curves.min()), float(curves.max())
+        if inside:
+            lo, hi = min(lo, v.score), max(hi, v.score)
+        pad = 0.08 * (hi - lo) if hi > lo else 1.0
+        self.score_plot.getPlotItem().getViewBox().setRange(
+            xRange=(-OFFSET_SPAN - 1, OFFSET_SPAN + 1), yRange=(lo - pad, hi + pad), padding=0)
+        legend = " ".join(f"<span style='color:{c}'>{'●' if sym else '━'}</span>&nbsp;{start}"
+                          for (c, _w, sym), start in zip(START_STYLES, DEFAULT_STARTS))
+        set_title(self.score_plot, f"equal offsets give equal scores: q_m·k_n against m − n<br>"
+                                   f"starting at min(m, n) = {legend}", self._fg.name())
+        where = (f"<span style='color:{MARK_COLOR}'>●</span> m − n = {v.offset}: {format_number(v.score, 4)}" if inside
+                 else f"m − n = {v.offset} lies outside ±{OFFSET_SPAN}")
+        self.score_readout.setText(f"The {len(DEFAULT_STARTS)} curves lie on top of each other: they differ by at "
+                                   f"most {curves_gap(curves):.1e}. {where}. <span style='color:#6b7480'>"
+                                   f"(The score heatmap shows q·k × scale.)</span>")

@@ -1,0 +1,141 @@
+"""How the RoPE panel arranges itself: its controls in small groups on two rows (wide) or four (narrow),
+the plane beside the spectrum and the score plot, or all three in one column."""
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+
+from explorer.widgets.labelled_slider import LabelledSlider
+from explorer.widgets.plots import lesson_plot
+
+NARROW = 760  # px: below this width the tiles stack in one column
+
+
+class RopeTiles:
+    """Part of RopePanel: groups the controls and places the tiles for the panel's width."""
+
+    def _build_layout(self, style_label, offset_label):
+        # the controls come in small groups that flow onto two rows (wide) or four (narrow)
+        self.groups = {"rope": self._group(self.rope_box), "base": self._group(self.base_slider),
+                       "style": self._group(style_label, self.style_combo),
+                       "offset": self._group(offset_label, self.offset_box), "pair": self._group(self.pair_slider)}
+        for name, text, widget in (("head", "head", self.head_combo), ("query", "query", self.query_combo),
+                                   ("key", "key", self.key_combo)):
+            label = QLabel(text, self)
+            label.setBuddy(widget)
+            self.groups[name] = self._group(label, widget)
+        self.bar_rows = [QHBoxLayout() for _ in range(4)]
+        self.bar = QVBoxLayout()
+        self.bar.setContentsMargins(0, 0, 0, 0)
+        self.bar.setSpacing(4)
+        for row in self.bar_rows:
+            row.setContentsMargins(0, 0, 0, 0)
+            row.setSpacing(12)
+            self.bar.addLayout(row)
+
+        self.plane_tile, plane_layout = self._tile()
+        plane_layout.addWidget(self.plane, 1)
+        plane_layout.addWidget(self.m_slider)
+        n_row = QHBoxLayout()
+        n_row.addWidget(self.n_slider, 1)
+        n_row.addSpacing(8)
+        n_row.addWidget(self.lock_box)
+        plane_layout.addLayout(n_row)
+        plane_layout.addWidget(self.lock_note)
+        plane_layout.addWidget(self.plane_readout)
+
+        self.score_tile, score_layout = self._tile()
+        score_layout.addWidget(self.score_plot, 1)
+        score_layout.addWidget(self.score_readout)
+
+        self.proof_tile, proof_layout = self._tile((4, 2, 4, 2), 4)
+        proof_row = QHBoxLayout()
+        proof_row.addWidget(self.toeplitz_button)
+        proof_row.addWidget(self.toeplitz_label, 1)
+        proof_layout.addLayout(proof_row)
+        proof_layout.addWidget(self.quote_zh)
+        proof_layout.addWidget(self.quote_en)
+
+        self.tiles = QGridLayout()
+        self.tiles.setContentsMargins(0, 0, 0, 0)
+        self.tiles.setSpacing(8)
+        self._columns = 0
+        self._arrange(2)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.setSpacing(4)
+        layout.addLayout(self.bar)
+        layout.addWidget(self.problem_label)
+        layout.addLayout(self.tiles, 1)
+        layout.addWidget(self.proof_tile)
+
+    # ----- building -----------------------------------------------------------------------------
+    def _plot(self, title, bottom, left):
+        return lesson_plot(self, self._fg, self._bg, title, bottom, left)
+
+    def _label(self, text="", style="color: #1d232b;"):
+        label = QLabel(text, self)
+        label.setWordWrap(True)
+        label.setTextFormat(Qt.TextFormat.RichText)
+        label.setStyleSheet(style)
+        label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        return label
+
+    def _tile(self, margins=(0, 0, 0, 0), spacing=2):
+        """A tile of the panel: a widget and the vertical layout its parts go into."""
+        tile = QWidget(self)
+        layout = QVBoxLayout(tile)
+        layout.setContentsMargins(*margins)
+        layout.setSpacing(spacing)
+        return tile, layout
+
+    def _group(self, *widgets):
+        group = QWidget(self)
+        row = QHBoxLayout(group)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(6)
+        for w in widgets:
+            row.addWidget(w, 1 if isinstance(w, LabelledSlider) else 0)
+        return group
+
+    def _arrange_bar(self, columns):
+        g = self.groups
+        if columns == 2:
+            rows = [["rope", "base*", "style", "offset"], ["head", "query", "key", "pair*"], [], []]
+        else:
+            rows = [["rope", "base*"], ["style", "offset", ""], ["head", "query", "key", ""], ["pair*"]]
+        for layout, names in zip(self.bar_rows, rows):
+            while layout.count():
+                layout.takeAt(0)
+            for name in names:
+                if not name:
+                    layout.addStretch(1)
+                else:
+                    layout.addWidget(g[name.rstrip("*")], 1 if name.endswith("*") else 0)
+
+    def _arrange(self, columns):
+        """The plane on the left; the spectrum over score-vs-distance on the right (one column when narrow)."""
+        if columns == self._columns:
+            return
+        self._columns = columns
+        self._arrange_bar(columns)
+        for w in (self.plane_tile, self.spectrum, self.score_tile):
+            self.tiles.removeWidget(w)
+        if columns == 2:
+            self.tiles.addWidget(self.plane_tile, 0, 0, 2, 1)
+            self.tiles.addWidget(self.spectrum, 0, 1)
+            self.tiles.addWidget(self.score_tile, 1, 1)
+            stretches = (2, 3, 0)
+            self.tiles.setColumnStretch(0, 1)
+            self.tiles.setColumnStretch(1, 1)
+        else:
+            for r, w in enumerate((self.plane_tile, self.spectrum, self.score_tile)):
+                self.tiles.addWidget(w, r, 0)
+            stretches = (3, 2, 3)
+            self.tiles.setColumnStretch(1, 0)
+        for r, s in enumerate(stretches):
+            self.tiles.setRowStretch(r, s)
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._arrange(2 if self.width() >= NARROW else 1)
+

@@ -1,0 +1,42 @@
+"""The application's colours in one place: the qualitative series, text greys, marks and masked cells.
+
+Okabe & Ito's colour-blind-safe palette names what the panels tell apart (heads, keys, q and k, curves);
+the greys and the highlight mean the same thing in every panel.
+"""
+from PySide6.QtGui import QColor
+
+# Okabe & Ito's qualitative palette, without its black
+ORANGE = "#E69F00"
+SKY_BLUE = "#56B4E9"
+BLUISH_GREEN = "#009E73"
+YELLOW = "#F0E442"
+BLUE = "#0072B2"
+VERMILLION = "#D55E00"
+REDDISH_PURPLE = "#CC79A7"
+OKABE_ITO = (ORANGE, SKY_BLUE, BLUISH_GREEN, YELLOW, BLUE, VERMILLION, REDDISH_PURPLE)
+BLACK = "#000000"
+
+INK = "#1f1f1f"  # text and outlines drawn by hand
+MUTED = "#6b6b6b"  # headers, secondary text
+FAINT = "#9a9a9a"  # text of what is out of focus
+BAND = "#eef1f5"  # light band behind titles and the selected tile
+FRAME = "#d3d7de"  # thin frames around tiles
+GOOD = "#1b7f3b"  # a check that holds
+BAD = "#b00020"  # a check that fails, a fully masked row
+WEIGHT_BLUE = "#2171b5"  # the dark blue of the weights' colour map
+FOCUS_BLUE = "#deebf7"  # the pale blue of the weights' colour map: behind a focused token
+HIGHLIGHT = "#ff0099"  # magenta: the learner's guess, never a colour of either map
+MASK_GREY = "#969696"  # masked cells: neutral mid grey, no colour of either map
+MASK_HATCH = "#505050"
+FLAG_RED = "#d62728"  # a cell flagged as suspicious
+
+
+def qualitative_colour(i, darken_step):
+    """The ``i``-th colour of the series: Okabe–Ito, then darker variants of it (``darken_step`` % per round)."""
+    base = QColor(OKABE_ITO[i % len(OKABE_ITO)])
+    return base if i < len(OKABE_ITO) else base.darker(100 + darken_step * (i // len(OKABE_ITO)))
+
+
+def head_colour(h):
+    """The colour of head ``h`` (0-based) in every panel that tells heads apart."""
+    return qualitative_colour(h, 45)
