@@ -17,6 +17,7 @@ _HOMES = {
     **dict.fromkeys(('GuessVerdict', 'LessonChecks', 'darkest_in_row', 'hull_check', 'judge_guess',
                      'lesson_checks', 'row_sum_check'), "lesson"),
     **dict.fromkeys(('strongest_edges', 'top_k_edges'), "lines"),
+    **dict.fromkeys(('alibi_bias', 'alibi_slopes'), "alibi"),
     **dict.fromkeys(('causal_mask',), "masks"),
     **dict.fromkeys(('sinusoidal_positions',), "positions"),
     **dict.fromkeys(('self_attention',), "projections"),
@@ -28,7 +29,7 @@ _HOMES = {
 }
 
 __all__ = [
-    "AttentionResult", "MultiHeadResult", "attend", "attention", "causal_mask", "default_scale",
+    "AttentionResult", "MultiHeadResult", "alibi_bias", "alibi_slopes", "attend", "attention", "causal_mask", "default_scale",
     "head_count_options", "merge_heads", "multi_head_attention", "rope", "rope_frequencies", "scores",
     "self_attention", "sinusoidal_positions", "softmax", "split_heads", "strongest_edges", "top_k_edges",
     "contributions", "convex_hull_2d", "in_convex_hull",

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QSpin
 from explorer.core.alibi import alibi_bias
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.number_text import format_number
+from explorer.widgets.palette import head_colour
 from explorer.widgets.plots import lesson_plot
 
 from .base import Panel
@@ -40,7 +41,7 @@ class PositionsPanel(Panel):
         self.slopes = lesson_plot(self, fg, bg, "", "head h", "slope m_h", min_size=(160, 120))
         self.slope_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=pg.mkBrush(fg))
         self.bias_map = Heatmap(cmap="diverging", row_title="query token i", col_title="key token j",
-                                colorbar_label="bias −m·|i − j|", parent=self)
+                                colorbar_label="bias", parent=self)
         self.slopes.addItem(self.slope_bars)
         self.to_projected = QPushButton("Switch to projected mode", self)
         self.to_projected.setToolTip("Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ, starting from X and W that "
@@ -105,7 +106,9 @@ class PositionsPanel(Panel):
     def draw_alibi(self, r, head):
         """The slopes of every head, and the bias −m_h·|i − j| of the shown head."""
         heads = len(r.slopes)
-        self.slope_bars.setOpts(x=list(range(1, heads + 1)), height=list(r.slopes))
+        self.slope_bars.setOpts(x=list(range(1, heads + 1)), height=list(r.slopes),
+                                brushes=[pg.mkBrush(head_colour(h)) for h in range(heads)])
+        self.slopes.getAxis("bottom").setTicks([[(h, str(h)) for h in range(1, heads + 1)], []])
         self.slopes.setXRange(0.4, heads + 0.6, padding=0)
         self.slopes.setYRange(0, max(r.slopes) * 1.1, padding=0)
         bias = alibi_bias(r.slopes[head], slice(None), len(self.model.tokens))

@@ -5,7 +5,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from explorer.core.alibi import alibi_bias, alibi_slopes
+from explorer.core import alibi_bias, alibi_slopes
 from explorer.core.pipeline import run_pipeline
 from explorer.core.recompute import apply_edit, recompute
 from explorer.core.session import Settings
