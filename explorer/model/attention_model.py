@@ -16,7 +16,7 @@ from explorer.core.session import PROJECTION_MATRICES, validate_session
 from .coordinator import Coordinator
 from .edits import Edits
 from .flags import LESSON, SELECTION, SETTINGS, STRUCTURE, VALUES
-from .lesson_state import ALL_STAGES, LessonState
+from .lesson_state import LessonState
 from .state import MATRIX_NAMES, Selection, State
 
 UNDO_LIMIT = 1000  # undo steps kept at most

@@ -13,8 +13,7 @@ from explorer.core import head_count_options
 from explorer.core.errors import EditRefused, ExplorerError
 from explorer.core.permutation import permutation_check, shuffle_permutation
 from explorer.core.session import MAX_ABS_VALUE, MAX_DIM, MAX_TOKEN_CHARS, MAX_TOKENS, validate_session
-from explorer.core.structure import (AXIS_NAMES, WIDTH_AXES, axis_length, delete_along, insert_along,
-                                     permute_tokens, projections_reproducing)
+from explorer.core.structure import AXIS_NAMES, WIDTH_AXES, axis_length, delete_along, insert_along, permute_tokens
 
 from .commands import CellsCommand, StateCommand
 from .outcome import Refusal, Transaction

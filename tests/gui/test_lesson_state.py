@@ -1,4 +1,5 @@
-"""The lesson's state on its own: stages revealed in order, guesses only for hidden stages."""
+"""The lesson's state on its own (a part of the model, tested with it): stages revealed in order,
+guesses only for hidden stages."""
 from explorer.model.lesson_state import ALL_STAGES, LessonState
 
 
