@@ -21,7 +21,8 @@ from .session_words import describe
 class Setting:
     """One setting. ``choices`` are (value, label) pairs; ``low``/``high`` bound a number (``low_open``:
     strictly above ``low``); ``divides`` names the widths it must divide; ``view`` marks the view
-    selection (saved, never an undo step); ``since`` is the session format version that added it."""
+    selection (saved, never an undo step); ``results``: changing it changes the results (a recompute);
+    ``since`` is the session format version that added it."""
 
     name: str
     kind: type
@@ -35,6 +36,7 @@ class Setting:
     log: bool = False
     divides: tuple = ()
     view: bool = False
+    results: bool = True
     since: int = 1
 
     def values(self):
@@ -58,9 +60,10 @@ SETTINGS = (
     Setting("heads", int, 1, "heads", "Number of heads H: only divisors of the widths of Q/K and V are offered",
             low=1, divides=("qk", "v")),
     Setting("selected_row", int, 0, "query row",
-            "The query row the other panels highlight (or click a row in a heatmap)", low=0, view=True),
+            "The query row the other panels highlight (or click a row in a heatmap)", low=0, view=True,
+            results=False),
     Setting("selected_head", int, 0, "shown head", "The head the Scores and Weights panels show",
-            low=0, view=True),
+            low=0, view=True, results=False),
     Setting("source", str, "direct", "source of Q, K, V",
             "Where Q, K and V come from: edited directly, or projected from token vectors X by W_q, W_k, "
             "W_v (the chapter's three personalities)",
@@ -83,7 +86,8 @@ SETTINGS = (
             low=0, high=1_000_000, since=2),
 )
 SCHEMA: Mapping[str, Setting] = {s.name: s for s in SETTINGS}
-COMPUTED = tuple(s.name for s in SETTINGS if not s.view)  # what the recompute reads and undo restores
+COMPUTED = tuple(s.name for s in SETTINGS if not s.view)  # what undo restores (the selection is apart)
+RESULTS = tuple(s.name for s in SETTINGS if s.results)  # what the results depend on
 
 
 def _bound(setting: Setting, x: float) -> str:

@@ -12,10 +12,11 @@ from PySide6.QtGui import QUndoStack
 
 from explorer.core.presets import demo_session
 from explorer.core.session import PROJECTION_MATRICES, validate_session
+from explorer.core.settings_schema import RESULTS
 
 from .coordinator import Coordinator
 from .edits import Edits
-from .flags import LESSON, SELECTION, SETTINGS, STRUCTURE, VALUES
+from .flags import DECODE, LESSON, SELECTION, SETTINGS, STRUCTURE, VALUES
 from .lesson_state import LessonState
 from .state import MATRIX_NAMES, Selection, State
 
@@ -179,7 +180,7 @@ class AttentionModel(Edits, QObject):
         self.undo_stack.clear()
         self.undo_stack.setUndoLimit(undo_limit(self._state))  # only allowed on an empty stack
         self.undo_stack.setClean()
-        self.coordinator.schedule(STRUCTURE | VALUES | SETTINGS | SELECTION | LESSON)
+        self.coordinator.schedule(STRUCTURE | VALUES | SETTINGS | SELECTION | LESSON | DECODE)
         self.coordinator.load(wait, snapshot=self._origin.matrices)  # never written: no copy for the worker
 
     # ----- the view: selection and lesson (never undo steps) -------------------------------------
@@ -237,5 +238,8 @@ class AttentionModel(Edits, QObject):
                 flags |= LESSON
         elif any(old.matrices[k] is not state.matrices[k] for k in state.matrices):
             flags |= VALUES
+        if flags == SETTINGS and old.settings != state.settings and all(
+                getattr(old.settings, n) == getattr(state.settings, n) for n in RESULTS):
+            flags = DECODE  # only settings the results do not depend on (the decode step): no recompute
         self.coordinator.whole()
         self.coordinator.schedule(flags | SELECTION)

@@ -2,9 +2,9 @@
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
-from explorer.model import LESSON, SELECTION, SETTINGS, STRUCTURE, VALUES
+from explorer.model import DECODE, LESSON, SELECTION, SETTINGS, STRUCTURE, VALUES
 
-ALL = STRUCTURE | VALUES | SETTINGS | SELECTION | LESSON
+ALL = STRUCTURE | VALUES | SETTINGS | SELECTION | LESSON | DECODE
 
 
 class Panel(QWidget):
