@@ -50,6 +50,7 @@ DOCKS = (
     DockSpec("positions", "Positions", "positions.PositionsPanel", R, "Ctrl+Shift+1"),
     DockSpec("sqrt_d", "The √d lesson", "sqrt_d.SqrtDPanel", L, "Ctrl+Shift+2", reads_results=False),
     DockSpec("rope", "RoPE", "rope.RopePanel", R, "Ctrl+Shift+3"),
+    DockSpec("generation", "Generation · KV cache", "generation.GenerationPanel", R, "Ctrl+Shift+4"),
 )
 SPECS = {spec.name: spec for spec in DOCKS}
 # Shown at start but second in line: built just after the window's first paint, so it appears sooner.
@@ -262,6 +263,7 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(d["heads"], d["split_merge"])
         self.tabifyDockWidget(d["split_merge"], d["positions"])
         self.tabifyDockWidget(d["positions"], d["rope"])
+        self.tabifyDockWidget(d["rope"], d["generation"])
         d["controls"].raise_()
         d["readout"].raise_()
         self.resizeDocks([d["editor"], d["scores"]], [640, 960], Qt.Horizontal)

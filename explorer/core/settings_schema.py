@@ -84,6 +84,12 @@ SETTINGS = (
                      ("interleaved", "interleaved (GPT-J/RoFormer: 2i and 2i + 1)")), since=2),
     Setting("rope_offset", int, 0, "RoPE offset", "Positions are offset, offset + 1, …",
             low=0, high=1_000_000, since=2),
+    Setting("decode_prefill", int, 1, "prefill",
+            "Tokens the prompt puts in the K/V cache in one step before decoding one token at a time "
+            "(more than the session has: all of them)", low=1, high=8192, results=False, since=4),
+    Setting("decode_t", int, 0, "decode step t",
+            "Tokens in the K/V cache at the step shown (0, or more than the session has: all of them)",
+            low=0, high=8192, results=False, since=4),
 )
 SCHEMA: Mapping[str, Setting] = {s.name: s for s in SETTINGS}
 COMPUTED = tuple(s.name for s in SETTINGS if not s.view)  # what undo restores (the selection is apart)

@@ -111,3 +111,22 @@ def format_weight(w: float, decimals: int = 2) -> str:
     if 0 < w < 0.5 * 10.0 ** -decimals:
         return f"<{10.0 ** -decimals:.{decimals}f}"
     return format_fixed(w, decimals)
+
+
+def format_bytes(n: float) -> str:
+    """A size in bytes the way people read it: 48 bytes, 1.5 KiB, 512 KiB, 2.0 GiB."""
+    n = float(n)
+    for unit, size in (("GiB", 2 ** 30), ("MiB", 2 ** 20), ("KiB", 2 ** 10)):
+        if n >= size:
+            value = n / size
+            return f"{value:.3g} {unit}" if value < 1000 else f"{value:.0f} {unit}"
+    return f"{n:.0f} byte{'' if n == 1 else 's'}"
+
+
+def format_count(n: float) -> str:
+    """A large count with an SI prefix and three significant digits: 950, 12.3 k, 4.19 M, 1.1 G."""
+    n = float(n)
+    for unit, size in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(n) >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n:.0f}"

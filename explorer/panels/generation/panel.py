@@ -1,0 +1,239 @@
+"""Generation · KV cache (F15): decode the session token by token — prefill, then one token a step —
+with the K and V rows of earlier tokens kept in a cache. The new queries' 1 × t rows over the full
+causal heatmap, the cache growing, the equivalence with full causal attention, and the cost."""
+from dataclasses import replace
+
+import numpy as np
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSpinBox,
+                               QVBoxLayout, QWidget)
+
+from explorer.core.errors import ExplorerError
+from explorer.core.kv_cache import DecodeShape, Decoder, cost_curves
+from explorer.core.pipeline import run_pipeline
+from explorer.model import DECODE
+from explorer.widgets.heatmap import Heatmap
+from explorer.widgets.labelled_slider import LabelledSlider
+from explorer.widgets.number_text import format_number
+
+from ..base import Panel
+from ..heatmap_panel import nice_symmetric_levels
+from .costs import CostView
+from .texts import CAUSAL_OFF, EQUAL, NOT_EQUAL, SDPA_TRAP, TOO_LARGE
+
+CHECK_TOKENS = 1024  # up to this L the equivalence and the full heatmap are recomputed live
+SPEEDS = (("1 token/s", 1000), ("2 tokens/s", 500), ("5 tokens/s", 200), ("10 tokens/s", 100))
+
+
+class GenerationPanel(Panel):
+    """The decode stepper: t tokens in the cache (the session's ``decode_t``; 0 = all), P prefilled."""
+
+    def __init__(self, model, parent=None):
+        super().__init__(model, parent)
+        self.caption = QLabel(self)
+        self.caption.setWordWrap(True)
+        self.back = QPushButton("◀ Back", self)
+        self.back.setToolTip("One step back: the cache loses the newest token")
+        self.back.clicked.connect(lambda: self.go(self.t() - 1))
+        self.forward = QPushButton("Step ▶", self)
+        self.forward.setToolTip("Decode the next token: its k and v join the cache, its query attends to all of it")
+        self.forward.clicked.connect(lambda: self.go(self.t() + 1))
+        self.play = QPushButton("Play", self)
+        self.play.setCheckable(True)
+        self.play.setToolTip("Decode one token after another from the start, at the chosen speed")
+        self.play.toggled.connect(self._play_toggled)
+        self.speed = QComboBox(self)
+        for text, ms in SPEEDS:
+            self.speed.addItem(text, ms)
+        self.speed.setCurrentIndex(1)
+        self.speed.setToolTip("How fast Play decodes")
+        self.slider = LabelledSlider("t", 1, 2, integer=True, parent=self)
+        self.slider.setToolTip("Tokens in the K/V cache")
+        self.slider.valueChanged.connect(lambda v: self.go(int(v)))
+        self.slider.sliderPressed.connect(model.begin_gesture)
+        self.slider.sliderReleased.connect(model.end_gesture)
+        self.prefill = QSpinBox(self)
+        self.prefill.setPrefix("prefill ")
+        self.prefill.setToolTip("Tokens the prompt puts in the cache in one step (the first, slow step)")
+        self.prefill.valueChanged.connect(lambda v: self.model.set_param("decode_prefill", int(v)))
+        self.causal_note = QLabel(CAUSAL_OFF, self)
+        self.causal_note.setWordWrap(True)
+        self.causal_on = QPushButton("Turn the causal mask on", self)
+        self.causal_on.setToolTip("So the main heatmaps show what the decode computes")
+        self.causal_on.clicked.connect(lambda: self.model.set_param("causal", True))
+        self.timer = QTimer(self)
+        self.timer.timeout.connect(self._tick)
+
+        self.weights = Heatmap(cmap="sequential", row_title="query", col_title="key", colorbar_label="weight",
+                               masked_text="", parent=self)
+        self.k_cache = Heatmap(cmap="diverging", row_title="K cache", col_title="dimension", parent=self)
+        self.v_cache = Heatmap(cmap="diverging", row_title="V cache", col_title="dimension", parent=self)
+        self.output = Heatmap(cmap="diverging", row_title="new output", col_title="dimension", parent=self)
+        self.equivalence = QLabel(self)
+        self.equivalence.setWordWrap(True)
+        self.costs = CostView(self)
+        self.trap = QLabel(SDPA_TRAP, self)
+        self.trap.setWordWrap(True)
+
+        bar = QHBoxLayout()
+        for w in (self.back, self.forward, self.play, self.speed):
+            bar.addWidget(w)
+        bar.addWidget(self.slider, 1)
+        bar.addWidget(self.prefill)
+        causal_row = QHBoxLayout()
+        causal_row.addWidget(self.causal_note, 1)
+        causal_row.addWidget(self.causal_on)
+        grid = QGridLayout()
+        grid.addWidget(self.weights, 0, 0, 2, 1)
+        grid.addWidget(self.k_cache, 0, 1)
+        grid.addWidget(self.v_cache, 0, 2)
+        grid.addWidget(self.output, 1, 1, 1, 2)
+        grid.setColumnStretch(0, 3)
+        grid.setColumnStretch(1, 2)
+        grid.setColumnStretch(2, 2)
+        body = QWidget(self)
+        inner = QVBoxLayout(body)
+        inner.setContentsMargins(0, 0, 0, 0)
+        inner.addLayout(causal_row)
+        inner.addLayout(grid, 3)
+        inner.addWidget(self.equivalence)
+        inner.addWidget(self.costs, 2)
+        inner.addWidget(self.trap)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(body)
+        for w in (self.weights, self.k_cache, self.v_cache, self.output):
+            w.setMinimumHeight(140)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.caption)
+        layout.addLayout(bar)
+        layout.addWidget(scroll, 1)
+        self._decoder_key = None
+        self._decoder = None
+
+    # ----- the step --------------------------------------------------------------------------------
+    def t(self):
+        """Tokens in the cache at the step shown: the session's ``decode_t`` (0 or more than L: all)."""
+        n = len(self.model.tokens)
+        t = self.model.settings.decode_t
+        return n if t == 0 or t > n else t
+
+    def go(self, t):
+        """Show the cache at ``t`` tokens (an undoable setting; t = L is stored as 0, "all")."""
+        n = len(self.model.tokens)
+        t = int(np.clip(t, self._prefill(), n))
+        self.model.set_param("decode_t", 0 if t == n else t)
+
+    def _prefill(self):
+        return min(self.model.settings.decode_prefill, len(self.model.tokens))
+
+    def _play_toggled(self, on):
+        self.play.setText("Pause" if on else "Play")
+        if on:
+            if self.t() >= len(self.model.tokens):
+                self.go(self._prefill())
+            self.timer.start(self.speed.currentData())
+        else:
+            self.timer.stop()
+
+    def _tick(self):
+        if self.t() >= len(self.model.tokens):
+            self.play.setChecked(False)
+        else:
+            self.go(self.t() + 1)
+
+    def decoder(self):
+        """The decode of the current state (made again only when the numbers or settings change)."""
+        m = self.model
+        key = (id(m.results), m.settings.decode_prefill, len(m.tokens))
+        if key != self._decoder_key:
+            state = m.state
+            self._decoder = Decoder(state.matrices, m.settings, prefill=self._prefill())
+            self._decoder_key = key
+        return self._decoder
+
+    # ----- drawing ---------------------------------------------------------------------------------
+    def render(self, flags):
+        m = self.model
+        n, s = len(m.tokens), m.settings
+        try:
+            decoder = self.decoder()
+            step = decoder.step_at(max(self.t(), self._prefill()))
+        except ExplorerError as exc:
+            self.caption.setText(f"<b>Generation</b>: cannot decode this session — {exc}")
+            return
+        self.slider.blockSignals(True)
+        self.slider.setRange(self._prefill(), max(n, self._prefill() + 1) if n > 1 else 2)
+        self.slider.setValue(step.stop)
+        self.slider.setEnabled(n > 1)
+        self.slider.blockSignals(False)
+        self.prefill.blockSignals(True)
+        self.prefill.setRange(1, n)
+        self.prefill.setValue(self._prefill())
+        self.prefill.blockSignals(False)
+        self.back.setEnabled(step.stop > self._prefill())
+        self.forward.setEnabled(step.stop < n)
+        kind = "prefill" if step.index == 0 else f"decode step {step.index}"
+        self.caption.setText(
+            f"<b>Generation · KV cache</b> — t = {step.stop} of {n} ({kind}): "
+            f"{step.stop - step.start} new {'query attends' if step.stop - step.start == 1 else 'queries attend'} "
+            f"to the {step.stop} cached k and v rows; earlier rows are not computed again")
+        self.causal_note.setVisible(not s.causal)
+        self.causal_on.setVisible(not s.causal)
+        self._draw_step(step)
+        if flags & ~DECODE or self.costs.steps is None:
+            self._draw_check(decoder)
+            self.costs.set_curves(cost_curves(DecodeShape.of(decoder.inputs), decoder.steps), decoder.steps,
+                                  DecodeShape.of(decoder.inputs), n)
+        self.costs.mark(step.stop)
+
+    def _draw_step(self, step):
+        """The new rows over the full causal heatmap (later rows and future keys greyed), the caches
+        with their new rows outlined, and the new output rows."""
+        m = self.model
+        h, n, tokens = m.settings.selected_head, len(m.tokens), m.tokens
+        full = self._full_weights(h)
+        shown = np.zeros((n, n)) if full is None else full
+        shown[step.start:step.stop, :step.stop] = step.weights[h]
+        masked = np.triu(np.ones((n, n), dtype=bool), 1)
+        masked[step.stop:] = True  # not decoded yet
+        if full is None:
+            masked[:step.start] = True  # too large to recompute every earlier row live
+        self.weights.set_matrix(shown, row_labels=tokens, col_labels=tokens, levels=(0.0, 1.0), masked=masked,
+                                finite=True)
+        self.weights.set_selected_row(step.stop - 1)
+        for view, cache in ((self.k_cache, step.k_cache), (self.v_cache, step.v_cache)):
+            view.set_matrix(cache, row_labels=tokens[:step.stop], col_labels=[f"d{j}" for j in range(cache.shape[1])],
+                            levels=nice_symmetric_levels(cache), finite=True)
+            view.set_selected_row(step.stop - 1)
+        out_cols = [f"d{j}" for j in range(step.output.shape[1])]
+        self.output.set_matrix(step.output, row_labels=tokens[step.start:step.stop], col_labels=out_cols,
+                               levels=nice_symmetric_levels(step.output), finite=True)
+
+    def _full_weights(self, head):
+        """A head's full causal weights (L, L) when they are at hand: the session's own (causal on),
+        else computed for sessions up to CHECK_TOKENS; None when too large to recompute live."""
+        m = self.model
+        if m.settings.causal and not m.pending:
+            return np.array(m.results.heads.weights[head])
+        if len(m.tokens) > CHECK_TOKENS:
+            return None
+        return np.array(self._causal_result().heads.weights[head])
+
+    def _causal_result(self):
+        m = self.model
+        if m.settings.causal and not m.pending:
+            return m.results
+        return run_pipeline(m.state.matrices, replace(m.settings, causal=True))
+
+    def _draw_check(self, decoder):
+        """Stacked decode rows against full causal attention: the largest difference."""
+        if len(self.model.tokens) > CHECK_TOKENS:
+            self.equivalence.setText(TOO_LARGE.format(limit=CHECK_TOKENS))
+            return
+        stacked = decoder.outputs()
+        full = self._causal_result().heads.output
+        diff = float(np.max(np.abs(stacked - full)))
+        text = EQUAL if diff <= 1e-12 else NOT_EQUAL
+        self.equivalence.setText(text.format(diff=format_number(diff) if diff else "0"))
