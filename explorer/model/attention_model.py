@@ -57,6 +57,7 @@ class AttentionModel(Edits, QObject):
         self._gesture = None
         self._gesture_count = 0
         self.loads = 0  # sessions loaded so far: a panel knows whether its drawing is of this one
+        self.revision = 0  # grows with every change the results depend on (a cell, a setting, a load): a cache key
         self.title = ""
         self.shuffle = None  # the last "shuffle tokens": its permutation and the output before it
         self.undo_stack.indexChanged.connect(self._forget_shuffle)
@@ -173,6 +174,7 @@ class AttentionModel(Edits, QObject):
         self._origin = State(tokens=tuple(session.tokens), matrices=dict(session.matrices),
                              settings=replace(s, selected_row=0, selected_head=0))
         self._state = self._origin.copy()
+        self.revision += 1
         self.selection = Selection(s.selected_row, s.selected_head)
         self.title = session.title
         self.shuffle = None
@@ -215,6 +217,7 @@ class AttentionModel(Edits, QObject):
 
     # ----- internals used by the undo commands ---------------------------------------------------
     def _write_block(self, name, top, left, block):
+        self.revision += 1
         rows, cols = block.shape
         tx = self._transaction
         if tx is not None and name not in tx.copied:  # never write into the state a transaction may restore
@@ -241,5 +244,7 @@ class AttentionModel(Edits, QObject):
         if flags == SETTINGS and old.settings != state.settings and all(
                 getattr(old.settings, n) == getattr(state.settings, n) for n in RESULTS):
             flags = DECODE  # only settings the results do not depend on (the decode step): no recompute
+        else:
+            self.revision += 1
         self.coordinator.whole()
         self.coordinator.schedule(flags | SELECTION)

@@ -81,3 +81,16 @@ def test_the_prefill_is_a_setting_and_bounds_the_steps(qtbot):
     panel.go(1)  # cannot go below the prefill
     model.flush()
     assert panel.t() == 3 and "prefill" in panel.caption.text()
+
+
+def test_a_cell_edited_in_place_is_decoded_anew(qtbot):
+    """Small edits update the results in place (the same object): the panel must not keep its decode."""
+    model, panel = show_panel(qtbot, GenerationPanel, size=(900, 800))
+    results = model.results
+    model.set_cell("Q", 3, 0, -2.0)
+    model.flush()
+    assert model.results is results  # updated in place
+    q, k, v = (model.matrix(n).copy() for n in "QKV")
+    w, o = causal_row(q, k, v, 3)
+    np.testing.assert_allclose(panel.output._values[0], o, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(panel.weights._values[3], w, rtol=0, atol=1e-12)

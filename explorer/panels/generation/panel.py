@@ -109,8 +109,8 @@ class GenerationPanel(Panel):
         layout.addWidget(self.caption)
         layout.addLayout(bar)
         layout.addWidget(scroll, 1)
-        self._decoder_key = None
-        self._decoder = None
+        self._decoder_key = self._causal_key = None
+        self._decoder = self._causal = None
 
     # ----- the step --------------------------------------------------------------------------------
     def t(self):
@@ -146,7 +146,7 @@ class GenerationPanel(Panel):
     def decoder(self):
         """The decode of the current state (made again only when the numbers or settings change)."""
         m = self.model
-        key = (id(m.results), m.settings.decode_prefill, len(m.tokens))
+        key = (m.revision, m.settings.decode_prefill)
         if key != self._decoder_key:
             state = m.state
             self._decoder = Decoder(state.matrices, m.settings, prefill=self._prefill())
@@ -193,16 +193,16 @@ class GenerationPanel(Panel):
         with their new rows outlined, and the new output rows."""
         m = self.model
         h, n, tokens = m.settings.selected_head, len(m.tokens), m.tokens
-        full = self._full_weights(h)
-        shown = np.zeros((n, n)) if full is None else full
-        shown[step.start:step.stop, :step.stop] = step.weights[h]
-        masked = np.triu(np.ones((n, n), dtype=bool), 1)
-        masked[step.stop:] = True  # not decoded yet
-        if full is None:
-            masked[:step.start] = True  # too large to recompute every earlier row live
-        self.weights.set_matrix(shown, row_labels=tokens, col_labels=tokens, levels=(0.0, 1.0), masked=masked,
-                                finite=True)
-        self.weights.set_selected_row(step.stop - 1)
+        causal = self._causal_result()
+        if causal is not None:  # its rows equal the decode's (checked below): no copy at L = 4096
+            self.weights.set_matrix(causal.heads.weights[h], row_labels=tokens, col_labels=tokens,
+                                    levels=(0.0, 1.0), masked=self._greyed(n, step.stop), finite=True)
+            self.weights.set_selected_row(step.stop - 1)
+        else:  # too large to recompute every row live: the new rows alone
+            self.weights.set_matrix(step.weights[h], row_labels=tokens[step.start:step.stop],
+                                    col_labels=tokens[:step.stop], levels=(0.0, 1.0),
+                                    masked=self._greyed(step.stop, step.stop)[step.start:], finite=True)
+            self.weights.set_selected_row(None)
         for view, cache in ((self.k_cache, step.k_cache), (self.v_cache, step.v_cache)):
             view.set_matrix(cache, row_labels=tokens[:step.stop], col_labels=[f"d{j}" for j in range(cache.shape[1])],
                             levels=nice_symmetric_levels(cache), finite=True)
@@ -211,21 +211,26 @@ class GenerationPanel(Panel):
         self.output.set_matrix(step.output, row_labels=tokens[step.start:step.stop], col_labels=out_cols,
                                levels=nice_symmetric_levels(step.output), finite=True)
 
-    def _full_weights(self, head):
-        """A head's full causal weights (L, L) when they are at hand: the session's own (causal on),
-        else computed for sessions up to CHECK_TOKENS; None when too large to recompute live."""
-        m = self.model
-        if m.settings.causal and not m.pending:
-            return np.array(m.results.heads.weights[head])
-        if len(m.tokens) > CHECK_TOKENS:
-            return None
-        return np.array(self._causal_result().heads.weights[head])
+    @staticmethod
+    def _greyed(n, stop):
+        """(n, n): keys after each query, and every row not decoded yet."""
+        masked = np.triu(np.ones((n, n), dtype=bool), 1)
+        masked[stop:] = True
+        return masked
 
     def _causal_result(self):
+        """Full causal attention of the current state: the session's own results when the mask is on,
+        else computed (kept until the state changes) for sessions up to CHECK_TOKENS; else None."""
         m = self.model
         if m.settings.causal and not m.pending:
             return m.results
-        return run_pipeline(m.state.matrices, replace(m.settings, causal=True))
+        if len(m.tokens) > CHECK_TOKENS:
+            return None
+        key = m.revision
+        if self._causal_key != key:
+            self._causal = run_pipeline(m.state.matrices, replace(m.settings, causal=True))
+            self._causal_key = key
+        return self._causal
 
     def _draw_check(self, decoder):
         """Stacked decode rows against full causal attention: the largest difference."""
