@@ -63,17 +63,17 @@ class Decoder:
         inp = self.inputs
         q = inp.q[start:stop]
         k, v = self.k_cache[:stop], self.v_cache[:stop]
-        heads = inp.n_heads
+        heads, n, t = inp.n_heads, stop - start, stop
         dh, dvh = inp.d_head, inp.dv_head
-        weights = np.empty((heads, stop - start, stop))
-        parts = []
-        allowed = np.arange(stop)[None, :] <= np.arange(start, stop)[:, None]  # query i sees keys ≤ i
+        # every head at once: (H, n, d_h) @ (H, d_h, t) → (H, n, t)
+        s = np.matmul(q.reshape(n, heads, dh).transpose(1, 0, 2), k.reshape(t, heads, dh).transpose(1, 2, 0))
+        s *= inp.scale / inp.temperature
         for h in range(heads):
-            s = (q[:, h * dh:(h + 1) * dh] @ k[:, h * dh:(h + 1) * dh].T) * (inp.scale / inp.temperature)
-            inp.add_bias(s, h, np.arange(start, stop))
-            weights[h] = softmax(np.where(allowed, s, -np.inf), axis=-1)
-            parts.append(weights[h] @ v[:, h * dvh:(h + 1) * dvh])
-        output = np.concatenate(parts, axis=1)
+            inp.add_bias(s[h], h, np.arange(start, stop))
+        allowed = np.arange(t)[None, :] <= np.arange(start, stop)[:, None]  # query i sees keys ≤ i
+        weights = softmax(np.where(allowed, s, -np.inf), axis=-1)
+        mixed = np.matmul(weights, v.reshape(t, heads, dvh).transpose(1, 0, 2))  # (H, n, d_vh)
+        output = mixed.transpose(1, 0, 2).reshape(n, heads * dvh)
         if inp.wo is not None:
             output = output @ inp.wo.T
         return DecodeStep(index=index, start=start, stop=stop, q=q, k_cache=k, v_cache=v,

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QPus
 from explorer.core.errors import ExplorerError
 from explorer.core.kv_cache import DecodeShape, Decoder, cost_curves
 from explorer.core.pipeline import run_pipeline
-from explorer.model import DECODE
+from explorer.model import DECODE, SELECTION
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.number_text import format_number
@@ -182,7 +182,7 @@ class GenerationPanel(Panel):
         self.causal_note.setVisible(not s.causal)
         self.causal_on.setVisible(not s.causal)
         self._draw_step(step)
-        if flags & ~DECODE or self.costs.steps is None:
+        if flags & ~(DECODE | SELECTION) or self.costs.steps is None:
             self._draw_check(decoder)
             self.costs.set_curves(cost_curves(DecodeShape.of(decoder.inputs), decoder.steps), decoder.steps,
                                   DecodeShape.of(decoder.inputs), n)
