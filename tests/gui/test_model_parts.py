@@ -126,3 +126,37 @@ def test_a_failed_recompute_is_a_phase_and_flush_tries_again(model, monkeypatch)
     monkeypatch.setattr(coordinator, "recompute", real)
     model.flush()
     assert model.coordinator.phase is Phase.CURRENT and model.failure is None and model.up_to_date
+
+
+# ----- transactions that are taken back ------------------------------------------------------------
+def test_a_refused_transaction_puts_the_selection_back_on_the_same_token(model):
+    model.set_selection(row=2)  # 红色
+    with model.transaction("Insert a token first, then a bad value") as done:
+        model.add_token(at=0)  # the selection follows its token to row 3 ...
+        model.set_cell("Q", 0, 0, np.inf)  # ... and the whole step is refused
+    assert not done and model.tokens == ("猫", "追", "红色", "激光点")
+    assert model.settings.selected_row == 2 and model.tokens[model.settings.selected_row] == "红色"
+
+
+def test_an_exception_inside_a_transaction_puts_the_selection_back_too(model):
+    model.set_selection(row=1)
+    with pytest.raises(RuntimeError):
+        with model.transaction("Broken"):
+            model.add_token(at=0)
+            raise RuntimeError("a bug in the caller")
+    assert len(model.tokens) == 4 and model.settings.selected_row == 1
+
+
+def test_a_transaction_that_never_changed_the_state_sends_no_signal(model, qtbot):
+    from PySide6.QtWidgets import QApplication
+
+    seen = []
+    model.changed.connect(seen.append)
+    model.state_changed.connect(seen.append)
+    with model.transaction("Nothing at all"):
+        pass
+    with model.transaction("Refused at once") as done:
+        model.set_param("temperature", 99.0)
+    QApplication.processEvents()  # the 0-ms timer a scheduled recompute would run on
+    assert not done and seen == [] and not model.pending
+    assert model.undo_stack.count() == 0
