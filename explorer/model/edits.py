@@ -288,8 +288,7 @@ class Edits(SettingsEdits):
     # ----- helpers -------------------------------------------------------------------------------
     def _push_state(self, new_state, text):
         if self._transaction is not None:  # inside a transaction: applied now, pushed as one step at its end
-            self._restore(replace(new_state, matrices=dict(new_state.matrices)))
-            self._transaction.copied.clear()
+            self._restore(new_state)
             return
         top_command = self._open_command(StateCommand)
         if top_command is not None and top_command.absorbs(new_state, self._gesture):

@@ -160,3 +160,19 @@ def test_a_transaction_that_never_changed_the_state_sends_no_signal(model, qtbot
     QApplication.processEvents()  # the 0-ms timer a scheduled recompute would run on
     assert not done and seen == [] and not model.pending
     assert model.undo_stack.count() == 0
+
+
+def test_undo_and_redo_inside_a_transaction_never_write_into_an_earlier_state(model):
+    model.set_param("causal", True)
+    before = model.state  # the step's own state: what undoing the transaction below goes back to
+    q_before = before.matrices["Q"].copy()
+    with model.transaction("Edit, undo and redo, edit, refused") as done:
+        model.set_cell("Q", 0, 0, 5.0)
+        model.undo_stack.undo()
+        model.undo_stack.redo()
+        model.set_cell("Q", 0, 1, 6.0)
+        model.set_cell("Q", 0, 2, np.nan)
+    assert not done
+    np.testing.assert_array_equal(before.matrices["Q"], q_before)
+    np.testing.assert_array_equal(model.matrix("Q"), q_before)
+    assert model.settings.causal and model.undo_stack.index() == 1
