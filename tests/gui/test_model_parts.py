@@ -176,3 +176,26 @@ def test_undo_and_redo_inside_a_transaction_never_write_into_an_earlier_state(mo
     np.testing.assert_array_equal(before.matrices["Q"], q_before)
     np.testing.assert_array_equal(model.matrix("Q"), q_before)
     assert model.settings.causal and model.undo_stack.index() == 1
+
+
+# ----- the messages of a refused setting ----------------------------------------------------------------
+def test_the_rope_refusals_say_which_head_counts_are_allowed(qapp):
+    from explorer.core.presets import random_session
+
+    model = AttentionModel(random_session(4, 6, seed=1))  # Q/K and V widths 6
+    try:
+        assert model.set_param("rope", True)
+        done = model.set_param("heads", 6)  # d_h = 1
+        assert not done and "d_h = 1 is odd" in done.reason
+        assert "1, 3" in done.reason  # with RoPE: d_h = 6 or 2
+        assert model.set_param("rope", False) and model.set_param("heads", 6)
+        done = model.set_param("rope", True)
+        assert not done and "1, 3" in done.reason
+    finally:
+        model.shutdown()
+    demo = AttentionModel(demo_session())  # Q/K width 3: no head count gives an even d_h
+    try:
+        done = demo.set_param("rope", True)
+        assert not done and "d_h = 3 is odd" in done.reason and "even Q/K width" in done.reason
+    finally:
+        demo.shutdown()
