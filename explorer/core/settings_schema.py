@@ -164,8 +164,12 @@ def check_together(values: Mapping[str, Any], widths: Mapping[str, int], *, proj
                          f"X, which only the 'projected' source has")
     heads, qk = values["heads"], widths["qk"]
     if values["rope"] and qk % heads == 0 and (qk // heads) % 2:
-        raise ValueError(f"{prefix}rope is on but each head's Q/K width d_h = {qk // heads} is odd; RoPE "
-                         f"rotates pairs of dimensions")
+        options = ", ".join(map(str, head_options(qk, widths["v"], rope=True)))
+        allowed_here = (f"with RoPE, heads must be one of {options}" if options
+                        else "RoPE needs an even Q/K width")
+        raise ValueError(f"{prefix}rope is on but each head's Q/K width d_h = {qk // heads} is odd "
+                         f"({heads} head{'s' if heads > 1 else ''} of the Q/K width {qk}); RoPE rotates "
+                         f"pairs of dimensions: {allowed_here}")
     for axis, text in (("qk", "the Q/K width"), ("v", "the V width")):
         if widths[axis] % heads:
             options = ", ".join(map(str, head_options(widths["qk"], widths["v"], values["rope"])))

@@ -228,6 +228,12 @@ class AttentionModel(Edits, QObject):
         self.coordinator.schedule(VALUES)
 
     def _restore(self, state):
+        tx = self._transaction
+        if tx is not None:
+            # Inside a transaction (an edit, or an undo or redo): the state coming in may be one an undo
+            # step holds, even the one the transaction began with. Its cell writes copy before writing.
+            state = replace(state, matrices=dict(state.matrices))
+            tx.copied.clear()
         old, self._state = self._state, state
         self.selection = self.selection.clamped(len(state.tokens), state.settings.heads)
         flags = SETTINGS

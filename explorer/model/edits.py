@@ -16,6 +16,7 @@ from explorer.core.session import MAX_ABS_VALUE, MAX_DIM, MAX_TOKEN_CHARS, MAX_T
 from explorer.core.structure import AXIS_NAMES, WIDTH_AXES, axis_length, delete_along, insert_along, permute_tokens
 
 from .commands import CellsCommand, StateCommand
+from .flags import SELECTION
 from .outcome import Refusal, Transaction
 from .settings_edits import SettingsEdits
 from .state import MATRIX_NAMES, State
@@ -238,7 +239,7 @@ class Edits(SettingsEdits):
         if self._transaction is not None:
             yield self._transaction
             return
-        tx = Transaction(text, self._state)
+        tx = Transaction(text, self._state, self.selection)
         self._state = replace(self._state, matrices=dict(self._state.matrices))
         self._transaction = tx
         try:
@@ -247,16 +248,33 @@ class Edits(SettingsEdits):
             tx.refusal = Refusal(str(exc))
         except BaseException:
             self._transaction = None
-            self._restore(tx.before)
+            self._take_back(tx)
             raise
         self._transaction = None
         if tx.refusal is not None:
-            self._restore(tx.before)
+            self._take_back(tx)
             self.message.emit(tx.refusal.reason)
         elif self._state.same_as(tx.before):
-            self._restore(tx.before)
+            self._back_to(tx.before)
         else:
             self.undo_stack.push(StateCommand(self, tx.before, self._state, text))
+
+    def _take_back(self, tx):
+        """A transaction refused or broken: its state and the selection as they were before it."""
+        self._back_to(tx.before)
+        if self.selection != tx.selection:
+            self.selection = tx.selection
+            self.coordinator.schedule(SELECTION)
+
+    def _back_to(self, before):
+        """The state ``before`` again; quietly (no recompute, no signal) when no edit replaced any part."""
+        s = self._state
+        if (s.tokens == before.tokens and s.settings == before.settings
+                and s.matrices.keys() == before.matrices.keys()
+                and all(a is before.matrices[n] for n, a in s.matrices.items())):
+            self._state = before
+        else:
+            self._restore(before)
 
     def begin_gesture(self):
         """Group every edit until ``end_gesture`` (a drag, a slider held down) into one undo step."""
@@ -269,8 +287,7 @@ class Edits(SettingsEdits):
     # ----- helpers -------------------------------------------------------------------------------
     def _push_state(self, new_state, text):
         if self._transaction is not None:  # inside a transaction: applied now, pushed as one step at its end
-            self._restore(replace(new_state, matrices=dict(new_state.matrices)))
-            self._transaction.copied.clear()
+            self._restore(new_state)
             return
         top_command = self._open_command(StateCommand)
         if top_command is not None and top_command.absorbs(new_state, self._gesture):

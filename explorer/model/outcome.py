@@ -19,9 +19,10 @@ class Refusal:
 class Transaction:
     """The edits made inside ``model.transaction(text)``: one undo step, or none at all."""
 
-    def __init__(self, text, before):
+    def __init__(self, text, before, selection):
         self.text = text
         self.before = before  # the state to go back to if any edit inside is refused
+        self.selection = selection  # and the selection (an edit inside may have moved it with its token)
         self.copied = set()  # matrices already copied, so cell writes never reach ``before``
         self.refusal = None  # the Refusal that rolled the transaction back, if any
 

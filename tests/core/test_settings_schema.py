@@ -47,3 +47,10 @@ def test_rules_between_settings_name_what_is_wrong():
         check_together(base(heads=2, rope=True), widths, projected_matrices=False)
     with pytest.raises(ValueError, match="selected_row is 3; with 3 tokens"):
         check_together(base(selected_row=3), widths, projected_matrices=False)
+
+
+def test_the_rope_rule_says_what_would_be_allowed():
+    with pytest.raises(ValueError, match=r"d_h = 1 is odd.*RoPE.*heads must be one of 1, 3\b"):
+        check_together(base(heads=6, rope=True), {"qk": 6, "v": 6, "L": 3}, projected_matrices=False)
+    with pytest.raises(ValueError, match=r"d_h = 3 is odd.*an even Q/K width"):
+        check_together(base(heads=1, rope=True), {"qk": 3, "v": 3, "L": 3}, projected_matrices=False)

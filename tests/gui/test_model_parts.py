@@ -126,3 +126,76 @@ def test_a_failed_recompute_is_a_phase_and_flush_tries_again(model, monkeypatch)
     monkeypatch.setattr(coordinator, "recompute", real)
     model.flush()
     assert model.coordinator.phase is Phase.CURRENT and model.failure is None and model.up_to_date
+
+
+# ----- transactions that are taken back ------------------------------------------------------------
+def test_a_refused_transaction_puts_the_selection_back_on_the_same_token(model):
+    model.set_selection(row=2)  # 红色
+    with model.transaction("Insert a token first, then a bad value") as done:
+        model.add_token(at=0)  # the selection follows its token to row 3 ...
+        model.set_cell("Q", 0, 0, np.inf)  # ... and the whole step is refused
+    assert not done and model.tokens == ("猫", "追", "红色", "激光点")
+    assert model.settings.selected_row == 2 and model.tokens[model.settings.selected_row] == "红色"
+
+
+def test_an_exception_inside_a_transaction_puts_the_selection_back_too(model):
+    model.set_selection(row=1)
+    with pytest.raises(RuntimeError):
+        with model.transaction("Broken"):
+            model.add_token(at=0)
+            raise RuntimeError("a bug in the caller")
+    assert len(model.tokens) == 4 and model.settings.selected_row == 1
+
+
+def test_a_transaction_that_never_changed_the_state_sends_no_signal(model, qtbot):
+    from PySide6.QtWidgets import QApplication
+
+    seen = []
+    model.changed.connect(seen.append)
+    model.state_changed.connect(seen.append)
+    with model.transaction("Nothing at all"):
+        pass
+    with model.transaction("Refused at once") as done:
+        model.set_param("temperature", 99.0)
+    QApplication.processEvents()  # the 0-ms timer a scheduled recompute would run on
+    assert not done and seen == [] and not model.pending
+    assert model.undo_stack.count() == 0
+
+
+def test_undo_and_redo_inside_a_transaction_never_write_into_an_earlier_state(model):
+    model.set_param("causal", True)
+    before = model.state  # the step's own state: what undoing the transaction below goes back to
+    q_before = before.matrices["Q"].copy()
+    with model.transaction("Edit, undo and redo, edit, refused") as done:
+        model.set_cell("Q", 0, 0, 5.0)
+        model.undo_stack.undo()
+        model.undo_stack.redo()
+        model.set_cell("Q", 0, 1, 6.0)
+        model.set_cell("Q", 0, 2, np.nan)
+    assert not done
+    np.testing.assert_array_equal(before.matrices["Q"], q_before)
+    np.testing.assert_array_equal(model.matrix("Q"), q_before)
+    assert model.settings.causal and model.undo_stack.index() == 1
+
+
+# ----- the messages of a refused setting ----------------------------------------------------------------
+def test_the_rope_refusals_say_which_head_counts_are_allowed(qapp):
+    from explorer.core.presets import random_session
+
+    model = AttentionModel(random_session(4, 6, seed=1))  # Q/K and V widths 6
+    try:
+        assert model.set_param("rope", True)
+        done = model.set_param("heads", 6)  # d_h = 1
+        assert not done and "d_h = 1 is odd" in done.reason
+        assert "1, 3" in done.reason  # with RoPE: d_h = 6 or 2
+        assert model.set_param("rope", False) and model.set_param("heads", 6)
+        done = model.set_param("rope", True)
+        assert not done and "1, 3" in done.reason
+    finally:
+        model.shutdown()
+    demo = AttentionModel(demo_session())  # Q/K width 3: no head count gives an even d_h
+    try:
+        done = demo.set_param("rope", True)
+        assert not done and "d_h = 3 is odd" in done.reason and "even Q/K width" in done.reason
+    finally:
+        demo.shutdown()
