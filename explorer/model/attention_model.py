@@ -165,6 +165,8 @@ class AttentionModel(Edits, QObject):
         computed here. ``validated=True``: ``session`` comes from ``load_session`` or
         ``validate_session`` and is not checked again (its arrays are read-only, so it stays valid).
         """
+        if self._transaction is not None:
+            raise RuntimeError("a session cannot be loaded inside a transaction (it would be undone with it)")
         if not validated:
             session = validate_session(session)
         self.loads += 1

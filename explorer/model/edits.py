@@ -202,7 +202,7 @@ class Edits(SettingsEdits):
 
     def replace_matrix(self, name, array):
         """Put an imported array in place of an editable matrix; its shape must fit the others."""
-        array = np.asarray(array, dtype=np.float64)
+        array = np.array(array, dtype=np.float64)  # a copy: later cell edits write into it
         if name not in self.editable():
             return self._refuse(f"{name} is computed from X and W_{name.lower()} in projected mode: import X or "
                                 f"W_{name.lower()} instead, or switch Q, K, V back to direct")
@@ -217,7 +217,7 @@ class Edits(SettingsEdits):
     def replace_inputs(self, matrices, tokens=None):
         """Put new Q, K and V in place at once (their shapes may all change); tokens default to t0, t1, …"""
         mats = {**self._state.matrices,
-                **{n: np.asarray(matrices[n], dtype=np.float64) for n in MATRIX_NAMES}}
+                **{n: np.array(matrices[n], dtype=np.float64) for n in MATRIX_NAMES}}  # copies
         length = mats["Q"].shape[0]
         if tokens is None:
             tokens = self.tokens if len(self.tokens) == length else tuple(f"t{i}" for i in range(length))

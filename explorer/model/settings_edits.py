@@ -58,7 +58,7 @@ class SettingsEdits:
             value = bool(value)  # a check box's state, 0/1 from a script
         elif setting.kind is int and isinstance(value, (float, np.floating)) and float(value).is_integer():
             value = int(value)  # a spin box's or slider's whole number
-        return check_value(name, value, place=name)
+        return check_value(name, value, place=setting.label)  # "RoPE base is 5.0; it must lie in …"
 
     def _check_state(self, state):
         """The rules between settings and widths, for the state an edit would make (ValueError if broken)."""

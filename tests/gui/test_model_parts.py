@@ -199,3 +199,17 @@ def test_the_rope_refusals_say_which_head_counts_are_allowed(qapp):
         assert not done and "d_h = 3 is odd" in done.reason and "even Q/K width" in done.reason
     finally:
         demo.shutdown()
+
+
+def test_refusals_name_a_setting_as_the_controls_do(model):
+    done = model.set_param("rope_base", 5.0)
+    assert not done and done.reason == "RoPE base is 5.0; it must lie in 100..1e+06"
+    done = model.set_param("temperature", 99)
+    assert not done and done.reason == "temperature is 99.0; it must lie in 0.05..20"
+
+
+def test_an_imported_matrix_is_copied(model):
+    v = np.ones((4, 3))
+    assert model.replace_matrix("V", v)
+    model.set_cell("V", 0, 0, 5.0)
+    assert v[0, 0] == 1.0
