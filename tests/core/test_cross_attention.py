@@ -10,27 +10,12 @@ from explorer.core.heads import kv_head_options
 from explorer.core.pipeline import run_pipeline
 from explorer.core.session import Settings
 from explorer.core.structure import insert_along, permute_tokens, projections_reproducing
-
-STAGES = ("scores", "weights", "head_outputs", "concat", "output")
-
+from tests.core.recompute_checks import assert_same, edit_and_compare
 
 def cross(lq=3, lk=5, heads=2, kv=2, d=2, dv=2, seed=0):
     rng = np.random.default_rng(seed)
     return {"Q": rng.standard_normal((lq, heads * d)), "K": rng.standard_normal((lk, kv * d)),
             "V": rng.standard_normal((lk, kv * dv))}
-
-
-def assert_same(got, want, exact=False):
-    check = np.testing.assert_array_equal if exact else (
-        lambda a, b, err_msg: np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14, err_msg=err_msg))
-    for stage in STAGES:
-        check(getattr(got.heads, stage), getattr(want.heads, stage), err_msg=stage)
-    for name in ("q", "k", "v"):
-        check(getattr(got, name), getattr(want, name), err_msg=name)
-    for h in range(want.n_heads):
-        np.testing.assert_allclose(got.row_sums(h), want.heads.weights[h].sum(axis=1), rtol=1e-12)
-        np.testing.assert_allclose(got.score_range(h), (want.heads.scores[h].min(), want.heads.scores[h].max()),
-                                   rtol=1e-12, atol=1e-14)
 
 
 # ----- identities --------------------------------------------------------------------------------
@@ -136,15 +121,7 @@ def test_edits_applied_in_place_equal_a_whole_recompute(lq, lk, heads, data, d_m
                  temperature=temperature, rope_offset=seed % 5)
     result = rc.recompute(mats, s)
     assert_same(result, run_pipeline(mats, s))
-    rng = np.random.default_rng(seed)
-    for name, top, left, rows, cols in edits:
-        m = mats[name]
-        top, left = top % m.shape[0], left % m.shape[1]
-        rows, cols = range(top, min(top + rows, m.shape[0])), range(left, min(left + cols, m.shape[1]))
-        m[np.ix_(rows, cols)] = rng.standard_normal((len(rows), len(cols))) * 3
-        assert rc.edit_cost(result, name, rows, cols) > 0
-        rc.apply_edit(result, mats, s, name, list(rows), list(cols))
-        assert_same(result, run_pipeline(mats, s))
+    edit_and_compare(result, mats, s, edits, seed)
 
 
 @pytest.mark.parametrize("kv", [1, 2, 4])
