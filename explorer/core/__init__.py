@@ -9,7 +9,8 @@ from importlib import import_module
 # otherwise leave the module, not the function, under that name.
 from .attention import AttentionResult, attend, attention, default_scale, scores
 from .errors import ExplorerError, MatrixFileError, NonFiniteError, SessionError, ShapeError
-from .heads import MultiHeadResult, head_count_options, merge_heads, multi_head_attention, split_heads
+from .heads import (MultiHeadResult, head_count_options, kv_head_count, kv_head_of, kv_head_options, merge_heads,
+                    multi_head_attention, split_heads)
 from .rope import rope, rope_frequencies
 from .softmax import softmax
 
@@ -30,7 +31,8 @@ _HOMES = {
 
 __all__ = [
     "AttentionResult", "MultiHeadResult", "alibi_bias", "alibi_slopes", "attend", "attention", "causal_mask", "default_scale",
-    "head_count_options", "merge_heads", "multi_head_attention", "rope", "rope_frequencies", "scores",
+    "head_count_options", "kv_head_count", "kv_head_of", "kv_head_options", "merge_heads", "multi_head_attention",
+    "rope", "rope_frequencies", "scores",
     "self_attention", "sinusoidal_positions", "softmax", "split_heads", "strongest_edges", "top_k_edges",
     "contributions", "convex_hull_2d", "in_convex_hull",
     "GuessVerdict", "LessonChecks", "darkest_in_row", "hull_check", "judge_guess", "lesson_checks", "row_sum_check",

@@ -250,7 +250,7 @@ def lesson_checks(result, max_rows=512):
     """Row sums and hull membership over every head of ``result`` (explorer.core.pipeline.PipelineResult).
 
     Each head's output rows are checked against that head's slice of V (the split of multi-head
-    attention). The row-sum check covers every row; the hull check repeats one ·V product, so for
+    attention; with grouped K/V heads, the slice of the K/V head it reads). The row-sum check covers every row; the hull check repeats one ·V product, so for
     long sequences it takes ``max_rows`` evenly spaced rows (None = all).
     """
     heads = result.heads
@@ -260,7 +260,7 @@ def lesson_checks(result, max_rows=512):
     rows = np.arange(n_rows)
     if max_rows is not None and n_rows > max_rows:
         rows = np.unique(np.linspace(0, n_rows - 1, int(max_rows)).round().astype(int))
-    vh = split_heads(result.v, w.shape[0])
+    vh = np.repeat(split_heads(result.v, result.kv_heads), w.shape[0] // result.kv_heads, axis=0)  # per query head
     hull_ok, worst = hull_check(w[:, rows], vh, heads.head_outputs[:, rows], masked[rows])
     return LessonChecks(rows_sum_to_one=sums_ok, max_row_sum_deviation=sums_dev, outputs_in_hull=hull_ok,
                         worst_hull_distance=worst, excluded_rows=tuple(int(i) for i in np.flatnonzero(masked)),
@@ -273,7 +273,7 @@ def demo_state(tokens, matrices, settings):
     The selected row/head do not matter. Projected Q, K, V (from X and W, perhaps with positions) are
     not the demo's even when the stored Q, K, V still are: the source and positions count as settings."""
     demo = demo_session()
-    maths = ("scale_mode", "scale", "temperature", "causal", "heads", "source", "positions")
+    maths = ("scale_mode", "scale", "temperature", "causal", "heads", "source", "positions", "kv_heads")
     if tuple(tokens) != tuple(demo.tokens) or any(getattr(settings, f) != getattr(demo.settings, f)
                                                   for f in maths):
         return None

@@ -92,12 +92,58 @@ def multi_head_session():
                    title="Two heads: previous token and content")
 
 
+TRANSLATION_QUERIES = tuple("The cat chases the red laser dot".split())
+
+
+def translation_session():
+    """Cross-attention (F16): the English sentence's words ask, the chapter's 猫 追 红色 激光点 answer.
+
+    Dimensions mean: 0 = "cat", 1 = "chase", 2 = "red", 3 = "laser dot". K: each Chinese word is its own
+    meaning ×2, and the laser dot is a bit red too ([0, 0, 0.5, 2]). Q: each English word asks for its
+    meaning ×3 (cat→猫, chases→追, red→红色, laser and dot→激光点, ≈0.83–0.87 of each row); the articles ask
+    softly for the noun they belong to (The→猫, the→激光点). V is the identity: the output row of a word is
+    its alignment, which Chinese words it took how much of. No causal mask: cross-attention has none.
+    """
+    q = [[1.0, 0.0, 0.0, 0.3],   # The → 猫 (the cat)
+         [3.0, 0.0, 0.0, 0.0],   # cat → 猫
+         [0.3, 3.0, 0.0, 0.3],   # chases → 追 (a little of who chases whom)
+         [0.3, 0.0, 0.0, 1.0],   # the → 激光点 (the … dot)
+         [0.0, 0.0, 3.0, 0.0],   # red → 红色
+         [0.0, 0.0, 0.4, 3.0],   # laser → 激光点
+         [0.0, 0.0, 0.3, 3.0]]   # dot → 激光点
+    k = [[2.0, 0.0, 0.0, 0.0], [0.0, 2.0, 0.0, 0.0], [0.0, 0.0, 2.0, 0.0], [0.0, 0.0, 0.5, 2.0]]
+    mats = {"Q": np.array(q), "K": np.array(k), "V": np.eye(4)}
+    return Session(tokens=DEMO_TOKENS, matrices=mats, settings=Settings(selected_row=2),
+                   title="Cross-attention: The cat chases the red laser dot → 猫 追 红色 激光点",
+                   query_tokens=TRANSLATION_QUERIES)
+
+
+def grouped_query_session(length=6, heads=8, kv_heads=2, d_head=2, seed=0):
+    """Grouped-query attention (GQA, as in Llama 2/3): ``heads`` query heads share ``kv_heads`` K/V heads.
+
+    Q is (L, H·d_h) = (6, 16); K and V are (L, H_kv·d_h) = (6, 4): query heads 0–3 read K/V head 0 and
+    4–7 read K/V head 1, so the heads of a group differ only by their queries. Seeded normal numbers,
+    causal like a decoder; the concat is (L, H·d_h) = (6, 16).
+    """
+    rng = np.random.default_rng(int(seed))
+    tokens = ("The", "cat", "chased", "the", "red", "dot")[:length] if length <= 6 else tuple(
+        f"t{i}" for i in range(length))
+    mats = {"Q": rng.standard_normal((length, heads * d_head)).round(2),
+            "K": rng.standard_normal((length, kv_heads * d_head)).round(2),
+            "V": rng.standard_normal((length, kv_heads * d_head)).round(2)}
+    settings = Settings(heads=heads, kv_heads=kv_heads, causal=True, selected_row=length - 1)
+    return Session(tokens=tokens, matrices=mats, settings=settings,
+                   title=f"Grouped-query attention: {heads} query heads share {kv_heads} K/V heads")
+
+
 PRESETS = {
     "demo": demo_session,
     "uniform": uniform_session,
     "previous_token": previous_token_session,
     "random": random_session,
     "multi_head": multi_head_session,
+    "translation": translation_session,
+    "grouped_query": grouped_query_session,
 }
 
 

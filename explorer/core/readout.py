@@ -177,15 +177,17 @@ class RowReadout:
 
 
 def row_readout(heads, v, row, head=0):
-    """Read row ``row`` of a ``MultiHeadResult`` for one head: with H heads, head h mixes its own slice of V."""
+    """Read row ``row`` of a ``MultiHeadResult`` for one head: with H heads, head h mixes its own slice of V
+    (with grouped K/V heads, the slice of the K/V head it reads)."""
     v = as_matrix(v, "v")
     n_heads, length, _ = heads.weights.shape
     if not 0 <= row < length:
         raise ShapeError(f"query row {row} is out of range: there are {length} rows")
     if not 0 <= head < n_heads:
         raise ShapeError(f"head {head} is out of range: there are {n_heads} heads")
-    d_head = v.shape[1] // n_heads
-    columns = np.arange(head * d_head, (head + 1) * d_head)
+    d_head = heads.head_outputs.shape[2]  # V width / H_kv: with grouped K/V heads, head h mixes the slice
+    g = head // (n_heads // max(1, v.shape[1] // d_head))  # of its K/V head ⌊h / (H / H_kv)⌋
+    columns = np.arange(g * d_head, (g + 1) * d_head)
     weights = np.asarray(heads.weights[head, row], dtype=np.float64)
     values = v[:, columns]
     return RowReadout(row=int(row), head=int(head), columns=columns, weights=weights, values=values,

@@ -5,7 +5,9 @@ same numbers (to rounding) for the interactive model: full recomputes write into
 previous result when the shapes are unchanged (no fresh gigabytes at L = 4096), the softmax runs in
 row blocks so its temporaries stay small, finiteness is checked on row maxima rather than on every
 cell, heads can be shared out between threads (NumPy releases the GIL), and an edit of a few Q rows
-or V columns updates just those rows or columns.
+or V columns updates just those rows or columns. Cross-attention (Lq queries, Lk keys) and grouped K/V
+heads (H query heads sharing H_kv K/V heads) run through the same code: a query head reads the
+columns of its K/V head, ⌊h / (H / H_kv)⌋.
 """
 from concurrent.futures import wait
 from dataclasses import dataclass
@@ -17,8 +19,8 @@ from .errors import NonFiniteError
 from .heads import MultiHeadResult, merge_heads
 from .masks import combine_masks
 from .alibi import alibi_bias
-from .pipeline import PipelineResult, projected_inputs, rope_positions, rotate_heads, scale_for, slopes_for
-from .rope import rope
+from .pipeline import (PipelineResult, kv_heads_of, project, rope_positions, rotate, rotate_heads, scale_for,
+                       slopes_for)
 
 BLOCK_CELLS = 1 << 19  # cells per softmax block: temporaries of ~4 MiB whatever L is
 
@@ -38,13 +40,19 @@ class Inputs:
     n_heads: int
     scale: float
     temperature: float
-    mask: np.ndarray | None  # (L, L), True = may attend
-    masked_rows: np.ndarray  # (L,)
+    mask: np.ndarray | None  # (Lq, Lk), True = may attend
+    masked_rows: np.ndarray  # (Lq,)
     slopes: np.ndarray | None = None  # ALiBi's per-head slopes, or None
+    kv_heads: int | None = None  # H_kv, the K/V heads the query heads share (None: n_heads)
+    x_src: np.ndarray | None = None  # projected cross-attention: the keys' token vectors, and their PE
+    pe_src: np.ndarray | None = None
 
     def add_bias(self, s, h, rows):
-        """Add head h's ALiBi bias, over the temperature, to the scores ``s`` of the query ``rows``."""
+        """Add head h's ALiBi bias, over the temperature, to the scores ``s`` of the query ``rows``
+        (an index array, or a slice whose start is the first row of ``s``)."""
         if self.slopes is not None:
+            if isinstance(rows, slice):
+                rows = np.arange(rows.start or 0, (rows.start or 0) + s.shape[0])
             s += alibi_bias(self.slopes[h], rows, s.shape[-1]) / self.temperature
 
     @property
@@ -52,57 +60,79 @@ class Inputs:
         return self.q.shape[1] // self.n_heads
 
     @property
-    def dv_head(self):
-        return self.v.shape[1] // self.n_heads
+    def n_kv(self):
+        return self.kv_heads or self.n_heads
 
-    def head(self, m, h):
-        """Head h's columns of q, k (width d_h) or v (width d_v/H)."""
-        width = m.shape[1] // self.n_heads
-        return m[:, h * width:(h + 1) * width]
+    @property
+    def dv_head(self):
+        return self.v.shape[1] // self.n_kv
+
+    def q_head(self, h):
+        """Query head h's columns of q (width d_h)."""
+        return self.q[:, h * self.d_head:(h + 1) * self.d_head]
+
+    def kv_head(self, h):
+        """The K/V head query head h reads: ⌊h / (H / H_kv)⌋."""
+        return h // (self.n_heads // self.n_kv)
+
+    def k_head(self, h):
+        """The columns of k that query head h reads (its K/V head's, width d_h)."""
+        g = self.kv_head(h)
+        return self.k[:, g * self.d_head:(g + 1) * self.d_head]
+
+    def v_head(self, h):
+        """The columns of v that query head h mixes (its K/V head's, width V width / H_kv)."""
+        g = self.kv_head(h)
+        return self.v[:, g * self.dv_head:(g + 1) * self.dv_head]
+
+    def query_heads(self, kv_heads):
+        """Every query head that reads one of the K/V heads ``kv_heads``, in order."""
+        group = self.n_heads // self.n_kv
+        return [h for g in kv_heads for h in range(g * group, (g + 1) * group)]
 
 
 def prepare(matrices, settings):
     """The inputs of the attention proper: projections, RoPE, scale and mask."""
-    x = pe = wo = None
+    p = wo = None
     if settings.source == "projected":
-        x, pe, q, k, v = projected_inputs(matrices, settings)
-        wo = matrices["Wo"]
+        p = project(matrices, settings)
+        q, k, v, wo = p.q, p.k, p.v, matrices["Wo"]
     else:  # copies: results updated in place (``apply_edit``) must never write into the inputs
         q, k, v = (np.array(matrices[n], dtype=np.float64) for n in "QKV")
     q_in, k_in = q, k
     if settings.rope:
         q, k = rotate_heads(q, k, settings)
-    length = q.shape[0]
     heads = settings.heads
     scale = float(scale_for(settings, q.shape[1] // heads))
-    mask = combine_masks(None, settings.causal, (length, length))
-    masked_rows = np.zeros(length, bool) if mask is None else ~mask.any(axis=-1)
-    return Inputs(q=q, k=k, v=v, q_in=q_in, k_in=k_in, x=x, pe=pe, wo=wo, n_heads=heads, scale=scale,
-                  temperature=float(settings.temperature), mask=mask, masked_rows=masked_rows,
-                  slopes=slopes_for(settings))
+    mask = combine_masks(None, settings.causal, (q.shape[0], k.shape[0]))
+    masked_rows = np.zeros(q.shape[0], bool) if mask is None else ~mask.any(axis=-1)
+    return Inputs(q=q, k=k, v=v, q_in=q_in, k_in=k_in, x=getattr(p, "x", None), pe=getattr(p, "pe", None),
+                  wo=wo, n_heads=heads, scale=scale, temperature=float(settings.temperature), mask=mask,
+                  masked_rows=masked_rows, slopes=slopes_for(settings), kv_heads=kv_heads_of(settings),
+                  x_src=getattr(p, "x_src", None), pe_src=getattr(p, "pe_src", None))
 
 
 @dataclass(frozen=True)
 class Buffers:
-    """Where a recompute writes: the (H, L, L) stages and, made on the way, what panels summarise."""
+    """Where a recompute writes: the (H, Lq, Lk) stages and, made on the way, what panels summarise."""
 
     scores: np.ndarray
     weights: np.ndarray
     head_outputs: np.ndarray
-    row_sums: np.ndarray  # (H, L): Σ_j weights — shown beside each row (each is 1); NaN until made
+    row_sums: np.ndarray  # (H, Lq): Σ_j weights — shown beside each row (each is 1); NaN until made
     score_range: np.ndarray  # (H, 2): min and max score of each head — the colour levels
 
 
 def buffers(inputs, previous=None):
-    """Buffers to write into: the previous result's (H, L, L) arrays when the shapes still fit."""
-    h, length, dv = inputs.n_heads, inputs.q.shape[0], inputs.dv_head
-    small = np.full((h, length), np.nan), np.empty((h, 2))  # row sums: NaN until made (see pipeline)
+    """Buffers to write into: the previous result's (H, Lq, Lk) arrays when the shapes still fit."""
+    h, lq, lk, dv = inputs.n_heads, inputs.q.shape[0], inputs.k.shape[0], inputs.dv_head
+    small = np.full((h, lq), np.nan), np.empty((h, 2))  # row sums: NaN until made (see pipeline)
     if previous is not None:
         p = previous.heads
-        if (p.scores.shape == (h, length, length) and p.head_outputs.shape == (h, length, dv)
+        if (p.scores.shape == (h, lq, lk) and p.head_outputs.shape == (h, lq, dv)
                 and p.scores.flags.writeable and p.scores.flags.c_contiguous):
             return Buffers(p.scores, p.weights, p.head_outputs, *small)
-    return Buffers(np.empty((h, length, length)), np.empty((h, length, length)), np.empty((h, length, dv)), *small)
+    return Buffers(np.empty((h, lq, lk)), np.empty((h, lq, lk)), np.empty((h, lq, dv)), *small)
 
 
 def of_result(result):
@@ -121,14 +151,13 @@ def compute_head(inputs, bufs, h, cancelled=None, summarise=True):
     scores, weights, outputs = bufs.scores, bufs.weights, bufs.head_outputs
     factor = inputs.scale / inputs.temperature
     with np.errstate(over="ignore", invalid="ignore"):
-        np.matmul(inputs.head(inputs.q, h), inputs.head(inputs.k, h).T, out=scores[h])
+        np.matmul(inputs.q_head(h), inputs.k_head(h).T, out=scores[h])
         scores[h] *= factor
     if cancelled is not None and cancelled():
         return False
-    length = scores.shape[1]
-    step = max(1, BLOCK_CELLS // length)
+    step = max(1, BLOCK_CELLS // scores.shape[2])
     lo, hi = np.inf, -np.inf
-    for top in range(0, length, step):
+    for top in range(0, scores.shape[1], step):
         rows = slice(top, top + step)
         inputs.add_bias(scores[h, rows], h, rows)
         block_lo, block_hi = _softmax_rows(inputs.mask, scores[h, rows], weights[h, rows], top, h)
@@ -150,7 +179,7 @@ def _softmax_rows(mask, s, w, top, h):
     if not (np.isfinite(m).all() and np.isfinite(block_lo)):  # NaN and ±∞ reach the extremes
         _raise_overflow("scores q·kᵀ·scale", s, top, h)
     np.subtract(s, m, out=w)
-    if mask is not None:  # rows top … of the (L, L) mask (True = may attend)
+    if mask is not None:  # rows top … of the (Lq, Lk) mask (True = may attend)
         allowed = mask[top:top + s.shape[0]]
         np.copyto(w, -np.inf, where=~allowed)
         if not allowed.all(axis=1).all():  # the shift must use the max over allowed keys only
@@ -172,7 +201,7 @@ def _softmax_rows(mask, s, w, top, h):
 def _mix(inputs, w, out, h):
     """Step ③ for one head: out = w·v_h, checked for overflow on its column maxima."""
     with np.errstate(over="ignore", invalid="ignore"):
-        np.matmul(w, inputs.head(inputs.v, h), out=out)
+        np.matmul(w, inputs.v_head(h), out=out)
     if not np.isfinite(np.abs(out).max(axis=0)).all():
         _raise_overflow("output weights·v", out, 0, h)
 
@@ -197,7 +226,8 @@ def finish(inputs, bufs):
                             row_sums=bufs.row_sums, score_range=bufs.score_range)
     return PipelineResult(q=inputs.q, k=inputs.k, v=inputs.v, heads=heads, scale=inputs.scale,
                           temperature=inputs.temperature, x=inputs.x, pe=inputs.pe, q_in=inputs.q_in,
-                          k_in=inputs.k_in, wo=inputs.wo, slopes=inputs.slopes)
+                          k_in=inputs.k_in, wo=inputs.wo, slopes=inputs.slopes, x_src=inputs.x_src,
+                          pe_src=inputs.pe_src)
 
 
 def recompute(matrices, settings, previous=None, order=None, cancelled=None, summarise=None, executor=None,
@@ -260,20 +290,21 @@ def inputs_of(result):
     return Inputs(q=result.q, k=result.k, v=result.v, q_in=result.q_in, k_in=result.k_in, x=result.x,
                   pe=result.pe, wo=result.wo, n_heads=result.n_heads, scale=result.scale,
                   temperature=result.temperature, mask=heads.mask, masked_rows=heads.masked_rows,
-                  slopes=result.slopes)
+                  slopes=result.slopes, kv_heads=result.kv_heads, x_src=result.x_src, pe_src=result.pe_src)
 
 
 def apply_edit(result, matrices, settings, name, rows, cols):
     """Bring ``result`` up to date, in place, after ``name``[rows, cols] changed (direct mode only).
 
-    Q: only those rows of the heads owning ``cols``; K: those heads whole (every row's softmax
-    moves); V: only those output columns, no softmax at all.
+    Q: only those rows of the heads owning ``cols``; K: the heads reading those columns, whole (every
+    row's softmax moves); V: only those output columns of the heads reading them, no softmax at all.
+    ``rows`` are query rows for Q and key rows for K and V.
     """
     rows = np.asarray(sorted(set(rows)), dtype=np.intp)
     inputs = inputs_of(result)
     if name == "V":
         result.v[:, cols] = matrices["V"][:, cols]
-        for h in _heads_of(cols, inputs.dv_head):
+        for h in inputs.query_heads(_heads_of(cols, inputs.dv_head)):
             _mix(inputs, result.heads.weights[h], result.heads.head_outputs[h], h)
             _refresh_concat(result, h)
         return
@@ -281,22 +312,23 @@ def apply_edit(result, matrices, settings, name, rows, cols):
     new = matrices[name][rows]
     raw[rows] = new
     if settings.rope:
-        new = _rotate_rows(new, rope_positions(settings, result.q.shape[0])[rows], settings)
+        new = rotate(new, rope_positions(settings, len(turned))[rows], inputs.d_head, settings)
     turned[rows] = new
     bufs = of_result(result)
-    for h in _heads_of(cols, inputs.d_head):
+    heads = _heads_of(cols, inputs.d_head)
+    for h in (heads if name == "Q" else inputs.query_heads(heads)):
         if name == "K":
             compute_head(inputs, bufs, h)
             _refresh_concat(result, h)
             continue
         with np.errstate(over="ignore", invalid="ignore"):
-            s = inputs.head(inputs.q, h)[rows] @ inputs.head(inputs.k, h).T
+            s = inputs.q_head(h)[rows] @ inputs.k_head(h).T
             s *= inputs.scale / inputs.temperature
         inputs.add_bias(s, h, rows)
         w = np.empty_like(s)
         new_lo, new_hi = _softmax_rows(None if inputs.mask is None else inputs.mask[rows], s, w, 0, h)
         with np.errstate(over="ignore", invalid="ignore"):
-            o = w @ inputs.head(inputs.v, h)
+            o = w @ inputs.v_head(h)
         if not np.isfinite(o).all():
             _raise_overflow("output weights·v", o, 0, h)
         lo, hi = bufs.score_range[h]
@@ -311,12 +343,14 @@ def apply_edit(result, matrices, settings, name, rows, cols):
 
 def edit_cost(result, name, rows, cols):
     """Roughly how many multiply-adds ``apply_edit`` will take (to decide: now, or on the worker)."""
-    n_heads, length, _ = result.heads.scores.shape
-    width = (result.v.shape[1] if name == "V" else result.q.shape[1]) // n_heads
-    heads = len(_heads_of(cols, width))
+    n_heads, n_queries, n_keys = result.heads.scores.shape
+    group = n_heads // result.kv_heads
     if name == "Q":
-        return heads * len(set(rows)) * length * (2 * width + 10)
-    return heads * length * length * (2 * width + 10 if name == "K" else width)
+        width = result.d_head
+        return len(_heads_of(cols, width)) * len(set(rows)) * n_keys * (2 * width + 10)
+    width = result.d_head if name == "K" else result.heads.head_outputs.shape[2]
+    heads = group * len(_heads_of(cols, width))
+    return heads * n_queries * n_keys * (2 * width + 10 if name == "K" else width)
 
 
 def _heads_of(cols, width):
@@ -334,23 +368,15 @@ def _refresh_concat(result, h, rows=None):
         heads.concat[rows, h * dv:(h + 1) * dv] = block
 
 
-def _rotate_rows(rows_q, positions, settings):
-    """RoPE on a few rows of Q: the same rotation ``rotate_heads`` gives them."""
-    h = settings.heads
-    width = rows_q.shape[1] // h
-    split = rows_q.reshape(len(rows_q), h, width).transpose(1, 0, 2)
-    turned = rope(split, positions, base=settings.rope_base, style=settings.rope_style)
-    return turned.transpose(1, 0, 2).reshape(len(rows_q), h * width)
-
-
-
 def full_cost(matrices, settings):
     """Roughly how many multiply-adds a whole recompute takes."""
     if settings.source == "projected":
-        length, width = matrices["X"].shape
-        d, dv = matrices["Wq"].shape[0], matrices["Wv"].shape[0]
-        project = length * width * (2 * d + dv)
+        n_queries, width = matrices["X"].shape
+        n_keys = len(matrices["X_src"]) if matrices.get("X_src") is not None else n_queries
+        d, dk, dv = matrices["Wq"].shape[0], matrices["Wk"].shape[0], matrices["Wv"].shape[0]
+        projecting = width * (n_queries * d + n_keys * (dk + dv))
     else:
-        (length, d), dv = matrices["Q"].shape, matrices["V"].shape[1]
-        project = 0
-    return project + length * length * (2 * d + dv + 10 * settings.heads)
+        (n_queries, d), n_keys, dv = matrices["Q"].shape, len(matrices["K"]), matrices["V"].shape[1]
+        projecting = 0
+    d_vh = dv // kv_heads_of(settings)  # what one query head mixes; the concat has H of them
+    return projecting + n_queries * n_keys * (2 * d + settings.heads * (d_vh + 10))

@@ -1,7 +1,7 @@
 """The session file: a versioned, validated, human-readable JSON snapshot of what the user set.
 
 A session holds the tokens, the matrices Q, K, V, the settings of the controls (F6) and an opaque
-UI layout. ``save_session`` refuses to write an invalid session; ``load_session`` refuses any file
+UI layout; a cross-attention session also the query tokens (Q has a row per query token). ``save_session`` refuses to write an invalid session; ``load_session`` refuses any file
 that is not a valid one and raises only :class:`SessionError`, whose message starts with the file
 name and names the place (``demo.json: matrices.K row 2 has 2 numbers but row 0 has 3``). The
 format is described in ``docs/session-format.md``.
@@ -19,7 +19,8 @@ from .session_check import validate_session
 from .session_data import Session
 from .session_limits import (FORMAT_NAME, MATRIX_AXES, MAX_ABS_VALUE, MAX_CELLS, MAX_DIM, MAX_FILE_BYTES,
                              MAX_LAYOUT_BYTES, MAX_TITLE_CHARS, MAX_TOKEN_CHARS, MAX_TOKENS,
-                             PROJECTION_MATRICES, REQUIRED_MATRICES, VERSION)
+                             PROJECTION_MATRICES, REQUIRED_MATRICES, SOURCE_MATRIX, TOKEN_AXES, VERSION,
+                             matrix_axes)
 from .session_prescan import _MAX_LAYOUT_MEMBERS, _MOST  # noqa: F401  (read by tests, as before)
 from .session_read import UPGRADES, _upgrade_v1, load_session, session_from_json  # noqa: F401  (idem)
 from .session_settings import (POSITIONS, ROPE_BASE_MAX, ROPE_BASE_MIN, ROPE_OFFSET_MAX, ROPE_STYLES,
@@ -29,8 +30,8 @@ from .session_write import save_session, session_pieces, session_to_json
 
 __all__ = [
     "FORMAT_NAME", "VERSION", "UPGRADES", "SCALE_MODES", "SOURCES", "POSITIONS", "ROPE_STYLES",
-    "ROPE_BASE_MIN", "ROPE_BASE_MAX", "ROPE_OFFSET_MAX", "MATRIX_AXES",
-    "REQUIRED_MATRICES", "PROJECTION_MATRICES",
+    "ROPE_BASE_MIN", "ROPE_BASE_MAX", "ROPE_OFFSET_MAX", "MATRIX_AXES", "TOKEN_AXES", "matrix_axes",
+    "REQUIRED_MATRICES", "PROJECTION_MATRICES", "SOURCE_MATRIX",
     "TEMPERATURE_MIN", "TEMPERATURE_MAX", "SCALE_MAX",
     "MAX_TOKENS", "MAX_DIM", "MAX_CELLS", "MAX_FILE_BYTES", "MAX_TOKEN_CHARS", "MAX_ABS_VALUE",
     "MAX_TITLE_CHARS", "MAX_LAYOUT_BYTES",

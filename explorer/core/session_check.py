@@ -15,7 +15,7 @@ from .errors import SessionError
 from .session_data import Session
 from .session_limits import (AXIS_TEXT, MATRIX_AXES, MAX_ABS_VALUE, MAX_CELLS, MAX_DIM, MAX_LAYOUT_BYTES,
                              MAX_TITLE_CHARS, MAX_TOKEN_CHARS, MAX_TOKENS, PROJECTION_MATRICES,
-                             REQUIRED_MATRICES, VERSION)
+                             REQUIRED_MATRICES, SOURCE_MATRIX, TOKEN_AXES, VERSION, matrix_axes)
 from .session_settings import _check_settings
 from .session_words import describe, short
 
@@ -42,17 +42,28 @@ def _check_text(value: Any, place: str, where: str, *, min_chars: int, max_chars
     return value
 
 
-def _check_tokens(tokens: Any, where: str) -> tuple[str, ...]:
-    """1..MAX_TOKENS tokens, each a text of 1..MAX_TOKEN_CHARS characters; as a tuple."""
+def _check_tokens(tokens: Any, where: str, place: str = "tokens") -> tuple[str, ...]:
+    """1..MAX_TOKENS tokens (or query tokens, by ``place``), each a text of 1..MAX_TOKEN_CHARS characters;
+    as a tuple."""
     if not isinstance(tokens, (tuple, list)):
-        raise SessionError(f"{where}: tokens must be a list of strings, not {describe(tokens)}")
+        raise SessionError(f"{where}: {place} must be a list of strings, not {describe(tokens)}")
     if not tokens:
-        raise SessionError(f"{where}: tokens is empty; a session needs at least one token")
+        need = "a session needs at least one token" if place == "tokens" else "leave it out for self-attention"
+        raise SessionError(f"{where}: {place} is empty; {need}")
     if len(tokens) > MAX_TOKENS:
-        raise SessionError(f"{where}: tokens has {len(tokens)} entries; the most is {MAX_TOKENS}")
+        raise SessionError(f"{where}: {place} has {len(tokens)} entries; the most is {MAX_TOKENS}")
     for i, token in enumerate(tokens):
-        _check_text(token, f"tokens[{i}]", where, min_chars=1, max_chars=MAX_TOKEN_CHARS)
+        _check_text(token, f"{place}[{i}]", where, min_chars=1, max_chars=MAX_TOKEN_CHARS)
     return tuple(tokens)
+
+
+def _grouped(settings: Any) -> bool:
+    """Whether the settings share K/V heads (kv_heads neither 0 nor heads), read before they are checked:
+    K and W_o then have widths of their own (``matrix_axes``); a bad value is refused with the settings."""
+    heads, kv = getattr(settings, "heads", 1), getattr(settings, "kv_heads", 0)
+    plain = (int, np.integer)
+    return (isinstance(heads, plain) and isinstance(kv, plain) and not isinstance(kv, bool)
+            and kv not in (0, heads))
 
 
 def _first_bad(mask: np.ndarray) -> tuple[int, ...]:
@@ -60,8 +71,9 @@ def _first_bad(mask: np.ndarray) -> tuple[int, ...]:
     return tuple(int(i) for i in np.unravel_index(int(np.argmax(mask)), mask.shape))
 
 
-def _check_matrix_names(names: Any, where: str) -> None:
-    """Only known matrices; Q, K and V there; the projections all together or none."""
+def _check_matrix_names(names: Any, where: str, cross: bool = False) -> None:
+    """Only known matrices; Q, K and V there; the projections all together or none, with X_src in a
+    ``cross``-attention session and never without one."""
     for name in names:
         if name not in MATRIX_AXES:
             text = name if isinstance(name, str) else repr(name)
@@ -75,18 +87,40 @@ def _check_matrix_names(names: Any, where: str) -> None:
         missing = [n for n in PROJECTION_MATRICES if n not in names]
         raise SessionError(f"{where}: matrices: the projections come together; "
                            f"{', '.join(present)} without {', '.join(missing)}")
+    if SOURCE_MATRIX in names and not cross:
+        raise SessionError(f"{where}: matrices: {SOURCE_MATRIX} (the keys' token vectors) belongs to a "
+                           f"cross-attention session, which has query_tokens; this one has none")
+    if cross and present and SOURCE_MATRIX not in names:
+        raise SessionError(f"{where}: matrices: a projected cross-attention session needs {SOURCE_MATRIX}, the "
+                           f"token vectors of the keys (one row per token; X has one per query token)")
 
 
-def _check_matrices(matrices: Any, n_tokens: int, where: str
-                    ) -> tuple[dict[str, np.ndarray], dict[str, int]]:
-    """Names, dtypes, shapes (axes that must agree), sizes and values; returns arrays and widths."""
+def _row_count_error(place: str, size: int, axis: str, expected: int, cross: bool) -> str:
+    """The message for a matrix whose rows do not match its token list (naming the list in a cross session)."""
+    if not cross:
+        return f"{place} has {size} rows but there are {expected} tokens"
+    if axis == "Lq":
+        return f"{place} has {size} rows but there are {expected} query tokens (query_tokens: one row per query)"
+    return f"{place} has {size} rows but there are {expected} tokens (tokens: one row per key and value)"
+
+
+def _check_matrices(matrices: Any, n_tokens: int, where: str, n_queries: int | None = None,
+                    grouped: bool = False) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+    """Names, dtypes, shapes (axes that must agree), sizes and values; returns arrays and widths.
+
+    ``n_queries``: the query tokens of a cross-attention session (None: self-attention); ``grouped``:
+    K/V heads shared, so K and W_o have widths of their own (checked with the settings)."""
     if not isinstance(matrices, Mapping):
         raise SessionError(f"{where}: matrices must be an object of named matrices, "
                            f"not {describe(matrices)}")
-    _check_matrix_names(matrices, where)
+    cross = n_queries is not None
+    _check_matrix_names(matrices, where, cross)
     lengths: dict[str, tuple[int, str]] = {"L": (n_tokens, "")}   # axis -> (length, first matrix)
+    if cross:
+        lengths["Lq"] = (n_queries, "")
     result: dict[str, np.ndarray] = {}
-    for name, axes in MATRIX_AXES.items():
+    axes_of = matrix_axes(cross=cross, grouped=grouped)
+    for name, axes in axes_of.items():
         if name not in matrices:
             continue
         place = f"matrices.{name}"
@@ -107,7 +141,7 @@ def _check_matrices(matrices: Any, n_tokens: int, where: str
         if rows * cols > MAX_CELLS:
             raise SessionError(f"{where}: {place} has {rows}×{cols} = {rows * cols} cells; the "
                                f"most is {MAX_CELLS}")
-        if axes[0] != "L" and rows > MAX_DIM:  # p_k, p_v, D_o are widths too: 1..MAX_DIM
+        if axes[0] not in TOKEN_AXES and rows > MAX_DIM:  # p_k, p_v, D_o are widths too: 1..MAX_DIM
             raise SessionError(f"{where}: {place} has {rows} rows; the most is {MAX_DIM} (its rows "
                                f"are {AXIS_TEXT.get(axes[0], axes[0])}, {axes[0]})")
         for axis_index, (axis, size) in enumerate(zip(axes, array.shape)):
@@ -118,10 +152,9 @@ def _check_matrices(matrices: Any, n_tokens: int, where: str
             expected, first = lengths[axis]
             if size == expected:
                 continue
-            if axis == "L":
-                raise SessionError(f"{where}: {place} has {size} rows but there are {expected} "
-                                   f"tokens")
-            first_what = "rows" if MATRIX_AXES[first].index(axis) == 0 else "columns"
+            if axis in TOKEN_AXES:
+                raise SessionError(f"{where}: {_row_count_error(place, size, axis, expected, cross)}")
+            first_what = "rows" if axes_of[first].index(axis) == 0 else "columns"
             raise SessionError(
                 f"{where}: {place} has {size} {what} but matrices.{first} has {expected} "
                 f"{first_what} (both are {AXIS_TEXT.get(axis, axis)}, {axis})")
@@ -169,8 +202,13 @@ def validate_session(session: Any, where: str = "session") -> Session:
         raise SessionError(f"{where}: not a Session but {describe(session)}")
     title = _check_text(session.title, "title", where, min_chars=0, max_chars=MAX_TITLE_CHARS)
     tokens = _check_tokens(session.tokens, where)
-    matrices, widths = _check_matrices(session.matrices, len(tokens), where)
-    settings = _check_settings(session.settings, widths, where)
+    query_tokens = session.query_tokens
+    if query_tokens is not None:
+        query_tokens = _check_tokens(query_tokens, where, "query_tokens")
+    matrices, widths = _check_matrices(session.matrices, len(tokens), where,
+                                       None if query_tokens is None else len(query_tokens),
+                                       _grouped(session.settings))
+    settings = _check_settings(session.settings, widths, where, cross=query_tokens is not None)
     layout = _check_layout(session.layout, where)
     return Session(tokens=tokens, matrices=matrices, settings=settings, layout=layout,
-                   title=title)
+                   title=title, query_tokens=query_tokens)

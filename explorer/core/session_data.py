@@ -1,4 +1,5 @@
-"""The Session value: tokens, matrices, settings, layout and title, with read-only float64 arrays.
+"""The Session value: tokens, matrices, settings, layout, title and (cross-attention) query tokens,
+with read-only float64 arrays.
 
 Built freely in memory (lists, any real dtype); ``validate_session`` says whether it is a valid one.
 """
@@ -33,17 +34,27 @@ def _frozen_array(value: Any) -> Any:
 
 @dataclass(frozen=True, eq=False)
 class Session:
-    """Everything a session file holds. Arrays are stored as read-only float64 copies."""
+    """Everything a session file holds. Arrays are stored as read-only float64 copies.
+
+    ``query_tokens`` None is self-attention: the tokens ask and answer. A tuple makes a cross-attention
+    session: Q (and X) has one row per query token, ``tokens`` are the keys' (K, V, X_src one row each)."""
 
     tokens: tuple[str, ...]
-    matrices: Mapping[str, np.ndarray]   # "Q", "K" (L, d_k) and "V" (L, d_v)
+    matrices: Mapping[str, np.ndarray]   # "Q" (Lq, d_k), "K" (L, d_kv) and "V" (L, d_v); see MATRIX_AXES
     settings: Settings = Settings()
     layout: Mapping[str, str] | None = None   # opaque UI layout, strings only, <= 1 MiB
     title: str = ""
+    query_tokens: tuple[str, ...] | None = None   # cross-attention: the queries' tokens
+
+    @property
+    def cross(self) -> bool:
+        """A cross-attention session: its queries come from another sequence than its keys."""
+        return self.query_tokens is not None
 
     def __post_init__(self) -> None:
-        if isinstance(self.tokens, list):
-            object.__setattr__(self, "tokens", tuple(self.tokens))
+        for name in ("tokens", "query_tokens"):
+            if isinstance(getattr(self, name), list):
+                object.__setattr__(self, name, tuple(getattr(self, name)))
         if isinstance(self.matrices, Mapping):
             object.__setattr__(self, "matrices", MappingProxyType(
                 {name: _frozen_array(value) for name, value in self.matrices.items()}))
@@ -54,7 +65,8 @@ class Session:
         """Equal fields, and matrices equal bit for bit (so -0.0 differs from 0.0)."""
         if not isinstance(other, Session):
             return NotImplemented
-        return (self.tokens == other.tokens and self.settings == other.settings
+        return (self.tokens == other.tokens and self.query_tokens == other.query_tokens
+                and self.settings == other.settings
                 and self.title == other.title and _plain(self.layout) == _plain(other.layout)
                 and _matrices_identical(self.matrices, other.matrices))
 

@@ -13,13 +13,14 @@ import numpy as np
 
 from .errors import SessionError
 from .session_limits import (MATRIX_AXES, MAX_DIM, MAX_FILE_BYTES, MAX_LAYOUT_BYTES, MAX_TITLE_CHARS,
-                             MAX_TOKEN_CHARS, MAX_TOKENS, TOP_FIELDS)
+                             MAX_TOKEN_CHARS, MAX_TOKENS, TOKEN_AXES, TOP_FIELDS)
 from .session_settings import SETTINGS_FIELDS
 from .session_words import size_text
 
 # 64 MiB of `{},` is 22 million objects (seconds, gigabytes to parse). The most a valid session
-# holds, from the format's own limits:
-_MAX_ROWS = sum(MAX_TOKENS if axes[0] == "L" else MAX_DIM for axes in MATRIX_AXES.values())
+# holds, from the format's own limits (a cross-attention session: tokens and query tokens, X and X_src):
+_MAX_ROWS = sum(MAX_TOKENS if axes[0] in TOKEN_AXES else MAX_DIM for axes in MATRIX_AXES.values())
+_TOKEN_LISTS = 2                                    # tokens and query_tokens
 
 
 def _most_layout_keys(budget: int = MAX_LAYOUT_BYTES) -> int:
@@ -34,8 +35,8 @@ def _most_layout_keys(budget: int = MAX_LAYOUT_BYTES) -> int:
 _MAX_LAYOUT_MEMBERS = _most_layout_keys()
 _MOST = {
     "objects": 4,                                   # the file, settings, matrices, layout
-    "lists": 1 + len(MATRIX_AXES) + _MAX_ROWS,      # the tokens, every matrix and its rows
-    "strings": (len(TOP_FIELDS) + 2 + 2 * len(SETTINGS_FIELDS) + len(MATRIX_AXES) + MAX_TOKENS
+    "lists": _TOKEN_LISTS + len(MATRIX_AXES) + _MAX_ROWS,  # the token lists, every matrix and its rows
+    "strings": (len(TOP_FIELDS) + 2 + 2 * len(SETTINGS_FIELDS) + len(MATRIX_AXES) + _TOKEN_LISTS * MAX_TOKENS
                 + 2 * _MAX_LAYOUT_MEMBERS),         # keys, format, title, settings, tokens, layout
     "list values": max(MAX_TOKENS, MAX_DIM),        # the tokens, or one matrix row
     "other values": (len(TOP_FIELDS) + len(SETTINGS_FIELDS) + len(MATRIX_AXES) + _MAX_ROWS
@@ -43,7 +44,7 @@ _MOST = {
     "string bytes": 6 * MAX_LAYOUT_BYTES,           # a layout value, every byte escaped (\u0001)
     # characters of text (title, tokens, layout, the format's own keys and words): the text can
     # hold any of the characters counted below, so the counts of the raw bytes allow for it
-    "text": MAX_TITLE_CHARS + MAX_TOKENS * MAX_TOKEN_CHARS + MAX_LAYOUT_BYTES + 1024,
+    "text": MAX_TITLE_CHARS + _TOKEN_LISTS * MAX_TOKENS * MAX_TOKEN_CHARS + MAX_LAYOUT_BYTES + 1024,
 }
 _NUMBERS_AND_SPACE = b"0123456789+-.eE \t\n\r"     # dropped: a matrix row becomes "[,,,]"
 _NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))

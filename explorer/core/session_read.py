@@ -2,7 +2,7 @@
 
 Only SessionError escapes, its message starting with the file name. Since version 3 every field
 but format, version, tokens and matrices may be left out and takes its default (title "", the
-Settings() defaults, layout null); the reader applies this to files of every version.
+Settings() defaults, layout null, no query_tokens); the reader applies this to files of every version.
 """
 from __future__ import annotations
 
@@ -39,9 +39,16 @@ def _upgrade_v2(data: dict) -> dict:
     return data
 
 
+def _upgrade_v3(data: dict) -> dict:
+    """Version 4 adds query_tokens (cross-attention), matrices.X_src and settings.kv_heads, each optional
+    with a default that means what version 3 did (self-attention, one K/V head per head): a v3 dict is a
+    v4 dict."""
+    return data
+
+
 # UPGRADES[n] turns the dict of a version-n file into a version-(n + 1) dict. load applies them one
 # step at a time, so a file of any past version keeps loading.
-UPGRADES: dict[int, Callable[[dict], dict]] = {1: _upgrade_v1, 2: _upgrade_v2}
+UPGRADES: dict[int, Callable[[dict], dict]] = {1: _upgrade_v1, 2: _upgrade_v2, 3: _upgrade_v3}
 
 
 def _upgraded(data: Any, where: str) -> dict:
@@ -150,12 +157,15 @@ def _session_from_data(data: Any, where: str) -> Session:
     if layout is not None and not isinstance(layout, dict):
         raise SessionError(f"{where}: layout must be null or an object of strings, "
                            f"not {describe(layout)}")
-    _check_tokens(tokens, where)     # before the matrices, whose rows are counted against it
-    _check_matrix_names(matrices, where)
+    query_tokens = data.get("query_tokens")
+    _check_tokens(tokens, where)     # before the matrices, whose rows are counted against them
+    if "query_tokens" in data:
+        query_tokens = _check_tokens(query_tokens, where, "query_tokens")
+    _check_matrix_names(matrices, where, cross=query_tokens is not None)
     arrays = {name: _matrix_from_json(matrices[name], f"matrices.{name}", where)
               for name in MATRIX_AXES if name in matrices}
     session = Session(tokens=tuple(tokens), matrices=arrays, settings=Settings(**settings),
-                      layout=layout, title=data.get("title", ""))
+                      layout=layout, title=data.get("title", ""), query_tokens=query_tokens)
     return validate_session(session, where)
 
 

@@ -23,6 +23,8 @@ SCALE_MAX = SCHEMA["scale"].high             # a custom scale lies in (0, SCALE_
 
 # settings.heads must divide each of these widths (axes of session_limits.MATRIX_AXES), by source
 HEAD_AXES = {"direct": ("d_k", "d_v"), "projected": ("p_k", "p_v")}
+# K's width and W_o's columns: axes of their own only with grouped K/V heads (session_limits.matrix_axes)
+KV_AXES = {"direct": "d_kv", "projected": "p_kv"}
 
 Settings = make_dataclass(
     "Settings", [(s.name, s.kind, field(default=s.default)) for s in SETTINGS], frozen=True,
@@ -32,15 +34,20 @@ Settings = make_dataclass(
 SETTINGS_FIELDS = tuple(s.name for s in SETTINGS)   # in the order the writer writes them
 
 
-def _check_settings(settings: Any, widths: Mapping[str, int], where: str) -> Settings:
+def _check_settings(settings: Any, widths: Mapping[str, int], where: str, cross: bool = False) -> Settings:
     """Every setting's type and range, and how the settings fit the matrices' ``widths`` (axis ->
-    length, "L" the tokens); a normalised copy (plain float/int/bool), or SessionError."""
+    length, "L" the tokens, "Lq" the query tokens of a ``cross`` session); a normalised copy (plain
+    float/int/bool), or SessionError."""
     if not isinstance(settings, Settings):
         raise SessionError(f"{where}: settings must be a Settings, not {describe(settings)}")
     try:
         values = {s.name: check_value(s.name, getattr(settings, s.name)) for s in SETTINGS}
-        qk, v = (widths[axis] for axis in HEAD_AXES[values["source"]])
-        check_together(values, {"qk": qk, "v": v, "L": widths["L"]}, projected_matrices="D" in widths)
+        source = values["source"]
+        qk, v = (widths[axis] for axis in HEAD_AXES[source])
+        known = {"qk": qk, "v": v, "L": widths["L"], "Lq": widths.get("Lq"), "kv": widths.get(KV_AXES[source]),
+                 "o": widths.get("p_o") if source == "projected" else None}
+        check_together(values, {k: n for k, n in known.items() if n is not None},
+                       projected_matrices="D" in widths, cross=cross)
     except ValueError as exc:
         raise SessionError(f"{where}: {exc}") from None
     return Settings(**values)

@@ -29,6 +29,11 @@ def _dump(value: Any) -> str:
 _encode_row = json.JSONEncoder(allow_nan=False).encode
 
 
+def _token_list(tokens) -> str:
+    """A list of tokens on one line."""
+    return "[" + ", ".join(map(_dump, tokens)) + "]"
+
+
 def _object_lines(items: list[tuple[str, str]], indent: str) -> str:
     """``{ "key": <already encoded value>, ... }`` with one member per line."""
     if not items:
@@ -48,7 +53,8 @@ def _matrix_lines(array: np.ndarray, indent: str):
 
 def session_pieces(session: Session, where: str = "session"):
     """The file text of a valid session (validated first) in pieces: indented JSON, a matrix row a
-    line. A 4096 × 768 session is ~200 MB of text: made and written a row at a time, never whole."""
+    line; query_tokens only in a cross-attention session. A 4096 × 768 session is ~200 MB of text: made
+    and written a row at a time, never whole."""
     s = validate_session(session, where)
     settings = [(name, _dump(getattr(s.settings, name))) for name in SETTINGS_FIELDS]
     layout = "null" if s.layout is None else _object_lines(
@@ -57,7 +63,9 @@ def session_pieces(session: Session, where: str = "session"):
     yield "{\n"
     yield ",\n".join(f' {_dump(key)}: {text}' for key, text in (
         ("format", _dump(FORMAT_NAME)), ("version", _dump(VERSION)), ("title", _dump(s.title)),
-        ("tokens", "[" + ", ".join(map(_dump, s.tokens)) + "]"), ("settings", _object_lines(settings, " "))))
+        ("tokens", _token_list(s.tokens)),
+        *([] if s.query_tokens is None else [("query_tokens", _token_list(s.query_tokens))]),
+        ("settings", _object_lines(settings, " "))))
     yield ',\n "matrices": ' + ("{\n" if names else "{}")
     for k, name in enumerate(names):
         yield f"  {_dump(name)}: "

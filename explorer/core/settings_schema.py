@@ -13,7 +13,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from .heads import head_count_options
+from .heads import head_count_options, kv_head_count, kv_head_options
 from .session_words import describe
 
 
@@ -84,6 +84,10 @@ SETTINGS = (
                      ("interleaved", "interleaved (GPT-J/RoFormer: 2i and 2i + 1)")), since=2),
     Setting("rope_offset", int, 0, "RoPE offset", "Positions are offset, offset + 1, …",
             low=0, high=1_000_000, since=2),
+    Setting("kv_heads", int, 0, "K/V heads",
+            "How many K/V heads H_kv the query heads share: 0 = as many as heads (ordinary multi-head), 1 = "
+            "multi-query (MQA), a divisor of heads = grouped-query (GQA); query head h reads K/V head "
+            "⌊h / (heads / H_kv)⌋", low=0, divides=("heads", "v"), since=4),
     Setting("decode_prefill", int, 1, "prefill",
             "Tokens the prompt puts in the K/V cache in one step before decoding one token at a time "
             "(more than the session has: all of them)", low=1, high=8192, results=False, since=4),
@@ -148,15 +152,65 @@ def check_value(name: str, value: Any, place: str | None = None) -> Any:
     return value
 
 
-def head_options(qk_width: int, v_width: int, rope: bool = False) -> list[int]:
-    """The head counts the ``heads`` setting offers: divisors of both widths, with an even d_h under RoPE."""
-    return [h for h in head_count_options(qk_width, v_width) if not rope or (qk_width // h) % 2 == 0]
+def implied_kv_heads(heads: int, qk_width: int, kv_width: int) -> int | None:
+    """How many K/V heads of d_h = qk_width / heads a K of ``kv_width`` columns holds, or None if not whole."""
+    if heads < 1 or qk_width % heads or kv_width % (qk_width // heads):
+        return None
+    return kv_width // (qk_width // heads)
+
+
+def head_options(qk_width: int, v_width: int, rope: bool = False, kv_width: int | None = None) -> list[int]:
+    """The head counts the ``heads`` setting offers: divisors of both widths, with an even d_h under RoPE.
+
+    With ``kv_width`` (K's width) unlike the Q width (grouped K/V heads), H must divide the Q width and
+    K must hold a whole number H_kv of heads of that d_h, H_kv dividing H and the V width."""
+    if kv_width is None or kv_width == qk_width:
+        return [h for h in head_count_options(qk_width, v_width) if not rope or (qk_width // h) % 2 == 0]
+    options = []
+    for h in head_count_options(qk_width):
+        kv = implied_kv_heads(h, qk_width, kv_width)
+        if kv and h % kv == 0 and v_width % kv == 0 and (not rope or (qk_width // h) % 2 == 0):
+            options.append(h)
+    return options
+
+
+def _check_kv_heads(values: Mapping[str, Any], widths: Mapping[str, int], prefix: str) -> bool:
+    """The rules of grouped K/V heads; True when the session has them (H_kv < H)."""
+    heads, kv_setting = values["heads"], values.get("kv_heads", 0)
+    if kv_setting and heads % kv_setting:
+        options = ", ".join(map(str, kv_head_options(heads)))
+        raise ValueError(f"{prefix}kv_heads is {kv_setting}, which does not divide heads {heads} (kv_heads is 0 "
+                         f"for as many K/V heads as heads, or one of {options})")
+    kv = kv_head_count(heads, kv_setting)
+    if kv == heads:
+        return False
+    qk, v = widths["qk"], widths["v"]
+    d_h = qk // heads
+    projected = values["source"] == "projected"
+    k_text = "the projected K width (rows of Wk)" if projected else "the K width"
+    if "kv" in widths and widths["kv"] != kv * d_h:
+        raise ValueError(f"{prefix}kv_heads is {kv}, but {k_text} is {widths['kv']}: {heads} heads of d_h = {d_h} "
+                         f"(the Q width {qk} / {heads}) sharing {kv} K/V heads need kv_heads·d_h = {kv * d_h}")
+    if v % kv:
+        raise ValueError(f"{prefix}kv_heads is {kv}, which does not divide the V width {v} (each K/V head takes "
+                         f"V width / kv_heads columns)")
+    if "o" in widths and widths["o"] != heads * (v // kv):
+        raise ValueError(f"{prefix}kv_heads is {kv}: the {heads} heads' outputs side by side are heads·(V width / "
+                         f"kv_heads) = {heads}·{v // kv} = {heads * (v // kv)} wide, but Wo has {widths['o']} columns")
+    return True
 
 
 def check_together(values: Mapping[str, Any], widths: Mapping[str, int], *, projected_matrices: bool,
-                   prefix: str = "settings.") -> None:
-    """The rules between settings and the matrices' widths (``qk``, ``v`` and ``L``), or ValueError."""
+                   prefix: str = "settings.", cross: bool = False) -> None:
+    """The rules between settings and the matrices' widths, or ValueError.
+
+    ``widths``: ``qk`` (Q's width), ``v`` (V's) and ``L`` (the tokens) always; when known, ``kv`` (K's
+    width), ``o`` (W_o's columns) and ``Lq`` (the query tokens of a ``cross``-attention session)."""
     source, positions = values["source"], values["positions"]
+    if cross and values["causal"]:
+        raise ValueError(f"{prefix}causal is on, but this is a cross-attention session (it has query_tokens): its "
+                         f"queries read another sequence, which has no future to hide; decoder "
+                         f"cross-attention has no causal mask")
     if source == "projected" and not projected_matrices:
         raise ValueError(f"{prefix}source is 'projected' but the matrices X, Wq, Wk, Wv and Wo are missing")
     if positions == "sinusoidal" and source != "projected":
@@ -170,14 +224,17 @@ def check_together(values: Mapping[str, Any], widths: Mapping[str, int], *, proj
         raise ValueError(f"{prefix}rope is on but each head's Q/K width d_h = {qk // heads} is odd "
                          f"({heads} head{'s' if heads > 1 else ''} of the Q/K width {qk}); RoPE rotates "
                          f"pairs of dimensions: {allowed_here}")
-    for axis, text in (("qk", "the Q/K width"), ("v", "the V width")):
+    grouped = widths["qk"] % heads == 0 and _check_kv_heads(values, widths, prefix)
+    for axis, text in (("qk", "the Q/K width"), ("v", "the V width"))[:1 if grouped else 2]:
         if widths[axis] % heads:
-            options = ", ".join(map(str, head_options(widths["qk"], widths["v"], values["rope"])))
+            options = ", ".join(map(str, head_options(widths["qk"], widths["v"], values["rope"], widths.get("kv"))))
+            rule = ("the Q width" if kv_head_count(heads, values.get("kv_heads", 0)) < heads
+                    else "the Q/K width and the V width")
             raise ValueError(f"{prefix}heads is {heads}, which does not divide {text} {widths[axis]} (heads "
-                             f"must divide the Q/K width and the V width: {options})")
-    n_tokens = widths["L"]
+                             f"must divide {rule}: {options})")
+    n_tokens, tokens = (widths["Lq"], "query tokens") if cross else (widths["L"], "tokens")
     if not 0 <= values["selected_row"] < n_tokens:
-        raise ValueError(f"{prefix}selected_row is {values['selected_row']}; with {n_tokens} tokens it must "
+        raise ValueError(f"{prefix}selected_row is {values['selected_row']}; with {n_tokens} {tokens} it must "
                          f"lie in 0..{n_tokens - 1}")
     if not 0 <= values["selected_head"] < heads:
         raise ValueError(f"{prefix}selected_head is {values['selected_head']}; with {heads} heads it must "

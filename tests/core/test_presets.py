@@ -7,6 +7,7 @@ import pytest
 from explorer.core import attention, causal_mask
 from explorer.core.presets import DEMO_TOKENS, PRESETS, demo_session, previous_token_session, random_session, \
     uniform_session
+from explorer.core.pipeline import run_pipeline
 from explorer.core.session import Session, session_from_json, session_to_json, validate_session
 
 CAT, CHASE, RED, DOT = range(4)  # 猫 追 红色 激光点
@@ -109,8 +110,7 @@ def test_every_preset_is_a_valid_session_that_survives_a_save(name):
     s = PRESETS[name]()
     assert validate_session(s) == s
     assert session_from_json(session_to_json(s)) == s
-    m = s.matrices
-    r = attention(m["Q"], m["K"], m["V"], causal=s.settings.causal)
+    r = run_pipeline(s.matrices, s.settings).heads  # the shapes and settings each preset is made for
     assert np.isfinite(r.output).all() and not r.masked_rows.any()
     np.testing.assert_allclose(r.weights.sum(axis=-1), 1.0, rtol=0, atol=1e-12)
 
@@ -129,3 +129,35 @@ def test_multi_head_preset_has_a_previous_token_head_and_a_content_head():
     assert tokens[np.argmax(w[1, tokens.index("激光点")])] == "红色"  # head 2: the noun finds its colour
     assert tokens[np.argmax(w[1, tokens.index("追")])] == "猫"  # the verb finds its subject
     assert not np.allclose(w[0], w[1])
+
+
+def test_translation_preset_aligns_each_english_word_with_its_chinese_word():
+    """cat→猫, chases→追, red→红色, laser and dot→激光点: each the strongest of its row, and by far."""
+    from explorer.core.presets import translation_session
+
+    s = validate_session(translation_session())
+    assert s.query_tokens == ("The", "cat", "chases", "the", "red", "laser", "dot")
+    assert s.tokens == DEMO_TOKENS and not s.settings.causal
+    w = run_pipeline(s.matrices, s.settings).heads.weights[0]
+    assert w.shape == (7, 4)
+    expected = {"cat": "猫", "chases": "追", "red": "红色", "laser": "激光点", "dot": "激光点",
+                "The": "猫", "the": "激光点"}  # the articles softly, with the noun they belong to
+    for i, word in enumerate(s.query_tokens):
+        row = w[i]
+        assert s.tokens[int(np.argmax(row))] == expected[word], word
+        if word not in ("The", "the"):
+            assert row.max() > 0.8 and np.sort(row)[-2] < 0.1, (word, row)
+    output = run_pipeline(s.matrices, s.settings).heads.output  # V = I: the output row is the alignment
+    np.testing.assert_allclose(output, w, rtol=0, atol=1e-15)
+
+
+def test_grouped_query_preset_has_eight_heads_reading_two_kv_heads():
+    from explorer.core.presets import grouped_query_session
+
+    s = validate_session(grouped_query_session())
+    assert (s.settings.heads, s.settings.kv_heads) == (8, 2)
+    assert {n: m.shape for n, m in s.matrices.items()} == {"Q": (6, 16), "K": (6, 4), "V": (6, 4)}
+    r = run_pipeline(s.matrices, s.settings)
+    assert r.heads.weights.shape == (8, 6, 6) and r.heads.concat.shape == (6, 16)
+    assert [r.kv_head(h) for h in range(8)] == [0, 0, 0, 0, 1, 1, 1, 1]
+    assert grouped_query_session() == grouped_query_session()  # seeded: the same numbers every time

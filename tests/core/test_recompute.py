@@ -10,23 +10,7 @@ from explorer.core.errors import NonFiniteError
 from explorer.core.heads import head_count_options
 from explorer.core.pipeline import run_pipeline
 from explorer.core.session import Settings
-
-STAGES = ("scores", "weights", "head_outputs", "concat", "output")
-
-
-def assert_same(got, want):
-    for stage in STAGES:
-        np.testing.assert_allclose(getattr(got.heads, stage), getattr(want.heads, stage), rtol=1e-12, atol=1e-15,
-                                   err_msg=stage)
-    for name in ("q", "k", "v"):
-        np.testing.assert_allclose(getattr(got, name), getattr(want, name), rtol=1e-12, atol=1e-15, err_msg=name)
-    np.testing.assert_array_equal(got.heads.masked_rows, want.heads.masked_rows)
-    assert got.scale == want.scale and got.temperature == want.temperature
-    for h in range(want.n_heads):  # the summaries made on the way equal what the stages say
-        np.testing.assert_allclose(got.row_sums(h), want.heads.weights[h].sum(axis=1), rtol=1e-12)
-        np.testing.assert_allclose(got.score_range(h), (want.heads.scores[h].min(), want.heads.scores[h].max()),
-                                   rtol=1e-12, atol=1e-15)
-
+from tests.core.recompute_checks import STAGES, assert_same, edit_and_compare
 
 def direct(length, d, dv, seed=0):
     rng = np.random.default_rng(seed)
@@ -115,15 +99,7 @@ def test_edits_applied_in_place_equal_a_whole_recompute(length, d_mult, dv_mult,
     mats = direct(length, d, dv, seed)
     s = Settings(heads=heads, causal=causal, rope=rope, temperature=temperature, rope_offset=seed % 7)
     result = rc.recompute(mats, s)
-    rng = np.random.default_rng(seed)
-    for name, top, left, rows, cols in edits:
-        m = mats[name]
-        top, left = top % m.shape[0], left % m.shape[1]
-        rows, cols = range(top, min(top + rows, m.shape[0])), range(left, min(left + cols, m.shape[1]))
-        m[np.ix_(rows, cols)] = rng.standard_normal((len(rows), len(cols))) * 3
-        assert rc.edit_cost(result, name, rows, cols) > 0
-        rc.apply_edit(result, mats, s, name, list(rows), list(cols))
-        assert_same(result, run_pipeline(mats, s))
+    edit_and_compare(result, mats, s, edits, seed)
 
 
 def test_costs_grow_with_the_work():

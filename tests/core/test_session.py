@@ -71,15 +71,27 @@ def test_frozen_v1_file_loads_exactly():
     assert s == demo_session()
 
 
-def test_frozen_v3_file_is_what_save_writes():
+def test_frozen_v4_file_is_what_save_writes():
     """The writer's output is stable: saving the demo reproduces the frozen file byte for byte."""
-    assert session_to_json(demo_session()) == (DATA / "session_v3.json").read_text("utf-8")
+    assert session_to_json(demo_session()) == (DATA / "session_v4.json").read_text("utf-8")
+
+
+def test_frozen_v3_file_differs_from_v4_only_by_its_version_and_new_settings():
+    """Version 4 added settings.kv_heads (written as 0, "as many as heads"), the decode step
+    (decode_prefill 1, decode_t 0: every token) and query_tokens (written only in a cross-attention
+    session): the demo written as version 3 loads to the same session."""
+    v3 = (DATA / "session_v3.json").read_text("utf-8")
+    v4 = session_to_json(demo_session())
+    new = ',\n  "kv_heads": 0,\n  "decode_prefill": 1,\n  "decode_t": 0'
+    assert v4.replace('"version": 4,', '"version": 3,', 1).replace(new, "", 1) == v3
+    assert load_session(DATA / "session_v3.json") == demo_session()
 
 
 def test_frozen_v2_file_differs_from_v3_only_by_its_version():
     """Version 3 changed what may be left out, not what is written."""
     v2 = (DATA / "session_v2.json").read_text("utf-8")
-    assert session_to_json(demo_session()).replace('"version": 3,', '"version": 2,', 1) == v2
+    v3 = (DATA / "session_v3.json").read_text("utf-8")
+    assert v3.replace('"version": 3,', '"version": 2,', 1) == v2
     assert load_session(DATA / "session_v2.json") == demo_session()
 
 
@@ -289,7 +301,7 @@ RULES = [
     (with_change("version", True), ["version must be an integer, not a boolean"]),
     (with_change("version", 0), ["version 0 is not valid (versions start at 1)"]),
     (with_change("version", 7), ["written by a newer version of Attention Explorer "
-                                 "(version 7; this one reads up to 3)"]),
+                                 "(version 7; this one reads up to 4)"]),
     (dict(demo_dict(), extra=1), ["unknown field 'extra'"]),
     (dict(demo_dict(), tokenz=[]), ["unknown field 'tokenz' (did you mean 'tokens'?)"]),
     (without("tokens"), ["missing field 'tokens'"]),
@@ -314,7 +326,8 @@ RULES = [
     (with_change("matrices", [[1]]), ["matrices must be an object of named matrices, "
                                       "not a list"]),
     (with_change("matrices.Y", [[1, 2, 3]] * 4), ["matrices: unknown matrix 'Y' "
-                                                  "(version 3 holds Q, K, V, X, Wq, Wk, Wv, Wo)"]),
+                                                  "(version 4 holds Q, K, V, X, X_src, Wq, Wk, Wv, "
+                                                  "Wo)"]),
     (without("matrices.V"), ["matrices: missing matrix 'V'"]),
     # matrices: structure
     (with_change("matrices.Q", "1 2 3"), ["matrices.Q must be a list of rows, not a string"]),
@@ -524,7 +537,7 @@ def test_upgrade_failures_are_session_errors(monkeypatch):
 
 
 def test_current_version_has_no_pending_upgrades():
-    assert VERSION == 3 and sorted(session_module.UPGRADES) == list(range(1, VERSION))
+    assert VERSION == 4 and sorted(session_module.UPGRADES) == list(range(1, VERSION))
 
 
 # ----------------------------------------------------------------------------------------------
