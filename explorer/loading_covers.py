@@ -42,7 +42,9 @@ class WaitingCover(QLabel):
         self.parentWidget().setEnabled(True)
 
     def eventFilter(self, watched, event):
-        if event.type() == QEvent.Type.Resize and self.isVisible():
+        # not isVisible(): a cover made before the window is first shown must follow the view's
+        # first real size too (it was made at the view's unlaid-out 100 × 30 and would stay so)
+        if event.type() == QEvent.Type.Resize and not self.isHidden():
             self.setGeometry(watched.rect())
         return False
 

@@ -45,6 +45,7 @@ class HeatmapPanel(Panel):
         self.reveal_button = QPushButton(f"Reveal {'①②③'[self.stage - 1]}", self)
         self.reveal_button.setToolTip("Show this stage (guess first: click the cell you expect to be darkest)")
         self.reveal_button.clicked.connect(lambda: self.model.set_revealed(self.stage))
+        self.reveal_button.hide()  # until a render finds the stage hidden (not while nothing is drawn yet)
         top = QHBoxLayout()
         top.addWidget(self.caption, 1)
         top.addWidget(self.reveal_button)

@@ -85,6 +85,7 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         self.hidden_label = QLabel("How each output row is mixed stays hidden until ③ is revealed", self)
         self.hidden_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hidden_label.setStyleSheet("color: #666; font-size: 120%;")
+        self.hidden_label.hide()  # until a render finds ③ hidden (not while nothing is drawn yet)
 
         # Everything sits in a scroll area: in a small dock the panel scrolls instead of squashing the plots
         # below PLOT_MIN_HEIGHT (side by side when wide, stacked when narrow — see resizeEvent).
