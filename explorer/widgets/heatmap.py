@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QFontMetricsF, QPalette
+from PySide6.QtGui import QCursor, QFontMetricsF, QPalette
 from PySide6.QtWidgets import QToolTip
 
 from explorer.widgets.lean_plot import LeanColorBarItem, LeanPlotItem, held_labels
@@ -237,6 +237,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
             self._set_hover(-1, -1)
             self._fit_view()
         self._update_ticks()
+        self.refresh_tooltip()
 
     def _show_image(self, levels=None) -> bool:
         """Hand pyqtgraph every cell, or at most ~2 per screen pixel when the matrix is larger;
@@ -288,6 +289,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
         for item in (self.image_item, self._text_item, self._mask_item):
             item.setVisible(not hidden)
         self.colorbar.setVisible(not hidden)
+        self.refresh_tooltip()
 
     def is_hidden(self) -> bool:
         return not self.image_item.isVisible()
@@ -411,16 +413,33 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self._outline_item.hover = (r, c) if r >= 0 else None
         self._outline_item.update()
         self.cellHovered.emit(r, c)
-        text = ""
-        if r >= 0 and self.tooltip_provider is not None:
-            try:
-                text = self.tooltip_provider(r, c)
-            except Exception:  # noqa: BLE001 — an exception leaving a viewport event ends the process
-                sys.excepthook(*sys.exc_info())
+        text = self._ask_tooltip(r, c) if r >= 0 and self.tooltip_provider is not None else ""
         self._tooltip_text = text
         if text and scene_pos is not None:
             local = self.viewportTransform().map(scene_pos).toPoint()
             QToolTip.showText(self.viewport().mapToGlobal(local), text, self.viewport())
+        else:
+            QToolTip.hideText()
+
+    def _ask_tooltip(self, r: int, c: int) -> str:
+        try:
+            return self.tooltip_provider(r, c)
+        except Exception:  # noqa: BLE001 — an exception leaving a viewport event ends the process
+            sys.excepthook(*sys.exc_info())
+            return ""
+
+    def refresh_tooltip(self) -> None:
+        """The numbers under the pointer changed (an edit, an undo, a reveal): a tooltip on screen
+        for the hovered cell follows them, or goes away when the cell has nothing to say now."""
+        r, c = self._hover
+        if r < 0 or self.tooltip_provider is None:
+            return
+        old, text = self._tooltip_text, self._ask_tooltip(r, c)
+        self._tooltip_text = text
+        if text == old or not old or not QToolTip.isVisible() or QToolTip.text() != old:
+            return  # unchanged, or no tooltip of this cell on screen (Qt's ToolTip event asks again)
+        if text:
+            QToolTip.showText(QCursor.pos(), text, self.viewport())
         else:
             QToolTip.hideText()
 

@@ -1,4 +1,9 @@
 """Issue 14, "What a new user met in the first hour": what a first look at the window showed wrong."""
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint
+from PySide6.QtWidgets import QToolTip
+
 from tests.gui.test_open_large_in_background import HEATMAPS, big_session, covers, start_window, wait_until_shown
 
 
@@ -23,3 +28,23 @@ def test_a_large_session_given_at_start_is_covered_edge_to_edge_and_shows_no_les
     for name in HEATMAPS:
         assert not window.panels[name].reveal_button.isVisible()
     assert not window.panels["readout"].hidden_label.isVisible()
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support raise")  # the offscreen platform, on QToolTip
+def test_a_tooltip_on_screen_follows_an_undo_under_it(qtbot, window):
+    """Heads 3, hover 红色 → 猫 until its tooltip shows, Ctrl+Z: the tooltip tells the new score."""
+    model, heatmap = window.model, window.panels["scores"].heatmap
+    assert model.set_param("heads", 3)
+    window.model.flush()
+    qtbot.mouseMove(heatmap.viewport(), QPoint(2, 2))
+    qtbot.mouseMove(heatmap.viewport(), heatmap.cell_center(2, 0).toPoint())
+    qtbot.waitUntil(lambda: QToolTip.isVisible() and "score[红色 → 猫]" in QToolTip.text(), timeout=2000)
+    assert "× scale 1\n= 2" in QToolTip.text()  # one dimension per head: q·k = 1·2, scale 1/√1
+    window.actions["undo"].trigger()
+    model.flush()
+    assert model.settings.heads == 1
+    text = QToolTip.text()
+    assert QToolTip.isVisible() and "score[红色 → 猫]" in text
+    score = float(text.rsplit("= ", 1)[1].replace("−", "-"))
+    assert abs(score - (1.0 * 2.0 + 0.8 * 0.0) / np.sqrt(3)) < 5e-3  # q(红色)·k(猫) / √3
+    QToolTip.hideText()
