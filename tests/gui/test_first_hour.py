@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint
-from PySide6.QtWidgets import QToolTip
+from PySide6.QtWidgets import QApplication, QToolTip
 
 from tests.gui.test_open_large_in_background import HEATMAPS, big_session, covers, start_window, wait_until_shown
 
@@ -48,3 +48,27 @@ def test_a_tooltip_on_screen_follows_an_undo_under_it(qtbot, window):
     score = float(text.rsplit("= ", 1)[1].replace("−", "-"))
     assert abs(score - (1.0 * 2.0 + 0.8 * 0.0) / np.sqrt(3)) < 5e-3  # q(红色)·k(猫) / √3
     QToolTip.hideText()
+
+
+def elided_cells(view):
+    """(row, col) of the cells whose text is wider than their column."""
+    metrics, header, table = view.fontMetrics(), view.horizontalHeader(), view.model()
+    return [(i, j) for i in range(table.rowCount()) for j in range(table.columnCount())
+            if metrics.horizontalAdvance(table.data(table.index(i, j))) + 6 > header.sectionSize(j)]
+
+
+@pytest.mark.parametrize("size", [(1600, 1000), (1024, 640)])
+def test_after_plus_d_and_randomize_every_column_fits_its_numbers(qtbot, home, ui, size):
+    """The demo, "+d Q,K", Randomize: no "-0.…" — the columns fit their numbers (and scroll if they must)."""
+    window = ui.open_window(qtbot, size=size)
+    editor = window.panels["editor"]
+    editor.actions["add_dim_qk"].trigger()
+    editor.actions["randomize"].trigger()
+    window.model.flush()
+    QApplication.processEvents()
+    QApplication.processEvents()
+    for name in "QKV":
+        view = editor.views[name]
+        assert view.model().columnCount() == (3 if name == "V" else 4)
+        assert elided_cells(view) == []
+    window.model.undo_stack.setClean()
