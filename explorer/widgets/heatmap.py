@@ -22,7 +22,7 @@ from explorer.widgets.lean_plot import LeanColorBarItem, LeanPlotItem, held_labe
 from explorer.widgets.nice import nice_step
 from explorer.widgets.plot_cache import cache_axes
 
-from .cell_text import MAX_CELLS, CellTextItem, contrast_is_white
+from .cell_text import MAX_CELLS, MIN_CELL_H, MIN_CELL_W, CellTextItem, contrast_is_white
 from .heatmap_overlays import FLAG, MASK_FILL, LabelAxis, MaskOverlay, OutlineOverlay
 
 # Preset name -> (pyqtgraph colour map, reversed?). Both are Kovesi's colour-blind-safe CET maps.
@@ -326,7 +326,8 @@ class Heatmap(pg.GraphicsLayoutWidget):
                 self.image_item.render()
 
     def _fit_view(self) -> None:
-        """Show the whole matrix filling the view, but never with cells stretched beyond 2:1.
+        """Show the whole matrix filling the view, but never with cells that print their numbers
+        stretched beyond 2:1 (cells too small for a number fill the view whatever their shape).
 
         The surplus goes to the layout margins (not to blank view range), so the axes, ticks and
         colour bar hug the matrix; the matrix stays at least MIN_PLOT_H tall for the colour bar.
@@ -339,7 +340,9 @@ class Heatmap(pg.GraphicsLayoutWidget):
             return
         cw, ch = avail_w / cols, avail_h / rows
         new_h = new_v = 0.0
-        if cw > MAX_CELL_ASPECT * ch:
+        if ch < MIN_CELL_H or cw < MIN_CELL_W:
+            pass  # cells too small to print a number (L = 1024 × d = 64): the matrix takes the whole view
+        elif cw > MAX_CELL_ASPECT * ch:
             new_h = (avail_w - cols * MAX_CELL_ASPECT * ch) / 2
         elif ch > MAX_CELL_ASPECT * cw:
             new_v = max(0.0, (avail_h - max(rows * MAX_CELL_ASPECT * cw, min(avail_h, MIN_PLOT_H))) / 2)

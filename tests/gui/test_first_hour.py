@@ -1,9 +1,16 @@
 """Issue 14, "What a new user met in the first hour": what a first look at the window showed wrong."""
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication, QToolTip
 
+from explorer.core.presets import random_session
+from explorer.panels.output import OutputPanel
+from explorer.panels.readout import ReadoutPanel
+from tests.gui.panel_helpers import show_panel
 from tests.gui.test_open_large_in_background import HEATMAPS, big_session, covers, start_window, wait_until_shown
 
 
@@ -72,3 +79,39 @@ def test_after_plus_d_and_randomize_every_column_fits_its_numbers(qtbot, home, u
         assert view.model().columnCount() == (3 if name == "V" else 4)
         assert elided_cells(view) == []
     window.model.undo_stack.setClean()
+
+
+def large_session(length=1024, dim=64, heads=8):
+    s = random_session(length, dim, seed=0)
+    return replace(s, settings=replace(s.settings, heads=heads))
+
+
+def test_a_tall_output_takes_the_panels_width(qtbot):
+    """L = 1024 × d = 64: cells too small for numbers need not be square-ish — not a 10-pixel strip."""
+    model, panel = show_panel(qtbot, OutputPanel, large_session(), size=(500, 400))
+    heatmap = panel.heatmap
+    span = heatmap.cell_center(0, 63).x() - heatmap.cell_center(0, 0).x()
+    assert span > 0.5 * heatmap.width()
+    assert len(heatmap.ticks("top")) >= 4  # d0, d10, … rather than one "d0"
+
+
+def test_the_readout_labels_only_what_can_be_read(qtbot):
+    """Crowded hull plot (L = 1024): no token label lies on another or on the star; the legend names every
+    key drawn, "<0.01" weights included (text, not the start of a tag)."""
+    model, panel = show_panel(qtbot, ReadoutPanel, large_session(), size=(900, 420))
+    shown = [label for label in panel.point_labels if label.isVisible()]
+    assert 0 < len(shown) < len(panel.point_labels)
+    boxes = [label.sceneBoundingRect() for label in shown] + [panel.star_label.sceneBoundingRect()]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            both = a.intersected(b)
+            assert both.width() * both.height() <= 0.1 * min(a.width() * a.height(), b.width() * b.height())
+    star = panel.star.sceneBoundingRect()
+    for label in shown:
+        both = label.sceneBoundingRect().intersected(star)
+        assert both.width() * both.height() < 0.25 * star.width() * star.height()
+    legend = QTextDocument()
+    legend.setHtml(panel.legend.text())
+    for j in panel.shown_keys():
+        assert model.tokens[j] in legend.toPlainText()
+    assert "<0.01" in legend.toPlainText()

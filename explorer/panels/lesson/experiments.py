@@ -7,7 +7,7 @@ from explorer.core.readout import row_readout
 from explorer.model import ALL_STAGES
 
 from .texts import CAT, CHASE, DOT, NOT_DEMO, RED, WARN
-from .wording import columns_text, mark, names, tiny, vector, weight_texts
+from .wording import columns_text, mark, names, tiny, vector, weight_html
 
 
 class ExperimentTexts:
@@ -30,7 +30,7 @@ class ExperimentTexts:
         _, mask, _ = self._stage_view(2)
 
         def weights_of(row):
-            return " · ".join(f"{escape(t)} {x}" for t, x in zip(tokens, weight_texts(w[row])))
+            return " · ".join(f"{escape(t)} {x}" for t, x in zip(tokens, weight_html(w[row])))
 
         c1, c2, c3, c4 = self.cards
         shown = "".join(s for s, i in zip("①②③", range(1, 4)) if m.revealed >= i) or "none"
@@ -48,7 +48,7 @@ class ExperimentTexts:
         else:
             c2.live.setText(warn + self._chase_text(r, h))
             cols = darkest_cols_in_row(w, DOT, mask)
-            red = weight_texts([w[DOT, RED]], among=w[DOT])[0]
+            red = weight_html([w[DOT, RED]], among=w[DOT])[0]
             if not cols:
                 verdict = f"{mark(False)} the row of 激光点 is fully masked"
             elif RED in cols:
@@ -72,7 +72,7 @@ class ExperimentTexts:
         head's weights times its own slice of V, giving that head's part of the output."""
         tokens = self.model.tokens
         ro = row_readout(r.heads, r.v, CHASE, h)
-        texts = weight_texts(ro.weights)
+        texts = weight_html(ro.weights)
         cat, dot = texts[CAT], texts[DOT]
         if r.n_heads == 1:
             mix = " + ".join(f"{t}·v({escape(tok)})" for tok, t in zip(tokens, texts))

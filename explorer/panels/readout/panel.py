@@ -241,7 +241,7 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         order = ro.attended()  # a masked key adds nothing: it is not spelled out as 0·v
         if len(order) > MAX_TERMS:
             order = order[keys_by_weight(ro.weights[order])]
-        terms = [f"{format_weight(ro.weights[j])}·v({escape(tokens[j])})" for j in order[:MAX_TERMS]]
+        terms = [f"{escape(format_weight(ro.weights[j]))}·v({escape(tokens[j])})" for j in order[:MAX_TERMS]]
         if len(order) > MAX_TERMS:
             rest = float(ro.weights[order[MAX_TERMS:]].sum())  # display only: the weight not spelled out
             terms.append(f"… ({len(order) - MAX_TERMS} more, Σw = {format_fixed(rest)})")
@@ -260,7 +260,7 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         entries = []
         for slot, j in enumerate(keys):
             entries.append(f"<span style='color:{key_colour(slot).name()}'>■</span>&nbsp;{escape(tokens[j])}"
-                           f"&nbsp;{format_weight(ro.weights[j])}")
+                           f"&nbsp;{escape(format_weight(ro.weights[j]))}")
         rest = len(ro.attended()) - len(keys)
         if rest:
             w = float(ro.weights.sum() - ro.weights[keys].sum())
