@@ -115,3 +115,65 @@ def test_the_readout_labels_only_what_can_be_read(qtbot):
     for j in panel.shown_keys():
         assert model.tokens[j] in legend.toPlainText()
     assert "<0.01" in legend.toPlainText()
+
+
+# ----- item 7: nothing cut in the default layout (1600 × 1000) ---------------------------------------
+def raise_docks(window, *names):
+    for name in names:
+        window.docks[name].raise_()
+    for _ in range(3):
+        QApplication.processEvents()
+    window.build_shown_panels()
+    QApplication.processEvents()
+
+
+def inside(inner, outer, slack=1.0):
+    return (inner.left() >= outer.left() - slack and inner.right() <= outer.right() + slack
+            and inner.top() >= outer.top() - slack and inner.bottom() <= outer.bottom() + slack)
+
+
+def test_the_sqrt_d_lesson_fits_its_dock_with_whole_titles_and_axis_labels(qtbot, window):
+    raise_docks(window, "sqrt_d")
+    panel, scroll = window.panels["sqrt_d"], window.docks["sqrt_d"].widget()
+    assert scroll.verticalScrollBar().maximum() == 0  # nothing below the dock's bottom edge
+    for plot in (panel.spread_plot, panel.bars_plot, panel.entropy_plot):
+        item = plot.getPlotItem()
+        shown = plot.mapFromScene(plot.sceneRect()).boundingRect()
+        title = item.titleLabel.item
+        assert inside(plot.mapFromScene(title.sceneBoundingRect()).boundingRect(), shown)
+        axis = item.getAxis("left")
+        label = axis.label.mapRectToScene(axis.label.boundingRect())  # rotated: its height is the text's length
+        column = axis.sceneBoundingRect()
+        assert column.top() - 2 <= label.top() and label.bottom() <= column.bottom() + 2
+    # the legends sit in the titles: no legend box over the points
+    assert panel.spread_plot.getPlotItem().legend is None
+
+
+def test_split_and_merge_keeps_its_arrow_labels_inside(qtbot, window):
+    raise_docks(window, "split_merge")
+    canvas = window.panels["split_merge"].canvas
+    for s in canvas.stages:
+        if s.kind == "arrow" and s.direction != "down":
+            assert s.p0.y() - 5 - s.label_h >= 0
+            assert s.p0.y() <= canvas.height()
+
+
+@pytest.mark.parametrize("heads", [1, 3])
+def test_the_readout_shows_its_legend_and_check_without_scrolling(qtbot, window, heads):
+    assert heads == 1 or window.model.set_param("heads", heads)
+    window.model.flush()
+    panel = window.panels["readout"]
+    viewport = panel.scroll.viewport()
+
+    def bottom(label):
+        return label.mapTo(viewport, label.rect().bottomLeft()).y()
+
+    qtbot.waitUntil(lambda: bottom(panel.check_label) <= viewport.height(), timeout=2000)  # the layout settles
+    for label in (panel.legend, panel.check_label):
+        assert label.isVisible() and bottom(label) <= viewport.height()
+    assert panel.scroll.verticalScrollBar().maximum() == 0
+    star = panel.star.sceneBoundingRect()
+    for label in panel.point_labels:
+        if label.isVisible():
+            both = label.sceneBoundingRect().intersected(star)
+            assert both.width() * both.height() < 0.25 * star.width() * star.height()

@@ -13,6 +13,7 @@ from explorer.core.readout import drawn_keys, keys_by_weight, row_readout
 from explorer.widgets.number_text import format_fixed, format_weight
 from explorer.widgets.palette import BAD
 from explorer.widgets.plot_cache import cache_axes
+from explorer.widgets.snug import SnugContent
 
 from ..base import Panel
 from .bars import SharesBars
@@ -23,7 +24,7 @@ from .plane_labels import PlaneLabels
 MAX_KEYS = 12  # keys drawn one by one; any further keys share one grey "others" bar (signs kept apart)
 MAX_TERMS = 5  # weights spelled out in the header formula
 SIDE_BY_SIDE_ASPECT = 1.25  # width / height above which the two views sit side by side
-PLOT_MIN_HEIGHT = 160  # below this the panel scrolls rather than squash the plots
+PLOT_MIN_HEIGHT = 130  # below this the panel scrolls rather than squash the plots
 PLOT_MIN_WIDTH = 200
 
 
@@ -89,7 +90,7 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
 
         # Everything sits in a scroll area: in a small dock the panel scrolls instead of squashing the plots
         # below PLOT_MIN_HEIGHT (side by side when wide, stacked when narrow — see resizeEvent).
-        self.content = QWidget()
+        self.content = SnugContent()  # plots shrink to PLOT_MIN_HEIGHT before the legend scrolls away
         self.content.setObjectName("readoutContent")
         layout = QVBoxLayout(self.content)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -251,9 +252,8 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
             lo, hi = int(ro.columns[0]), int(ro.columns[-1])
             cols = f"d{lo}" if lo == hi else f"d{lo}–d{hi}"
             plural = "column" if lo == hi else "columns"
-            text += (f"<br><span style='color:#555'>head {ro.head + 1}/{r.n_heads} (choose it in Controls): its "
-                     f"weights mix its own slice V[:, {cols}], giving {plural} {cols} of O (heads are "
-                     f"concatenated)</span>")
+            text += (f"<br><span style='color:#555'>head {ro.head + 1}/{r.n_heads} (chosen in Controls) mixes its "
+                     f"slice V[:, {cols}] into {plural} {cols} of O</span>")
         self.header.setText(text)
 
     def _draw_legend(self, ro, keys, tokens):
