@@ -14,6 +14,7 @@ from explorer.model import AttentionModel
 from explorer.recovery import Recovery
 from explorer.settings_store import qsettings
 from explorer.style import style_dock, style_status_bar
+from explorer.view_menu import panel_action
 
 L, R, B = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea, Qt.BottomDockWidgetArea
 
@@ -406,10 +407,9 @@ class MainWindow(QMainWindow):
                      "Reorder the tokens and check whether the outputs reorder the same way", edit)
 
         view = bar.addMenu("&View")
-        for spec in DOCKS:
-            toggle = self.docks[spec.name].toggleViewAction()
-            toggle.setShortcut(QKeySequence(spec.shortcut))
-            toggle.setStatusTip(f"Show or hide the {spec.title} panel")
+        for spec in DOCKS:  # choosing a panel brings it to the front; one in front already hides
+            toggle = panel_action(self, self.docks[spec.name], spec.shortcut,
+                                  f"Bring the {spec.title} panel to the front, or hide it when it is in front")
             view.addAction(toggle)
             self.actions[f"view_{spec.name}"] = toggle
         view.addSeparator()

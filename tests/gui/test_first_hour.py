@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QApplication, QToolTip
 from explorer.core.presets import random_session
 from explorer.panels.output import OutputPanel
 from explorer.panels.readout import ReadoutPanel
+from explorer.view_menu import in_front
 from tests.gui.panel_helpers import show_panel
 from tests.gui.test_open_large_in_background import HEATMAPS, big_session, covers, start_window, wait_until_shown
 
@@ -177,3 +178,27 @@ def test_the_readout_shows_its_legend_and_check_without_scrolling(qtbot, window,
         if label.isVisible():
             both = label.sceneBoundingRect().intersected(star)
             assert both.width() * both.height() < 0.25 * star.width() * star.height()
+
+
+# ----- item 8: the View menu -------------------------------------------------------------------------
+def test_view_menu_brings_a_tab_behind_another_to_the_front_and_hides_only_one_in_front(qtbot, window):
+    rope, readout, choose = window.docks["rope"], window.docks["readout"], window.actions["view_rope"]
+    QApplication.processEvents()
+    assert not in_front(rope) and in_front(readout)  # RoPE is a tab behind the Readout
+    choose.trigger()
+    QApplication.processEvents()
+    assert in_front(rope) and not rope.isHidden() and choose.isChecked()
+    assert not in_front(readout)
+    choose.trigger()  # in front now: hidden
+    QApplication.processEvents()
+    assert rope.isHidden() and not choose.isChecked()
+    choose.trigger()  # closed: back, and in front
+    QApplication.processEvents()
+    assert in_front(rope) and choose.isChecked()
+    window.docks["readout"].raise_()
+    QApplication.processEvents()
+    choose.trigger()  # behind a tab again: to the front, never hidden
+    QApplication.processEvents()
+    assert in_front(rope) and choose.isChecked()
+    rope.close()  # its own close button keeps the menu's check in step
+    assert not choose.isChecked()
