@@ -202,3 +202,36 @@ def test_view_menu_brings_a_tab_behind_another_to_the_front_and_hides_only_one_i
     assert in_front(rope) and choose.isChecked()
     rope.close()  # its own close button keeps the menu's check in step
     assert not choose.isChecked()
+
+
+# ----- item 9: the guess's magenta outline ------------------------------------------------------------
+def magenta_pixels(heatmap, ui):
+    """How many pixels of the heatmap are the guess outline's magenta (#ff0099)."""
+    rgb, _ = ui.grab_rgb(heatmap)
+    return int(np.sum((np.abs(rgb.astype(int) - (255, 0, 153)) <= 40).all(axis=-1)))
+
+
+@pytest.mark.parametrize("then", ["show all", "reveal to the end", "undo"])
+def test_the_guess_outline_goes_when_the_lesson_ends_or_the_history_moves(qtbot, window, ui, then):
+    model, scores = window.model, window.panels["scores"].heatmap
+    model.set_revealed(0)
+    model.set_guess(1, 1, 0)  # 追 → 猫
+    QApplication.processEvents()
+    assert magenta_pixels(scores, ui) > 20
+    model.set_revealed(1)
+    QApplication.processEvents()
+    assert magenta_pixels(scores, ui) > 20  # revealed ①: the guess stays to compare with
+    if then == "show all":
+        window.panels["lesson"].show_all_button.click()
+    elif then == "reveal to the end":
+        model.set_revealed(2)
+        model.set_revealed(3)
+    else:
+        assert model.set_cell("Q", 1, 0, 0.0)
+        model.flush()
+        QApplication.processEvents()
+        assert magenta_pixels(scores, ui) == 0  # other numbers than the guess was made on
+        window.actions["undo"].trigger()
+    model.flush()
+    QApplication.processEvents()
+    assert magenta_pixels(scores, ui) == 0
