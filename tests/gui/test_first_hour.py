@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint
 from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QApplication, QToolTip
+from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QToolTip
 
 from explorer.core.presets import random_session
 from explorer.panels.output import OutputPanel
@@ -235,3 +235,39 @@ def test_the_guess_outline_goes_when_the_lesson_ends_or_the_history_moves(qtbot,
     model.flush()
     QApplication.processEvents()
     assert magenta_pixels(scores, ui) == 0
+
+
+# ----- item 10: where File ▸ Open starts ----------------------------------------------------------------
+def test_open_starts_in_the_last_folder_used_even_after_a_restart(qtbot, home, ui, tmp_path, monkeypatch):
+    asked = []
+
+    def get_file(parent, caption, directory="", filter="", *args, **kwargs):
+        asked.append(directory)
+        return (str(answers.pop(0)), "") if answers else ("", "")
+
+    answers = []
+    monkeypatch.setattr(QMessageBox, "question", lambda *args, **kwargs: QMessageBox.StandardButton.Discard)
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", get_file)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", get_file)
+    folder = tmp_path / "lessons"
+    folder.mkdir()
+    first = ui.open_window(qtbot)
+    answers.append(folder / "one.json")
+    first.actions["save_as"].trigger()
+    assert (folder / "one.json").exists()
+    first.actions["new"].trigger()  # a new session has no folder of its own
+    first.actions["open"].trigger()  # cancelled
+    assert asked[-1] == str(folder)
+    assert first.close()
+
+    second = ui.open_window(qtbot)  # the next run
+    second.actions["open"].trigger()
+    assert asked[-1] == str(folder)
+    other = tmp_path / "matrices"
+    other.mkdir()
+    np.save(other / "q.npy", np.ones((4, 3)))
+    answers.append(other / "q.npy")
+    second.actions["import_Q"].trigger()
+    second.actions["open"].trigger()
+    assert asked[-1] == str(other)
+    second.model.undo_stack.setClean()
