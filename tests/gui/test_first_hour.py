@@ -271,3 +271,34 @@ def test_open_starts_in_the_last_folder_used_even_after_a_restart(qtbot, home, u
     second.actions["open"].trigger()
     assert asked[-1] == str(other)
     second.model.undo_stack.setClean()
+
+
+# ----- item 13: a matrix file on the command line -----------------------------------------------------
+def test_a_matrix_file_named_for_its_matrix_is_imported_from_the_command_line(qtbot, home, tmp_path, monkeypatch):
+    import explorer.app
+
+    q = np.arange(12.0).reshape(4, 3) / 10
+    np.save(tmp_path / "Q.npy", q)
+    seen = {}
+    real = explorer.app.take_screenshot
+
+    def look(app, window, path, problem=None):
+        seen["Q"], seen["problem"] = window.model.matrix("Q").copy(), problem
+        window.model.undo_stack.setClean()
+        return real(app, window, path, problem)
+
+    monkeypatch.setattr(explorer.app, "take_screenshot", look)
+    assert explorer.app.main([str(tmp_path / "Q.npy"), "--screenshot", str(tmp_path / "shot.png")]) == 0
+    assert seen["problem"] is None
+    np.testing.assert_array_equal(seen["Q"], q)
+    assert (tmp_path / "shot.png").exists()
+
+
+def test_another_matrix_file_on_the_command_line_says_how_to_bring_it_in(qtbot, home, tmp_path, capsys):
+    import explorer.app
+
+    np.save(tmp_path / "weights.npy", np.ones((4, 3)))
+    assert explorer.app.main([str(tmp_path / "weights.npy"), "--screenshot", str(tmp_path / "shot.png")]) == 1
+    err = capsys.readouterr().err
+    assert "weights.npy is a matrix file" in err and "File ▸ Import matrix" in err
+    assert "UTF-8" not in err
