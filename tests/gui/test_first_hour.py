@@ -302,3 +302,21 @@ def test_another_matrix_file_on_the_command_line_says_how_to_bring_it_in(qtbot, 
     err = capsys.readouterr().err
     assert "weights.npy is a matrix file" in err and "File ▸ Import matrix" in err
     assert "UTF-8" not in err
+
+
+# ----- item 12: RoPE on the demo ------------------------------------------------------------------------
+def test_the_rope_panel_on_the_demo_offers_one_click_to_an_example_that_works(qtbot, window):
+    raise_docks(window, "rope")
+    panel, model = window.panels["rope"], window.model
+    assert model.matrix("Q").shape[1] == 3  # the demo: d = 3, odd
+    assert panel.problem_label.isVisible() and panel.example_button.isVisible()
+    panel.example_button.click()
+    model.flush()
+    QApplication.processEvents()
+    assert model.settings.rope and model.matrix("Q").shape[1] % (2 * model.settings.heads) == 0
+    assert not panel.problem_label.isVisible() and not panel.example_button.isVisible()
+    window.actions["undo"].trigger()  # one step back to the demo
+    model.flush()
+    QApplication.processEvents()
+    assert model.tokens == ("猫", "追", "红色", "激光点") and not model.settings.rope
+    assert panel.problem_label.isVisible() and panel.example_button.isVisible()
