@@ -4,6 +4,8 @@ from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel
 
+from explorer.core.plural import count
+
 # After a session computed in the background, covers come off one dock on screen per timer tick: a
 # timer (not a 0-ms call, which Qt 6 posts as an event and runs in the same pass) lets input in between.
 UNCOVER_STEP_MS = 1
@@ -79,9 +81,8 @@ class LoadingCovers:
         self.follow()
 
     def _computing_text(self):
-        heads = self.model.settings.heads
-        return (f"computing attention for {len(self.model.tokens):,} tokens × {heads} "
-                f"head{'s' if heads > 1 else ''}…")
+        return (f"computing attention for {count(len(self.model.tokens), 'token')} × "
+                f"{count(self.model.settings.heads, 'head')}…")
 
     def follow(self, *args):
         """While a loaded session has no results yet, cover every view of results (the panels hold

@@ -10,6 +10,7 @@ import numpy as np
 
 from .checks import as_matrix
 from .errors import ShapeError
+from .plural import count
 
 
 def contributions(weights_row, v):
@@ -181,9 +182,9 @@ def row_readout(heads, v, row, head=0):
     v = as_matrix(v, "v")
     n_heads, length, _ = heads.weights.shape
     if not 0 <= row < length:
-        raise ShapeError(f"query row {row} is out of range: there are {length} rows")
+        raise ShapeError(f"query row {row} is out of range: there are {count(length, 'row')}")
     if not 0 <= head < n_heads:
-        raise ShapeError(f"head {head} is out of range: there are {n_heads} heads")
+        raise ShapeError(f"head {head} is out of range: there are {count(n_heads, 'head')}")
     d_head = v.shape[1] // n_heads
     columns = np.arange(head * d_head, (head + 1) * d_head)
     weights = np.asarray(heads.weights[head, row], dtype=np.float64)

@@ -12,6 +12,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .errors import SessionError
+from .plural import count
 from .session_data import Session
 from .session_limits import (AXIS_TEXT, MATRIX_AXES, MAX_ABS_VALUE, MAX_CELLS, MAX_DIM, MAX_LAYOUT_BYTES,
                              MAX_TITLE_CHARS, MAX_TOKEN_CHARS, MAX_TOKENS, PROJECTION_MATRICES,
@@ -119,12 +120,12 @@ def _check_matrices(matrices: Any, n_tokens: int, where: str
             if size == expected:
                 continue
             if axis == "L":
-                raise SessionError(f"{where}: {place} has {size} rows but there are {expected} "
-                                   f"tokens")
+                raise SessionError(f"{where}: {place} has {count(size, 'row')} but there are "
+                                   f"{count(expected, 'token')}")
             first_what = "rows" if MATRIX_AXES[first].index(axis) == 0 else "columns"
             raise SessionError(
-                f"{where}: {place} has {size} {what} but matrices.{first} has {expected} "
-                f"{first_what} (both are {AXIS_TEXT.get(axis, axis)}, {axis})")
+                f"{where}: {place} has {count(size, what[:-1])} but matrices.{first} has "
+                f"{count(expected, first_what[:-1])} (both are {AXIS_TEXT.get(axis, axis)}, {axis})")
         with np.errstate(invalid="ignore"):
             bad = ~(np.abs(array) <= MAX_ABS_VALUE)
         if bad.any():

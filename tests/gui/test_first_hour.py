@@ -1,11 +1,12 @@
 """Issue 14, "What a new user met in the first hour": what a first look at the window showed wrong."""
+import re
 from dataclasses import replace
 
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint
 from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QToolTip
+from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMessageBox, QToolTip
 
 from explorer.core.presets import random_session
 from explorer.panels.output import OutputPanel
@@ -320,3 +321,25 @@ def test_the_rope_panel_on_the_demo_offers_one_click_to_an_example_that_works(qt
     QApplication.processEvents()
     assert model.tokens == ("猫", "追", "红色", "激光点") and not model.settings.rope
     assert panel.problem_label.isVisible() and panel.example_button.isVisible()
+
+
+# ----- item 14: one of a thing is singular ------------------------------------------------------------
+PLURAL_AFTER_ONE = re.compile(r"(?<![\d.,])1 (tokens|heads|rows|columns|keys|pairs|lines|values)\b")
+
+
+def test_no_text_of_the_window_says_1_tokens_or_1_heads(qtbot, window):
+    """One token, one head, a head width of 2 (one RoPE pair): every label of every panel reads singular."""
+    assert window.model.set_session(random_session(1, 2, seed=0), "One token")
+    window.model.flush()
+    texts = []
+    for name, dock in window.docks.items():
+        dock.raise_()
+        QApplication.processEvents()
+        window.build_shown_panels()
+        window.panels[name].refresh()
+        QApplication.processEvents()
+        texts += [label.text() for label in dock.findChildren(QLabel) if label.isVisible()]
+    texts.append(window.covers._computing_text())
+    assert "L = 1 token," in " ".join(texts)
+    assert "× 1 head…" in window.covers._computing_text()
+    assert [t for t in texts if PLURAL_AFTER_ONE.search(t)] == []

@@ -2,6 +2,7 @@
 from html import escape
 
 from explorer.core.lesson import darkest_cols_in_row
+from explorer.core.plural import count
 from explorer.core.presets import demo_session
 from explorer.core.readout import row_readout
 from explorer.model import ALL_STAGES
@@ -100,7 +101,7 @@ class ExperimentTexts:
                                    "guess first.</i>")
         if m.revealed >= 3:
             of_v = "its head's slice of V" if heads > 1 else "V's rows"
-            sample = f", {c.rows_checked} of {c.n_rows} rows sampled" if c.rows_checked < c.n_rows else ""
+            sample = f", {c.rows_checked:,} of {count(c.n_rows, 'row')} sampled" if c.rows_checked < c.n_rows else ""
             self.hull_check.setText(f"{mark(c.outputs_in_hull)} every output row lies in the convex hull of "
                                     f"{of_v} (worst distance {tiny(c.worst_hull_distance)}{sample})")
         else:

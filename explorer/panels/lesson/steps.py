@@ -4,6 +4,7 @@ from html import escape
 import numpy as np
 
 from explorer.core.lesson import darkest_cols_in_row, distinguishing_decimals, judge_guess, top_contributors
+from explorer.core.plural import count
 from explorer.core.readout import row_readout
 from explorer.widgets.number_text import format_fixed, format_weight
 
@@ -128,7 +129,7 @@ class StepTexts:
         said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
         rest = ""
         if mix.rest:
-            rest = f"; the other {mix.rest} key{'s' if mix.rest > 1 else ''} hold {escape(format_weight(mix.rest_weight))}"
+            rest = f"; the other {count(mix.rest, 'key')} hold {escape(format_weight(mix.rest_weight))}"
         head = ""
         if r.n_heads > 1:
             ro = row_readout(r.heads, r.v, row, h)

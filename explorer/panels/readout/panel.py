@@ -9,6 +9,7 @@ from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QBoxLayout, QComboBox, QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
+from explorer.core.plural import noun
 from explorer.core.readout import drawn_keys, keys_by_weight, row_readout
 from explorer.widgets.number_text import format_fixed, format_weight
 from explorer.widgets.palette import BAD
@@ -251,9 +252,8 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         if r.n_heads > 1:
             lo, hi = int(ro.columns[0]), int(ro.columns[-1])
             cols = f"d{lo}" if lo == hi else f"d{lo}–d{hi}"
-            plural = "column" if lo == hi else "columns"
             text += (f"<br><span style='color:#555'>head {ro.head + 1}/{r.n_heads} (chosen in Controls) mixes its "
-                     f"slice V[:, {cols}] into {plural} {cols} of O</span>")
+                     f"slice V[:, {cols}] into {noun(hi - lo + 1, 'column')} {cols} of O</span>")
         self.header.setText(text)
 
     def _draw_legend(self, ro, keys, tokens):
