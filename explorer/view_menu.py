@@ -1,8 +1,10 @@
-"""The View menu's panel items: choosing a panel brings it to the front; only one already in front hides.
+"""The View menu: its panel items bring a panel to the front (only one already in front hides), and
+the tab bars of docked panels name them in full.
 
 Qt's own ``toggleViewAction`` hides a dock that is a tab behind another (nothing seems to happen, and the
 next choice brings the tab back still behind); these items raise it instead.
 """
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 
 
@@ -32,3 +34,11 @@ def panel_action(window, dock, shortcut, tip):
     # after Qt's own handling, whatever the trigger was: the check says whether the dock is open
     action.triggered.connect(lambda checked=False: (choose_panel(dock), action.setChecked(not dock.isHidden())))
     return action
+
+
+def readable_tabs(bar):
+    """A tab bar of docks names its panels in full ("Attention lines", not "Att…"): when they do not all
+    fit, it scrolls (arrows at its end) rather than cutting every name short."""
+    if bar.elideMode() != Qt.TextElideMode.ElideNone:
+        bar.setElideMode(Qt.TextElideMode.ElideNone)
+        bar.setUsesScrollButtons(True)

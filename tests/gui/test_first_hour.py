@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPoint
 from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMessageBox, QToolTip
+from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMessageBox, QStyle, QTabBar, QToolTip
 
 from explorer.core.presets import random_session
 from explorer.panels.output import OutputPanel
 from explorer.panels.readout import ReadoutPanel
 from explorer.view_menu import in_front
+from explorer.widgets.heatmap import Heatmap
 from tests.gui.panel_helpers import show_panel
 from tests.gui.test_open_large_in_background import HEATMAPS, big_session, covers, start_window, wait_until_shown
 
@@ -343,3 +344,54 @@ def test_no_text_of_the_window_says_1_tokens_or_1_heads(qtbot, window):
     assert "L = 1 token," in " ".join(texts)
     assert "× 1 head…" in window.covers._computing_text()
     assert [t for t in texts if PLURAL_AFTER_ONE.search(t)] == []
+
+
+# ----- item 11: the smallest supported window, 1024 × 640 ----------------------------------------------
+SMALLEST = (1024, 640)
+
+
+def dark_pixels_at(heatmap, rgb, dpr, row, col):
+    """Pixels near a cell's centre much darker than the cell's own colour: its printed number."""
+    c = heatmap.cell_center(row, col)
+    x, y = int(round(c.x() * dpr)), int(round(c.y() * dpr))
+    patch = rgb[y - 6:y + 7, x - 10:x + 11].astype(int).sum(axis=-1)
+    return int(np.sum(patch < np.median(patch) - 150))
+
+
+def test_at_the_smallest_size_tab_names_are_whole_and_cells_print_their_numbers(qtbot, home, ui, tmp_path):
+    window = ui.open_window(qtbot, size=SMALLEST)
+    qtbot.waitUntil(lambda: window.panels.is_built("readout"), timeout=5_000)
+    QApplication.processEvents()
+    shot = window.grab()
+    assert (window.width(), window.height()) == SMALLEST
+    assert shot.save(str(tmp_path / "smallest.png"))
+    titles = {dock.windowTitle() for dock in window.docks.values()}
+    bars = [bar for bar in window.findChildren(QTabBar) if bar.isVisible() and bar.count()]
+    assert len(bars) >= 2  # Controls | Lesson | √d, and Readout | … | RoPE
+    for bar in bars:
+        for i in range(bar.count()):
+            text = bar.tabText(i)
+            assert text in titles and "…" not in text
+            room = bar.tabRect(i).width() - bar.style().pixelMetric(QStyle.PixelMetric.PM_TabBarTabHSpace, None, bar)
+            assert room >= bar.fontMetrics().horizontalAdvance(text), text
+    for name in ("scores", "weights", "output"):
+        heatmap = window.panels[name].heatmap
+        rgb, dpr = ui.grab_rgb(heatmap)
+        assert dark_pixels_at(heatmap, rgb, dpr, 0, 0) > 5, name  # "0.58", "0.17", "0.17" are drawn
+
+
+def test_narrow_cells_still_print_a_number_that_fits(qtbot, ui):
+    """The Weights of a small window: cells ~24 px wide by 60 px tall print "0.55" in a smaller font
+    rather than nothing."""
+    heatmap = Heatmap(cmap="sequential")
+    qtbot.addWidget(heatmap)
+    heatmap.resize(230, 330)
+    heatmap.show()
+    qtbot.waitExposed(heatmap)
+    values = np.full((4, 4), 0.17)
+    heatmap.set_matrix(values, row_labels=list("abcd"), col_labels=list("abcd"), levels=(0.0, 1.0))
+    QApplication.processEvents()
+    width = heatmap.cell_center(0, 1).x() - heatmap.cell_center(0, 0).x()
+    assert 20 <= width < 28
+    rgb, dpr = ui.grab_rgb(heatmap)
+    assert dark_pixels_at(heatmap, rgb, dpr, 0, 0) > 5
