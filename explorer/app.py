@@ -3,8 +3,42 @@ import argparse
 import gc
 import os
 import sys
+from pathlib import Path
 
 USAGE_SIZE = "WIDTHxHEIGHT, e.g. 1600x1000"
+
+
+def matrix_target(path):
+    """For a matrix file given where a session goes: "Q", "K" or "V" when its name says which (Q.npy),
+    "QKV" for an .npz (members Q, K, V), "" when there is no telling; None for any other file."""
+    from explorer.core.matrix_io import MATRIX_LOAD_SUFFIXES  # what File ▸ Import matrix reads
+
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in MATRIX_LOAD_SUFFIXES:
+        return None
+    if suffix == ".npz":
+        return "QKV"
+    return path.stem.upper() if path.stem.upper() in ("Q", "K", "V") else ""
+
+
+def matrix_advice(path):
+    return (f"{Path(path).name} is a matrix file, not a session. Bring it in with File ▸ Import matrix ▸ into "
+            f"Q, K or V… (or name it Q, K or V — e.g. Q.npy — to import it from the command line).")
+
+
+def bring_in_matrix(window, path, target, quiet=False):
+    """Import the matrix file ``path`` into ``target`` ("Q", "K", "V" or "QKV"); the reason it failed, or None.
+    ``quiet``: say why in the returned text only (no dialog: a headless screenshot)."""
+    documents, reasons = window.documents, []
+    if quiet:
+        documents.error = lambda title, text: reasons.append(text)
+    try:
+        done = documents.import_qkv(path) if target == "QKV" else documents.import_matrix(target, path)
+    finally:
+        if quiet:
+            del documents.error  # the class's own again
+    return None if done else (reasons[0] if reasons else f"could not import {Path(path).name}")
 
 
 def parse_size(text):
@@ -20,7 +54,9 @@ def parse_size(text):
 def build_parser():
     p = argparse.ArgumentParser(prog="attention-explorer",
                                 description="Edit the numbers of attention and watch QKᵀ → softmax → ·V recompute.")
-    p.add_argument("session", nargs="?", help="a session file (.json) to open; default: the chapter's demo")
+    p.add_argument("session", nargs="?", help="a session file (.json) to open; default: the chapter's demo. A matrix file named "
+                                            "Q, K or V (Q.npy, K.csv, …) is imported into that matrix, an .npz "
+                                            "with members Q, K and V into all three")
     p.add_argument("--screenshot", metavar="FILE", help="render the window headless to a PNG file and exit")
     p.add_argument("--size", type=parse_size, default=None, metavar="WxH",
                    help="window size (default 1600x1000 for screenshots)")
@@ -46,7 +82,10 @@ def main(argv=None):
     apply_style(app)
 
     session, problem = None, None
-    if args.session:
+    target = matrix_target(args.session) if args.session else None
+    if target == "":
+        problem = matrix_advice(args.session)
+    elif args.session and target is None:
         try:
             session = load_session(args.session)
         except ExplorerError as exc:
@@ -60,10 +99,14 @@ def main(argv=None):
     status = 0
     try:
         if args.screenshot:
+            if target:
+                problem = bring_in_matrix(window, args.session, target, quiet=True)
             status = take_screenshot(app, window, args.screenshot, problem)
         else:
             window.show()
-            if problem:
+            if target:
+                bring_in_matrix(window, args.session, target)  # says why in a dialog if it cannot
+            elif problem:
                 window.documents.error("Could not open the session", problem)
             elif window.recovery is not None:
                 window.recovery.offer()

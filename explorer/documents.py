@@ -21,6 +21,7 @@ MATRIX_FILTER = "Matrices (*.npy *.npz *.csv *.tsv *.txt);;All files (*)"
 MAX_RECENT = 8
 BUSY_BYTES = 4 * 2 ** 20  # a session file this large takes a noticeable while to read or write (~0.1 s)
 
+LAST_FOLDER = "files/last_folder"  # QSettings key: where the next file dialog starts
 
 class Documents:
     """Owns the current file path; every action reports success or the error in the status bar/dialog."""
@@ -74,7 +75,7 @@ class Documents:
     def open_dialog(self):
         if not self.maybe_save():
             return False
-        path, _ = QFileDialog.getOpenFileName(self.window, "Open session", self._folder(), SESSION_FILTER)
+        path = self.ask_open_path("Open session", SESSION_FILTER)
         return self.open(path, ask=False) if path else False
 
     def open(self, path, ask=True):
@@ -117,6 +118,7 @@ class Documents:
         path, chosen = QFileDialog.getSaveFileName(self.window, title, start, filters)
         if not path:
             return None
+        self._used_folder(path)
         if not Path(path).suffix:
             match = re.search(r"\*(\.\w+)", chosen or filters)
             if match:
@@ -164,6 +166,7 @@ class Documents:
         return [p for p in (value or []) if isinstance(p, str)]
 
     def _remember(self, path):
+        self._used_folder(path)
         files = [str(Path(path).resolve())] + [p for p in self.recent_files() if p != str(Path(path).resolve())]
         settings = qsettings()
         settings.setValue("recent", files[:MAX_RECENT])
@@ -181,13 +184,29 @@ class Documents:
             menu.addAction("(no recent files)").setEnabled(False)
 
     def _folder(self):
+        """Where a file dialog starts: the last folder a file was opened from or saved to (kept across
+        runs), else the session's folder, else the working folder."""
+        last = qsettings().value(LAST_FOLDER, "")
+        if isinstance(last, str) and last and os.path.isdir(last):
+            return last
         return str(self.path.parent) if self.path else os.getcwd()
+
+    def _used_folder(self, path):
+        settings = qsettings()
+        settings.setValue(LAST_FOLDER, str(Path(path).resolve().parent))
+        settings.sync()
+
+    def ask_open_path(self, title, filters):
+        """An open dialog starting in the last folder used; the chosen file's folder is remembered."""
+        path, _ = QFileDialog.getOpenFileName(self.window, title, self._folder(), filters)
+        if path:
+            self._used_folder(path)
+        return path
 
     # ----- matrices ------------------------------------------------------------------------------
     def import_matrix(self, name, path=None):
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self.window, f"Import a matrix into {name}", self._folder(),
-                                                  MATRIX_FILTER)
+            path = self.ask_open_path(f"Import a matrix into {name}", MATRIX_FILTER)
             if not path:
                 return False
         try:
@@ -207,8 +226,7 @@ class Documents:
     def import_qkv(self, path=None):
         """Q, K and V at once from one .npz with members Q, K, V — the way to change every shape."""
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self.window, "Import Q, K and V from one .npz", self._folder(),
-                                                  "NumPy archives (*.npz);;All files (*)")
+            path = self.ask_open_path("Import Q, K and V from one .npz", "NumPy archives (*.npz);;All files (*)")
             if not path:
                 return False
         try:

@@ -4,6 +4,8 @@ from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel
 
+from explorer.core.plural import count
+
 # After a session computed in the background, covers come off one dock on screen per timer tick: a
 # timer (not a 0-ms call, which Qt 6 posts as an event and runs in the same pass) lets input in between.
 UNCOVER_STEP_MS = 1
@@ -42,7 +44,9 @@ class WaitingCover(QLabel):
         self.parentWidget().setEnabled(True)
 
     def eventFilter(self, watched, event):
-        if event.type() == QEvent.Type.Resize and self.isVisible():
+        # not isVisible(): a cover made before the window is first shown must follow the view's
+        # first real size too (it was made at the view's unlaid-out 100 × 30 and would stay so)
+        if event.type() == QEvent.Type.Resize and not self.isHidden():
             self.setGeometry(watched.rect())
         return False
 
@@ -77,9 +81,8 @@ class LoadingCovers:
         self.follow()
 
     def _computing_text(self):
-        heads = self.model.settings.heads
-        return (f"computing attention for {len(self.model.tokens):,} tokens × {heads} "
-                f"head{'s' if heads > 1 else ''}…")
+        return (f"computing attention for {count(len(self.model.tokens), 'token')} × "
+                f"{count(self.model.settings.heads, 'head')}…")
 
     def follow(self, *args):
         """While a loaded session has no results yet, cover every view of results (the panels hold

@@ -14,6 +14,7 @@ from explorer.model import AttentionModel
 from explorer.recovery import Recovery
 from explorer.settings_store import qsettings
 from explorer.style import style_dock, style_status_bar
+from explorer.view_menu import panel_action, readable_tabs
 
 L, R, B = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea, Qt.BottomDockWidgetArea
 
@@ -156,6 +157,7 @@ class MainWindow(QMainWindow):
         scroll.setFrameShape(QFrame.NoFrame)
         dock.setWidget(scroll)
         dock.visibilityChanged.connect(self._on_dock_visibility)  # bound methods: no reference cycle
+        dock.dockLocationChanged.connect(self._docks_moved)  # a new group of tabs may have a new tab bar
         dock.topLevelChanged.connect(self._on_dock_floated)
         self.docks[spec.name] = dock
 
@@ -300,6 +302,7 @@ class MainWindow(QMainWindow):
         not sit against the dock of its current tab is a leftover, so hide it."""
         self.layout().activate()
         for bar in self.findChildren(QTabBar, options=Qt.FindDirectChildrenOnly):
+            readable_tabs(bar)
             if not bar.isVisible() or bar.count() == 0:
                 continue
             dock = next((d for d in self.docks.values() if d.windowTitle() == bar.tabText(bar.currentIndex())), None)
@@ -309,6 +312,9 @@ class MainWindow(QMainWindow):
             touching = abs(b.top() - g.bottom() - 1) <= 4 or abs(g.top() - b.bottom() - 1) <= 4
             if not (touching and abs(b.left() - g.left()) <= 4):
                 bar.hide()
+
+    def _docks_moved(self, *args):
+        QTimer.singleShot(0, self._hide_stale_tab_bars)  # after Qt has laid the docks out (and made its tab bars)
 
     def layout_state(self):
         """The dock layout and geometry as strings, for QSettings and session files."""
@@ -408,10 +414,9 @@ class MainWindow(QMainWindow):
                      "Reorder the tokens and check whether the outputs reorder the same way", edit)
 
         view = bar.addMenu("&View")
-        for spec in DOCKS:
-            toggle = self.docks[spec.name].toggleViewAction()
-            toggle.setShortcut(QKeySequence(spec.shortcut))
-            toggle.setStatusTip(f"Show or hide the {spec.title} panel")
+        for spec in DOCKS:  # choosing a panel brings it to the front; one in front already hides
+            toggle = panel_action(self, self.docks[spec.name], spec.shortcut,
+                                  f"Bring the {spec.title} panel to the front, or hide it when it is in front")
             view.addAction(toggle)
             self.actions[f"view_{spec.name}"] = toggle
         view.addSeparator()

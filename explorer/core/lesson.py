@@ -11,6 +11,7 @@ import numpy as np
 
 from .errors import ShapeError
 from .heads import split_heads
+from .plural import count
 from .presets import demo_session
 
 # Two cells whose values differ by at most this (relative to the row's largest magnitude, at least 1)
@@ -25,7 +26,7 @@ def _row_of(matrix, row, mask):
         raise ShapeError(f"expected a 2-D matrix, got shape {m.shape}")
     row = int(row)
     if not 0 <= row < m.shape[0]:
-        raise ShapeError(f"row {row} is outside the {m.shape[0]} rows of the matrix")
+        raise ShapeError(f"row {row} is outside the {count(m.shape[0], 'row')} of the matrix")
     if mask is None:
         allowed = np.ones(m.shape[1], dtype=bool)
     else:
@@ -97,7 +98,7 @@ def judge_guess(matrix, guess, mask=None):
     row, col = (int(x) for x in guess)
     values, allowed = _row_of(matrix, row, mask)
     if not 0 <= col < values.shape[0]:
-        raise ShapeError(f"column {col} is outside the {values.shape[0]} columns of the matrix")
+        raise ShapeError(f"column {col} is outside the {count(values.shape[0], 'column')} of the matrix")
     cols, top = _tied(values, allowed)
     return GuessVerdict(correct=col in cols, row=row, guessed_col=col, true_col=cols[0] if cols else None,
                         guessed_value=float(values[col]), true_value=top, tied_cols=cols,

@@ -27,6 +27,7 @@ import numpy as np
 
 from .atomic import atomic_write_bytes, file_name
 from .errors import MatrixFileError
+from .plural import count
 from .session import MAX_ABS_VALUE
 
 __all__ = ["load_matrix", "save_matrix", "MAX_MATRIX_FILE_BYTES", "MATRIX_LOAD_SUFFIXES",
@@ -281,7 +282,7 @@ def _read_text(data: bytes, where: str, max_cells: int,
         if len(line) // 2 + 1 > max_cells:       # only a long line can hold too many fields
             n = _count_fields(line, sep)
             if n > max_cells:
-                raise _fail(where, f"line {lineno} has {n} values; the most is {max_cells}")
+                raise _fail(where, f"line {lineno} has {count(n, 'value')}; the most is {max_cells}")
         fields = line.split(sep)
         header_possible, first_content = first_content, False
         try:
@@ -297,7 +298,7 @@ def _read_text(data: bytes, where: str, max_cells: int,
         if not rows:
             width, first_line = len(fields), lineno
         elif len(fields) != width:
-            raise _fail(where, f"line {lineno} (row {len(rows)}) has {len(fields)} values but "
+            raise _fail(where, f"line {lineno} (row {len(rows)}) has {count(len(fields), 'value')} but "
                                f"line {first_line} (row 0) has {width}")
         cells += width
         if cells > max_cells:

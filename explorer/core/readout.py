@@ -10,6 +10,7 @@ import numpy as np
 
 from .checks import as_matrix
 from .errors import ShapeError
+from .plural import count
 
 
 def contributions(weights_row, v):
@@ -182,9 +183,9 @@ def row_readout(heads, v, row, head=0):
     v = as_matrix(v, "v")
     n_heads, length, _ = heads.weights.shape
     if not 0 <= row < length:
-        raise ShapeError(f"query row {row} is out of range: there are {length} rows")
+        raise ShapeError(f"query row {row} is out of range: there are {count(length, 'row')}")
     if not 0 <= head < n_heads:
-        raise ShapeError(f"head {head} is out of range: there are {n_heads} heads")
+        raise ShapeError(f"head {head} is out of range: there are {count(n_heads, 'head')}")
     d_head = heads.head_outputs.shape[2]  # V width / H_kv: with grouped K/V heads, head h mixes the slice
     g = head // (n_heads // max(1, v.shape[1] // d_head))  # of its K/V head ⌊h / (H / H_kv)⌋
     columns = np.arange(g * d_head, (g + 1) * d_head)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import ShapeError
+from .plural import count
 from .rope import STYLES, rope, rope_frequencies
 
 DEFAULT_STARTS = (0, 10, 100, 1000)  # the absolute positions the score-vs-offset curves start from
@@ -91,7 +92,7 @@ def head_slice(x, head, n_heads):
     if n_heads < 1 or width % n_heads:
         raise ShapeError(f"cannot cut width {width} into {n_heads} heads")
     if not 0 <= head < n_heads:
-        raise ShapeError(f"head {head} does not exist: there are {n_heads} heads")
+        raise ShapeError(f"head {head} does not exist: there are {count(n_heads, 'head')}")
     d_h = width // n_heads
     return x[..., head * d_h:(head + 1) * d_h]
 

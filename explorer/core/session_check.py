@@ -12,6 +12,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .errors import SessionError
+from .plural import count
 from .session_data import Session
 from .session_limits import (AXIS_TEXT, MATRIX_AXES, MAX_ABS_VALUE, MAX_CELLS, MAX_DIM, MAX_LAYOUT_BYTES,
                              MAX_TITLE_CHARS, MAX_TOKEN_CHARS, MAX_TOKENS, PROJECTION_MATRICES,
@@ -97,11 +98,12 @@ def _check_matrix_names(names: Any, where: str, cross: bool = False) -> None:
 
 def _row_count_error(place: str, size: int, axis: str, expected: int, cross: bool) -> str:
     """The message for a matrix whose rows do not match its token list (naming the list in a cross session)."""
+    rows = f"{place} has {count(size, 'row')} but there are"
     if not cross:
-        return f"{place} has {size} rows but there are {expected} tokens"
+        return f"{rows} {count(expected, 'token')}"
     if axis == "Lq":
-        return f"{place} has {size} rows but there are {expected} query tokens (query_tokens: one row per query)"
-    return f"{place} has {size} rows but there are {expected} tokens (tokens: one row per key and value)"
+        return f"{rows} {count(expected, 'query token')} (query_tokens: one row per query)"
+    return f"{rows} {count(expected, 'token')} (tokens: one row per key and value)"
 
 
 def _check_matrices(matrices: Any, n_tokens: int, where: str, n_queries: int | None = None,
@@ -156,8 +158,8 @@ def _check_matrices(matrices: Any, n_tokens: int, where: str, n_queries: int | N
                 raise SessionError(f"{where}: {_row_count_error(place, size, axis, expected, cross)}")
             first_what = "rows" if axes_of[first].index(axis) == 0 else "columns"
             raise SessionError(
-                f"{where}: {place} has {size} {what} but matrices.{first} has {expected} "
-                f"{first_what} (both are {AXIS_TEXT.get(axis, axis)}, {axis})")
+                f"{where}: {place} has {count(size, what[:-1])} but matrices.{first} has "
+                f"{count(expected, first_what[:-1])} (both are {AXIS_TEXT.get(axis, axis)}, {axis})")
         with np.errstate(invalid="ignore"):
             bad = ~(np.abs(array) <= MAX_ABS_VALUE)
         if bad.any():

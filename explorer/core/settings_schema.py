@@ -14,6 +14,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .heads import head_count_options, kv_head_count, kv_head_options
+from .plural import count
 from .session_words import describe
 
 
@@ -232,10 +233,10 @@ def check_together(values: Mapping[str, Any], widths: Mapping[str, int], *, proj
                     else "the Q/K width and the V width")
             raise ValueError(f"{prefix}heads is {heads}, which does not divide {text} {widths[axis]} (heads "
                              f"must divide {rule}: {options})")
-    n_tokens, tokens = (widths["Lq"], "query tokens") if cross else (widths["L"], "tokens")
+    n_tokens, tokens_noun = (widths["Lq"], "query token") if cross else (widths["L"], "token")
     if not 0 <= values["selected_row"] < n_tokens:
-        raise ValueError(f"{prefix}selected_row is {values['selected_row']}; with {n_tokens} {tokens} it must "
+        raise ValueError(f"{prefix}selected_row is {values['selected_row']}; with {count(n_tokens, tokens_noun)} it must "
                          f"lie in 0..{n_tokens - 1}")
     if not 0 <= values["selected_head"] < heads:
-        raise ValueError(f"{prefix}selected_head is {values['selected_head']}; with {heads} heads it must "
+        raise ValueError(f"{prefix}selected_head is {values['selected_head']}; with {count(heads, 'head')} it must "
                          f"lie in 0..{heads - 1}")

@@ -2,6 +2,7 @@
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLabel, QWidget
 
+from explorer.core.plural import count
 from explorer.core.settings_schema import SCHEMA
 from explorer.model import SETTINGS, STRUCTURE
 
@@ -78,7 +79,7 @@ class ControlsPanel(Panel):
         self.head.setEnabled(s.heads > 1)
         self.row.setCurrentIndex(s.selected_row)
         (d, dv), L = m.widths(), len(m.tokens)
-        text = f"L = {L} token{'' if L == 1 else 's'}, d = {d} (Q, K), d_v = {dv} (V)"
+        text = f"L = {count(L, 'token')}, d = {d} (Q, K), d_v = {dv} (V)"
         if m.projected:
             text = f"L = {L}, D = {m.matrix('X').shape[1]} → d = {d} (Q, K), d_v = {dv} (V)"
         self.shape.setText(text)

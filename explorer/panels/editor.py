@@ -3,7 +3,7 @@ add or remove tokens and dimensions; rename tokens."""
 import numpy as np
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QAbstractItemDelegate, QHBoxLayout, QHeaderView, QInputDialog, QLabel, QSpinBox,
+from PySide6.QtWidgets import (QAbstractItemDelegate, QHBoxLayout, QInputDialog, QLabel, QSpinBox,
                                QStackedWidget, QToolBar, QVBoxLayout, QWidget)
 
 from explorer.model import SELECTION, SETTINGS, STRUCTURE, VALUES
@@ -41,6 +41,7 @@ class EditorPanel(Panel):
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
         self.tables, self.views = {}, {}
+        self._lines = []  # (QHBoxLayout, names) of the tables side by side, to share their width
         self.actions = {}
         self._active = "Q"
         self._cell = None  # (name, row, col) the slider edits
@@ -120,8 +121,10 @@ class EditorPanel(Panel):
         box.setContentsMargins(0, 0, 0, 0)
         for i, names in enumerate(rows):
             line = QHBoxLayout()
+            line.setSpacing(2)
             for name in names:
                 line.addLayout(self._build_table(name), 1)
+            self._lines.append((line, names))
             box.addLayout(line, (stretches or [1] * len(rows))[i])
         return page
 
@@ -140,8 +143,8 @@ class EditorPanel(Panel):
                                      block_edit_handler=lambda t, l, b: m.set_block(name, t, l, b), parent=self)
         view = MatrixTableView(self)
         view.setObjectName(f"table{name}")
+        view.column_fit.stretch_up_to = STRETCH_UP_TO
         view.setModel(table)
-        view.horizontalHeader().setDefaultSectionSize(view.fontMetrics().horizontalAdvance("-0.5774") + 14)
         view.rejected.connect(lambda text: m.notify(f"{name}: {text}"))
         if table.editable:
             view.scrubStarted.connect(lambda r, c: m.begin_gesture())
@@ -248,14 +251,7 @@ class EditorPanel(Panel):
             if not table.editable and self.model.pending:
                 continue  # X·Wᵀ of the old state: the results' ``changed`` brings these up to date
             if flags & STRUCTURE:
-                table.reset()
-                header = self.views[name].horizontalHeader()
-                stretch = table.columnCount() <= STRETCH_UP_TO
-                was_stretched = header.count() and header.sectionResizeMode(0) == QHeaderView.Stretch
-                header.setSectionResizeMode(QHeaderView.Stretch if stretch else QHeaderView.Interactive)
-                if was_stretched and not stretch:  # Qt keeps the squeezed stretch widths: start them anew
-                    for column in range(header.count()):
-                        header.resizeSection(column, header.defaultSectionSize())
+                table.reset()  # the view fits its columns to the new numbers (widgets/column_fit.py)
             elif flags & VALUES and table.editable and self.model.edited is not None:
                 if name in self.model.edited:  # a typed cell or a drag: repaint those cells only
                     rows, cols = self.model.edited[name]
@@ -263,9 +259,17 @@ class EditorPanel(Panel):
             elif flags & VALUES or (flags & SETTINGS and not table.editable):
                 table.refresh()  # computed tables (X·Wᵀ) also follow settings such as positions
         if flags & (STRUCTURE | VALUES):
+            self._share_width()
             self._sync_slider()
         if flags & (STRUCTURE | SELECTION):
             self._follow_selected_row()
+
+    def _share_width(self):
+        """Tables side by side share the width as their numbers need it (Q and K of four columns get
+        more than a V of three), so none scrolls while another has room to spare."""
+        for line, names in self._lines:
+            for i, name in enumerate(names):
+                line.setStretch(i, max(1, self.views[name].column_fit.needed_width()))
 
     def _follow_selected_row(self):
         """Keep the tables' current row on the query row chosen anywhere (a heatmap click, the controls)."""

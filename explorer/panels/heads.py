@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPalette, QPen
 from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton,
                                QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
+from explorer.core.plural import count
 from explorer.model import SELECTION
 from explorer.widgets.heatmap import CMAPS, Heatmap
 from explorer.widgets.number_text import format_number
@@ -318,7 +319,7 @@ class HeadsPanel(Panel):
             notes.append(f"<b>{stage} hidden</b> — each head's {self.mode} appear once {stage} is revealed")
         if n_heads > shown:
             extra = "" if s.selected_head < shown else f" (the selected head {s.selected_head + 1} is not among them)"
-            notes.append(f"showing {shown} of {n_heads} heads{extra}")
+            notes.append(f"showing {shown} of {count(n_heads, 'head')}{extra}")
         if r.heads.masked_rows.any():
             rows = ", ".join(t for t, m in zip(tokens, r.heads.masked_rows) if m)
             notes.append(f"<span style='color:{BAD}'>⚠ fully masked: {escape(rows)}</span>")

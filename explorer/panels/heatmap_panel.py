@@ -2,7 +2,7 @@
 import numpy as np
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
-from explorer.model import SELECTION
+from explorer.model import ALL_STAGES, SELECTION
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.nice import nice_ceiling
 
@@ -39,12 +39,15 @@ class HeatmapPanel(Panel):
         self.heatmap = Heatmap(cmap=self.cmap, row_title="query", col_title=self.col_title,
                                colorbar_label=self.colorbar_label, masked_text=self.masked_text, parent=self)
         self._drawn_head = None
+        self._guess_seen = None  # (guess, history index when it was first outlined)
+        model.history_moved.connect(self._outline_guess)
         self.heatmap.tooltip_provider = self._tooltip_if_shown
         self.heatmap.image_valid = lambda: not self.model.pending
         self.heatmap.cellClicked.connect(self._clicked)
         self.reveal_button = QPushButton(f"Reveal {'①②③'[self.stage - 1]}", self)
         self.reveal_button.setToolTip("Show this stage (guess first: click the cell you expect to be darkest)")
         self.reveal_button.clicked.connect(lambda: self.model.set_revealed(self.stage))
+        self.reveal_button.hide()  # until a render finds the stage hidden (not while nothing is drawn yet)
         top = QHBoxLayout()
         top.addWidget(self.caption, 1)
         top.addWidget(self.reveal_button)
@@ -69,6 +72,20 @@ class HeatmapPanel(Panel):
             return self.tooltip(row, col)
         return ("Hidden until revealed — click the cell you expect to be darkest" if self.stage < 3 else
                 "Hidden until revealed — which rows of V will this row mix?")
+
+    def _outline_guess(self, *args):
+        """Outline the reader's guess in magenta while the lesson runs and the numbers are those it was
+        made on: gone when the lesson ends (every stage shown) and when the history moves (undo, an edit)."""
+        m = self.model
+        guess = m.guesses.get(self.stage)
+        if guess is None or m.revealed >= ALL_STAGES:
+            self._guess_seen = None
+        elif self._guess_seen is None or self._guess_seen[0] != guess:
+            self._guess_seen = (guess, m.history_index())
+        elif self._guess_seen[1] != m.history_index():
+            self._guess_seen = (guess, None)  # the history moved: dropped for good (until a new guess)
+        shown = self._guess_seen is not None and self._guess_seen[1] == m.history_index()
+        self.heatmap.set_highlight([guess] if shown else [])
 
     def head(self):
         return self.model.settings.selected_head
@@ -100,8 +117,7 @@ class HeatmapPanel(Panel):
         self.reveal_button.setVisible(hidden)
         self.reveal_button.setEnabled(self.model.revealed == self.stage - 1)  # the stages come in order
         self.heatmap.set_selected_row(self.model.settings.selected_row)
-        guess = self.model.guesses.get(self.stage)
-        self.heatmap.set_highlight([guess] if guess else [])
+        self._outline_guess()
         if hidden:
             task = ("guess first: click the cell you expect to be darkest, then reveal" if self.stage < 3 else
                     "which rows of V will each output mix? Think, then reveal")

@@ -8,6 +8,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QSpinBox, QVBoxLayout
 
 from explorer.core.lines import top_k_edges
+from explorer.core.plural import count
 from explorer.widgets.lines_canvas import EMPTY, MAX_LINES, LinesCanvas
 from explorer.widgets.palette import MUTED
 
@@ -108,7 +109,7 @@ class AttentionLinesPanel(Panel):
         what = "every nonzero weight" if k is None else f"the {k} largest of each query"
         if min_weight:
             what += f" above {min_weight:g}"
-        text = f"{what}: {total:,} line{'s' if total != 1 else ''}"
+        text = f"{what}: {count(total, 'line')}"
         if total > MAX_LINES:
             text += f" — only the {MAX_LINES:,} strongest drawn"
         return text

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout
 
 from explorer.core.heads import split_heads
+from explorer.core.plural import count
 from explorer.model import LESSON, SETTINGS, STRUCTURE, VALUES
 from explorer.widgets.split_merge_canvas import SplitMergeCanvas, Stage
 
@@ -100,7 +101,7 @@ class SplitMergePanel(Panel):
 
         merge = "concatenated back to (L, d_v)" + (", then projected by W_o" if has_wo else "")
         hide = " — outputs hidden until ③ is revealed" if hidden else ""
-        text = (f"<b>Split and merge</b>: (L, D) → (H, L, d_h) — Q's D = {D} columns are cut into H = {H} heads of "
+        text = (f"<b>Split and merge</b>: (L, D) → (H, L, d_h) — Q's D = {D} columns are cut into H = {count(H, 'head')} of "
                 f"d_h = {dh} (K and V the same way); each head attends on its own with scale {escape(scale)}; the "
                 f"heads' outputs are {merge}.{hide}")
         self.caption.setText(text)

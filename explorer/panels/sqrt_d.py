@@ -13,7 +13,8 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QScrollArea, QSpinBox, QVBoxLayout,
+                               QWidget)
 
 from explorer.core.scaling import N_KEYS, N_SAMPLES, dimension_grid, sharpness_curve, sqrt_d_point
 from explorer.widgets.labelled_slider import LabelledSlider
@@ -105,12 +106,12 @@ class SqrtDPanel(Panel):
                                 f"{N_SAMPLES} random queries.")
 
         # ---- (a) the spread of q·k against d, with √d
-        self.spread_plot = self._plot("the spread of q·k grows like √d", "d", "std of q·k")
+        spread_legend = _legend(("━━", SQRT_COLOR, "√d"), ("●", MEASURED_COLOR, "measured"))
+        self.spread_plot = self._plot(f"the spread of q·k grows like √d<br>{spread_legend}", "d", "std of q·k")
         self._log2_ticks(self.spread_plot.getAxis("bottom"), X_TICKS)
         self._log2_ticks(self.spread_plot.getAxis("left"), SPREAD_TICKS)
         self.spread_plot.setXRange(-0.4, 10.4, padding=0)
         self.spread_plot.setYRange(-0.7, 5.6, padding=0)
-        legend = self.spread_plot.addLegend(offset=(8, 6), labelTextColor=self._fg)
         dense = np.geomspace(D_MIN, D_MAX, SQRT_CURVE_POINTS)
         self.sqrt_curve = pg.PlotDataItem(log2_axis(dense), log2_axis(np.sqrt(dense)),
                                           pen=_pen(SQRT_COLOR, 2.5), name="√d")
@@ -123,8 +124,8 @@ class SqrtDPanel(Panel):
         self.spread_line = self._current_line(self.spread_plot)
 
         # ---- (b) one query's softmax weights over the keys, without and with 1/√d
-        # (the legends of (b) and (c) sit in their titles, so no bar or curve can ever hide under them)
-        self.bars_plot = self._plot("", "key j", "softmax weight")
+        # (every legend sits in its plot's title, so no point, bar or curve can ever hide under it)
+        self.bars_plot = self._plot("", "key j", "weight")
         self.bars_plot.setXRange(-0.7, N_KEYS - 0.3, padding=0)
         self.bars_plot.setYRange(-0.08, 1.06, padding=0)  # room below 0 for the "0" label
         self.bars_plot.getAxis("bottom").setTicks([[(j, str(j)) for j in range(0, N_KEYS, 3)],
@@ -139,15 +140,14 @@ class SqrtDPanel(Panel):
         self.bars_plot.addItem(self.bars_unscaled)
         self.bars_plot.addItem(self.bars_scaled)
         self.bars_plot.addItem(self.even_line, ignoreBounds=True)
-        self.bars_legend = _legend(("■", UNSCALED_COLOR, "softmax(q·k)"), ("■", SCALED_COLOR, "softmax(q·k/√d)"),
+        self.bars_legend = _legend(("■", UNSCALED_COLOR, "q·k"), ("■", SCALED_COLOR, "q·k/√d"),
                                    ("┄┄", self._fg.name(), f"even 1/{N_KEYS}"))
 
         # ---- (c) the mean entropy of the softmax rows against d
         ln_n = math.log(N_KEYS)
-        legend = _legend(("━━", UNSCALED_COLOR, "unscaled q·k"), ("━━", SCALED_COLOR, "scaled q·k/√d"),
-                         ("┄┄", self._fg.name(), f"even split ln {N_KEYS}"))
-        self.entropy_plot = self._plot(f"mean entropy of softmax rows vs d<br>{legend}", "d",
-                                       "mean entropy (nats)")
+        legend = _legend(("━━", UNSCALED_COLOR, "q·k"), ("━━", SCALED_COLOR, "q·k/√d"),
+                         ("┄┄", self._fg.name(), f"even ln {N_KEYS}"))
+        self.entropy_plot = self._plot(f"mean entropy of a softmax row (nats)<br>{legend}", "d", "entropy")
         self._log2_ticks(self.entropy_plot.getAxis("bottom"), X_TICKS)
         self.entropy_plot.getAxis("left").setTicks([[(v, f"{v:g}") for v in (0, 0.5, 1, 1.5, 2, 2.5)], []])
         self.entropy_plot.setXRange(-0.4, 10.4, padding=0)
@@ -164,13 +164,13 @@ class SqrtDPanel(Panel):
         self.entropy_line = self._current_line(self.entropy_plot)
 
         # ---- the chapter's sentence
-        self.quote = QWidget(self)
-        quote_layout = QVBoxLayout(self.quote)
+        self.quote_text = QWidget(self)
+        quote_layout = QVBoxLayout(self.quote_text)
         quote_layout.setContentsMargins(8, 4, 4, 4)
         quote_layout.setSpacing(6)
-        self.quote_zh = QLabel(f"「{escape(QUOTE_ZH)}」", self.quote)
-        self.quote_en = QLabel(escape(QUOTE_EN), self.quote)
-        self.hint = QLabel(self.quote)
+        self.quote_zh = QLabel(f"「{escape(QUOTE_ZH)}」", self.quote_text)
+        self.quote_en = QLabel(escape(QUOTE_EN), self.quote_text)
+        self.hint = QLabel(self.quote_text)
         self.hint.setText(f"Drag d. Without the scale (<span style='color:{UNSCALED_COLOR}'>■</span>) one key "
                           f"soon takes almost the whole budget; with it (<span style='color:{SCALED_COLOR}'>■"
                           f"</span>) the weights stay spread, at any d.")
@@ -182,6 +182,12 @@ class SqrtDPanel(Panel):
             label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
             quote_layout.addWidget(label)
         quote_layout.addStretch(1)
+        # the chapter's sentence scrolls in its tile: its wrapped height never pushes the plots out of the dock
+        self.quote = QScrollArea(self)
+        self.quote.setWidgetResizable(True)
+        self.quote.setFrameShape(QFrame.Shape.NoFrame)
+        self.quote.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.quote.setWidget(self.quote_text)
 
         self.tiles = QGridLayout()
         self.tiles.setContentsMargins(0, 0, 0, 0)
@@ -200,7 +206,7 @@ class SqrtDPanel(Panel):
 
     # ----- building -----------------------------------------------------------------------------
     def _plot(self, title, bottom, left):
-        plot = lesson_plot(self, self._fg, self._bg, title, bottom, left, grid_alpha=0.12, min_size=(200, 150),
+        plot = lesson_plot(self, self._fg, self._bg, title, bottom, left, grid_alpha=0.12, min_size=(200, 120),
                            fixed_ticks=True)
         plot.getPlotItem().getViewBox().disableAutoRange()
         return plot
@@ -236,6 +242,11 @@ class SqrtDPanel(Panel):
             self.tiles.setRowStretch(r, 1 if r < 4 // columns else 0)
         for c in range(2):
             self.tiles.setColumnStretch(c, 1 if c < columns else 0)
+
+    def heightForWidth(self, width):
+        """As tall as the panel must be, not as its wrapped texts would like: the dock's scroll area asks
+        this, and the plots share what the dock has rather than scrolling out of it."""
+        return self.layout().minimumHeightForWidth(width)
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
@@ -302,7 +313,7 @@ class SqrtDPanel(Panel):
         self.entropy_line.setPos(x)
         self.bars_unscaled.setOpts(height=p.row_unscaled)
         self.bars_scaled.setOpts(height=p.row_scaled)
-        set_title(self.bars_plot, f"one query's {N_KEYS} scores, softmaxed, at d = {p.d}<br>{self.bars_legend}",
+        set_title(self.bars_plot, f"one query's {N_KEYS} weights at d = {p.d}<br>{self.bars_legend}",
                   self._fg.name())
         self.readout.setText(self.readout_text(p))
 

@@ -12,7 +12,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
 
-MIN_CELL_W = 28.0  # device pixels a cell needs before its value is printed
+MIN_CELL_W = 20.0  # device pixels a cell needs before its value is printed (then the text must fit at ≥ 8 px)
 MIN_CELL_H = 16.0
 MAX_CELLS = 2500  # above this many cells no text is painted at all
 

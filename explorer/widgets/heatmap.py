@@ -15,14 +15,14 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QFontMetricsF, QPalette
+from PySide6.QtGui import QCursor, QFontMetricsF, QPalette
 from PySide6.QtWidgets import QToolTip
 
 from explorer.widgets.lean_plot import LeanColorBarItem, LeanPlotItem, held_labels
 from explorer.widgets.nice import nice_step
 from explorer.widgets.plot_cache import cache_axes
 
-from .cell_text import MAX_CELLS, CellTextItem, contrast_is_white
+from .cell_text import MAX_CELLS, MIN_CELL_H, MIN_CELL_W, CellTextItem, contrast_is_white
 from .heatmap_overlays import FLAG, MASK_FILL, LabelAxis, MaskOverlay, OutlineOverlay
 
 # Preset name -> (pyqtgraph colour map, reversed?). Both are Kovesi's colour-blind-safe CET maps.
@@ -237,6 +237,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
             self._set_hover(-1, -1)
             self._fit_view()
         self._update_ticks()
+        self.refresh_tooltip()
 
     def _show_image(self, levels=None) -> bool:
         """Hand pyqtgraph every cell, or at most ~2 per screen pixel when the matrix is larger;
@@ -288,6 +289,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
         for item in (self.image_item, self._text_item, self._mask_item):
             item.setVisible(not hidden)
         self.colorbar.setVisible(not hidden)
+        self.refresh_tooltip()
 
     def is_hidden(self) -> bool:
         return not self.image_item.isVisible()
@@ -324,7 +326,8 @@ class Heatmap(pg.GraphicsLayoutWidget):
                 self.image_item.render()
 
     def _fit_view(self) -> None:
-        """Show the whole matrix filling the view, but never with cells stretched beyond 2:1.
+        """Show the whole matrix filling the view, but never with cells that print their numbers
+        stretched beyond 2:1 (cells too small for a number fill the view whatever their shape).
 
         The surplus goes to the layout margins (not to blank view range), so the axes, ticks and
         colour bar hug the matrix; the matrix stays at least MIN_PLOT_H tall for the colour bar.
@@ -337,7 +340,9 @@ class Heatmap(pg.GraphicsLayoutWidget):
             return
         cw, ch = avail_w / cols, avail_h / rows
         new_h = new_v = 0.0
-        if cw > MAX_CELL_ASPECT * ch:
+        if ch < MIN_CELL_H or cw < MIN_CELL_W:
+            pass  # cells too small to print a number (L = 1024 × d = 64): the matrix takes the whole view
+        elif cw > MAX_CELL_ASPECT * ch:
             new_h = (avail_w - cols * MAX_CELL_ASPECT * ch) / 2
         elif ch > MAX_CELL_ASPECT * cw:
             new_v = max(0.0, (avail_h - max(rows * MAX_CELL_ASPECT * cw, min(avail_h, MIN_PLOT_H))) / 2)
@@ -411,16 +416,33 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self._outline_item.hover = (r, c) if r >= 0 else None
         self._outline_item.update()
         self.cellHovered.emit(r, c)
-        text = ""
-        if r >= 0 and self.tooltip_provider is not None:
-            try:
-                text = self.tooltip_provider(r, c)
-            except Exception:  # noqa: BLE001 — an exception leaving a viewport event ends the process
-                sys.excepthook(*sys.exc_info())
+        text = self._ask_tooltip(r, c) if r >= 0 and self.tooltip_provider is not None else ""
         self._tooltip_text = text
         if text and scene_pos is not None:
             local = self.viewportTransform().map(scene_pos).toPoint()
             QToolTip.showText(self.viewport().mapToGlobal(local), text, self.viewport())
+        else:
+            QToolTip.hideText()
+
+    def _ask_tooltip(self, r: int, c: int) -> str:
+        try:
+            return self.tooltip_provider(r, c)
+        except Exception:  # noqa: BLE001 — an exception leaving a viewport event ends the process
+            sys.excepthook(*sys.exc_info())
+            return ""
+
+    def refresh_tooltip(self) -> None:
+        """The numbers under the pointer changed (an edit, an undo, a reveal): a tooltip on screen
+        for the hovered cell follows them, or goes away when the cell has nothing to say now."""
+        r, c = self._hover
+        if r < 0 or self.tooltip_provider is None:
+            return
+        old, text = self._tooltip_text, self._ask_tooltip(r, c)
+        self._tooltip_text = text
+        if text == old or not old or not QToolTip.isVisible() or QToolTip.text() != old:
+            return  # unchanged, or no tooltip of this cell on screen (Qt's ToolTip event asks again)
+        if text:
+            QToolTip.showText(QCursor.pos(), text, self.viewport())
         else:
             QToolTip.hideText()
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView
 
 from explorer.widgets.number_text import MAX_ABS, parse_number
 
+from .column_fit import ColumnFit
 from .matrix_table_model import MatrixTableModel
 from .measured_header import MeasuredHeader
 
@@ -79,6 +80,7 @@ class MatrixTableView(QTableView):
         horizontal.setDefaultSectionSize(metrics.horizontalAdvance("-1.234e+05") + 12)
         horizontal.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         horizontal.setHighlightSections(True)
+        self.column_fit = ColumnFit(self, stretch_up_to=6)  # columns as wide as their numbers
 
     # ----- model plumbing -----------------------------------------------------------------------
     def setModel(self, model) -> None:
@@ -88,6 +90,11 @@ class MatrixTableView(QTableView):
         super().setModel(model)
         if isinstance(model, MatrixTableModel):
             model.rejected.connect(self.rejected)
+        self.column_fit.watch(model if isinstance(model, MatrixTableModel) else None)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.column_fit.resized()
 
     def _matrix(self) -> MatrixTableModel | None:
         model = self.model()

@@ -75,6 +75,10 @@ class MatrixTableModel(QAbstractTableModel):
         labels.extend(f"{prefix}{i}" for i in range(len(labels), n))
         return labels
 
+    def array(self) -> np.ndarray:
+        """The numbers the table shows now (the owner's array as last read: never write into it)."""
+        return self._array
+
     def value(self, row: int, col: int) -> float:
         """The value the table currently shows at (row, col)."""
         return float(self._array[row, col])

@@ -3,26 +3,51 @@ of one or more centred lines; and a pool of plot items reused from one draw to t
 import math
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 
 from .plot_cache import cache_axes
 
 
+TITLE_MARGIN = 8  # pixels the title keeps from the plot's edges
+
+
 def set_title(plot, html, color):
-    """A plot title of one or more lines (``<br>``), each centred, in a title row as tall as the text."""
+    """A plot title of one or more lines (``<br>``), each centred, in a title row as tall as the text;
+    a line wider than the plot wraps (again whenever the plot is resized) rather than being cut."""
     item = plot.getPlotItem()
     item.setTitle(html, color=color, size="10pt")
-    label = item.titleLabel
-    text = label.item
+    text = item.titleLabel.item
     option = text.document().defaultTextOption()
     option.setAlignment(Qt.AlignmentFlag.AlignHCenter)
     text.document().setDefaultTextOption(option)
-    text.setTextWidth(-1)
-    text.setTextWidth(text.document().idealWidth())
-    label.resizeEvent(None)
-    height = math.ceil(text.boundingRect().height()) + 2
-    label.setMaximumHeight(height)
-    item.layout.setRowFixedHeight(0, height)
+    if getattr(plot, "_title_wrap", None) is None:
+        plot._title_wrap = _TitleWrap(plot)
+    plot._title_wrap.wrap()
+
+
+class _TitleWrap(QObject):
+    """Fits a plot's title to the plot's width: wrapped lines, and a title row as tall as they are."""
+
+    def __init__(self, plot):
+        super().__init__(plot)
+        self.plot = plot
+        plot.installEventFilter(self)
+
+    def eventFilter(self, watched, event):
+        if event.type() == QEvent.Type.Resize:
+            self.wrap()
+        return False
+
+    def wrap(self):
+        item = self.plot.getPlotItem()
+        label, text = item.titleLabel, item.titleLabel.item
+        text.setTextWidth(-1)
+        room = self.plot.width() - item.getAxis("left").width() - 2 * TITLE_MARGIN  # the title spans the view
+        text.setTextWidth(min(text.document().idealWidth(), room) if room > 40 else text.document().idealWidth())
+        label.resizeEvent(None)
+        height = math.ceil(text.boundingRect().height()) + 2
+        label.setMaximumHeight(height)
+        item.layout.setRowFixedHeight(0, height)
 
 
 def lesson_plot(parent, fg, bg, title, bottom, left, *, grid_alpha=0.15, min_size=(220, 170), fixed_ticks=False):

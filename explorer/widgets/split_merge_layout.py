@@ -225,7 +225,8 @@ class SplitMergeLayout:
         """Everything left to right on one line; the spare width lengthens the arrows (up to 90 px each)."""
         avail_w, avail_h = self._vw - 2 * MARGIN, self._vh - 2 * MARGIN
         body_h = max(s.body_h for s in self.stages if s.kind != "arrow")
-        height = body_h + self._under_height(g)
+        over = _overhang(self.stages, body_h)
+        height = over + body_h + self._under_height(g)
         total = sum(s.w for s in self.stages)
         if not force and (total > avail_w or height > avail_h):
             return False
@@ -233,7 +234,7 @@ class SplitMergeLayout:
         extra = min(max(avail_w - total, 0.0) / max(len(arrows), 1), 90.0)
         total += extra * len(arrows)
         x = MARGIN + max((avail_w - total) / 2, 0.0)
-        top = MARGIN + max((avail_h - height) / 2, 0.0)
+        top = MARGIN + max((avail_h - height) / 2, 0.0) + over
         mid = top + body_h / 2
         for s in self.stages:
             if s.kind == "arrow":
@@ -254,7 +255,8 @@ class SplitMergeLayout:
         body_a = max(s.body_h for s in row_a if s.kind != "arrow")
         body_b = max(s.body_h for s in row_b if s.kind != "arrow")
         drop = max(attention.label_h + 8, 34.0)
-        height = body_a + under + drop + body_b + under
+        over = _overhang(row_a, body_a)
+        height = over + body_a + under + drop + body_b + under
         heads_in, heads_out = row_a[2], row_b[0]
         half = max(heads_in.w, heads_out.w) / 2
         left = max(row_a[0].w + row_a[1].w + heads_in.w / 2, sum(s.w for s in row_b[1:]) + heads_out.w / 2)
@@ -263,7 +265,7 @@ class SplitMergeLayout:
             return False
         x0 = MARGIN + (avail_w - left - right) / 2
         xs = x0 + left  # the centre of the heads column
-        top = MARGIN + (avail_h - height) / 2
+        top = MARGIN + (avail_h - height) / 2 + over
         mid_a, mid_b = top + body_a / 2, top + body_a + under + drop + body_b / 2
         x = xs - heads_in.w / 2 - row_a[1].w - row_a[0].w
         for s in row_a:
@@ -294,3 +296,9 @@ class SplitMergeLayout:
         tx = float(np.clip(s.body.center().x() - text_w / 2, x, x + s.w - text_w))
         s.under = QRectF(tx, under_y, text_w, self._under_height(g))
 
+
+def _overhang(stages, body_h):
+    """How far the labels of a row's arrows (drawn above the arrow, 5 px over it, the arrow at the bodies'
+    middle) reach above the row's bodies: room the layout keeps above them, so no label is cut at the top."""
+    heights = [s.label_h for s in stages if s.kind == "arrow"]
+    return max(0.0, max(heights, default=0.0) + 5.0 - body_h / 2)

@@ -40,3 +40,15 @@ def test_each_session_example_loads(name, line, text):
         session_from_json(text, where=f"{name}, the json block at line {line}")
     except SessionError as e:
         pytest.fail(str(e))
+
+
+def test_the_format_doc_has_a_table_row_for_every_field():
+    """Every field the reader accepts (top level, settings, matrices) has its row in a table."""
+    from explorer.core.session_limits import MATRIX_AXES, TOP_FIELDS
+    from explorer.core.session_settings import SETTINGS_FIELDS
+
+    text = (ROOT / "docs" / "session-format.md").read_text("utf-8")
+    rows = re.findall(r"^\| ([^|]*) \|", text, re.MULTILINE)
+    documented = {name for row in rows for name in re.findall(r"`(\w+)`", row)}
+    fields = set(TOP_FIELDS) | set(SETTINGS_FIELDS) | set(MATRIX_AXES)
+    assert fields - documented == set()

@@ -380,7 +380,7 @@ RULES = [
                                                "must lie in 0..3"]),
     (with_change("settings.selected_row", -1), ["settings.selected_row is -1"]),
     (with_change("settings.selected_row", 1.5), ["settings.selected_row must be an integer"]),
-    (with_change("settings.selected_head", 1), ["settings.selected_head is 1; with 1 heads it "
+    (with_change("settings.selected_head", 1), ["settings.selected_head is 1; with 1 head it "
                                                 "must lie in 0..0"]),
     # layout
     (with_change("layout", "abc"), ["layout must be null or an object of strings, "

@@ -3,7 +3,7 @@ import re
 
 import numpy as np
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QToolTip
+from PySide6.QtWidgets import QApplication, QToolTip
 
 from explorer.widgets.number_text import format_number
 from tests.gui.same_numbers import assert_same_numbers
@@ -80,6 +80,8 @@ def test_view_menu_toggles_each_dock_and_reset_layout_brings_them_back(qtbot, wi
     for name, dock in window.docks.items():
         toggle = window.actions[f"view_{name}"]
         assert toggle.isChecked() and dock.isVisible()
+        dock.raise_()  # in front: choosing a tab behind another brings it forward instead (issue 14, item 8)
+        QApplication.processEvents()
         toggle.trigger()
         assert dock.isHidden() and not toggle.isChecked()
         toggle.trigger()

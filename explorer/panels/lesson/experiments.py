@@ -2,12 +2,13 @@
 from html import escape
 
 from explorer.core.lesson import darkest_cols_in_row
+from explorer.core.plural import count
 from explorer.core.presets import demo_session
 from explorer.core.readout import row_readout
 from explorer.model import ALL_STAGES
 
 from .texts import CAT, CHASE, DOT, NOT_DEMO, RED, WARN
-from .wording import columns_text, mark, names, tiny, vector, weight_texts
+from .wording import columns_text, mark, names, tiny, vector, weight_html
 
 
 class ExperimentTexts:
@@ -30,7 +31,7 @@ class ExperimentTexts:
         _, mask, _ = self._stage_view(2)
 
         def weights_of(row):
-            return " · ".join(f"{escape(t)} {x}" for t, x in zip(tokens, weight_texts(w[row])))
+            return " · ".join(f"{escape(t)} {x}" for t, x in zip(tokens, weight_html(w[row])))
 
         c1, c2, c3, c4 = self.cards
         shown = "".join(s for s, i in zip("①②③", range(1, 4)) if m.revealed >= i) or "none"
@@ -48,7 +49,7 @@ class ExperimentTexts:
         else:
             c2.live.setText(warn + self._chase_text(r, h))
             cols = darkest_cols_in_row(w, DOT, mask)
-            red = weight_texts([w[DOT, RED]], among=w[DOT])[0]
+            red = weight_html([w[DOT, RED]], among=w[DOT])[0]
             if not cols:
                 verdict = f"{mark(False)} the row of 激光点 is fully masked"
             elif RED in cols:
@@ -72,7 +73,7 @@ class ExperimentTexts:
         head's weights times its own slice of V, giving that head's part of the output."""
         tokens = self.model.tokens
         ro = row_readout(r.heads, r.v, CHASE, h)
-        texts = weight_texts(ro.weights)
+        texts = weight_html(ro.weights)
         cat, dot = texts[CAT], texts[DOT]
         if r.n_heads == 1:
             mix = " + ".join(f"{t}·v({escape(tok)})" for tok, t in zip(tokens, texts))
@@ -100,7 +101,7 @@ class ExperimentTexts:
                                    "guess first.</i>")
         if m.revealed >= 3:
             of_v = "its head's slice of V" if heads > 1 else "V's rows"
-            sample = f", {c.rows_checked} of {c.n_rows} rows sampled" if c.rows_checked < c.n_rows else ""
+            sample = f", {c.rows_checked:,} of {count(c.n_rows, 'row')} sampled" if c.rows_checked < c.n_rows else ""
             self.hull_check.setText(f"{mark(c.outputs_in_hull)} every output row lies in the convex hull of "
                                     f"{of_v} (worst distance {tiny(c.worst_hull_distance)}{sample})")
         else:

@@ -4,11 +4,12 @@ from html import escape
 import numpy as np
 
 from explorer.core.lesson import darkest_cols_in_row, distinguishing_decimals, judge_guess, top_contributors
+from explorer.core.plural import count
 from explorer.core.readout import row_readout
 from explorer.widgets.number_text import format_fixed, format_weight
 
 from .texts import STEPS
-from .wording import columns_text, mark, names, weight_texts
+from .wording import columns_text, mark, names, weight_html
 
 
 class StepTexts:
@@ -83,7 +84,7 @@ class StepTexts:
         """Texts for ``picked`` numbers of a row: weights with 2 decimals (more if the row needs them to tell
         different numbers apart), scores as the heatmap prints them."""
         if stage == 2:
-            return weight_texts(picked, among=row_values)
+            return weight_html(picked, among=row_values)
         d = distinguishing_decimals(row_values)
         return [format_fixed(x, d) for x in picked]
 
@@ -123,12 +124,12 @@ class StepTexts:
         mix = top_contributors(w, row, mask)
         if mix.masked:
             return f"Shown. The row of {who} is fully masked: it mixes nothing, its output is 0."
-        texts = weight_texts([x for _, x in mix.keys], among=w[row])
+        texts = weight_html([x for _, x in mix.keys], among=w[row])
         parts = [f"<b>v({escape(m.tokens[j])})</b> {t}" for (j, _), t in zip(mix.keys, texts)]
         said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
         rest = ""
         if mix.rest:
-            rest = f"; the other {mix.rest} key{'s' if mix.rest > 1 else ''} hold {format_weight(mix.rest_weight)}"
+            rest = f"; the other {count(mix.rest, 'key')} hold {escape(format_weight(mix.rest_weight))}"
         head = ""
         if r.n_heads > 1:
             ro = row_readout(r.heads, r.v, row, h)

@@ -22,6 +22,11 @@ def weight_texts(values, among=None):
     return [format_weight(x, d) for x in values]
 
 
+def weight_html(values, among=None):
+    """``weight_texts`` for rich text: escaped, so "<0.01" does not open a tag and hide what follows."""
+    return [escape(t) for t in weight_texts(values, among)]
+
+
 def tiny(x):
     """A deviation that should be 0 up to rounding: "0" or "3.1e-17"."""
     return "0" if x == 0 else f"{x:.1e}"

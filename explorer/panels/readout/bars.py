@@ -3,6 +3,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
+from explorer.core.plural import count
 from explorer.core.readout import shares_for_bars
 from explorer.widgets.nice import FINE_STEPS, label_every, nice_ceiling
 from explorer.widgets.number_text import format_fixed, format_weight
@@ -108,7 +109,8 @@ class SharesBars:
                     return (f"{tokens[j]} → O[{tokens[ro.row]}, {col}]: w {format_weight(ro.weights[j])} × "
                             f"v {format_fixed(ro.values[j, d])} = {format_fixed(part)}")
                 sign = "positive" if part > 0 else "negative"
-                return f"the other {len(ro.attended()) - len(keys)} keys' {sign} shares of {col}: {format_fixed(part)}"
+                others = count(len(ro.attended()) - len(keys), "key")
+                return f"the other {others}: their {sign} shares of {col} make {format_fixed(part)}"
         return f"O[{tokens[ro.row]}, {col}] = {format_fixed(ro.output[d])} (the sum of the shares)"
 
     def _hover_bars(self, scene_pos):

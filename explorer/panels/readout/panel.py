@@ -9,10 +9,12 @@ from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QBoxLayout, QComboBox, QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
+from explorer.core.plural import noun
 from explorer.core.readout import drawn_keys, keys_by_weight, row_readout
 from explorer.widgets.number_text import format_fixed, format_weight
 from explorer.widgets.palette import BAD
 from explorer.widgets.plot_cache import cache_axes
+from explorer.widgets.snug import SnugContent
 
 from ..base import Panel
 from .bars import SharesBars
@@ -23,7 +25,7 @@ from .plane_labels import PlaneLabels
 MAX_KEYS = 12  # keys drawn one by one; any further keys share one grey "others" bar (signs kept apart)
 MAX_TERMS = 5  # weights spelled out in the header formula
 SIDE_BY_SIDE_ASPECT = 1.25  # width / height above which the two views sit side by side
-PLOT_MIN_HEIGHT = 160  # below this the panel scrolls rather than squash the plots
+PLOT_MIN_HEIGHT = 130  # below this the panel scrolls rather than squash the plots
 PLOT_MIN_WIDTH = 200
 
 
@@ -85,10 +87,11 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         self.hidden_label = QLabel("How each output row is mixed stays hidden until ③ is revealed", self)
         self.hidden_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hidden_label.setStyleSheet("color: #666; font-size: 120%;")
+        self.hidden_label.hide()  # until a render finds ③ hidden (not while nothing is drawn yet)
 
         # Everything sits in a scroll area: in a small dock the panel scrolls instead of squashing the plots
         # below PLOT_MIN_HEIGHT (side by side when wide, stacked when narrow — see resizeEvent).
-        self.content = QWidget()
+        self.content = SnugContent()  # plots shrink to PLOT_MIN_HEIGHT before the legend scrolls away
         self.content.setObjectName("readoutContent")
         layout = QVBoxLayout(self.content)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -240,7 +243,7 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         order = ro.attended()  # a masked key adds nothing: it is not spelled out as 0·v
         if len(order) > MAX_TERMS:
             order = order[keys_by_weight(ro.weights[order])]
-        terms = [f"{format_weight(ro.weights[j])}·v({escape(tokens[j])})" for j in order[:MAX_TERMS]]
+        terms = [f"{escape(format_weight(ro.weights[j]))}·v({escape(tokens[j])})" for j in order[:MAX_TERMS]]
         if len(order) > MAX_TERMS:
             rest = float(ro.weights[order[MAX_TERMS:]].sum())  # display only: the weight not spelled out
             terms.append(f"… ({len(order) - MAX_TERMS} more, Σw = {format_fixed(rest)})")
@@ -249,17 +252,15 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         if r.n_heads > 1:
             lo, hi = int(ro.columns[0]), int(ro.columns[-1])
             cols = f"d{lo}" if lo == hi else f"d{lo}–d{hi}"
-            plural = "column" if lo == hi else "columns"
-            text += (f"<br><span style='color:#555'>head {ro.head + 1}/{r.n_heads} (choose it in Controls): its "
-                     f"weights mix its own slice V[:, {cols}], giving {plural} {cols} of O (heads are "
-                     f"concatenated)</span>")
+            text += (f"<br><span style='color:#555'>head {ro.head + 1}/{r.n_heads} (chosen in Controls) mixes its "
+                     f"slice V[:, {cols}] into {noun(hi - lo + 1, 'column')} {cols} of O</span>")
         self.header.setText(text)
 
     def _draw_legend(self, ro, keys, tokens):
         entries = []
         for slot, j in enumerate(keys):
             entries.append(f"<span style='color:{key_colour(slot).name()}'>■</span>&nbsp;{escape(tokens[j])}"
-                           f"&nbsp;{format_weight(ro.weights[j])}")
+                           f"&nbsp;{escape(format_weight(ro.weights[j]))}")
         rest = len(ro.attended()) - len(keys)
         if rest:
             w = float(ro.weights.sum() - ro.weights[keys].sum())

@@ -72,6 +72,7 @@ class HullPlane:
         self.star_leader.setZValue(19)
         self.plane.addItem(self.star_leader)
         self._label_points = []  # the data point each entry of point_labels names
+        self._label_keys = []  # and the key (row of V) it names first
         self.plane.getViewBox().sigResized.connect(self._layout_plane)
 
     def _hull(self, pts):
@@ -110,7 +111,7 @@ class HullPlane:
         groups = label_groups(pts, keys, tokens)
         self.point_labels = pooled(plot, self.point_labels, len(groups), self._new_point_label)
         fill = pg.mkBrush(255, 255, 255, 200) if crowded else pg.mkBrush(None)
-        self._label_points = []
+        self._label_points, self._label_keys = [], []
         for label, (j, text) in zip(self.point_labels, groups):
             label.setText(text)
             label.fill = fill
@@ -119,6 +120,8 @@ class HullPlane:
             label.setPos(*pts[j])
             label.update()
             self._label_points.append(np.array(pts[j], dtype=float))
+            self._label_keys.append(j)
+            label.setVisible(True)  # until placing finds it unreadable (plane_labels)
 
         if ro.masked:
             self.weight_lines = pooled(plot, self.weight_lines, 0, None)

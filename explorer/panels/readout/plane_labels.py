@@ -2,7 +2,7 @@
 import numpy as np
 from PySide6.QtGui import QFontMetricsF
 
-from explorer.core.readout import boxes_around, padded_range, place_label
+from explorer.core.readout import boxes_around, overlap_areas, padded_range, place_label
 
 # Room (pixels) around the plane's points, so a label next to the outermost point still fits.
 PAD_PX = {"left": 18.0, "right": 18.0, "bottom": 16.0, "top": 26.0}
@@ -12,6 +12,7 @@ LABEL_GAP = 3.0  # pixels between a dot and its label's box
 STAR_RING_COST = 0.12  # of the O label's area: the cost of each step further from the star
 STAR_LINE_COST = 8.0  # the O label hides lines more readily than a token label does: it may move away
 HULL_EDGE_VISIBILITY = 0.6  # the pale hull edge counts less than a full weight line
+HIDDEN_AT = 0.1  # a token label covering more than this share of itself with labels already placed stays off
 
 
 class PlaneLabels:
@@ -83,7 +84,8 @@ class PlaneLabels:
             lines = np.column_stack([np.tile(star, (len(keys), 1)), pts_px[keys], np.maximum(weights, 0.1)])
         taken = [(star[0] - STAR_PX, star[1] - STAR_PX, star[0] + STAR_PX, star[1] + STAR_PX)] if star_on else []
         centre = pts_px.mean(axis=0)
-        for label, point in sorted(zip(self.point_labels, self._label_points), key=lambda lp: lp[1][0]):
+        placed = []  # (token label, its box)
+        for label, point in self._by_weight():
             anchor = self._to_pixels(point)
             w, h = self._label_size(label)
             g = DOT_PX + LABEL_GAP
@@ -95,9 +97,16 @@ class PlaneLabels:
             others = dots[np.hypot(*(pts_px - anchor).T) > 0.5]  # every dot but its own (and any on top of it)
             _, box = place_label(anchor, (w, h), offsets, boxes=np.concatenate([others, np.reshape(taken, (-1, 4))]),
                                  segments=lines, bounds=bounds, line_cost=1.0)
+            # label only what can be read: one that would lie on a label placed before it (a heavier key's)
+            # or on the star stays off
+            readable = overlap_areas(np.reshape(box, (1, 4)), np.reshape(taken, (-1, 4))).sum() <= HIDDEN_AT * w * h
+            label.setVisible(bool(readable))
+            if not readable:
+                continue
             label.setAnchor((0, 0))
             label.setPos(*self._to_data(box[:2]))
             taken.append(box)
+            placed.append((label, box))
         if not star_on:
             return
         hull = pts_px[self._hull(pts)]
@@ -114,6 +123,10 @@ class PlaneLabels:
                              penalties=penalties)
         self.star_label.setAnchor((0, 0))
         self.star_label.setPos(*self._to_data(box[:2]))
+        for label, where in placed:  # O_i's label wins over a token label it would cover
+            lw, lh = where[2] - where[0], where[3] - where[1]
+            if overlap_areas(np.reshape(where, (1, 4)), np.reshape(box, (1, 4))).sum() > HIDDEN_AT * lw * lh:
+                label.setVisible(False)
         near = np.clip(star, box[:2], box[2:])  # the label's closest point to the star
         gap = near - star
         if np.hypot(*gap) > STAR_PX + 5:  # set apart: a thin leader says whose label it is
@@ -122,6 +135,12 @@ class PlaneLabels:
             self.star_leader.setData(ends[:, 0], ends[:, 1])
         else:
             self.star_leader.setData([], [])
+
+    def _by_weight(self):
+        """(label, point) pairs, the heaviest key's first: where labels crowd, those are the ones kept."""
+        pairs = list(zip(self.point_labels, self._label_points, self._label_keys))
+        weights = self._readout.weights
+        return [(label, point) for label, point, j in sorted(pairs, key=lambda p: (-float(weights[p[2]]), p[2]))]
 
     def _place_labels_on_a_line(self):
         vb = self.plane.getViewBox()

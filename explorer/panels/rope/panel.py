@@ -9,6 +9,7 @@ q and k at every position give scores that are constant along each diagonal.
 The RoPE settings (on/off, base, convention, offset) are the model's; the pair, m, n and the key row of
 the rotation plane are this panel's own view. Every number comes from ``explorer.core.rope_lesson``.
 """
+from dataclasses import replace
 from html import escape
 
 import numpy as np
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QPushButton, QSpinBo
 
 from explorer.core.rope_lesson import (diagonal_deviation, head_slice, is_constant_along_diagonals, locked_positions,
                                        same_row_everywhere, value_range)
+from explorer.core.presets import random_session
 from explorer.core.session import ROPE_BASE_MAX, ROPE_BASE_MIN, ROPE_OFFSET_MAX
 from explorer.model import SELECTION, SETTINGS, STRUCTURE, VALUES
 from explorer.widgets.labelled_slider import LabelledSlider
@@ -117,6 +119,11 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         self.quote_en = self._label(escape(QUOTE_EN), "color: #4a5360;")
         self.problem_label = self._label("", "color: #b3261e;")
         self.problem_label.hide()
+        self.example_button = QPushButton("Open a RoPE-ready example (d = 4, RoPE on)", self)
+        self.example_button.setToolTip("Random Q, K, V with an even width, RoPE on — one undo step: Ctrl+Z brings "
+                                       "yours back")
+        self.example_button.clicked.connect(self.open_example)
+        self.example_button.hide()
 
         self._build_layout(style_label, offset_label)
 
@@ -124,6 +131,14 @@ class RopePanel(RopePlots, RopeTiles, Panel):
     def _rope_toggled(self, on):
         if not self.model.set_param("rope", on):
             self._sync_controls()  # refused (odd d_h): show the model's value again
+
+    def open_example(self):
+        """The reader's first step here works: the Random preset (d = 4, an even head width) with RoPE on,
+        as one undo step; True when it changed anything."""
+        example = random_session()
+        example = replace(example, settings=replace(example.settings, rope=True),
+                          title=f"{example.title}, RoPE on")
+        return self.model.set_session(example, "Open a RoPE-ready example")
 
     def _key_chosen(self, index):
         self.key_row = int(index)
@@ -220,9 +235,10 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         d_h = self.d_head()
         self.pair_slider.setRange(0, max(d_h // 2 - 1, 0))
         self.problem_label.setVisible(problem is not None)
+        self.example_button.setVisible(problem is not None)
         self.problem_label.setText(escape(problem or "") + (
             "<br>The rotation plane, the θ spectrum and the score plots need an even d_h too. Add a dimension to "
-            "Q and K in the matrix editor, or try File → New from preset → Random." if problem else ""))
+            "Q and K in the matrix editor, or open an example with an even width:" if problem else ""))
         if m.projected:
             self.toeplitz_button.setEnabled(False)
             self.toeplitz_button.setToolTip(PROJECTED_NOTE)

@@ -3,6 +3,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
+from explorer.core.plural import count
 from explorer.core.rope import rope_frequencies
 from explorer.core.rope_lesson import (DEFAULT_STARTS, arc_points, curves_gap, degrees, direction, pair_view,
                                        score_vs_offset, wavelength)
@@ -157,7 +158,7 @@ class RopePlots:
             f"(angles mod 360°).<br>"
             f"This pair's score q·k = <b>{format_number(v.pair_score, 4)}</b>; the whole head's "
             f"q<sub>{v.m}</sub>·k<sub>{v.n}</sub> = <b>{format_number(v.score, 4)}</b> "
-            f"(sum over all {self.d_head() // 2} pairs). "
+            f"(sum over {'its' if self.d_head() == 2 else 'all'} {count(self.d_head() // 2, 'pair')}). "
             f"<span style='color:#6b7480'>Dashed: before rotation (position 0).{off}</span>")
         if self.distance is not None:
             self.lock_note.show()

@@ -65,6 +65,7 @@ class RopeTiles:
         layout.setSpacing(4)
         layout.addLayout(self.bar)
         layout.addWidget(self.problem_label)
+        layout.addWidget(self.example_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addLayout(self.tiles, 1)
         layout.addWidget(self.proof_tile)
 

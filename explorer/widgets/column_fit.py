@@ -1,0 +1,123 @@
+"""Columns of a matrix table as wide as their numbers: stretched to fill the table while every
+column's widest number fits that way, else one width that fits them all (the table then scrolls).
+
+Measured from the numbers themselves, never from every cell's text at 4096 × 768: a small block
+has each text formatted; a large one is measured from each column's extremes (smallest, largest,
+and the values nearest zero on either side), written out in full precision ("-0.1000", not "-0.1"),
+which is never narrower than any of that column's texts.
+"""
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+from PySide6.QtCore import QObject, QTimer
+from PySide6.QtWidgets import QHeaderView
+
+from .number_text import format_number
+
+EXACT_UP_TO = 20_000  # cells of a changed block whose texts are formatted one by one
+PADDING = 7  # pixels around a number in its cell: the style's text margins (3 + 3) and the grid line
+MEASURED = 16  # longest texts measured in pixels (by character count), as MeasuredHeader does
+
+
+def widest_texts(block: np.ndarray, significant: int = 4) -> list[str]:
+    """Texts at least as wide as the widest of ``format_number`` over ``block`` (rows × cols)."""
+    if block.size == 0:
+        return []
+    if block.size <= EXACT_UP_TO:
+        texts = {format_number(v, significant) for v in np.unique(block).tolist()}
+    else:
+        candidates = [block.min(axis=0), block.max(axis=0),
+                      np.where(block < 0, block, -np.inf).max(axis=0),
+                      np.where(block > 0, block, np.inf).min(axis=0)]
+        values = np.unique(np.concatenate(candidates))
+        texts = {f"{v:#.{significant}g}" for v in values[np.isfinite(values)].tolist()}
+    return heapq.nlargest(MEASURED, texts, key=len)
+
+
+class ColumnFit(QObject):
+    """Keeps ``view``'s columns fitting its numbers (``stretch_up_to`` columns at most stretch)."""
+
+    def __init__(self, view, stretch_up_to: int):
+        super().__init__(view)
+        self.view = view
+        self.stretch_up_to = stretch_up_to
+        self.width = 0  # pixels the widest number needs (0: nothing measured yet)
+        self._model = None
+        self._pending = False
+
+    def watch(self, model) -> None:
+        """Follow ``model`` (a MatrixTableModel): re-measure after a reset, widen after a change."""
+        if self._model is not None:
+            try:
+                self._model.modelReset.disconnect(self.refit)
+                self._model.dataChanged.disconnect(self._changed)
+            except RuntimeError:
+                pass
+        self._model = model
+        if model is not None:
+            model.modelReset.connect(self.refit)
+            model.dataChanged.connect(self._changed)
+        self.refit()
+
+    def _measure(self, rows: slice = slice(None), cols: slice = slice(None)) -> int:
+        array = self._model.array() if self._model is not None else np.zeros((0, 0))
+        texts = widest_texts(array[rows, cols])
+        metrics = self.view.fontMetrics()
+        return max((metrics.horizontalAdvance(t) for t in texts), default=0) + PADDING
+
+    def refit(self) -> None:
+        """Measure every column again (new shape, new numbers) and lay the columns out."""
+        self.width = self._measure()
+        self.apply()
+
+    def _changed(self, top_left, bottom_right, roles=()) -> None:
+        if self._model is None or not top_left.isValid():
+            return
+        rows, cols = self._model.rowCount(), self._model.columnCount()
+        if (top_left.row(), top_left.column(), bottom_right.row(), bottom_right.column()) == (0, 0, rows - 1, cols - 1):
+            self.width = self._measure()  # every number changed: the columns may narrow too
+        else:  # a typed cell, a drag, a paste: widen when a new number needs it, never jitter narrower
+            block = (slice(top_left.row(), bottom_right.row() + 1), slice(top_left.column(), bottom_right.column() + 1))
+            self.width = max(self.width, self._measure(*block))
+        self.apply()
+
+    def needed_width(self) -> int:
+        """Pixels the view needs to show every column at its fitting width (row labels and frame too)."""
+        view = self.view
+        columns = view.horizontalHeader().count()
+        return view.verticalHeader().sizeHint().width() + columns * self.width + 2 * view.frameWidth()
+
+    def fits_stretched(self) -> bool:
+        header = self.view.horizontalHeader()
+        count = header.count()
+        return 0 < count <= self.stretch_up_to and count * self.width <= self.view.viewport().width()
+
+    def apply(self) -> None:
+        """Stretch while every column fits that way; else each column at the width that fits them all."""
+        header = self.view.horizontalHeader()
+        if header.count() == 0 or self.width <= PADDING:
+            return
+        if self.fits_stretched():
+            if header.sectionResizeMode(0) != QHeaderView.ResizeMode.Stretch:
+                header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+            return
+        width = max(self.width, header.minimumSectionSize())
+        stretched = header.sectionResizeMode(0) == QHeaderView.ResizeMode.Stretch
+        if stretched:
+            header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        if stretched or header.defaultSectionSize() != width:  # (a column the user resized stays so until then)
+            header.setDefaultSectionSize(width)
+            for column in range(header.count()):
+                header.resizeSection(column, width)
+
+    def resized(self) -> None:
+        """The view changed size: stretching may fit now, or no longer (after this event)."""
+        if not self._pending:
+            self._pending = True
+            QTimer.singleShot(0, self._after_resize)
+
+    def _after_resize(self) -> None:
+        self._pending = False
+        self.apply()
