@@ -59,7 +59,8 @@ class CostView(QWidget):
         self.summary.setText(
             f"K/V cache: {format_bytes(sizes[2])} per token in float16 ({format_bytes(sizes[4])} in float32), "
             f"{format_bytes(sizes[2] * length)} at L = {length} (this session is one layer: a model multiplies "
-            f"by its layers). Decoding all {length} tokens: {format_count(total[0])} multiply-adds with the "
+            f"by its layers). Decoding {'the one token' if length == 1 else f'all {length} tokens'}: "
+            f"{format_count(total[0])} multiply-adds with the "
             f"cache, {format_count(total[1])} without ({total[1] / max(total[0], 1):.1f}×).")
 
     def _draw(self):
