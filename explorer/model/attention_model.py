@@ -72,7 +72,18 @@ class AttentionModel(Edits, QObject):
 
     @property
     def tokens(self):
+        """The keys' (and values') tokens; in self-attention the queries' too."""
         return self._state.tokens
+
+    @property
+    def query_tokens(self):
+        """The tokens that ask (the rows of Q, the scores and the output)."""
+        return self._state.queries
+
+    @property
+    def cross(self):
+        """True in a cross-attention session (queries from one sequence, keys and values from another)."""
+        return self._state.cross
 
     @property
     def settings(self):
@@ -174,7 +185,8 @@ class AttentionModel(Edits, QObject):
         # A session's arrays are read-only copies of its own (``Session``): ``_origin`` (what Reset goes
         # back to, and what the worker reads) shares them; edits write into ``_state``'s copy.
         self._origin = State(tokens=tuple(session.tokens), matrices=dict(session.matrices),
-                             settings=replace(s, selected_row=0, selected_head=0))
+                             settings=replace(s, selected_row=0, selected_head=0),
+                             query_tokens=None if session.query_tokens is None else tuple(session.query_tokens))
         self._state = self._origin.copy()
         self.revision += 1
         self.selection = Selection(s.selected_row, s.selected_head)
@@ -191,7 +203,7 @@ class AttentionModel(Edits, QObject):
     def set_selection(self, row=None, head=None):
         """Choose the query row and head the panels focus on (saved with the session, not an undo step)."""
         sel = self.selection
-        row = sel.row if row is None else int(np.clip(row, 0, len(self.tokens) - 1))
+        row = sel.row if row is None else int(np.clip(row, 0, len(self.query_tokens) - 1))
         head = sel.head if head is None else int(np.clip(head, 0, self._state.settings.heads - 1))
         if (row, head) != (sel.row, sel.head):
             self.selection = Selection(row, head)
@@ -237,11 +249,12 @@ class AttentionModel(Edits, QObject):
             state = replace(state, matrices=dict(state.matrices))
             tx.copied.clear()
         old, self._state = self._state, state
-        self.selection = self.selection.clamped(len(state.tokens), state.settings.heads)
+        self.selection = self.selection.clamped(len(state.queries), state.settings.heads)
         flags = SETTINGS
-        if old.tokens != state.tokens:
+        if old.tokens != state.tokens or old.query_tokens != state.query_tokens:
             flags |= STRUCTURE  # labels changed; a rename keeps the shape (and the lesson's guesses)
-        if (len(old.tokens) != len(state.tokens) or old.matrices.keys() != state.matrices.keys()
+        if (len(old.tokens) != len(state.tokens) or len(old.queries) != len(state.queries)
+                or old.matrices.keys() != state.matrices.keys()
                 or old.settings.source != state.settings.source
                 or any(old.matrices[k].shape != state.matrices[k].shape for k in state.matrices)):
             flags |= STRUCTURE | VALUES

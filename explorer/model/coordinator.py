@@ -133,10 +133,11 @@ class Coordinator(QObject):
         """Whether a result (perhaps of an earlier state) has the shapes of the current state."""
         if isinstance(result, ExplorerError):
             return True
-        m = self.model
-        widths = m.widths()
-        return (result is not None and result.n_heads == m.settings.heads
-                and result.q.shape == (len(m.tokens), widths[0]) and result.v.shape[1] == widths[1]
+        m, state = self.model, self.model.state
+        widths = state.widths()
+        return (result is not None and result.n_heads == m.settings.heads and result.kv_heads == state.kv_heads
+                and result.q.shape == (len(state.queries), widths[0])
+                and result.k.shape == (len(state.tokens), state.kv_width()) and result.v.shape[1] == widths[1]
                 and (result.x is None) == (not m.projected))
 
     # ----- what the model tells it ---------------------------------------------------------------

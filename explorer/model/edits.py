@@ -12,6 +12,7 @@ import numpy as np
 from explorer.core import head_count_options
 from explorer.core.errors import EditRefused, ExplorerError
 from explorer.core.permutation import permutation_check, shuffle_permutation
+from explorer.core.plural import count
 from explorer.core.session import MAX_ABS_VALUE, MAX_DIM, MAX_TOKEN_CHARS, MAX_TOKENS, validate_session
 from explorer.core.structure import AXIS_NAMES, WIDTH_AXES, axis_length, delete_along, insert_along, permute_tokens
 
@@ -74,59 +75,99 @@ class Edits(SettingsEdits):
         return True
 
     # ----- tokens --------------------------------------------------------------------------------
-    def rename_token(self, i, text):
+    def _side(self, side):
+        """(axis, token list, the state field) of "keys" or "queries" (the same in self-attention)."""
+        if side == "queries" and self.cross:
+            return "Lq", self._state.query_tokens, "query_tokens"
+        return "L", self._state.tokens, "tokens"
+
+    def rename_token(self, i, text, side="keys"):
+        _, tokens, field = self._side(side)
         text = str(text).strip()
         if not text or len(text) > MAX_TOKEN_CHARS or any(ord(c) < 32 for c in text):
             return self._refuse(f"token {i + 1}: a name must be 1–{MAX_TOKEN_CHARS} printable characters")
-        if text == self.tokens[i]:
+        if text == tokens[i]:
             return True
-        tokens = self.tokens[:i] + (text,) + self.tokens[i + 1:]
-        self._push_state(replace(self._state, tokens=tokens), f"Rename token {self.tokens[i]} → {text}")
+        renamed = tokens[:i] + (text,) + tokens[i + 1:]
+        self._push_state(replace(self._state, **{field: renamed}), f"Rename token {tokens[i]} → {text}")
         return True
 
-    def add_token(self, at=None, name=None):
-        """Insert a token (a zero row in Q, K and V together) before index ``at`` (default: at the end)."""
-        n = len(self.tokens)
+    def add_token(self, at=None, name=None, side="keys"):
+        """Insert a token (a zero row in every matrix of its side: Q, K and V together in self-attention)
+        before index ``at`` (default: at the end). ``side`` "queries": a query token of a cross session."""
+        axis, tokens, field = self._side(side)
+        n = len(tokens)
         if n >= MAX_TOKENS:
             return self._refuse(f"cannot add a token: at most {MAX_TOKENS} tokens")
         at = n if at is None else int(np.clip(at, 0, n))
-        name = name or self._fresh_token_name()
-        mats = insert_along(self._state.matrices, "L", at)
-        tokens = self.tokens[:at] + (name,) + self.tokens[at:]
+        name = name or self._fresh_token_name(tokens)
+        mats = insert_along(self._state.matrices, axis, at, **self._state.shape())
         row = self.selection.row
-        self._push_state(replace(self._state, tokens=tokens, matrices=mats), f"Add token {name}")
-        self.set_selection(row=row + 1 if at <= row else row)  # keep the same token selected
+        added = tokens[:at] + (name,) + tokens[at:]
+        self._push_state(replace(self._state, matrices=mats, **{field: added}), f"Add token {name}")
+        if field == "tokens" and self.cross:
+            return True
+        self.set_selection(row=row + 1 if at <= row else row)  # keep the same query selected
         return True
 
-    def remove_token(self, i):
-        n = len(self.tokens)
-        if n <= 1:
+    def remove_token(self, i, side="keys"):
+        axis, tokens, field = self._side(side)
+        if len(tokens) <= 1:
             return self._refuse("cannot remove the last token: attention needs at least one")
-        mats = delete_along(self._state.matrices, "L", i)
-        tokens = self.tokens[:i] + self.tokens[i + 1:]
+        mats = delete_along(self._state.matrices, axis, i, **self._state.shape())
         row = self.selection.row
-        self._push_state(replace(self._state, tokens=tokens, matrices=mats), f"Remove token {self.tokens[i]}")
-        self.set_selection(row=row - 1 if i < row else row)
+        kept = tokens[:i] + tokens[i + 1:]
+        self._push_state(replace(self._state, matrices=mats, **{field: kept}), f"Remove token {tokens[i]}")
+        if not (field == "tokens" and self.cross):
+            self.set_selection(row=row - 1 if i < row else row)
         return True
 
-    def shuffle_tokens(self, seed=0):
-        """Reorder the tokens (rows of Q, K, V and X) by a seeded permutation, as one undo step.
+    def set_cross(self, on):
+        """Separate query tokens (cross-attention, starting from a copy of the tokens; projected: X_src
+        from a copy of X, so no number changes) or one token list again (self-attention; the queries
+        must then be as many as the keys)."""
+        state = self._state
+        if bool(on) == state.cross:
+            return True
+        if on:
+            if state.settings.causal:
+                return self._refuse("Turn the causal mask off first: decoder cross-attention has no causal mask "
+                                    "(the queries read another sequence, which has no future to hide)")
+            mats = dict(state.matrices)
+            if "X" in mats:
+                mats["X_src"] = mats["X"].copy()
+            self._push_state(replace(state, matrices=mats, query_tokens=state.tokens), "Use separate query tokens")
+            return True
+        if len(state.query_tokens) != len(state.tokens):
+            return self._refuse(f"Self-attention needs as many queries as keys: there are "
+                                f"{count(len(state.query_tokens), 'query token')} and {count(len(state.tokens), 'token')}")
+        mats = {n: a for n, a in state.matrices.items() if n != "X_src"}  # K and V come from X again
+        self._push_state(replace(state, matrices=mats, query_tokens=None), "Use the same tokens for queries and keys")
+        return True
+
+    def shuffle_tokens(self, seed=0, side="keys"):
+        """Reorder the tokens (rows of Q, K, V and X; of a cross session, the keys' or the queries' rows) by
+        a seeded permutation, as one undo step.
 
         The output before is kept, so ``shuffle_result()`` can show that without positions (and
-        without a causal mask) the new output is the old one permuted the same way.
+        without a causal mask) the new output is the old one permuted the same way — or, when only the
+        keys of a cross session move, the same output.
         """
-        perm = shuffle_permutation(len(self.tokens), seed)
+        axis, tokens, field = self._side(side)
+        perm = shuffle_permutation(len(tokens), seed)
         self.flush()
         if not self.up_to_date:  # no output to compare with (its recompute failed: not enough memory)
             return self._refuse(f"Cannot shuffle the tokens: the attention of this session could not be "
                                 f"computed ({self.failure})")
         before = self.results.heads.output.copy()
-        mats = permute_tokens(self._state.matrices, perm)
-        tokens = tuple(self.tokens[p] for p in perm)
-        row = int(np.argsort(perm)[self.selection.row])  # keep the same token selected
-        self._push_state(replace(self._state, tokens=tokens, matrices=mats), "Shuffle tokens")
-        self.set_selection(row=row)
-        self.shuffle = (perm, before, self.undo_stack.index())
+        mats = permute_tokens(self._state.matrices, perm, axis, **self._state.shape())
+        shuffled = tuple(tokens[p] for p in perm)
+        moves_rows = axis == "Lq" or not self.cross
+        row = int(np.argsort(perm)[self.selection.row]) if moves_rows else self.selection.row
+        self._push_state(replace(self._state, matrices=mats, **{field: shuffled}), "Shuffle tokens")
+        self.set_selection(row=row)  # keep the same query selected
+        rows_moved = perm if moves_rows else np.arange(len(self.query_tokens))
+        self.shuffle = (rows_moved, before, self.undo_stack.index())
         return True
 
     def _forget_shuffle(self, index):
@@ -149,27 +190,33 @@ class Edits(SettingsEdits):
     def add_dim(self, group, at=None):
         """Widen one axis: ``"qk"`` the Q/K width, ``"v"`` the V width; projected also ``"x"`` (D of X and
         every W) and ``"out"`` (rows of W_o). Every matrix on that axis gets a slice of zeros."""
+        if self._state.shape()["grouped"] and group in ("qk", "v", "kv"):
+            return self._refuse("The widths of Q, K and V are tied to the K/V heads they share: set K/V heads to "
+                                "as many as heads first (Controls), then change the width")
         axis = WIDTH_AXES[self.settings.source].get(group)
         if axis is None:
             return self._refuse(f"there is no {group!r} width to change in {self.settings.source} mode")
-        width = axis_length(axis, self._state.matrices)
+        width = axis_length(axis, self._state.matrices, **self._state.shape())
         if width >= MAX_DIM:
             return self._refuse(f"cannot add a dimension to {AXIS_NAMES[axis]}: at most {MAX_DIM}")
         at = width if at is None else int(np.clip(at, 0, width))
-        mats = insert_along(self._state.matrices, axis, at)
+        mats = insert_along(self._state.matrices, axis, at, **self._state.shape())
         self._push_state(self._with_heads_fitting(replace(self._state, matrices=mats)),
                          f"Add a dimension to {AXIS_NAMES[axis]}")
         return True
 
     def remove_dim(self, group, at=None):
+        if self._state.shape()["grouped"] and group in ("qk", "v", "kv"):
+            return self._refuse("The widths of Q, K and V are tied to the K/V heads they share: set K/V heads to "
+                                "as many as heads first (Controls), then change the width")
         axis = WIDTH_AXES[self.settings.source].get(group)
         if axis is None:
             return self._refuse(f"there is no {group!r} width to change in {self.settings.source} mode")
-        width = axis_length(axis, self._state.matrices)
+        width = axis_length(axis, self._state.matrices, **self._state.shape())
         if width <= 1:
             return self._refuse(f"cannot remove the last dimension of {AXIS_NAMES[axis]}")
         at = width - 1 if at is None else int(np.clip(at, 0, width - 1))
-        mats = delete_along(self._state.matrices, axis, at)
+        mats = delete_along(self._state.matrices, axis, at, **self._state.shape())
         self._push_state(self._with_heads_fitting(replace(self._state, matrices=mats)),
                          f"Remove dimension {at} of {AXIS_NAMES[axis]}")
         return True
@@ -215,19 +262,25 @@ class Edits(SettingsEdits):
         return True
 
     def replace_inputs(self, matrices, tokens=None):
-        """Put new Q, K and V in place at once (their shapes may all change); tokens default to t0, t1, …"""
+        """Put new Q, K and V in place at once (their shapes may all change); tokens default to t0, t1, …
+        A Q with other rows than K makes (or keeps) a cross-attention session, its queries q0, q1, …"""
         mats = {**self._state.matrices,
                 **{n: np.array(matrices[n], dtype=np.float64) for n in MATRIX_NAMES}}  # copies
-        length = mats["Q"].shape[0]
+        n_q, n_k = mats["Q"].shape[0], mats["K"].shape[0]
         if tokens is None:
-            tokens = self.tokens if len(self.tokens) == length else tuple(f"t{i}" for i in range(length))
-        candidate = self._with_heads_fitting(replace(self._state, tokens=tuple(tokens), matrices=mats))
+            tokens = self.tokens if len(self.tokens) == n_k else tuple(f"t{i}" for i in range(n_k))
+        queries = None
+        if n_q != n_k or self.cross:
+            queries = (self.query_tokens if self.cross and len(self.query_tokens) == n_q
+                       else tuple(f"q{i}" for i in range(n_q)))
+        candidate = self._with_heads_fitting(replace(self._state, tokens=tuple(tokens), matrices=mats,
+                                                     query_tokens=queries))
         try:
             validate_session(candidate.to_session(), where="imported Q, K, V")
         except ExplorerError as exc:
             return self._refuse(str(exc))
-        self._push_state(candidate,
-                         f"Import Q, K, V ({length} tokens, d = {mats['Q'].shape[1]}, d_v = {mats['V'].shape[1]})")
+        self._push_state(candidate, f"Import Q, K, V ({count(n_k, 'token')}, d = {mats['Q'].shape[1]}, "
+                                    f"d_v = {mats['V'].shape[1]})")
         return True
 
     # ----- grouping ------------------------------------------------------------------------------
@@ -313,12 +366,14 @@ class Edits(SettingsEdits):
         return Refusal(text)
 
     def _row_name(self, name, row):
-        """How a row is named in messages: its token for Q, K, V, X; its index for a W."""
-        return self.tokens[row] if name in ("Q", "K", "V", "X") else str(row)
+        """How a row is named in messages: its token for Q, K, V, X, X_src; its index for a W."""
+        if name in ("Q", "X"):
+            return self.query_tokens[row]
+        return self.tokens[row] if name in ("K", "V", "X_src") else str(row)
 
-    def _fresh_token_name(self):
-        i = len(self.tokens)
-        while f"t{i}" in self.tokens:
+    def _fresh_token_name(self, tokens):
+        i = len(tokens)
+        while f"t{i}" in tokens:
             i += 1
         return f"t{i}"
 
@@ -329,8 +384,8 @@ class Edits(SettingsEdits):
         if all(w % heads == 0 for w in widths):
             return self._with_rope_fitting(state)
         fit = max(h for h in head_count_options(*widths) if h <= heads)
-        self.message.emit(f"{heads} heads no longer divide the widths (Q/K {widths[0]}, V {widths[1]}): "
-                          f"now {fit} head{'s' if fit > 1 else ''}")
+        self.message.emit(f"{count(heads, 'head')} no longer divide the widths (Q/K {widths[0]}, V {widths[1]}): "
+                          f"now {count(fit, 'head')}")
         return self._with_rope_fitting(state.with_settings(heads=fit))
 
     def _with_rope_fitting(self, state):

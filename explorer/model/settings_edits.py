@@ -3,7 +3,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from explorer.core.settings_schema import COMPUTED, SCHEMA, check_together, check_value, head_options
+from explorer.core.grouping import regroup_matrices
+from explorer.core.heads import kv_head_options
+from explorer.core.settings_schema import (COMPUTED, SCHEMA, check_together, check_value, head_options,
+                                           implied_kv_heads)
 from explorer.core.structure import projections_reproducing
 
 
@@ -16,11 +19,24 @@ class SettingsEdits:
             value = self._check_param(name, value)
         except (TypeError, ValueError) as exc:
             return self._refuse(str(exc))
+        s = self._state.settings
+        if name == "kv_heads" and value == s.heads:
+            value = 0  # as many K/V heads as heads: ordinary multi-head attention
         if getattr(self.settings, name) == value:
             return True
         state = self._state.with_settings(**{name: value})
         if name == "source":
             state = self._switch_source(state, value)
+        if name == "kv_heads":  # K and V (or W_k and W_v) pooled into fewer K/V heads, or repeated into more
+            if value and s.heads % value:
+                try:
+                    self._check_state(state)  # says which counts divide the heads
+                except ValueError as exc:
+                    return self._refuse(str(exc))
+            state = replace(state, matrices=regroup_matrices(state.matrices, s.source, s.heads, s.kv_heads, value))
+        if name == "heads" and self._state.shape()["grouped"]:  # K keeps its width: H_kv follows d_h
+            kv = implied_kv_heads(value, state.widths()[0], state.kv_width())
+            state = state.with_settings(kv_heads=0 if kv == value else (kv or 0))
         try:
             self._check_state(state)
         except ValueError as exc:
@@ -30,7 +46,14 @@ class SettingsEdits:
 
     def head_options(self):
         """The head counts that divide both the Q/K width and the V width (and leave d_h even under RoPE)."""
-        return head_options(*self.widths(), rope=self.settings.rope)
+        state = self._state
+        kv = state.kv_width() if state.shape()["grouped"] else None
+        return head_options(*state.widths(), rope=state.settings.rope, kv_width=kv)
+
+    def kv_head_options(self):
+        """The K/V head counts the ``kv_heads`` setting offers: the divisors of H (K and V are pooled or
+        repeated to fit; H itself is stored as 0, "as many as heads")."""
+        return kv_head_options(self.settings.heads)
 
     def rope_problem(self, heads=None):
         """Why RoPE cannot be on with ``heads`` heads (odd d_h), or None."""
@@ -44,7 +67,9 @@ class SettingsEdits:
         """Projected for the first time: X and W that reproduce the current Q, K, V exactly."""
         mats = state.matrices
         if source == "projected" and "X" not in mats:
-            mats = {**mats, **projections_reproducing(mats["Q"], mats["K"], mats["V"])}
+            concat = state.settings.heads * (mats["V"].shape[1] // state.kv_heads)
+            mats = {**mats, **projections_reproducing(mats["Q"], mats["K"], mats["V"], cross=state.cross,
+                                                      concat_width=concat)}
         if source == "direct" and state.settings.positions == "sinusoidal":
             state = state.with_settings(positions="none")  # sinusoidal PE is added to X; ALiBi needs no X
         return self._with_heads_fitting(replace(state, matrices=mats))
@@ -64,6 +89,5 @@ class SettingsEdits:
         """The rules between settings and widths, for the state an edit would make (ValueError if broken)."""
         values = {**{n: getattr(state.settings, n) for n in COMPUTED},
                   "selected_row": 0, "selected_head": 0}
-        qk, v = state.widths()
-        check_together(values, {"qk": qk, "v": v, "L": len(state.tokens)},
-                       projected_matrices="X" in state.matrices, prefix="")
+        check_together(values, state.check_widths(), projected_matrices="X" in state.matrices, prefix="",
+                       cross=state.cross)
