@@ -75,3 +75,14 @@ def strongest_edges(query, key, weight, limit):
     ties = np.flatnonzero(weight == cut)[: limit - int(keep.sum())]
     keep[ties] = True
     return query[keep], key[keep], weight[keep]
+
+
+def alignment(weights, allowed=None):
+    """Each query row's strongest key (i, j) — a translation's word alignment — among the keys it may
+    attend (``allowed``); rows with nothing to attend are left out."""
+    w = np.asarray(weights, dtype=np.float64)
+    if allowed is not None:
+        w = np.where(allowed, w, -np.inf)
+    best = np.argmax(w, axis=1)
+    keep = np.isfinite(w[np.arange(len(w)), best]) if len(w) else np.zeros(0, bool)
+    return [(int(i), int(j)) for i, j in zip(np.flatnonzero(keep), best[keep])]

@@ -16,6 +16,8 @@ ROLES = {"Q": ("looks for", "Query: what each token is looking for (我在找什
          "K": ("is found by", "Key: what each token can be found by (我能被什么找到)"),
          "V": ("carries", "Value: what each token hands over once found (找到我后能带走什么)"),
          "X": ("token vectors (L × D)", "X: one vector per token, as the embedding table gives it"),
+         "X_src": ("source vectors (L_k × D)", "X_src: the vectors of the sequence the queries read (cross-attention): "
+                   "K = X_src·W_kᵀ, V = X_src·W_vᵀ"),
          "Wq": ("Q = X·W_qᵀ", "W_q: turns a token vector into its query (row i makes q's dimension i)"),
          "Wk": ("K = X·W_kᵀ", "W_k: turns a token vector into its key"),
          "Wv": ("V = X·W_vᵀ", "W_v: turns a token vector into its value"),
@@ -24,10 +26,11 @@ ROLES = {"Q": ("looks for", "Query: what each token is looking for (我在找什
          "derivedK": ("= X·W_kᵀ", "K computed from X and W_k (read-only here: edit X or W_k)"),
          "derivedV": ("= X·W_vᵀ", "V computed from X and W_v (read-only here: edit X or W_v)")}
 # (row label prefix, column label prefix) of the projection matrices; None rows = the tokens
-LABELS = {"Q": (None, "d"), "K": (None, "d"), "V": (None, "d"), "X": (None, "x"), "Wq": ("q", "x"),
+LABELS = {"Q": (None, "d"), "K": (None, "d"), "V": (None, "d"), "X": (None, "x"), "X_src": (None, "x"), "Wq": ("q", "x"),
           "Wk": ("k", "x"), "Wv": ("v", "x"), "Wo": ("o", "v")}
 STRETCH_UP_TO = 6  # columns: up to this many share the table's width, more scroll
 SLIDER_RANGE = 5.0
+EMPTY = np.zeros((0, 0))  # what the table of a matrix the session does not have (X_src) shows
 
 
 class EditorPanel(Panel):
@@ -40,7 +43,7 @@ class EditorPanel(Panel):
 
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
-        self.tables, self.views = {}, {}
+        self.tables, self.views, self.titles = {}, {}, {}
         self._lines = []  # (QHBoxLayout, names) of the tables side by side, to share their width
         self.actions = {}
         self._active = "Q"
@@ -90,9 +93,17 @@ class EditorPanel(Panel):
             return a
 
         act("add_token", "+ token", "Add a token (a row of zeros in Q, K and V) after the selected row",
-            lambda: m.add_token(at=self._row_after()), "Ctrl+T")
+            lambda: m.add_token(at=None if m.cross else self._row_after()), "Ctrl+T")
         act("remove_token", "− token", "Remove the selected query token (its row in Q, K and V)",
-            lambda: m.remove_token(self._selected_row()), "Ctrl+Shift+T")
+            lambda: m.remove_token(len(m.tokens) - 1 if m.cross else self._selected_row()), "Ctrl+Shift+T")
+        act("add_query", "+ query", "Add a query token (a row of zeros in Q) after the selected query",
+            lambda: m.add_token(at=self._row_after(), side="queries"))
+        act("remove_query", "− query", "Remove the selected query token (its row in Q)",
+            lambda: m.remove_token(self._selected_row(), side="queries"))
+        cross = act("cross", "Separate queries", "Cross-attention: the queries get tokens of their own (Q's rows), "
+                    "the keys and values keep theirs — as a translation's target reads its source",
+                    lambda on: m.set_cross(on))
+        cross.setCheckable(True)
         bar.addSeparator()
         act("add_dim_qk", "+d Q,K", "Add a dimension (a column of zeros) to Q and K together",
             lambda: m.add_dim("qk"))
@@ -132,13 +143,14 @@ class EditorPanel(Panel):
         m = self.model
         if name.startswith("derived"):
             attr = {"Q": "q_in", "K": "k_in", "V": "v"}[name[-1]]  # before RoPE: what X·Wᵀ gives
-            table = MatrixTableModel(lambda: getattr(m.results, attr), lambda: m.tokens, col_prefix="d",
+            labels = (lambda: m.query_tokens) if name == "derivedQ" else (lambda: m.tokens)
+            table = MatrixTableModel(lambda: getattr(m.results, attr), labels, col_prefix="d",
                                      editable=False, parent=self)
         else:
             rows, cols = LABELS[name]
-            row_labels = (lambda: m.tokens) if rows is None else (
+            row_labels = (lambda: self._tokens_of(name)) if rows is None else (
                 lambda: [f"{rows}{i}" for i in range(m.matrix(name).shape[0])])
-            table = MatrixTableModel(lambda: m.matrix(name), row_labels, col_prefix=cols,
+            table = MatrixTableModel(lambda: m.matrix(name) if m.has(name) else EMPTY, row_labels, col_prefix=cols,
                                      on_edit=lambda i, j, v: m.set_cell(name, i, j, v),
                                      block_edit_handler=lambda t, l, b: m.set_block(name, t, l, b), parent=self)
         view = MatrixTableView(self)
@@ -153,11 +165,13 @@ class EditorPanel(Panel):
             view.currentCellChanged.connect(lambda r, c: self._cell_selected(name, r, c))
         else:
             view.scrub_enabled = False
-        if name in ("Q", "K", "V", "X") or not table.editable:  # rows are tokens
-            view.pressed.connect(lambda index: self.model.set_selection(row=index.row()))
+        if name in ("Q", "X", "derivedQ") or (name in ("K", "V", "derivedK", "derivedV") and not m.cross):
+            view.pressed.connect(lambda index: self.model.set_selection(row=index.row()))  # rows are queries
             view.selectionModel().currentChanged.connect(
                 lambda cur, prev: prev.isValid() and cur.isValid() and self.model.set_selection(row=cur.row()))
-            view.verticalHeader().sectionDoubleClicked.connect(self.rename_token)
+        if LABELS.get(name, (None,))[0] is None:  # rows are tokens
+            side = "queries" if name in ("Q", "X", "derivedQ") else "keys"
+            view.verticalHeader().sectionDoubleClicked.connect(lambda row, side=side: self.rename_token(row, side=side))
             view.verticalHeader().setToolTip("Double-click a token to rename it")
         self.tables[name], self.views[name] = table, view
         box = QVBoxLayout()
@@ -168,7 +182,12 @@ class EditorPanel(Panel):
         view.setToolTip(tip)
         box.addWidget(title)
         box.addWidget(view, 1)
+        self.titles[name] = title
         return box
+
+    def _tokens_of(self, name):
+        """The tokens naming a matrix's rows: the queries' for Q and X, the keys' for K, V and X_src."""
+        return self.model.query_tokens if name in ("Q", "X") else self.model.tokens
 
     # ----- selection and the cell slider ---------------------------------------------------------
     def _cell_selected(self, name, row, col):
@@ -188,7 +207,7 @@ class EditorPanel(Panel):
             return
         value = float(arr[row, col])
         rows, cols = LABELS[name]
-        self.cell_label.setText(f"{name}[{self.model.tokens[row] if rows is None else f'{rows}{row}'}, {cols}{col}]")
+        self.cell_label.setText(f"{name}[{self._tokens_of(name)[row] if rows is None else f'{rows}{row}'}, {cols}{col}]")
         limit = max(SLIDER_RANGE, abs(value))
         blocker = QSignalBlocker(self.cell_slider)
         if (self.cell_slider.minimum(), self.cell_slider.maximum()) != (-limit, limit):
@@ -209,14 +228,15 @@ class EditorPanel(Panel):
         return self._selected_row() + 1
 
     # ----- actions -------------------------------------------------------------------------------
-    def rename_token(self, row, text=None):
-        """Rename token ``row`` (asks for the name when ``text`` is None)."""
+    def rename_token(self, row, text=None, side="keys"):
+        """Rename token ``row`` of the keys' or the queries' list (asks for the name when ``text`` is None)."""
+        tokens = self.model.query_tokens if side == "queries" else self.model.tokens
         if text is None:
             text, ok = QInputDialog.getText(self, "Rename token", f"New name for token {row} "
-                                            f"({self.model.tokens[row]}):", text=self.model.tokens[row])
+                                            f"({tokens[row]}):", text=tokens[row])
             if not ok:
                 return False
-        return self.model.rename_token(row, text)
+        return self.model.rename_token(row, text, side=side)
 
     def commit_edits(self):
         """Finish a cell edit in progress (typed but not yet entered), so saving or closing sees it."""
@@ -235,7 +255,7 @@ class EditorPanel(Panel):
     def render(self, flags):
         projected = self.model.projected
         if projected and self._projected_page is None:
-            self._projected_page = self._page([["X"], ["Wq", "Wk", "Wv", "Wo"],
+            self._projected_page = self._page([["X", "X_src"], ["Wq", "Wk", "Wv", "Wo"],
                                                ["derivedQ", "derivedK", "derivedV"]], [3, 3, 2])
             self.pages.addWidget(self._projected_page)
             flags |= STRUCTURE
@@ -243,6 +263,18 @@ class EditorPanel(Panel):
         self.pages.setCurrentIndex(1 if projected else 0)
         for key in ("add_dim_x", "remove_dim_x"):
             self.actions[key].setVisible(projected)
+        cross = self.model.cross
+        for key in ("add_query", "remove_query"):
+            self.actions[key].setVisible(cross)
+        with QSignalBlocker(self.actions["cross"]):
+            self.actions["cross"].setChecked(cross)
+        self.actions["add_token"].setToolTip("Add a key token (a row of zeros in K and V) at the end" if cross else
+                                             "Add a token (a row of zeros in Q, K and V) after the selected row")
+        self.actions["remove_token"].setToolTip("Remove the last key token (its row in K and V)" if cross else
+                                                "Remove the selected query token (its row in Q, K and V)")
+        if "X_src" in self.views:
+            for w in (self.views["X_src"], self.titles["X_src"]):
+                w.setVisible(self.model.has("X_src"))
         if self._active not in self.model.editable():
             self._active = self.model.editable()[0]  # copy/paste go to a table that is on screen
         for name, table in self.tables.items():

@@ -14,7 +14,7 @@ class OutputPanel(HeatmapPanel):
         r = self.model.results
         o = r.heads.output
         cols = [f"d{j}" for j in range(o.shape[1])]
-        self.heatmap.set_matrix(o, row_labels=self.model.tokens, col_labels=cols, levels=nice_symmetric_levels(o),
+        self.heatmap.set_matrix(o, row_labels=self.model.query_tokens, col_labels=cols, levels=nice_symmetric_levels(o),
                                 flagged_rows=r.heads.masked_rows, finite=True)
         heads = f", {r.n_heads} heads side by side" if r.n_heads > 1 else ""
         if r.wo is not None:
@@ -24,7 +24,7 @@ class OutputPanel(HeatmapPanel):
             self.caption.setText(f"<b>③ O = A · V</b>{heads}: each row mixes the rows of V by its weights")
 
     def tooltip(self, row, col):
-        r, tok = self.model.results, self.model.tokens
-        how = (f"= Σ_c concat[{tok[row]}, c] · W_o[{col}, c]" if r.wo is not None
-               else f"= Σ_j A[{tok[row]}, j] · V[j, d{col}]")
-        return f"O[{tok[row]}, d{col}] = {format_number(r.heads.output[row, col])}\n{how}"
+        r, tok, qtok = self.model.results, self.model.tokens, self.model.query_tokens
+        how = (f"= Σ_c concat[{qtok[row]}, c] · W_o[{col}, c]" if r.wo is not None
+               else f"= Σ_j A[{qtok[row]}, j] · V[j, d{col}]")
+        return f"O[{qtok[row]}, d{col}] = {format_number(r.heads.output[row, col])}\n{how}"

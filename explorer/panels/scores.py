@@ -13,7 +13,7 @@ class ScoresPanel(HeatmapPanel):
         r, h = self.model.results, self.head()
         s = r.heads.scores[h]
         masked = self.masked()
-        self.heatmap.set_matrix(s, row_labels=self.model.tokens, col_labels=self.model.tokens,
+        self.heatmap.set_matrix(s, row_labels=self.model.query_tokens, col_labels=self.model.tokens,
                                 levels=nice_symmetric_levels(extent=r.score_range(h)), masked=masked,
                                 flagged_rows=r.heads.masked_rows, finite=True)  # the core refuses non-finite
         scale = scale_symbol(self.model.settings, r)
@@ -25,8 +25,8 @@ class ScoresPanel(HeatmapPanel):
     def tooltip(self, row, col):
         r = self.model.results
         dot, scale, temp, masked, score = r.score_parts(self.head(), row, col)
-        tok = self.model.tokens
-        text = (f"score[{tok[row]} → {tok[col]}]\nq({tok[row]}) · k({tok[col]}) = {format_number(dot)}\n"
+        tok, qtok = self.model.tokens, self.model.query_tokens
+        text = (f"score[{qtok[row]} → {tok[col]}]\nq({qtok[row]}) · k({tok[col]}) = {format_number(dot)}\n"
                 f"× scale {format_number(scale)}")
         bias = r.bias(self.head(), row, col)
         if bias is not None:

@@ -1,4 +1,5 @@
 """② Weights: A = softmax(S) row by row — each query's budget, non-negative, summing to 1."""
+from explorer.core.lines import alignment
 from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import BAD
 
@@ -18,19 +19,22 @@ class WeightsPanel(HeatmapPanel):
         sums = r.row_sums(h)
         notes = None if self.hidden() else [  # "does each row sum to 1?" is one of the guesses
             "masked" if m else f"Σ={s:.3f}" for s, m in zip(sums, r.heads.masked_rows)]
-        self.heatmap.set_matrix(w, row_labels=self.model.tokens, col_labels=self.model.tokens, levels=(0.0, 1.0),
+        self.heatmap.set_matrix(w, row_labels=self.model.query_tokens, col_labels=self.model.tokens, levels=(0.0, 1.0),
                                 masked=masked, row_notes=notes, flagged_rows=r.heads.masked_rows, finite=True)
         warn = ""
         if r.heads.masked_rows.any():
-            rows = ", ".join(t for t, m in zip(self.model.tokens, r.heads.masked_rows) if m)
+            rows = ", ".join(t for t, m in zip(self.model.query_tokens, r.heads.masked_rows) if m)
             warn = f"<br><span style='color:{BAD}'>⚠ fully masked: {rows} — no key to attend to, weights 0</span>"
-        self.caption.setText(f"<b>② A = softmax(S)</b>{self.head_note()}: each row sums to 1{warn}")
+        aligned = self.model.cross and not self.hidden()
+        self.heatmap.set_marks(alignment(w, None if masked is None else ~masked) if aligned else [])
+        also = "; ○ marks each query's strongest key (the alignment)" if aligned else ""
+        self.caption.setText(f"<b>② A = softmax(S)</b>{self.head_note()}: each row sums to 1{also}{warn}")
 
     def tooltip(self, row, col):
-        r, tok = self.model.results, self.model.tokens
+        r, tok, qtok = self.model.results, self.model.tokens, self.model.query_tokens
         dot, scale, temp, masked, score = r.score_parts(self.head(), row, col)
         weight = r.heads.weights[self.head(), row, col]
         if masked:
-            return f"weight[{tok[row]} → {tok[col]}] = 0\nmasked: the score was set to −∞"
-        return (f"weight[{tok[row]} → {tok[col]}] = {format_number(weight)}\n"
-                f"= exp(S) / Σ exp(S over the row of {tok[row]}), S = {format_number(score)}")
+            return f"weight[{qtok[row]} → {tok[col]}] = 0\nmasked: the score was set to −∞"
+        return (f"weight[{qtok[row]} → {tok[col]}] = {format_number(weight)}\n"
+                f"= exp(S) / Σ exp(S over the row of {qtok[row]}), S = {format_number(score)}")

@@ -284,6 +284,18 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self._outline_item.cells = [(int(r), int(c)) for r, c in cells if 0 <= r < rows and 0 <= c < cols]
         self._outline_item.update()
 
+    def set_marks(self, cells: Sequence[tuple[int, int]]) -> None:
+        """Ring these cells (e.g. each row's strongest key: an alignment); an empty list clears."""
+        rows, cols = self._shape
+        self._outline_item.marks = [(int(r), int(c)) for r, c in cells if 0 <= r < rows and 0 <= c < cols]
+        self._outline_item.update()
+
+    def set_titles(self, row_title: str, col_title: str) -> None:
+        """Name what the rows and the columns are (left and top axis titles)."""
+        fg = self.palette().color(QPalette.ColorRole.WindowText)
+        self.plot.setLabel("left", row_title, color=fg.name())
+        self.plot.setLabel("top", col_title, color=fg.name())
+
     def set_hidden(self, hidden: bool) -> None:
         """Hide the colours and values but keep the labelled grid (to guess before a reveal)."""
         for item in (self.image_item, self._text_item, self._mask_item):

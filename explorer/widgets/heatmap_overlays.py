@@ -140,6 +140,7 @@ class OutlineOverlay(pg.GraphicsObject):
         self.shape_ = (0, 0)
         self.hover: tuple[int, int] | None = None
         self.cells: list[tuple[int, int]] = []
+        self.marks: list[tuple[int, int]] = []  # small rings at cell centres (e.g. each row's largest)
         self.row: int | None = None
 
     def set_shape(self, shape: tuple[int, int]) -> None:
@@ -147,6 +148,7 @@ class OutlineOverlay(pg.GraphicsObject):
         self.shape_ = shape
         rows, cols = shape
         self.cells = [(r, c) for r, c in self.cells if 0 <= r < rows and 0 <= c < cols]
+        self.marks = [(r, c) for r, c in self.marks if 0 <= r < rows and 0 <= c < cols]
         if self.row is not None and not 0 <= self.row < rows:
             self.row = None
         self.hover = None
@@ -172,6 +174,12 @@ class OutlineOverlay(pg.GraphicsObject):
             framed(QRectF(-0.5, self.row - 0.5, cols, 1.0), QColor(255, 255, 255), 1.5)
         for r, c in self.cells:
             framed(QRectF(c - 0.5, r - 0.5, 1.0, 1.0), HIGHLIGHT_COLOR, 2.0)
+        if self.marks:
+            radius = 0.18
+            for color, width in ((QColor(0, 0, 0), 3.5), (QColor(255, 255, 255), 1.5)):
+                p.setPen(_cosmetic_pen(color, width))
+                for r, c in self.marks:
+                    p.drawEllipse(QRectF(c - radius, r - radius + 0.28, 2 * radius, 2 * radius))
         if self.hover is not None:
             r, c = self.hover
             framed(QRectF(c - 0.5, r - 0.5, 1.0, 1.0), QColor(255, 255, 255), 1.0)
