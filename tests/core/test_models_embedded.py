@@ -92,3 +92,13 @@ def test_importing_explorer_models_loads_no_qt_and_no_torch():
     assert out.returncode == 0, out.stderr
     loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
     assert not loaded & {"PySide6", "shiboken6", "pyqtgraph", "torch", "transformers", "huggingface_hub"}
+
+
+def test_the_readme_example_runs(tmp_path, monkeypatch, capsys):
+    readme = (ROOT / "README.md").read_text("utf-8")
+    block = next(b for b in readme.split("```python\n")[1:] if "open_embedded_model" in b).split("```")[0]
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path))     # an empty cache: nothing listed, nothing fetched
+    namespace = {}
+    exec(compile(block, "README.md", "exec"), namespace)
+    assert namespace["model"].top_next_tokens(namespace["edited"], 1)[0][0] == "mat"
+    assert "layer 2 of 2" in capsys.readouterr().out
