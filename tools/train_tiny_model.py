@@ -7,7 +7,11 @@ copy can be predicted — by looking back at what followed the word's first occu
 the heads are scored with explorer.models' own NumPy forward pass and the scores written to heads.json.
 
 Needs PyTorch (the optional ``train`` extra: ``pip install -e '.[train]'``); the app never imports it.
-    python tools/train_tiny_model.py            # ~3 minutes on 2 CPU cores
+    python tools/train_tiny_model.py            # ~3 minutes on one CPU thread
+With torch 2.13.0 (CPU) the run is deterministic: a second run wrote the same model.safetensors, byte for
+byte. Reached (heads.json): loss 2.59, near the floor of ~2.56 (the first copy and the first word of the
+second cannot be predicted: (n + 1)/2n · ln 138);
+previous-token head layer 0 head 1 (0.92); induction heads layer 1 heads 0, 2, 3, 1 (0.99, 0.95, 0.85, 0.84).
 """
 from __future__ import annotations
 
