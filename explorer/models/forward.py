@@ -42,7 +42,7 @@ def rms_norm(x, w, eps):
 
 def gelu_new(x):
     """GPT-2's tanh approximation of GELU (also transformers' gelu_pytorch_tanh and gelu_fast)."""
-    return np.float32(0.5) * x * (1 + np.tanh(np.float32(np.sqrt(2 / np.pi)) * (x + np.float32(0.044715) * x ** 3)))
+    return np.float32(0.5) * x * (1 + np.tanh(np.float32(np.sqrt(2 / np.pi)) * (x + np.float32(0.044715) * (x * x * x))))
 
 
 def silu(x):
@@ -86,7 +86,8 @@ def causal_allowed(length: int, window: int | None) -> np.ndarray:
 
 
 def softmax_rows(scores: np.ndarray) -> np.ndarray:
-    scores = scores - scores.max(axis=-1, keepdims=True)
+    """Softmax over the last axis, in place (the scores are not needed after)."""
+    scores -= scores.max(axis=-1, keepdims=True)
     np.exp(scores, out=scores)
     scores /= scores.sum(axis=-1, keepdims=True)
     return scores
@@ -97,9 +98,9 @@ def _heads(m: np.ndarray, n: int, d: int) -> np.ndarray:
     return m.reshape(m.shape[0], n, d).transpose(1, 0, 2)
 
 
-def attention_block(x, w: LayerWeights, config: ModelConfig, rope_cs, allowed):
+def attention_block(x, w: LayerWeights, config: ModelConfig, rope_cs, mask_bias):
     """One layer's attention on its normalized input x (L, D): the weights (H, L, L) and per-head outputs
-    (H, L, d_h), before W_o."""
+    (H, L, d_h), before W_o. ``mask_bias`` (L, L) is 0 where a query may look and −∞ where it may not."""
     h, kv, d = config.heads, config.kv_heads, config.head_dim
     q, k, v = x @ w.wq, x @ w.wk, x @ w.wv
     for m, b in ((q, w.bq), (k, w.bk), (v, w.bv)):
@@ -109,10 +110,13 @@ def attention_block(x, w: LayerWeights, config: ModelConfig, rope_cs, allowed):
     if rope_cs is not None:
         q, k = rotate_half(q, *rope_cs), rotate_half(k, *rope_cs)
     length = x.shape[0]
-    q = q.reshape(kv, config.group, length, d)           # query heads h = g·group + j share K/V head g
-    scores = q @ k[:, None].transpose(0, 1, 3, 2) * np.float32(1 / np.sqrt(d))
-    scores = np.where(allowed, scores, np.float32(-np.inf)).reshape(h, length, length)
-    weights = softmax_rows(scores)
+    # contiguous heads let matmul hand each one to BLAS; query heads h = g·group + j share K/V head g
+    q = np.ascontiguousarray(q).reshape(kv, config.group, length, d)
+    k, v = np.ascontiguousarray(k), np.ascontiguousarray(v)
+    scores = q @ k[:, None].transpose(0, 1, 3, 2)
+    scores *= np.float32(1 / np.sqrt(d))
+    scores += mask_bias
+    weights = softmax_rows(scores).reshape(h, length, length)
     out = (weights.reshape(kv, config.group, length, length) @ v[:, None]).reshape(h, length, d)
     return weights, out
 
@@ -163,7 +167,7 @@ def forward(layout: Layout, ids, *, progress: Callable[[str], None] | None = Non
     if config.rope_theta is not None:
         angles = np.arange(length, dtype=np.float64)[:, None] * inverse_frequencies(config)[None, :]
         rope_cs = np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
-    allowed = causal_allowed(length, config.sliding_window)
+    mask_bias = np.where(causal_allowed(length, config.sliding_window), np.float32(0), np.float32(-np.inf))
     attentions = np.empty((n, config.heads, length, length), np.float32)
     inputs = np.empty((n, length, config.hidden), np.float32)
     replaced = head_outputs or {}
@@ -175,7 +179,7 @@ def forward(layout: Layout, ids, *, progress: Callable[[str], None] | None = Non
         w = layout.layer(i)
         x = _norm(h, w.norm1_w, w.norm1_b, config)
         inputs[i] = x
-        weights, out = attention_block(x, w, config, rope_cs, allowed)
+        weights, out = attention_block(x, w, config, rope_cs, mask_bias)
         attn = out.transpose(1, 0, 2).reshape(length, -1) @ w.wo
         for (layer, head), (new_weights, contribution) in replaced.items():
             if layer == i:
