@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from explorer.core.pipeline import run_pipeline
-from explorer.core.session import load_session, save_session, validate_session
+from explorer.core.session import Session, Settings, load_session, save_session, validate_session
 from explorer.models import open_checkpoint
 from tests.core.checkpoint_factory import gpt2_checkpoint, llama_checkpoint, llama_config
 from tests.core.models_reference import reference_gpt2, reference_llama
@@ -92,6 +92,12 @@ def test_head_sessions_of_a_missing_head_are_refused(tmp_path):
 
 
 def test_the_limits_admit_todays_7b_8b_shapes():
-    """A session holds one head of an 8B model: X (L, 4096), W (128, 4096), W_o (4096, 128), base 5e5–1e8."""
-    from explorer.core.session import MAX_DIM, ROPE_BASE_MAX
-    assert MAX_DIM >= 4096 and ROPE_BASE_MAX >= 1e8
+    """One head of Llama 3 8B (D = 4096, d_h = 128, base 5e5) and of Qwen2.5 7B (D = 3584 + a bias column,
+    base 1e6) fits a valid session, and so does a RoPE base of 1e8."""
+    rng = np.random.default_rng(0)
+    for width, base in ((4096, 5e5), (3585, 1e6), (4096, 1e8)):
+        x, w = rng.standard_normal((6, width)), rng.standard_normal((128, width)) * 0.02
+        mats = {"Q": x @ w.T, "K": x @ w.T, "V": x @ w.T, "X": x, "Wq": w, "Wk": w, "Wv": w,
+                "Wo": rng.standard_normal((width, 128))}
+        settings = Settings(source="projected", heads=1, causal=True, rope=True, rope_base=base)
+        validate_session(Session(tokens=tuple("abcdef"), matrices=mats, settings=settings))
