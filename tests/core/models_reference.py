@@ -33,6 +33,13 @@ def _softmax_causal(s):
     return e / e.sum(1, keepdims=True)
 
 
+def _one_head(q, k, v):
+    """Scores q·kᵀ/√d_h (−∞ above the diagonal), causal softmax weights, and weights·v."""
+    s = q @ k.T / math.sqrt(q.shape[1])
+    w = _softmax_causal(s)
+    return np.where(np.tril(np.ones(s.shape)) > 0, s, -np.inf), w, w @ v
+
+
 def _f64(t):
     return {k: np.asarray(v, np.float64) for k, v in t.items()}
 
@@ -54,11 +61,8 @@ def reference_gpt2(tensors, cfg, ids, prefix=""):
             q = qkv[:, head * dh:(head + 1) * dh]
             k = qkv[:, d + head * dh:d + (head + 1) * dh]
             v = qkv[:, 2 * d + head * dh:2 * d + (head + 1) * dh]
-            s = q @ k.T / math.sqrt(dh)
-            w = _softmax_causal(s)
-            ss.append(np.where(np.tril(np.ones((L, L))) > 0, s, -np.inf))
-            ws.append(w)
-            outs.append(w @ v)
+            for got, kept in zip(_one_head(q, k, v), (ss, ws, outs)):
+                kept.append(got)
         all_s.append(ss)
         all_a.append(ws)
         h = h + np.concatenate(outs, 1) @ t[p + "attn.c_proj.weight"] + t[p + "attn.c_proj.bias"]
@@ -100,7 +104,6 @@ def reference_llama(tensors, cfg, ids, freqs=None):
     n, kv, dh, eps = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"], cfg["rms_norm_eps"]
     if freqs is None:
         freqs = cfg.get("rope_theta", 10000.0) ** (-np.arange(0, dh, 2) / dh)
-    L = len(ids)
     h = t["model.embed_tokens.weight"][ids]
     all_s, all_a, inputs = [], [], []
     for i in range(cfg["num_hidden_layers"]):
@@ -116,11 +119,8 @@ def reference_llama(tensors, cfg, ids, freqs=None):
             q = _rope_complex(proj["q"][:, head * dh:(head + 1) * dh], freqs)
             k = _rope_complex(proj["k"][:, g * dh:(g + 1) * dh], freqs)
             v = proj["v"][:, g * dh:(g + 1) * dh]
-            s = q @ k.T / math.sqrt(dh)
-            w = _softmax_causal(s)
-            ss.append(np.where(np.tril(np.ones((L, L))) > 0, s, -np.inf))
-            ws.append(w)
-            outs.append(w @ v)
+            for got, kept in zip(_one_head(q, k, v), (ss, ws, outs)):
+                kept.append(got)
         all_s.append(ss)
         all_a.append(ws)
         h = h + np.concatenate(outs, 1) @ t[p + "self_attn.o_proj.weight"].T
