@@ -8,7 +8,7 @@ from importlib import import_module
 # Functions named like their module are bound now: a later ``import explorer.core.rope`` would
 # otherwise leave the module, not the function, under that name.
 from .attention import AttentionResult, attend, attention, default_scale, scores
-from .errors import ExplorerError, MatrixFileError, NonFiniteError, SessionError, ShapeError
+from .errors import CheckpointError, ExplorerError, MatrixFileError, NonFiniteError, SessionError, ShapeError
 from .heads import (MultiHeadResult, head_count_options, kv_head_count, kv_head_of, kv_head_options, merge_heads,
                     multi_head_attention, split_heads)
 from .rope import rope, rope_frequencies
@@ -38,7 +38,7 @@ __all__ = [
     "GuessVerdict", "LessonChecks", "darkest_in_row", "hull_check", "judge_guess", "lesson_checks", "row_sum_check",
     "diagonal_deviation", "pair_vectors", "pair_view", "rotated_pair", "score_vs_offset",
     "random_scores", "score_spread", "sharpness_curve", "softmax_sharpness", "sqrt_d_point",
-    "ExplorerError", "MatrixFileError", "NonFiniteError", "SessionError", "ShapeError",
+    "CheckpointError", "ExplorerError", "MatrixFileError", "NonFiniteError", "SessionError", "ShapeError",
 ]
 
 

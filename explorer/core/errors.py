@@ -23,3 +23,7 @@ class MatrixFileError(ExplorerError):
 
 class EditRefused(ExplorerError):
     """An edit the model refused (names what and why); inside a transaction it undoes the whole step."""
+
+
+class CheckpointError(ExplorerError):
+    """A model checkpoint (config, safetensors, tokenizer) that cannot be used (names the file and tensor)."""

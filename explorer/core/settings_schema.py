@@ -78,7 +78,7 @@ SETTINGS = (
     Setting("rope", bool, False, "RoPE", "Rotate q and k of every head by position before the scores",
             since=2),
     Setting("rope_base", float, 10000.0, "RoPE base", "θ_i = base^(−2i/d_h): a larger base turns slower",
-            low=100.0, high=1e6, log=True, since=2),
+            low=100.0, high=1e8, log=True, since=2),
     Setting("rope_style", str, "half", "RoPE convention",
             "Which dimensions form the rotated pairs",
             choices=(("half", "half (GPT-NeoX/Llama: i and i + d/2)"),
