@@ -42,13 +42,18 @@ def decode_steps(length, prefill=1):
 
 class Decoder:
     """Decodes a session (its matrices and settings) with a K/V cache. The settings' causal switch
-    is ignored: decoding is causal by nature (a session without the mask still decodes)."""
+    is ignored: decoding is causal by nature (a session without the mask still decodes).
 
-    def __init__(self, matrices, settings, prefill=1):
+    ``cross``: a cross-attention session decodes its queries (a translation's target, token by token)
+    against the encoder's K and V, computed once and fixed: every step reads all of them. (In a real
+    decoder its own self-attention cache is the one that grows.) Grouped K/V heads: query head h reads
+    K/V head ⌊h / (H / H_kv)⌋, so the cache holds H_kv heads, not H."""
+
+    def __init__(self, matrices, settings, prefill=1, cross=False):
         self.inputs = prepare(matrices, replace(settings, causal=False))
-        length = self.inputs.q.shape[0]
-        self.steps = decode_steps(length, prefill)
-        self.k_cache = self.inputs.k  # the cache: step i's view holds its first ``stop`` rows
+        self.cross = bool(cross)
+        self.steps = decode_steps(self.inputs.q.shape[0], prefill)
+        self.k_cache = self.inputs.k  # the cache: step i's view holds its first ``stop`` rows (all, cross)
         self.v_cache = self.inputs.v
 
     @property
@@ -62,17 +67,22 @@ class Decoder:
         start, stop = self.steps[index]
         inp = self.inputs
         q = inp.q[start:stop]
-        k, v = self.k_cache[:stop], self.v_cache[:stop]
-        heads, n, t = inp.n_heads, stop - start, stop
+        t = len(self.k_cache) if self.cross else stop
+        k, v = self.k_cache[:t], self.v_cache[:t]
+        heads, kv, n = inp.n_heads, inp.n_kv, stop - start
         dh, dvh = inp.d_head, inp.dv_head
-        # every head at once: (H, n, d_h) @ (H, d_h, t) → (H, n, t)
-        s = np.matmul(q.reshape(n, heads, dh).transpose(1, 0, 2), k.reshape(t, heads, dh).transpose(1, 2, 0))
+        # every head at once, each reading its K/V head: (H, n, d_h) @ (H, d_h, t) → (H, n, t)
+        kh = np.repeat(k.reshape(t, kv, dh).transpose(1, 2, 0), heads // kv, axis=0)
+        s = np.matmul(q.reshape(n, heads, dh).transpose(1, 0, 2), kh)
         s *= inp.scale / inp.temperature
         for h in range(heads):
             inp.add_bias(s[h], h, np.arange(start, stop))
-        allowed = np.arange(t)[None, :] <= np.arange(start, stop)[:, None]  # query i sees keys ≤ i
-        weights = softmax(np.where(allowed, s, -np.inf), axis=-1)
-        mixed = np.matmul(weights, v.reshape(t, heads, dvh).transpose(1, 0, 2))  # (H, n, d_vh)
+        if not self.cross:
+            allowed = np.arange(t)[None, :] <= np.arange(start, stop)[:, None]  # query i sees keys ≤ i
+            s = np.where(allowed, s, -np.inf)
+        weights = softmax(s, axis=-1)
+        vh = np.repeat(v.reshape(t, kv, dvh).transpose(1, 0, 2), heads // kv, axis=0)
+        mixed = np.matmul(weights, vh)  # (H, n, d_vh)
         output = mixed.transpose(1, 0, 2).reshape(n, heads * dvh)
         if inp.wo is not None:
             output = output @ inp.wo.T
@@ -80,7 +90,7 @@ class Decoder:
                           weights=weights, output=output)
 
     def step_at(self, t):
-        """The step after which the cache holds ``t`` tokens (the prefill for any t ≤ P)."""
+        """The step after which ``t`` tokens are decoded (the prefill for any t ≤ P)."""
         for index, (start, stop) in enumerate(self.steps):
             if start < t <= stop:
                 return self.step(index)
@@ -105,43 +115,53 @@ class DecodeShape:
     d_model: int | None = None
     d_out: int | None = None
     bytes_per_number: int = 4
+    cross_keys: int | None = None  # cross-attention: the encoder's L_k keys every query reads
 
     @classmethod
-    def of(cls, inputs, bytes_per_number=4):
+    def of(cls, inputs, bytes_per_number=4, cross=False):
         """The shape of a prepared session (``recompute.prepare``)."""
         x = inputs.x
         return cls(heads=inputs.n_heads, q_width=inputs.q.shape[1], k_width=inputs.k.shape[1],
                    v_width=inputs.v.shape[1], d_model=None if x is None else x.shape[1],
-                   d_out=None if inputs.wo is None else inputs.wo.shape[0], bytes_per_number=bytes_per_number)
+                   d_out=None if inputs.wo is None else inputs.wo.shape[0], bytes_per_number=bytes_per_number,
+                   cross_keys=inputs.k.shape[0] if cross else None)
 
 
 def step_cost(shape, start, stop, cached=True):
-    """(multiply-adds, bytes read) of the decode step that brings the cache from ``start`` to ``stop``
-    tokens. With the cache, only the new tokens are projected and only their queries attend (query i
+    """(multiply-adds, bytes read) of the decode step that brings the decoded tokens from ``start`` to
+    ``stop``. With the cache, only the new tokens are projected and only their queries attend (query i
     to keys 0..i); without it, every step projects all ``stop`` tokens again and attends from all of
     them. Bytes read: the token inputs projected (X rows, or the new Q, K, V rows when edited
-    directly), the projection weights, and the K and V rows the attention reads."""
+    directly), the projection weights, and the K and V rows the attention reads.
+
+    Cross-attention (``shape.cross_keys`` = L_k): every query reads all L_k encoder keys; with the cache
+    their K and V are projected once (in the first step), without it again at every step."""
     s = shape
     first = start if cached else 0
     n = stop - first
     d_qk_head = s.q_width // s.heads
     dv_head = s.v_width // (s.k_width // d_qk_head) if s.k_width else 0
     per_query = d_qk_head + dv_head
-    # Σ over new queries i of (i + 1) keys, per head
-    pairs = (first + 1 + stop) * n // 2
+    if s.cross_keys is None:
+        pairs = (first + 1 + stop) * n // 2  # Σ over new queries i of (i + 1) keys, per head
+        kv_rows, kv_read = n, stop  # K, V rows made, and read by the attention
+    else:
+        pairs = n * s.cross_keys
+        kv_rows = s.cross_keys if (start == 0 or not cached) else 0
+        kv_read = s.cross_keys
     macs = s.heads * pairs * per_query
     weights = 0
     if s.d_model is not None:
-        macs += n * s.d_model * (s.q_width + s.k_width + s.v_width)
+        macs += n * s.d_model * s.q_width + kv_rows * s.d_model * (s.k_width + s.v_width)
         weights = s.d_model * (s.q_width + s.k_width + s.v_width)
-        inputs = n * s.d_model
+        inputs = (n + (kv_rows if s.cross_keys is not None else 0)) * s.d_model
         if s.d_out is not None:
             concat = s.heads * dv_head
             macs += n * concat * s.d_out
             weights += concat * s.d_out
     else:
-        inputs = n * (s.q_width + s.k_width + s.v_width)
-    read = (inputs + weights + stop * (s.k_width + s.v_width)) * s.bytes_per_number
+        inputs = n * s.q_width + kv_rows * (s.k_width + s.v_width)
+    read = (inputs + weights + kv_read * (s.k_width + s.v_width)) * s.bytes_per_number
     return macs, read
 
 

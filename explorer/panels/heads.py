@@ -241,16 +241,19 @@ class HeadsPanel(Panel):
 
     def tooltip(self, head, row, col):
         """What a head's cell is, for hovering."""
-        r, tok = self.model.results, self.model.tokens
+        r, tok, qtok = self.model.results, self.model.tokens, self.model.query_tokens
         if self.model.pending:
             return "Recomputing…"
-        if r is None or head >= r.n_heads or row >= len(tok) or col >= len(tok):
+        if r is None or head >= r.n_heads or row >= len(qtok) or col >= len(tok):
             return ""
         if self.hidden():
             return f"head {head + 1}: hidden until {'②' if self.mode == 'weights' else '①'} is revealed"
         value = (r.heads.weights if self.mode == "weights" else r.heads.scores)[head, row, col]
         name = "weight" if self.mode == "weights" else "score"
-        text = f"head {head + 1}: {name}[{tok[row]} → {tok[col]}] = {format_number(value)}"
+        text = f"head {head + 1}: {name}[{qtok[row]} → {tok[col]}] = {format_number(value)}"
+        if r.kv_heads < r.n_heads:
+            text += f"\nreads K/V head {r.kv_head(head) + 1} of {r.kv_heads}, with query heads " + ", ".join(
+                str(h + 1) for h in r.query_heads([r.kv_head(head)]))
         allowed = r.allowed(head)
         if allowed is not None and not allowed[row, col]:
             text += "\nmasked (the key is in the future)"
@@ -261,7 +264,7 @@ class HeadsPanel(Panel):
         r = self.model.results
         if r is None:
             return
-        s, tokens = self.model.settings, self.model.tokens
+        s, tokens, queries = self.model.settings, self.model.tokens, self.model.query_tokens
         self._sync_combo()
         n_heads = r.n_heads
         shown = min(n_heads, MAX_SHOWN)
@@ -280,19 +283,22 @@ class HeadsPanel(Panel):
         allowed = r.allowed()
         masks = None if allowed is None else ~allowed
         cols = self.grid_columns(shown)
-        self._tight = self._labels_tight(tokens, cols)
-        blank = [""] * len(tokens)
+        self._tight = self._labels_tight(tokens, cols) or self._labels_tight(queries, cols)
+        blank, blank_q = [""] * len(tokens), [""] * len(queries)
         scale = scale_text(s, r)
         for cell in self.cells:
             h = cell.head
             first_col, top_row = h % cols == 0, h < cols
-            cell.heatmap.set_matrix(values[h], row_labels=tokens if first_col or not self._tight else blank,
+            cell.heatmap.set_matrix(values[h], row_labels=queries if first_col or not self._tight else blank_q,
                                     col_labels=tokens if top_row or not self._tight else blank, levels=levels,
                                     masked=None if masks is None else masks[h], flagged_rows=heads.masked_rows)
             cell.heatmap.set_hidden(hidden)
             cell.heatmap.colorbar.setVisible(False)  # set_hidden shows it again
             swatch = f"<span style='color:{head_colour(h).name()}'>■</span> "
             parts = [f"head {h + 1}", f"d_h = {r.d_head}", f"scale {scale}"]
+            if r.kv_heads < r.n_heads:  # the K/V head it shares with its group
+                swatch = f"<span style='color:{head_colour(r.kv_head(h)).name()}'>■</span> "
+                parts.insert(1, f"K/V {r.kv_head(h) + 1}")
             cell.set_title([(swatch + f"<b>{parts[0]}</b>" + "".join(f" · {escape(t)}" for t in parts[1:k]),
                              "■ " + " · ".join(parts[:k])) for k in (3, 2, 1)])
         self.colorbar.setLevels(levels)
@@ -300,15 +306,19 @@ class HeadsPanel(Panel):
 
         what = "weights A_h = softmax(S_h)" if self.mode == "weights" else "scores S_h = Q_h K_hᵀ · scale"
         D = r.q.shape[1]
+        shared = ""
+        if r.kv_heads < n_heads:
+            shared = (f" They share {count(r.kv_heads, 'K/V head')} (grouped-query attention): heads of one colour read "
+                      f"the same K and V, {n_heads // r.kv_heads} query heads to each, in Hugging Face's repeat_kv order.")
         self.caption.setText(
             f"<b>Heads</b>: D = {D} cut into H = {n_heads} slices of d_h = {r.d_head}; each head attends on its own "
-            f"with scale {escape(scale)}. Shown: each head's {what} (rows: query, columns: key). Click a head "
+            f"with scale {escape(scale)}.{shared} Shown: each head's {what} (rows: query, columns: key). Click a head "
             f"to show it in the other panels.")
         self._show_selection()
 
     def _show_selection(self):
         """Outline the selected head and row; the note below the grid."""
-        r, s, tokens = self.model.results, self.model.settings, self.model.tokens
+        r, s, tokens = self.model.results, self.model.settings, self.model.query_tokens
         n_heads, shown = r.n_heads, len(self.cells)
         for cell in self.cells:
             cell.heatmap.set_selected_row(s.selected_row)

@@ -2,7 +2,7 @@
 import numpy as np
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
-from explorer.model import ALL_STAGES, SELECTION
+from explorer.model import ALL_STAGES, SELECTION, STRUCTURE
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.nice import nice_ceiling
 

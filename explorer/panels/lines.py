@@ -78,30 +78,31 @@ class AttentionLinesPanel(Panel):
             self.top_k.setValue(min(self._user_k if self._user_k is not None else default, n))
 
     def render(self, flags):
-        m, tokens = self.model, self.model.tokens
+        m, tokens, keys = self.model, self.model.query_tokens, self.model.tokens
         n = len(tokens)
-        self._sync_spin(n)
+        self._sync_spin(len(keys))
         r = m.results
         n_heads = r.n_heads if r is not None else m.settings.heads
         head = min(m.settings.selected_head, n_heads - 1)
-        self.caption.setText("Each line: a query (left) attends to a key (right); darker and thicker = more weight. "
-                             f"Head {head + 1} of {n_heads}.")
+        two = " (cross-attention: the queries' sequence on the left, the keys' on the right)" if m.cross else ""
+        self.caption.setText("Each line: a query (left) attends to a key (right); darker and thicker = more weight"
+                             f"{two}. Head {head + 1} of {n_heads}.")
         selected = min(m.settings.selected_row, n - 1)
         if r is None or r.heads.weights.shape[1] != n or m.revealed < 2:
             message = HIDDEN_TEXT if m.revealed < 2 else "no weights to show"
-            self.canvas.set_data(tokens, None, selected=selected, message=message)
+            self.canvas.set_data(tokens, None, selected=selected, message=message, keys=keys)
             self.note.setText("")
             return
         weights = r.heads.weights[head]
         allowed = r.allowed(head)
         masked = None if allowed is None else ~allowed
         k = self.k()
-        min_weight = ALL_MIN_WEIGHT if k is None and n > READABLE_TOKENS else 0.0
+        min_weight = ALL_MIN_WEIGHT if k is None and max(n, len(keys)) > READABLE_TOKENS else 0.0
         key = (head, k, min_weight)
         if r is not self._cache_results or key != self._cache_key:  # the edges only change with the numbers
             self._edges = top_k_edges(weights, k=k, min_weight=min_weight)
             self._cache_results, self._cache_key = r, key
-        self.canvas.set_data(tokens, weights, self._edges, masked=masked, selected=selected)
+        self.canvas.set_data(tokens, weights, self._edges, masked=masked, selected=selected, keys=keys)
         self.note.setText(self._describe(k, min_weight))
 
     def _describe(self, k, min_weight):

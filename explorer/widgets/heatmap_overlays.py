@@ -175,11 +175,11 @@ class OutlineOverlay(pg.GraphicsObject):
         for r, c in self.cells:
             framed(QRectF(c - 0.5, r - 0.5, 1.0, 1.0), HIGHLIGHT_COLOR, 2.0)
         if self.marks:
-            radius = 0.18
-            for color, width in ((QColor(0, 0, 0), 3.5), (QColor(255, 255, 255), 1.5)):
+            radius = 0.09  # in the cell's top-right corner, clear of its number
+            for color, width in ((QColor(0, 0, 0), 3.0), (QColor(255, 255, 255), 1.5)):
                 p.setPen(_cosmetic_pen(color, width))
                 for r, c in self.marks:
-                    p.drawEllipse(QRectF(c - radius, r - radius + 0.28, 2 * radius, 2 * radius))
+                    p.drawEllipse(QRectF(c + 0.3 - radius, r - 0.3 - radius, 2 * radius, 2 * radius))
         if self.hover is not None:
             r, c = self.hover
             framed(QRectF(c - 0.5, r - 0.5, 1.0, 1.0), QColor(255, 255, 255), 1.0)

@@ -49,7 +49,7 @@ class LinesCanvas(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setMinimumSize(220, 160)
         self.hovered = None  # ("query" | "key", index) or None
-        self._tokens = ()
+        self._tokens = self._keys = ()
         self._weights = None  # (Lq, Lk) weights of the shown head, or None while hidden
         self._masked = None  # (Lq, Lk) True where masked, or None
         self._edges = EMPTY  # every candidate edge (top-k per query), row-major
@@ -60,16 +60,19 @@ class LinesCanvas(QWidget):
         self._layer = None  # cache of the lines drawn while nothing is hovered
 
     # ----- data ----------------------------------------------------------------------------------
-    def set_data(self, tokens, weights, edges=EMPTY, masked=None, selected=None, message=""):
-        """Tokens (both columns), the head's weights (None: draw no lines, show ``message``), the edges."""
+    def set_data(self, tokens, weights, edges=EMPTY, masked=None, selected=None, message="", keys=None):
+        """The queries' tokens (left; also the keys' when ``keys`` is None), the head's weights (None: draw
+        no lines, show ``message``), the edges; ``keys``: the keys' own tokens (right), as in
+        cross-attention, where the two columns may differ in length."""
         self._tokens = tuple(tokens)
+        self._keys = self._tokens if keys is None else tuple(keys)
         self._weights = weights
         self._masked = masked
         self._edges = edges if weights is not None else EMPTY
         self._selected = selected
         self._message = message
         self._geo = self._layer = None
-        if self.hovered is not None and self.hovered[1] >= len(self._tokens):
+        if self.hovered is not None and self.hovered[1] >= len(self._names(self.hovered[0])):
             self.hovered = None
         self._visible = None
         self.update()
@@ -122,12 +125,15 @@ class LinesCanvas(QWidget):
             return ("query", self._selected)
         return None
 
+    def _names(self, side):
+        return self._tokens if side == "query" else self._keys
+
     # ----- geometry ------------------------------------------------------------------------------
     def _geometry(self):
         """Where everything goes, for the current size, font and tokens (cached until one changes)."""
         if self._geo is not None:
             return self._geo
-        n = max(len(self._tokens), 1)
+        n = max(len(self._tokens), len(self._keys), 1)
         base = QFont(self.font())
         header_h = QFontMetricsF(base).height() + 4
         top = MARGIN + header_h
@@ -152,13 +158,15 @@ class LinesCanvas(QWidget):
         # the printed weights, and above them whose they are ("→ 猫" needs a little more room)
         num_w = max(QFontMetricsF(small).horizontalAdvance(format_weight(0.001)),
                     QFontMetricsF(header_font).horizontalAdvance("→ 猫")) + 6
-        widest = max((fm.horizontalAdvance(t) for t in self._tokens), default=0.0) + 10
+        widest = max((fm.horizontalAdvance(t) for t in self._tokens + self._keys), default=0.0) + 10
         header_w = QFontMetricsF(header_font).horizontalAdvance("query") + 4
         label_w = max(min(widest, max(self.width() * 0.24, 40.0)), header_w)
         x_label_q = MARGIN + num_w
         x0 = x_label_q + label_w + GAP
         x1 = self.width() - MARGIN - num_w - label_w - GAP
-        self._geo = dict(n=n, header_h=header_h, y0=y0, row_h=row_h, font=font, small=small, fm=fm, ink=ink,
+        # a shorter column is centred beside the longer one
+        starts = {side: y0 + (n - len(self._names(side))) * row_h / 2 for side in ("query", "key")}
+        self._geo = dict(n=n, header_h=header_h, y0=y0, starts=starts, row_h=row_h, font=font, small=small, fm=fm, ink=ink,
                          step=step, num_w=num_w, label_w=label_w, x_label_q=x_label_q, x0=x0, x1=x1, base=base,
                          header_font=header_font)
         return self._geo
@@ -167,21 +175,18 @@ class LinesCanvas(QWidget):
         """Where the label of token ``i`` sits (its row band in the query or key column)."""
         g = self._geometry()
         x = g["x_label_q"] if side == "query" else g["x1"] + GAP
-        return QRectF(x, g["y0"] + i * g["row_h"], g["label_w"], g["row_h"])
+        return QRectF(x, g["starts"][side] + i * g["row_h"], g["label_w"], g["row_h"])
 
     def token_at(self, pos):
         """("query" | "key", index) under a point, or None."""
         if not self._tokens:
             return None
         g = self._geometry()
-        row = math.floor((pos.y() - g["y0"]) / g["row_h"])
-        if not 0 <= row < len(self._tokens):
+        side = "query" if pos.x() < g["x0"] - GAP / 2 else "key" if pos.x() > g["x1"] + GAP / 2 else None
+        if side is None:
             return None
-        if pos.x() < g["x0"] - GAP / 2:
-            return ("query", row)
-        if pos.x() > g["x1"] + GAP / 2:
-            return ("key", row)
-        return None
+        row = math.floor((pos.y() - g["starts"][side]) / g["row_h"])
+        return (side, row) if 0 <= row < len(self._names(side)) else None
 
     # ----- events --------------------------------------------------------------------------------
     def mouseMoveEvent(self, event):
@@ -229,8 +234,8 @@ class LinesCanvas(QWidget):
         self._paint_labels(p, g)
         p.end()
 
-    def _y(self, g, i):
-        return g["y0"] + (i + 0.5) * g["row_h"]
+    def _y(self, g, i, side="query"):
+        return g["starts"][side] + (i + 0.5) * g["row_h"]
 
     @staticmethod
     def _header_font(base):
@@ -244,7 +249,7 @@ class LinesCanvas(QWidget):
         p.setFont(font)
         p.setPen(HEADER_COLOR)
         h = g["header_h"]
-        y = g["y0"] + g["row_h"] / 2 - g["fm"].height() / 2 - h - 2  # just above the first token
+        y = min(g["starts"].values()) + g["row_h"] / 2 - g["fm"].height() / 2 - h - 2  # above the first token
         p.drawText(QRectF(g["x_label_q"], y, g["label_w"], h),
                    Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom, "query")
         p.drawText(QRectF(g["x1"] + GAP, y, g["label_w"], h),
@@ -257,7 +262,7 @@ class LinesCanvas(QWidget):
         side, i = focus
         fm = QFontMetricsF(font)
         room = g["num_w"] + MARGIN - 2 + g["label_w"] - fm.horizontalAdvance("query") - 8
-        name = fm.elidedText(self._tokens[i], Qt.TextElideMode.ElideRight, room - fm.horizontalAdvance("→ "))
+        name = fm.elidedText(self._names(side)[i], Qt.TextElideMode.ElideRight, room - fm.horizontalAdvance("→ "))
         if side == "query":
             text, align = f"{name} →", Qt.AlignmentFlag.AlignRight
             rect = QRectF(self.width() - 2 - room, y, room, h)
@@ -301,8 +306,8 @@ class LinesCanvas(QWidget):
         # a few focused lines get a visible floor; hundreds of them (a long row of "all") do not
         focus_floor = FOCUS_FLOOR if np.count_nonzero(emph) <= FEW_FOCUSED else ALPHA_FLOOR
         x0, x1 = g["x0"], g["x1"]
-        yq = self._y(g, q.astype(np.float64))
-        yk = self._y(g, k.astype(np.float64))
+        yq = self._y(g, q.astype(np.float64), "query")
+        yk = self._y(g, k.astype(np.float64), "key")
         level = np.clip(np.ceil(w * N_BINS), 1, N_BINS).astype(int)
         for strong in (False, True):
             part = emph == strong
@@ -332,7 +337,7 @@ class LinesCanvas(QWidget):
 
     def _label_rows(self, g, side, priority):
         """Which rows of one column get a label: ``priority`` first, then every ``step``-th, none overlapping."""
-        n, fh = len(self._tokens), g["ink"]
+        n, fh = len(self._names(side)), g["ink"]
         if g["step"] == 1:
             return list(range(n))
         taken = []  # (top, bottom) of placed labels
@@ -341,7 +346,7 @@ class LinesCanvas(QWidget):
             if i in seen:
                 continue
             seen.add(i)
-            yc = self._y(g, i)
+            yc = self._y(g, i, side)
             lo, hi = yc - fh / 2 - 0.5, yc + fh / 2 + 0.5
             if any(lo < b and a < hi for a, b in taken):
                 continue
@@ -366,7 +371,7 @@ class LinesCanvas(QWidget):
     def _paint_label(self, p, g, side, i, focus):
         rect = self.token_rect(side, i)
         fh = g["fm"].height()
-        band = QRectF(rect.x(), self._y(g, i) - fh / 2, rect.width(), fh)
+        band = QRectF(rect.x(), self._y(g, i, side) - fh / 2, rect.width(), fh)
         is_focus = focus == (side, i)
         if is_focus:
             p.setPen(Qt.PenStyle.NoPen)
@@ -381,7 +386,7 @@ class LinesCanvas(QWidget):
             weight = float(self._weights[qi, kj])
             masked = self._masked is not None and bool(self._masked[qi, kj])
         p.setPen(MUTED_COLOR if masked else TEXT_COLOR)
-        text = QFontMetricsF(font).elidedText(self._tokens[i], Qt.TextElideMode.ElideRight, rect.width() - 4)
+        text = QFontMetricsF(font).elidedText(self._names(side)[i], Qt.TextElideMode.ElideRight, rect.width() - 4)
         align = (Qt.AlignmentFlag.AlignRight if side == "query" else Qt.AlignmentFlag.AlignLeft)
         p.drawText(band.adjusted(2, -2, -2, 2), align | Qt.AlignmentFlag.AlignVCenter, text)
         if weight is None:

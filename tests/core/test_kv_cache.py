@@ -103,3 +103,34 @@ def test_costs_of_projected_and_grouped_shapes_by_hand():
 def test_cache_size_per_token_of_real_models():
     assert cache_bytes_per_token(32, 32, 128, 2) == 512 * 1024  # Llama-2-7B in float16: 0.5 MiB a token
     assert cache_bytes_per_token(32, 8, 128, 2) == 128 * 1024   # Llama-3-8B, 8 K/V heads: 4× less
+
+
+def test_grouped_kv_heads_decode_like_the_full_pipeline():
+    from explorer.core.presets import grouped_query_session
+    g = grouped_query_session()
+    full = run_pipeline(g.matrices, g.settings)  # causal already
+    decoder = Decoder(g.matrices, g.settings, prefill=2)
+    assert decoder.k_cache.shape == (6, 4)  # 2 K/V heads of d_h = 2 cached, not 8
+    np.testing.assert_allclose(decoder.outputs(), full.heads.output, rtol=0, atol=1e-12)
+
+
+def test_cross_attention_decodes_queries_against_a_fixed_encoder_cache():
+    from explorer.core.presets import translation_session
+    t = translation_session()
+    full = run_pipeline(t.matrices, t.settings)  # no causal mask: cross-attention has none
+    decoder = Decoder(t.matrices, t.settings, cross=True)
+    first, last = decoder.step(0), decoder.step(decoder.n_steps - 1)
+    assert first.k_cache.shape == last.k_cache.shape == (4, 4)  # every step reads all four source rows
+    assert decoder.n_steps == 7 and last.weights.shape == (1, 1, 4)
+    np.testing.assert_allclose(decoder.outputs(), full.heads.output, rtol=0, atol=1e-12)
+
+
+def test_cross_costs_by_hand():
+    # 1 head, d = 2, 3 encoder keys; Q, K, V edited directly
+    shape = DecodeShape(heads=1, q_width=2, k_width=2, v_width=2, cross_keys=3)
+    # the first step with the cache: query 0 reads 3 keys (3 × 4 MACs); inputs: its q (2) and the 3 K, V rows (12)
+    assert step_cost(shape, 0, 1, cached=True) == (12, (2 + 12 + 3 * 4) * 4)
+    # a later step: only the new query's row is new; the encoder's K, V stay cached
+    assert step_cost(shape, 1, 2, cached=True) == (12, (2 + 3 * 4) * 4)
+    # without the cache: both queries again, and K, V again
+    assert step_cost(shape, 1, 2, cached=False) == (24, (4 + 12 + 3 * 4) * 4)

@@ -5,6 +5,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from explorer.core.kv_cache import cache_bytes_per_token
+from explorer.core.plural import count
 from explorer.widgets.number_text import format_bytes, format_count
 from explorer.widgets.palette import head_colour
 from explorer.widgets.nice import nice_step
@@ -56,11 +57,17 @@ class CostView(QWidget):
         dv_head = shape.v_width // max(kv_heads, 1)
         sizes = {b: cache_bytes_per_token(1, kv_heads, d_head, b, dv_head) for b in (2, 4)}
         total = self.curves["cached"]["total_macs"][-1], self.curves["recomputed"]["total_macs"][-1]
+        grouped = ""
+        if kv_heads < shape.heads:
+            full = cache_bytes_per_token(1, shape.heads, d_head, 2, dv_head)
+            grouped = (f" With a K/V head per query head it would be {format_bytes(full)}: sharing "
+                       f"{count(kv_heads, 'K/V head')} among {count(shape.heads, 'head')} saves "
+                       f"{shape.heads // kv_heads}×.")
+        tokens = "the one token" if length == 1 else f"all {length} tokens"
         self.summary.setText(
             f"K/V cache: {format_bytes(sizes[2])} per token in float16 ({format_bytes(sizes[4])} in float32), "
             f"{format_bytes(sizes[2] * length)} at L = {length} (this session is one layer: a model multiplies "
-            f"by its layers). Decoding {'the one token' if length == 1 else f'all {length} tokens'}: "
-            f"{format_count(total[0])} multiply-adds with the "
+            f"by its layers).{grouped} Decoding {tokens}: {format_count(total[0])} multiply-adds with the "
             f"cache, {format_count(total[1])} without ({total[1] / max(total[0], 1):.1f}×).")
 
     def _draw(self):

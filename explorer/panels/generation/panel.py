@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QPus
 from explorer.core.errors import ExplorerError
 from explorer.core.kv_cache import DecodeShape, Decoder, cost_curves
 from explorer.core.pipeline import run_pipeline
+from explorer.core.plural import count
 from explorer.model import DECODE, SELECTION
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.labelled_slider import LabelledSlider
@@ -115,30 +116,30 @@ class GenerationPanel(Panel):
     # ----- the step --------------------------------------------------------------------------------
     def t(self):
         """Tokens in the cache at the step shown: the session's ``decode_t`` (0 or more than L: all)."""
-        n = len(self.model.tokens)
+        n = len(self.model.query_tokens)
         t = self.model.settings.decode_t
         return n if t == 0 or t > n else t
 
     def go(self, t):
         """Show the cache at ``t`` tokens (an undoable setting; t = L is stored as 0, "all")."""
-        n = len(self.model.tokens)
+        n = len(self.model.query_tokens)
         t = int(np.clip(t, self._prefill(), n))
         self.model.set_param("decode_t", 0 if t == n else t)
 
     def _prefill(self):
-        return min(self.model.settings.decode_prefill, len(self.model.tokens))
+        return min(self.model.settings.decode_prefill, len(self.model.query_tokens))
 
     def _play_toggled(self, on):
         self.play.setText("Pause" if on else "Play")
         if on:
-            if self.t() >= len(self.model.tokens):
+            if self.t() >= len(self.model.query_tokens):
                 self.go(self._prefill())
             self.timer.start(self.speed.currentData())
         else:
             self.timer.stop()
 
     def _tick(self):
-        if self.t() >= len(self.model.tokens):
+        if self.t() >= len(self.model.query_tokens):
             self.play.setChecked(False)
         else:
             self.go(self.t() + 1)
@@ -149,14 +150,14 @@ class GenerationPanel(Panel):
         key = (m.revision, m.settings.decode_prefill)
         if key != self._decoder_key:
             state = m.state
-            self._decoder = Decoder(state.matrices, m.settings, prefill=self._prefill())
+            self._decoder = Decoder(state.matrices, m.settings, prefill=self._prefill(), cross=m.cross)
             self._decoder_key = key
         return self._decoder
 
     # ----- drawing ---------------------------------------------------------------------------------
     def render(self, flags):
         m = self.model
-        n, s = len(m.tokens), m.settings
+        n, s = len(m.query_tokens), m.settings
         try:
             decoder = self.decoder()
             step = decoder.step_at(max(self.t(), self._prefill()))
@@ -175,46 +176,55 @@ class GenerationPanel(Panel):
         self.back.setEnabled(step.stop > self._prefill())
         self.forward.setEnabled(step.stop < n)
         kind = "prefill" if step.index == 0 else f"decode step {step.index}"
-        self.caption.setText(
-            f"<b>Generation · KV cache</b> — t = {step.stop} of {n} ({kind}): "
-            f"{step.stop - step.start} new {'query attends' if step.stop - step.start == 1 else 'queries attend'} "
-            f"to the {step.stop} cached k and v rows; earlier rows are not computed again")
-        self.causal_note.setVisible(not s.causal)
-        self.causal_on.setVisible(not s.causal)
+        new = f"{step.stop - step.start} new {'query attends' if step.stop - step.start == 1 else 'queries attend'}"
+        if m.cross:
+            read = (f"to all {count(len(step.k_cache), 'k and v row')} of the source, computed once and fixed "
+                    f"(a decoder's own self-attention cache is the one that grows)")
+        else:
+            read = f"to the {step.stop} cached k and v rows; earlier rows are not computed again"
+        grouped = ""
+        if decoder.inputs.n_kv < decoder.inputs.n_heads:
+            grouped = (f" The cache holds {count(decoder.inputs.n_kv, 'K/V head')} for "
+                       f"{count(decoder.inputs.n_heads, 'query head')} (grouped-query attention).")
+        self.caption.setText(f"<b>Generation · KV cache</b> — t = {step.stop} of {n} ({kind}): {new} {read}.{grouped}")
+        self.causal_note.setVisible(not s.causal and not m.cross)
+        self.causal_on.setVisible(not s.causal and not m.cross)
         self._draw_step(step)
         if flags & ~(DECODE | SELECTION) or self.costs.steps is None:
             self._draw_check(decoder)
-            self.costs.set_curves(cost_curves(DecodeShape.of(decoder.inputs), decoder.steps), decoder.steps,
-                                  DecodeShape.of(decoder.inputs), n)
+            shape = DecodeShape.of(decoder.inputs, cross=m.cross)
+            self.costs.set_curves(cost_curves(shape, decoder.steps), decoder.steps, shape, n)
         self.costs.mark(step.stop)
 
     def _draw_step(self, step):
         """The new rows over the full causal heatmap (later rows and future keys greyed), the caches
         with their new rows outlined, and the new output rows."""
         m = self.model
-        h, n, tokens = m.settings.selected_head, len(m.tokens), m.tokens
+        h, queries, keys = m.settings.selected_head, m.query_tokens, m.tokens
+        n, t = len(queries), len(step.k_cache)
         causal = self._causal_result()
         if causal is not None:  # its rows equal the decode's (checked below): no copy at L = 4096
-            self.weights.set_matrix(causal.heads.weights[h], row_labels=tokens, col_labels=tokens,
-                                    levels=(0.0, 1.0), masked=self._greyed(n, step.stop), finite=True)
+            self.weights.set_matrix(causal.heads.weights[h], row_labels=queries, col_labels=keys,
+                                    levels=(0.0, 1.0), masked=self._greyed(n, len(keys), step.stop, m.cross),
+                                    finite=True)
             self.weights.set_selected_row(step.stop - 1)
         else:  # too large to recompute every row live: the new rows alone
-            self.weights.set_matrix(step.weights[h], row_labels=tokens[step.start:step.stop],
-                                    col_labels=tokens[:step.stop], levels=(0.0, 1.0),
-                                    masked=self._greyed(step.stop, step.stop)[step.start:], finite=True)
+            self.weights.set_matrix(step.weights[h], row_labels=queries[step.start:step.stop],
+                                    col_labels=keys[:t], levels=(0.0, 1.0),
+                                    masked=self._greyed(step.stop, t, step.stop, m.cross)[step.start:], finite=True)
             self.weights.set_selected_row(None)
         for view, cache in ((self.k_cache, step.k_cache), (self.v_cache, step.v_cache)):
-            view.set_matrix(cache, row_labels=tokens[:step.stop], col_labels=[f"d{j}" for j in range(cache.shape[1])],
+            view.set_matrix(cache, row_labels=keys[:t], col_labels=[f"d{j}" for j in range(cache.shape[1])],
                             levels=nice_symmetric_levels(cache), finite=True)
-            view.set_selected_row(step.stop - 1)
+            view.set_selected_row(None if m.cross else step.stop - 1)  # a fixed source cache has no new row
         out_cols = [f"d{j}" for j in range(step.output.shape[1])]
-        self.output.set_matrix(step.output, row_labels=tokens[step.start:step.stop], col_labels=out_cols,
+        self.output.set_matrix(step.output, row_labels=queries[step.start:step.stop], col_labels=out_cols,
                                levels=nice_symmetric_levels(step.output), finite=True)
 
     @staticmethod
-    def _greyed(n, stop):
-        """(n, n): keys after each query, and every row not decoded yet."""
-        masked = np.triu(np.ones((n, n), dtype=bool), 1)
+    def _greyed(rows, cols, stop, cross):
+        """(rows, cols): the keys after each query (none in cross-attention), and every row not decoded yet."""
+        masked = np.zeros((rows, cols), dtype=bool) if cross else np.triu(np.ones((rows, cols), dtype=bool), 1)
         masked[stop:] = True
         return masked
 
@@ -222,7 +232,7 @@ class GenerationPanel(Panel):
         """Full causal attention of the current state: the session's own results when the mask is on,
         else computed (kept until the state changes) for sessions up to CHECK_TOKENS; else None."""
         m = self.model
-        if m.settings.causal and not m.pending:
+        if (m.settings.causal or m.cross) and not m.pending:  # cross-attention has no mask: the results are it
             return m.results
         if len(m.tokens) > CHECK_TOKENS:
             return None
@@ -234,11 +244,12 @@ class GenerationPanel(Panel):
 
     def _draw_check(self, decoder):
         """Stacked decode rows against full causal attention: the largest difference."""
-        if len(self.model.tokens) > CHECK_TOKENS:
+        if self._causal_result() is None:
             self.equivalence.setText(TOO_LARGE.format(limit=CHECK_TOKENS))
             return
         stacked = decoder.outputs()
         full = self._causal_result().heads.output
         diff = float(np.max(np.abs(stacked - full)))
         text = EQUAL if diff <= 1e-12 else NOT_EQUAL
-        self.equivalence.setText(text.format(diff=format_number(diff) if diff else "0"))
+        what = "cross-attention" if self.model.cross else "causal attention"
+        self.equivalence.setText(text.format(diff=format_number(diff) if diff else "0", what=what))

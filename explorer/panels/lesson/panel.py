@@ -211,7 +211,7 @@ class LessonPanel(StepTexts, ExperimentTexts, Panel):
             return None
         guess = self.model.guesses.get(stage)
         matrix, _, labels = self._stage_view(stage)
-        if not guess_fits(guess, matrix.shape) or not guess_fits(guess, (len(self.model.tokens), len(labels))):
+        if not guess_fits(guess, matrix.shape) or not guess_fits(guess, (len(self.model.query_tokens), len(labels))):
             return None
         return int(guess[0]), int(guess[1])
 
@@ -245,10 +245,10 @@ class LessonPanel(StepTexts, ExperimentTexts, Panel):
 
     def render(self, flags):
         m = self.model
-        if flags & STRUCTURE or self.row_combo.count() != len(m.tokens):
+        if flags & STRUCTURE or self.row_combo.count() != len(m.query_tokens):
             self.row_combo.blockSignals(True)
             self.row_combo.clear()
-            self.row_combo.addItems(list(m.tokens))
+            self.row_combo.addItems(list(m.query_tokens))
             self.row_combo.blockSignals(False)
         if self.row_combo.currentIndex() != m.settings.selected_row:
             self.row_combo.blockSignals(True)

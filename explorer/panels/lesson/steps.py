@@ -17,7 +17,7 @@ class StepTexts:
 
     def _render_steps(self):
         m = self.model
-        tokens, row = m.tokens, m.settings.selected_row
+        tokens, row = m.query_tokens, m.settings.selected_row  # the rows: the queries
         nxt = m.revealed + 1
         if nxt <= 2:
             panel = STEPS[nxt - 1][3]
@@ -51,7 +51,7 @@ class StepTexts:
 
     def _step_status(self, stage):
         m = self.model
-        tokens = m.tokens
+        tokens = m.query_tokens
         if stage == 3:
             return self._mix_status()
         guess = self._guess(stage)
@@ -90,7 +90,7 @@ class StepTexts:
 
     def _verdict_text(self, stage, guess):
         """Judge the guess against what stage ``stage`` shows now (called when the stage is revealed)."""
-        tokens = self.model.tokens
+        tokens = self.model.query_tokens
         matrix, mask, labels = self._stage_view(stage)
         v = judge_guess(matrix, guess, mask)
         who = escape(tokens[v.row])
@@ -115,7 +115,7 @@ class StepTexts:
         m = self.model
         r, h = m.results, self._head()
         row = m.settings.selected_row
-        who = escape(m.tokens[row])
+        who = escape(m.query_tokens[row])
         if m.revealed < 3:
             return (f"<i>Hidden. Which rows of V will the row of {who} mix? The ones with the largest weights "
                     f"in ② — think, then reveal.</i>")

@@ -106,12 +106,12 @@ class SharesBars:
             if part != 0 and min(base, base + part) <= y <= max(base, base + part):
                 if slot < len(keys):
                     j = keys[slot]
-                    return (f"{tokens[j]} → O[{tokens[ro.row]}, {col}]: w {format_weight(ro.weights[j])} × "
+                    return (f"{tokens[j]} → O[{self.model.query_tokens[ro.row]}, {col}]: w {format_weight(ro.weights[j])} × "
                             f"v {format_fixed(ro.values[j, d])} = {format_fixed(part)}")
                 sign = "positive" if part > 0 else "negative"
                 others = count(len(ro.attended()) - len(keys), "key")
                 return f"the other {others}: their {sign} shares of {col} make {format_fixed(part)}"
-        return f"O[{tokens[ro.row]}, {col}] = {format_fixed(ro.output[d])} (the sum of the shares)"
+        return f"O[{self.model.query_tokens[ro.row]}, {col}] = {format_fixed(ro.output[d])} (the sum of the shares)"
 
     def _hover_bars(self, scene_pos):
         vb = self.bars.getViewBox()

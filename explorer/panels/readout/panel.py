@@ -143,7 +143,7 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         r = self.model.results
         if r is None:
             return
-        tokens = self.model.tokens
+        tokens = self.model.query_tokens
         s = self.model.settings
         with QSignalBlocker(self.row_combo):
             if self._combo_tokens != list(tokens):  # refilled only when the tokens change, not on every edit
@@ -159,7 +159,7 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         self.hidden_label.setVisible(hidden)
         if hidden:
             self._readout = None
-            self.header.setText(f"<b>③ readout for {escape(tokens[s.selected_row])}</b> — hidden until ③ is "
+            self.header.setText(f"<b>③ readout for {escape(self.model.query_tokens[s.selected_row])}</b> — hidden until ③ is "
                                 f"revealed")
             return
 
@@ -235,7 +235,7 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
 
     def _draw_header(self, ro, tokens):
         r = self.model.results
-        who = escape(tokens[ro.row])
+        who = escape(self.model.query_tokens[ro.row])
         if ro.masked:
             self.header.setText(f"<b>③ readout for {who}</b>: <span style='color:{BAD}'>row fully masked: "
                                 f"no output (all weights 0)</span>")

@@ -136,7 +136,7 @@ class HullPlane:
                 line.setData([o[0], pts[j, 0]], [o[1], pts[j, 1]])
                 line.setPen(pg.mkPen(QColor(40, 40, 40, alpha), width=2))
             self.star.setData([o[0]], [o[1]])
-            self.star_label.setText(f"O[{tokens[ro.row]}]")
+            self.star_label.setText(f"O[{self.model.query_tokens[ro.row]}]")
             if self.star_label.textItem.font() != font:
                 self.star_label.setFont(font)
             self.star_label.setPos(*o)
@@ -159,7 +159,7 @@ class HullPlane:
         inside = in_convex_hull(o, pts[hull])
         where = names[0] if one_d else f"{names[self._dims[0]]}, {names[self._dims[1]]}"
         mark = f"<span style='color:{BLUISH_GREEN}'>✓</span>" if inside else f"<span style='color:{BAD}'>✗</span>"
-        self.check_label.setText(f"O[{escape(tokens[ro.row])}] inside the hull of V's rows ({where}): <b>{mark}</b>")
+        self.check_label.setText(f"O[{escape(self.model.query_tokens[ro.row])}] inside the hull of V's rows ({where}): <b>{mark}</b>")
         self.inside = inside
 
     def _new_point_label(self):

@@ -176,7 +176,7 @@ class RopePanel(RopePlots, RopeTiles, Panel):
                    or not m.settings.rope)
         if not changes:
             return True
-        with m.transaction(f"Same q ({m.tokens[row]}) and k ({m.tokens[key]}) at every position, RoPE on") as done:
+        with m.transaction(f"Same q ({m.query_tokens[row]}) and k ({m.tokens[key]}) at every position, RoPE on") as done:
             m.set_block("Q", 0, 0, q_block)
             m.set_block("K", 0, 0, k_block)
             m.set_param("rope", True)
@@ -190,13 +190,14 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         """The selected head's q (query row) and k (key row) before RoPE, or None when there are none."""
         r = self.model.results
         s = self.model.settings
-        if r is None or r.q_in is None or r.q_in.shape[0] != len(self.model.tokens):
+        if r is None or r.q_in is None or r.q_in.shape[0] != len(self.model.query_tokens):
             return None
         if r.q_in.shape[1] % s.heads or (r.q_in.shape[1] // s.heads) % 2:
             return None
         key = min(self.key_row, r.k_in.shape[0] - 1)
+        kv = r.kv_heads  # the key of query head h is in its K/V head's columns
         return (head_slice(r.q_in[s.selected_row], s.selected_head, s.heads),
-                head_slice(r.k_in[key], s.selected_head, s.heads))
+                head_slice(r.k_in[key], r.kv_head(s.selected_head), kv))
 
     # ----- drawing --------------------------------------------------------------------------------
     def render(self, flags):
@@ -218,13 +219,13 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         self.base_slider.setValue(s.rope_base)
         self.style_combo.setCurrentIndex(self.style_combo.findData(s.rope_style))
         self.offset_box.setValue(s.rope_offset)
-        listed = (m.tokens, s.heads)
+        listed = (m.query_tokens, m.tokens, s.heads)
         if listed != self._listed:  # rebuilt only when tokens or heads change (not on every base step)
             self._listed = listed
             self.head_combo.clear()
             self.head_combo.addItems([f"head {h + 1}" for h in range(s.heads)])
             self.query_combo.clear()
-            self.query_combo.addItems([f"{i}: {t}" for i, t in enumerate(m.tokens)])
+            self.query_combo.addItems([f"{i}: {t}" for i, t in enumerate(m.query_tokens)])
             self.key_combo.clear()
             self.key_combo.addItems([f"{i}: {t}" for i, t in enumerate(m.tokens)])
         self.key_row = min(self.key_row, len(m.tokens) - 1)

@@ -106,7 +106,7 @@ class RopePlots:
 
     def _draw_plane(self, v):
         fg = self._fg.name()
-        token_q, token_k = self.model.tokens[self.model.settings.selected_row], self.model.tokens[self.key_row]
+        token_q, token_k = self.model.query_tokens[self.model.settings.selected_row], self.model.tokens[self.key_row]
         rq, rk = float(np.hypot(*v.q)), float(np.hypot(*v.k))
         reach = max(rq, rk)
         reach = reach if reach > 0 else 1.0
