@@ -61,6 +61,11 @@ class PipelineResult:
         """The K/V head query head ``head`` reads: ⌊h / (H / H_kv)⌋ (Hugging Face's ``repeat_kv`` order)."""
         return head // (self.n_heads // self.kv_heads)
 
+    def query_heads(self, kv_head):
+        """The query heads that read K/V head ``kv_head`` (a group, in order)."""
+        group = self.n_heads // self.kv_heads
+        return list(range(kv_head * group, (kv_head + 1) * group))
+
     def v_columns(self, head):
         """The columns of V that query head ``head`` mixes (its K/V head's slice, width V width / H_kv)."""
         width = self.heads.head_outputs.shape[2]

@@ -1,6 +1,6 @@
 """Controls: scale mode, temperature, causal mask, heads and the selected query row — bound to the model."""
 from PySide6.QtCore import QSignalBlocker, Qt
-from PySide6.QtWidgets import QComboBox, QFormLayout, QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QWidget
 
 from explorer.core.plural import count
 from explorer.core.settings_schema import SCHEMA
@@ -53,6 +53,17 @@ class ControlsPanel(Panel):
         row.addWidget(self.head, 1)
         form.addRow("Heads", heads_row)
 
+        self.kv_heads = QComboBox(self)
+        self.kv_heads.setToolTip(SCHEMA["kv_heads"].tooltip + ". Fewer K/V heads: K and V are mean-pooled over "
+                                 "each group (as when a model is turned into GQA); more: repeated (no output changes)")
+        self.kv_heads.activated.connect(lambda i: self.model.set_param("kv_heads", self.kv_heads.itemData(i)))
+        form.addRow("K/V heads", self.kv_heads)
+        self.cross = QCheckBox("separate query tokens (cross-attention)", self)
+        self.cross.setToolTip("Queries from one sequence, keys and values from another (a translation's target "
+                              "reads its source): Q gets tokens of its own. One undoable step.")
+        self.cross.toggled.connect(self._cross_toggled)
+        form.addRow("Queries", self.cross)
+
         self.row = QComboBox(self)
         self.row.setToolTip(SCHEMA["selected_row"].tooltip)
         self.row.activated.connect(lambda i: self.model.set_selection(row=i))
@@ -62,28 +73,55 @@ class ControlsPanel(Panel):
         self.shape.setTextInteractionFlags(Qt.TextSelectableByMouse)
         form.addRow("Shapes", self.shape)
 
+    def _cross_toggled(self, on):
+        if not self.model.set_cross(on):  # refused (it says why): show what the session is
+            with QSignalBlocker(self.cross):
+                self.cross.setChecked(self.model.cross)
+
     def render(self, flags):
         s, m = self.model.settings, self.model
         for control in self.bound.values():
             control.show(s)
         self.bound["positions"].enable_choice("sinusoidal", m.projected, SINUSOIDAL_NEEDS_X)
         self.scale_value.setEnabled(s.scale_mode == "custom")
-        blockers = [QSignalBlocker(w) for w in (self.heads, self.head, self.row)]
+        blockers = [QSignalBlocker(w) for w in (self.heads, self.head, self.row, self.kv_heads, self.cross)]
+        self.cross.setChecked(m.cross)
         if flags & (STRUCTURE | SETTINGS):
             fill(self.heads, [(f"{h} (d_h = {m.widths()[0] // h})", h) for h in m.head_options()])
             fill(self.head, [(f"head {i + 1}", i) for i in range(s.heads)])
+            fill(self.kv_heads, [(kv_label(g, s.heads), g) for g in m.kv_head_options()])
         if flags & STRUCTURE:  # tokens change only with the structure (a rename is one too)
-            fill(self.row, [(f"{i}: {t}", i) for i, t in enumerate(m.tokens)])
+            fill(self.row, [(f"{i}: {t}", i) for i, t in enumerate(m.query_tokens)])
         self.heads.setCurrentIndex(self.heads.findData(s.heads))
+        self.kv_heads.setCurrentIndex(self.kv_heads.findData(m.state.kv_heads))
+        self.kv_heads.setEnabled(s.heads > 1)
         self.head.setCurrentIndex(s.selected_head)
         self.head.setEnabled(s.heads > 1)
         self.row.setCurrentIndex(s.selected_row)
         (d, dv), L = m.widths(), len(m.tokens)
-        text = f"L = {count(L, 'token')}, d = {d} (Q, K), d_v = {dv} (V)"
+        length = f"L = {count(L, 'token')}"
+        if m.cross:
+            length = f"L_q = {count(len(m.query_tokens), 'query')}, L_k = {count(L, 'key')}"
+        text = f"{length}, d = {d} (Q, K), d_v = {dv} (V)"
         if m.projected:
-            text = f"L = {L}, D = {m.matrix('X').shape[1]} → d = {d} (Q, K), d_v = {dv} (V)"
+            text = f"{length}, D = {m.matrix('X').shape[1]} → d = {d} (Q, K), d_v = {dv} (V)"
+        kv = m.state.kv_heads
+        if kv < s.heads:
+            per_token = m.state.kv_width() + dv  # numbers cached per token: H_kv·d_h for K, V's width
+            full = s.heads * (d // s.heads) + s.heads * (dv // kv)
+            text += (f"<br>K/V cache per token: {per_token} numbers ({per_token * 2} B in float16, {per_token * 4} B in "
+                     f"float32); with a K/V head per head {full}: {s.heads // kv}× less")
         self.shape.setText(text)
         del blockers
+
+
+def kv_label(kv, heads):
+    """How a K/V head count reads in the combo: what kind of attention it makes."""
+    if kv == heads:
+        return f"{kv} (one per head: multi-head)"
+    if kv == 1:
+        return "1 (multi-query, MQA)"
+    return f"{kv} (grouped-query, GQA: {heads // kv} query heads each)"
 
 
 def fill(combo, items):

@@ -253,7 +253,7 @@ class HeadsPanel(Panel):
         text = f"head {head + 1}: {name}[{qtok[row]} → {tok[col]}] = {format_number(value)}"
         if r.kv_heads < r.n_heads:
             text += f"\nreads K/V head {r.kv_head(head) + 1} of {r.kv_heads}, with query heads " + ", ".join(
-                str(h + 1) for h in r.query_heads([r.kv_head(head)]))
+                str(h + 1) for h in r.query_heads(r.kv_head(head)))
         allowed = r.allowed(head)
         if allowed is not None and not allowed[row, col]:
             text += "\nmasked (the key is in the future)"

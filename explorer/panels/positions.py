@@ -4,7 +4,7 @@ blind to order); with positions they do not."""
 import pyqtgraph as pg
 from PySide6.QtCore import QSignalBlocker
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout
 
 from explorer.core.alibi import alibi_bias
 from explorer.widgets.heatmap import Heatmap
@@ -59,7 +59,12 @@ class PositionsPanel(Panel):
         self.shuffle = QPushButton("Shuffle tokens", self)
         self.shuffle.setToolTip("Reorder the tokens (rows of X, or of Q, K, V) and compare the new output with "
                                 "the old output reordered the same way")
-        self.shuffle.clicked.connect(lambda: self.model.shuffle_tokens(self.seed.value()))
+        self.side = QComboBox(self)
+        self.side.addItem("the keys", "keys")
+        self.side.addItem("the queries", "queries")
+        self.side.setToolTip("Cross-attention: shuffle the keys' sequence (the weights' columns move, the outputs "
+                             "stay) or the queries' (the output rows move with them)")
+        self.shuffle.clicked.connect(lambda: self.model.shuffle_tokens(self.seed.value(), side=self.side.currentData()))
         self.check = QLabel(PROMPT, self)
         self.check.setWordWrap(True)
 
@@ -68,6 +73,7 @@ class PositionsPanel(Panel):
         top.addWidget(self.to_projected)
         shuffle_row = QHBoxLayout()
         shuffle_row.addWidget(self.shuffle)
+        shuffle_row.addWidget(self.side)
         shuffle_row.addWidget(self.seed)
         shuffle_row.addStretch(1)
         layout = QVBoxLayout(self)
@@ -98,7 +104,7 @@ class PositionsPanel(Panel):
         if alibi:
             self.draw_alibi(r, m.settings.selected_head)
         elif r.pe is not None:
-            rows = [f"{p}: {t}" for p, t in enumerate(m.tokens)]
+            rows = [f"{p}: {t}" for p, t in enumerate(m.query_tokens)]
             cols = [f"x{j}" for j in range(r.pe.shape[1])]
             self.heatmap.set_matrix(r.pe, row_labels=rows, col_labels=cols, levels=(-1.0, 1.0))
         self.render_check()
@@ -111,13 +117,15 @@ class PositionsPanel(Panel):
         self.slopes.getAxis("bottom").setTicks([[(h, str(h)) for h in range(1, heads + 1)], []])
         self.slopes.setXRange(0.4, heads + 0.6, padding=0)
         self.slopes.setYRange(0, max(r.slopes) * 1.1, padding=0)
-        bias = alibi_bias(r.slopes[head], slice(None), len(self.model.tokens))
+        m = self.model
+        bias = alibi_bias(r.slopes[head], slice(0, len(m.query_tokens)), len(m.tokens))  # query i, key j
         self.slopes.getPlotItem().setTitle(f"head {head + 1}: m = {format_number(r.slopes[head])}", size="9pt")
         reach = float(-bias.min()) or 1.0
-        self.bias_map.set_matrix(bias, row_labels=self.model.tokens, col_labels=self.model.tokens,
+        self.bias_map.set_matrix(bias, row_labels=m.query_tokens, col_labels=m.tokens,
                                  levels=(-reach, reach))
 
     def render_check(self):
+        self.side.setVisible(self.model.cross)
         result = self.model.shuffle_result()
         if result is None:
             self.check.setText(PROMPT)
@@ -128,7 +136,11 @@ class PositionsPanel(Panel):
             why.append("positions")
         if s.causal:
             why.append("the causal mask")
-        if result.equivariant:
+        if result.equivariant and self.model.cross and self.side.currentData() == "keys":
+            text = (f"<span style='color:#1a7f37'>✓ the same output</span> (max difference "
+                    f"{result.max_difference:.1e}): the keys moved with their values, so only the weights' columns "
+                    f"moved — each query still finds the same keys, wherever they stand.")
+        elif result.equivariant:
             text = (f"<span style='color:#1a7f37'>✓ equivariant</span>: the new output is the old output "
                     f"permuted the same way (max difference {result.max_difference:.1e}). Without positions, "
                     f"order is invisible to attention.")

@@ -41,7 +41,8 @@ class SettingControl:
         self.widget.setToolTip(s.tooltip)
 
     def _send(self, value):
-        self.model.set_param(self.setting.name, value)
+        if not self.model.set_param(self.setting.name, value):  # refused (it says why): show the model's value
+            self.show(self.model.settings)
 
     def show(self, settings):
         """Show the model's value (signals blocked: nothing is sent back)."""

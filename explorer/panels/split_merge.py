@@ -74,6 +74,7 @@ class SplitMergePanel(Panel):
         H, dh = r.n_heads, r.d_head
         (L, D), dv = r.q.shape, heads.concat.shape[1]
         dvh = dv // H
+        kv = r.kv_heads
         out = heads.output
         has_wo = self.model.results.wo is not None
         widths = [D, dv] + ([out.shape[1]] if has_wo else [])
@@ -85,6 +86,16 @@ class SplitMergePanel(Panel):
             Stage("arrow", "split_heads", lines=("split_heads", "(L, D) → (H, L, d_h)"), code=True),
             Stage("stack", "Q heads", (H, L, dh), split_heads(r.q, H), title="Q per head",
                   shape_text=f"(H={H}, L={L}, d_h={dh})"),
+        ]
+        if kv < H and not self.model.cross:  # grouped K/V heads: K is cut into H_kv heads, each read by a group
+            dk = r.k.shape[1]
+            stages += [
+                Stage("matrix", "K", (L, dk), r.k, [c // dh for c in range(dk)], "K", f"(L={L}, H_kv·d_h={dk})"),
+                Stage("arrow", "split_kv", lines=("split_heads", f"H_kv = {kv}"), code=True),
+                Stage("stack", "K heads", (kv, L, dh), split_heads(r.k, kv), title="K per K/V head",
+                      shape_text=f"(H_kv={kv}, L={L}, d_h={dh})"),
+            ]
+        stages += [
             Stage("arrow", "attention", lines=("attention", "in each head", f"scale {scale}")),
             Stage("stack", "head outputs", (H, L, dvh), heads.head_outputs, title="head outputs",
                   shape_text=f"(H={H}, L={L}, d_v/H={dvh})", hidden=hidden),
@@ -97,12 +108,14 @@ class SplitMergePanel(Panel):
             stages += [Stage("arrow", "W_o", lines=("· W_oᵀ", f"W_o: ({d_out}, {dv})")),
                        Stage("matrix", "output", out.shape, out, [None] * d_out, "output",
                              f"(L={L}, D={d_out})", hidden=hidden)]
-        self.canvas.set_data(self.model.tokens, H, stages, small, has_wo)
+        self.canvas.set_data(self.model.query_tokens, H, stages, small, has_wo)
 
         merge = "concatenated back to (L, d_v)" + (", then projected by W_o" if has_wo else "")
         hide = " — outputs hidden until ③ is revealed" if hidden else ""
+        kv_text = ("K and V the same way" if kv == H else
+                   f"K and V into H_kv = {count(kv, 'K/V head')}, each read by {H // kv} query heads in turn")
         text = (f"<b>Split and merge</b>: (L, D) → (H, L, d_h) — Q's D = {D} columns are cut into H = {count(H, 'head')} of "
-                f"d_h = {dh} (K and V the same way); each head attends on its own with scale {escape(scale)}; the "
+                f"d_h = {dh} ({kv_text}); each head attends on its own with scale {escape(scale)}; the "
                 f"heads' outputs are {merge}.{hide}")
         self.caption.setText(text)
         self.canvas.setToolTip(text)
