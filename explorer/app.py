@@ -1,4 +1,5 @@
-"""Command line and ``main()``: ``attention-explorer [SESSION] [--screenshot FILE] [--size WxH]``."""
+"""Command line and ``main()``: ``attention-explorer [SESSION] [--screenshot FILE] [--size WxH]
+[--model FOLDER [--text TEXT] [--layer N --head M]]``."""
 import argparse
 import gc
 import os
@@ -60,7 +61,34 @@ def build_parser():
     p.add_argument("--screenshot", metavar="FILE", help="render the window headless to a PNG file and exit")
     p.add_argument("--size", type=parse_size, default=None, metavar="WxH",
                    help="window size (default 1600x1000 for screenshots)")
+    p.add_argument("--model", metavar="FOLDER", help="open a real model in the Model view: a checkpoint folder "
+                   "(config.json, *.safetensors, tokenizer.json), a repo id already in the Hugging Face cache "
+                   "(gpt2), or 'embedded' for the tiny model that ships with the explorer")
+    p.add_argument("--text", help="the text to run through --model (default: the Model view's example)")
+    p.add_argument("--layer", type=int, help="with --head: make that head of --model the session")
+    p.add_argument("--head", type=int, help="with --layer: make that head of --model the session")
     return p
+
+
+def open_model(window, args):
+    """--model, --text, --layer and --head: the Model view runs the text; a chosen head becomes the
+    session. Returns why it could not, or None."""
+    if (args.layer is None) != (args.head is None):
+        return "--layer and --head go together"
+    panel = window.open_model()
+    if args.text is not None:
+        panel.text.setText(args.text)
+    failures = []
+    window.model.checkpoints.failed.connect(failures.append)
+    panel.open_model(args.model)
+    if failures:
+        return failures[-1]
+    window.model.checkpoints.finish()
+    if window.model.checkpoints.latest is None:
+        return failures[-1] if failures else "the model did not run"
+    if args.layer is not None and not panel.open_head(args.layer, args.head):
+        return f"could not open layer {args.layer} head {args.head} of {args.model}"
+    return None
 
 
 def main(argv=None):
@@ -96,6 +124,8 @@ def main(argv=None):
         window.apply_layout(session.layout, geometry=False)
     if args.size or args.screenshot:
         window.resize(*(args.size or (1600, 1000)))
+    if args.model and not problem:
+        problem = open_model(window, args)
     status = 0
     try:
         if args.screenshot:

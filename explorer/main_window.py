@@ -52,6 +52,8 @@ DOCKS = (
     DockSpec("sqrt_d", "The √d lesson", "sqrt_d.SqrtDPanel", L, "Ctrl+Shift+2", reads_results=False),
     DockSpec("rope", "RoPE", "rope.RopePanel", R, "Ctrl+Shift+3"),
     DockSpec("generation", "Generation · KV cache", "generation.GenerationPanel", R, "Ctrl+Shift+4"),
+    DockSpec("model_view", "Model · real heads", "model_view.ModelViewPanel", R, "Ctrl+Shift+5",
+             reads_results=False),
 )
 SPECS = {spec.name: spec for spec in DOCKS}
 # Shown at start but second in line: built just after the window's first paint, so it appears sooner.
@@ -266,6 +268,7 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(d["split_merge"], d["positions"])
         self.tabifyDockWidget(d["positions"], d["rope"])
         self.tabifyDockWidget(d["rope"], d["generation"])
+        self.tabifyDockWidget(d["generation"], d["model_view"])
         d["controls"].raise_()
         d["readout"].raise_()
         self.resizeDocks([d["editor"], d["scores"]], [640, 960], Qt.Horizontal)
@@ -354,6 +357,15 @@ class MainWindow(QMainWindow):
             menu.addAction(act)
         return act
 
+    def open_model(self, folder=None):
+        """Show the Model view; open ``folder`` there (a checkpoint), or let the person choose."""
+        self.docks["model_view"].show()
+        self.docks["model_view"].raise_()
+        panel = self.panels["model_view"]
+        if folder:
+            panel.open_model(str(folder))
+        return panel
+
     def _build_menus(self):
         doc, bar = self.documents, self.menuBar()
         file = bar.addMenu("&File")
@@ -363,6 +375,9 @@ class MainWindow(QMainWindow):
         for key, text in doc.PRESET_TITLES.items():
             self._action(f"preset_{key}", text, lambda checked=False, k=key: doc.new_session(k), menu=presets)
         self._action("open", "&Open…", doc.open_dialog, QKeySequence.Open, "Open a saved session (.json)", file)
+        self._action("open_model", "Open &model…", self.open_model, "Ctrl+Shift+M",
+                     "See every head of a real model (the tiny one that ships with the explorer, one in your "
+                     "Hugging Face cache, or a folder) and open any head as the session", file)
         self.recent_menu = file.addMenu("Open &Recent")
         self.recent_menu.aboutToShow.connect(doc.fill_recent_menu)
         self._action("save", "&Save", doc.save, QKeySequence.Save, "Save the session", file)

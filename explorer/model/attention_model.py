@@ -14,6 +14,7 @@ from explorer.core.presets import demo_session
 from explorer.core.session import PROJECTION_MATRICES, validate_session
 from explorer.core.settings_schema import RESULTS
 
+from .checkpoints import Checkpoints
 from .coordinator import Coordinator
 from .edits import Edits
 from .flags import DECODE, LESSON, SELECTION, SETTINGS, STRUCTURE, VALUES
@@ -54,6 +55,7 @@ class AttentionModel(Edits, QObject):
         self.selection = Selection()
         self._settings_seen = None  # (state settings, selection, the two merged): ``settings``' cache
         self._transaction = None
+        self._checkpoints = None
         self._gesture = None
         self._gesture_count = 0
         self.loads = 0  # sessions loaded so far: a panel knows whether its drawing is of this one
@@ -162,8 +164,17 @@ class AttentionModel(Edits, QObject):
         self.coordinator.recompute(wait=wait, snapshot=snapshot)
 
     def shutdown(self):
-        """Stop the worker thread (the window calls this when it closes)."""
+        """Stop the worker threads (the window calls this when it closes)."""
         self.coordinator.worker.stop()
+        if self._checkpoints is not None:
+            self._checkpoints.shutdown()
+
+    @property
+    def checkpoints(self):
+        """The real model opened beside the session (made on first use: nothing loads until asked)."""
+        if self._checkpoints is None:
+            self._checkpoints = Checkpoints(self)
+        return self._checkpoints
 
     # ----- loading -------------------------------------------------------------------------------
     def load(self, session, wait=False, *, validated=False):

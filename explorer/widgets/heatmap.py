@@ -35,6 +35,18 @@ MIN_PLOT_H = 160.0  # the matrix (and so the colour bar) is never squeezed below
 LAYOUT_MARGIN = 6.0
 
 
+def colour_map(cmap: str) -> pg.ColorMap:
+    """The pyqtgraph colour map of a preset name of ``CMAPS``."""
+    name, reverse = CMAPS[cmap]
+    if isinstance(name, str):
+        colormap = pg.colormap.get(name)
+    else:
+        colormap = pg.ColorMap(np.linspace(0.0, 1.0, len(name)), np.array(name, dtype=np.ubyte))
+    if reverse:
+        colormap.reverse()
+    return colormap
+
+
 def _label_step(widths: np.ndarray, cell_px: float, gap: float) -> int:
     """Smallest nice step at which neighbouring centred labels of these widths do not overlap."""
     step = 1
@@ -129,13 +141,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
             item.setZValue(z)
             self.plot.addItem(item, ignoreBounds=True)
 
-        name, reverse = CMAPS[cmap]
-        if isinstance(name, str):
-            colormap = pg.colormap.get(name)
-        else:
-            colormap = pg.ColorMap(np.linspace(0.0, 1.0, len(name)), np.array(name, dtype=np.ubyte))
-        if reverse:
-            colormap.reverse()
+        colormap = colour_map(cmap)
         self._lut = colormap.getLookupTable(nPts=256, alpha=False)  # (256, 3) uint8
         self.colorbar = LeanColorBarItem(
             values=(0.0, 1.0), colorMap=colormap, width=14, interactive=False, colorMapMenu=False

@@ -1,0 +1,30 @@
+"""What a head mostly does on a text, in words: where its weight goes on average (F19's model view).
+Measured on the causal weights of one head: the previous token, itself, the first token, or spread."""
+import numpy as np
+
+PATTERNS = (("previous token", "previous"), ("itself", "self"), ("the first token", "first"))
+
+
+def pattern_scores(weights):
+    """{"previous", "self", "first"}: the mean weight each query row puts there (rows that have
+    such a key only); and "spread": the mean entropy over log(keys allowed), 0 (one key) … 1 (uniform)."""
+    w = np.asarray(weights, dtype=np.float64)
+    n = w.shape[0]
+    scores = {"previous": float(np.mean(np.diagonal(w, offset=-1))) if n > 1 else 0.0,
+              "self": float(np.mean(np.diagonal(w))),
+              "first": float(np.mean(w[1:, 0])) if n > 1 else 0.0}
+    allowed = np.arange(1, n + 1)  # a causal row i sees i + 1 keys
+    with np.errstate(divide="ignore", invalid="ignore"):
+        entropy = -np.nansum(np.where(w > 0, w * np.log(w), 0.0), axis=1)
+        spread = np.where(allowed > 1, entropy / np.log(allowed), 0.0)
+    scores["spread"] = float(np.mean(spread[1:])) if n > 1 else 0.0
+    return scores
+
+
+def strongest_pattern(weights):
+    """(words, score) of the pattern with the most weight, e.g. ("previous token", 0.92)."""
+    scores = pattern_scores(weights)
+    if scores["spread"] > 0.8:  # near uniform: no one key stands out
+        return "spread over many keys", scores["spread"]
+    words, key = max(PATTERNS, key=lambda p: scores[p[1]])
+    return words, scores[key]

@@ -1,0 +1,114 @@
+"""A real model beside the session (F19): open a checkpoint, run typed text through it off the GUI
+thread (progress "layer k of N", cancel, the latest text wins), and hand out a head as a session.
+
+The forward pass and the thumbnails' max-pooling run on a worker thread with BLAS on every core
+(``explorer.models.all_cores``); the window only receives the finished run.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+from PySide6.QtCore import QObject, Signal
+
+from explorer.core.errors import ExplorerError
+from explorer.core.pooling import max_pool
+
+from .worker import RecomputeWorker
+
+THUMB = 48  # cells of a head's thumbnail at most, per side
+
+
+@dataclass(frozen=True)
+class ModelRun:
+    """A finished run: the model's ``run`` and every head's weights max-pooled to a thumbnail."""
+
+    run: object
+    thumbnails: np.ndarray  # (layers, heads, ≤ THUMB, ≤ THUMB)
+
+
+class Checkpoints(QObject):
+    """The opened checkpoint and its latest run. ``opened(name)``, ``progress(text)``, ``ran()``
+    (``latest`` holds it) and ``failed(reason)`` arrive on the GUI thread."""
+
+    opened = Signal(str)
+    progress = Signal(str)
+    ran = Signal()
+    failed = Signal(str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.model = None  # an explorer.models.Model
+        self.latest = None  # the ModelRun of the newest text that finished
+        self.text = ""
+        self._worker = RecomputeWorker(self)
+        self._worker.done.connect(self._done)
+        self._generation = self._handled = 0
+
+    @property
+    def busy(self):
+        return self._worker.busy
+
+    def open(self, where="embedded"):
+        """Open a checkpoint folder, a cached repo id ("gpt2"), or the embedded model. Reading the config
+        and the tensor headers is quick (tensors stay memory-mapped); a bad file says why (``failed``)."""
+        from explorer import models  # numpy-only, but tokenizers and safetensors load only when wanted
+        try:
+            model = models.open_embedded_model() if where == "embedded" else models.open_checkpoint(where)
+        except (ExplorerError, OSError) as exc:
+            self.failed.emit(str(exc))
+            return False
+        self.cancel()
+        self.model, self.latest = model, None
+        self.opened.emit(model.name)
+        return True
+
+    def run(self, text):
+        """Run ``text`` on the worker; a newer call overtakes the one in flight (it stops at its next layer)."""
+        if self.model is None:
+            self.failed.emit("No model is open")
+            return
+        self.text = text
+        model = self.model
+        self._generation += 1
+        self._worker.cancel(wait=False)
+        progress = self.progress.emit
+
+        def job(cancelled):
+            from explorer.models import RunCancelled, all_cores
+            try:
+                with all_cores():
+                    run = model.run(text, progress=progress, cancelled=cancelled)
+            except RunCancelled:
+                return None
+            return ModelRun(run, max_pool(run.attentions, THUMB, THUMB))
+
+        self._worker.submit(self._generation, job)
+
+    def cancel(self):
+        """Stop the run in flight (it ends at its next layer); the last finished run stays."""
+        self._generation += 1
+        self._worker.cancel(wait=False)
+        self.progress.emit("")
+
+    def finish(self):
+        """Wait for the run in flight and take its result now (tests, the command line)."""
+        last = self._worker.finish()
+        if last is not None:
+            self._done(*last)
+
+    def _done(self, generation, outcome):
+        if generation != self._generation or generation == self._handled or outcome is None:
+            return
+        self._handled = generation
+        if isinstance(outcome, ExplorerError):
+            self.failed.emit(str(outcome))
+            return
+        self.latest = outcome
+        self.progress.emit("")
+        self.ran.emit()
+
+    def head_session(self, layer, head):
+        """The latest run's head as an ordinary session (CheckpointError/SessionError say why not)."""
+        return self.model.head_session(self.latest.run, layer, head)
+
+    def shutdown(self):
+        self._worker.stop()

@@ -1,0 +1,169 @@
+"""Model view (F19): a real model's every layer and head on typed text, as a grid of attention
+thumbnails (BertViz's model view); click a head and it becomes the session — its real numbers in
+the editor and heatmaps, every one editable. A tiny model that ships with the app opens first."""
+from html import escape
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea,
+                               QVBoxLayout)
+
+from explorer.core.errors import ExplorerError
+from explorer.core.head_patterns import strongest_pattern
+from explorer.widgets.head_grid import HeadGrid
+
+from .base import Panel
+
+DEFAULT_TEXT = "the cat sat on the mat and the dog ran to the door the cat sat on the mat and the dog ran"
+TYPING_PAUSE_MS = 300  # a run starts this long after the last keystroke (a newer one overtakes it)
+EMBEDDED = "embedded"
+BADGES = {"previous-token": "prev", "induction": "ind"}
+
+
+class ModelViewPanel(Panel):
+    """Choose a model, type text, see every head; click one to make it the session."""
+
+    reads_results = False
+
+    def __init__(self, model, parent=None):
+        super().__init__(model, parent)
+        self.ck = model.checkpoints
+        self.choice = QComboBox(self)
+        self.choice.setToolTip("The tiny model that ships with the explorer, the models in your Hugging Face "
+                               "cache (nothing is downloaded), or any folder with config.json, *.safetensors and "
+                               "tokenizer.json")
+        self.choice.activated.connect(self._chosen)
+        self.text = QLineEdit(DEFAULT_TEXT, self)
+        self.text.setToolTip("Text to run through the model; every head's attention follows as you type")
+        self.text.textEdited.connect(lambda _: self._typing.start())
+        self.text.returnPressed.connect(self.run)
+        self._typing = QTimer(self)
+        self._typing.setSingleShot(True)
+        self._typing.setInterval(TYPING_PAUSE_MS)
+        self._typing.timeout.connect(self.run)
+        self.cancel_button = QPushButton("Cancel", self)
+        self.cancel_button.setToolTip("Stop the forward pass in flight (at its next layer)")
+        self.cancel_button.clicked.connect(self.ck.cancel)
+        self.status = QLabel(self)
+        self.grid = HeadGrid(self)
+        self.grid.cellHovered.connect(self._hovered)
+        self.grid.cellClicked.connect(self.open_head)
+        self.info = QLabel(self)
+        self.info.setWordWrap(True)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.grid)
+
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Model", self))
+        top.addWidget(self.choice, 1)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Text", self))
+        row.addWidget(self.text, 1)
+        row.addWidget(self.cancel_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addLayout(row)
+        layout.addWidget(self.status)
+        layout.addWidget(scroll, 1)
+        layout.addWidget(self.info)
+        self.ck.opened.connect(self._opened)
+        self.ck.progress.connect(self._progress)
+        self.ck.ran.connect(self._ran)
+        self.ck.failed.connect(self._failed)
+        self._fill_choices()
+        self._hovered(-1, -1)
+
+    # ----- choosing and running --------------------------------------------------------------------
+    def _fill_choices(self):
+        from explorer.models import list_cached_models
+        self.choice.clear()
+        self.choice.addItem("tiny-induction — ships with the explorer (2 layers × 4 heads)", EMBEDDED)
+        try:
+            cached = list_cached_models(only_supported=True)
+        except (ExplorerError, OSError):
+            cached = []
+        for c in cached:
+            self.choice.addItem(f"{c.repo_id} — {c.model_type}, {c.layers} layers × {c.heads} heads", str(c.path))
+        self.choice.addItem("Other folder…", None)
+
+    def _chosen(self, index):
+        where = self.choice.itemData(index)
+        if where is None:
+            self.choose_folder()
+        else:
+            self.open_model(where)
+
+    def choose_folder(self):
+        """Ask for a checkpoint folder (config.json, *.safetensors, tokenizer.json) and open it."""
+        folder = QFileDialog.getExistingDirectory(self, "Open a model folder")
+        if folder:
+            self.open_model(folder)
+
+    def open_model(self, where=EMBEDDED):
+        if self.ck.open(where):
+            self.run()
+
+    def run(self):
+        """Run the text now (typing runs it after a short pause)."""
+        self._typing.stop()
+        if self.ck.model is None:
+            self.open_model()
+            return
+        self.ck.run(self.text.text())
+
+    def showEvent(self, event):
+        super().showEvent(event)
+        if self.ck.model is None:
+            QTimer.singleShot(0, self.open_model)  # the embedded model: nothing to download
+
+    # ----- what the runs say -----------------------------------------------------------------------
+    def _opened(self, name):
+        self.status.setText(f"Opened {escape(name)}")
+
+    def _progress(self, text):
+        if text and not self.ck.busy:
+            return  # a layer's progress queued behind the run's end
+        self.status.setText(f"Running… {escape(text)}" if text else "")
+        self.cancel_button.setEnabled(bool(text))
+
+    def _failed(self, reason):
+        self.status.setText(f"<span style='color:#b00020'>{escape(reason)}</span>")
+
+    def _ran(self):
+        latest, m = self.ck.latest, self.ck.model
+        notable = {(h.layer, h.head): BADGES.get(h.role, h.role) for h in (m.notable_heads or [])}
+        self.grid.set_thumbnails(latest.thumbnails, badges=notable)
+        c = m.config
+        self.status.setText(f"{escape(m.name)}: {c.layers} layers × {c.heads} heads on "
+                            f"{len(latest.run.tokens)} tokens — hover a head, click it to make it the session")
+
+    def _hovered(self, layer, head):
+        latest = self.ck.latest
+        if layer < 0 or latest is None:
+            self.info.setText("Each square is one head's attention weights on the text (rows: query, columns: "
+                              "key). <b>prev</b> marks a previous-token head, <b>ind</b> an induction head "
+                              "(found on repeated random tokens: the weight on the token after the previous "
+                              "occurrence).")
+            return
+        words, score = strongest_pattern(latest.run.attentions[layer, head])
+        known = [h for h in (self.ck.model.notable_heads or []) if (h.layer, h.head) == (layer, head)]
+        role = "".join(f" — a {h.role} head (score {h.score:.2f})" for h in known)
+        self.info.setText(f"<b>layer {layer}, head {head}</b>: mostly {words} ({score:.2f}){role}. "
+                          f"Click to open it as the session.")
+
+    def open_head(self, layer, head):
+        """Make head (layer, head) of the latest run the session: one undo step, every number editable."""
+        if self.ck.latest is None:
+            return False
+        try:
+            session = self.ck.head_session(layer, head)
+        except ExplorerError as exc:
+            self.model.notify(f"Cannot open layer {layer} head {head}: {exc}")
+            return False
+        self.grid.selected = (layer, head)
+        self.grid.update()
+        return self.model.set_session(session, f"Open {session.title}")
+
+    def render(self, flags):
+        """The grid follows the model's runs, not the session."""

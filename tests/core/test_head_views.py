@@ -1,0 +1,31 @@
+"""Max-pooling a large weights matrix to the screen, and naming what a head does — by hand."""
+import numpy as np
+
+from explorer.core.head_patterns import pattern_scores, strongest_pattern
+from explorer.core.pooling import max_pool
+
+
+def test_a_diagonal_one_cell_wide_survives_pooling():
+    w = np.eye(1000, k=-1)  # a previous-token head: one thin diagonal
+    small = max_pool(w, 100, 100)
+    assert small.shape == (100, 100)
+    assert (np.diagonal(small) == 1).all()  # each 10 × 10 block on the diagonal holds a 1
+    sampled = w[::10, ::10]  # what sampling every 10th cell shows
+    assert sampled.max() == 0
+
+
+def test_pooling_by_hand():
+    m = np.arange(16.0).reshape(4, 4)
+    np.testing.assert_array_equal(max_pool(m, 2, 2), [[5, 7], [13, 15]])
+    assert max_pool(m, 8, 8) is m
+
+
+def test_patterns_by_hand():
+    prev = np.tril(np.eye(4, k=-1))
+    prev[0, 0] = 1.0
+    scores = pattern_scores(prev)
+    assert scores["previous"] == 1.0 and scores["self"] == 0.25 and scores["first"] == 1 / 3
+    assert strongest_pattern(prev) == ("previous token", 1.0)
+    uniform = np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None]
+    words, spread = strongest_pattern(uniform)
+    assert words == "spread over many keys" and np.isclose(spread, 1.0)
