@@ -263,23 +263,23 @@ class Edits(SettingsEdits):
 
     def replace_inputs(self, matrices, tokens=None):
         """Put new Q, K and V in place at once (their shapes may all change); tokens default to t0, t1, …
-        A Q with other rows than K makes (or keeps) a cross-attention session, its queries q0, q1, …"""
+        In a cross-attention session Q may have other rows than K (its query tokens then q0, q1, …)."""
         mats = {**self._state.matrices,
                 **{n: np.array(matrices[n], dtype=np.float64) for n in MATRIX_NAMES}}  # copies
         n_q, n_k = mats["Q"].shape[0], mats["K"].shape[0]
+        n_tokens = n_k if self.cross else n_q  # the keys' rows; in self-attention every matrix has Q's
         if tokens is None:
-            tokens = self.tokens if len(self.tokens) == n_k else tuple(f"t{i}" for i in range(n_k))
+            tokens = self.tokens if len(self.tokens) == n_tokens else tuple(f"t{i}" for i in range(n_tokens))
         queries = None
-        if n_q != n_k or self.cross:
-            queries = (self.query_tokens if self.cross and len(self.query_tokens) == n_q
-                       else tuple(f"q{i}" for i in range(n_q)))
+        if self.cross:  # (in self-attention, Q with other rows than K is refused below: one token list)
+            queries = self.query_tokens if len(self.query_tokens) == n_q else tuple(f"q{i}" for i in range(n_q))
         candidate = self._with_heads_fitting(replace(self._state, tokens=tuple(tokens), matrices=mats,
                                                      query_tokens=queries))
         try:
             validate_session(candidate.to_session(), where="imported Q, K, V")
         except ExplorerError as exc:
             return self._refuse(str(exc))
-        self._push_state(candidate, f"Import Q, K, V ({count(n_k, 'token')}, d = {mats['Q'].shape[1]}, "
+        self._push_state(candidate, f"Import Q, K, V ({count(n_tokens, 'token')}, d = {mats['Q'].shape[1]}, "
                                     f"d_v = {mats['V'].shape[1]})")
         return True
 

@@ -203,7 +203,7 @@ def test_the_rope_refusals_say_which_head_counts_are_allowed(qapp):
 
 def test_refusals_name_a_setting_as_the_controls_do(model):
     done = model.set_param("rope_base", 5.0)
-    assert not done and done.reason == "RoPE base is 5.0; it must lie in 100..1e+06"
+    assert not done and done.reason == "RoPE base is 5.0; it must lie in 100..1e+08"
     done = model.set_param("temperature", 99)
     assert not done and done.reason == "temperature is 99.0; it must lie in 0.05..20"
 
