@@ -83,8 +83,9 @@ def test_the_editors_derived_tables_are_covered_when_it_comes_on_screen_while_co
 
 
 def test_docks_that_show_no_results_stay_uncovered(qtbot, window, gate, tmp_path):
-    """The editor, the controls and the √d lesson (its own random q and k) have nothing to wait for."""
-    assert STATE_DOCKS == {"editor", "controls", "sqrt_d"}
+    """The editor, the controls, the √d lesson (its own random q and k) and the Model view (a real model's
+    runs) have nothing of the session's results to wait for."""
+    assert STATE_DOCKS == {"editor", "controls", "sqrt_d", "model_view"}
     assert {spec.name for spec in DOCKS if spec.panel_class().reads_results is False} <= STATE_DOCKS
     window.docks["sqrt_d"].raise_()
     qtbot.waitUntil(lambda: window.panels.is_built("sqrt_d"), timeout=5_000)
