@@ -32,12 +32,14 @@ class Checkpoints(QObject):
     opened = Signal(str)
     progress = Signal(str)
     ran = Signal()
+    generated = Signal()  # ``generation`` holds it
     failed = Signal(str)
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.model = None  # an explorer.models.Model
         self.latest = None  # the ModelRun of the newest text that finished
+        self.generation = None  # the newest greedy generation (explorer.models.generate.Generation)
         self.text = ""
         self._worker = RecomputeWorker(self)
         self._worker.done.connect(self._done)
@@ -83,6 +85,26 @@ class Checkpoints(QObject):
 
         self._worker.submit(self._generation, job)
 
+    def generate(self, text, n_new):
+        """Generate ``n_new`` tokens greedily after ``text`` with a K/V cache in every layer (on the worker)."""
+        if self.model is None:
+            self.failed.emit("No model is open")
+            return
+        model = self.model
+        self._generation += 1
+        self._worker.cancel(wait=False)
+        progress = self.progress.emit
+
+        def job(cancelled):
+            from explorer.models import RunCancelled, all_cores
+            try:
+                with all_cores():
+                    return model.generate(text, n_new, progress=progress, cancelled=cancelled)
+            except RunCancelled:
+                return None
+
+        self._worker.submit(self._generation, job)
+
     def cancel(self):
         """Stop the run in flight (it ends at its next layer); the last finished run stays."""
         self._generation += 1
@@ -102,9 +124,13 @@ class Checkpoints(QObject):
         if isinstance(outcome, ExplorerError):
             self.failed.emit(str(outcome))
             return
-        self.latest = outcome
         self.progress.emit("")
-        self.ran.emit()
+        if isinstance(outcome, ModelRun):
+            self.latest = outcome
+            self.ran.emit()
+        else:
+            self.generation = outcome
+            self.generated.emit()
 
     def head_session(self, layer, head):
         """The latest run's head as an ordinary session (CheckpointError/SessionError say why not)."""

@@ -94,6 +94,16 @@ class Model:
         return Run(tokens=list(tokens), ids=ids, labels=self.labels(tokens), attentions=result.attentions,
                    attn_inputs=result.attn_inputs, last_logits=result.last_logits, edits=dict(edits or {}))
 
+    def generate(self, text: str, n_new: int, *, progress=None, cancelled=None):
+        """Greedy generation of ``n_new`` tokens after ``text`` with a K/V cache in every layer
+        (``generate.Generation``: the new ids, each one's 1 × t weights per layer and head)."""
+        from .generate import generate
+        _, ids = self.tokenize(text)
+        return generate(self.layout, ids, n_new, progress=progress, cancelled=cancelled)
+
+    def token_label(self, token_id: int) -> str:
+        return label(self.tokenizer.id_to_token(int(token_id)) or f"<{token_id}>", self._byte_level)
+
     def _check_head(self, layer: int, head: int) -> None:
         c = self.config
         if not (0 <= layer < c.layers and 0 <= head < c.heads):

@@ -5,11 +5,13 @@ from html import escape
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea,
-                               QVBoxLayout)
+                               QSpinBox, QVBoxLayout)
 
 from explorer.core.errors import ExplorerError
 from explorer.core.head_patterns import strongest_pattern
 from explorer.widgets.head_grid import HeadGrid
+from explorer.widgets.heatmap import Heatmap
+from explorer.widgets.number_text import format_bytes
 
 from .base import Panel
 
@@ -44,6 +46,20 @@ class ModelViewPanel(Panel):
         self.cancel_button.setToolTip("Stop the forward pass in flight (at its next layer)")
         self.cancel_button.clicked.connect(self.ck.cancel)
         self.status = QLabel(self)
+        self.n_new = QSpinBox(self)
+        self.n_new.setRange(1, 64)
+        self.n_new.setValue(8)
+        self.n_new.setSuffix(" tokens")
+        self.generate_button = QPushButton("Generate", self)
+        self.generate_button.setToolTip("Greedy: the likeliest next token, again and again, with a K/V cache in every "
+                                        "layer (each new token's query reads every earlier token's cached k and v)")
+        self.generate_button.clicked.connect(lambda: self.ck.generate(self.text.text(), self.n_new.value()))
+        self.generated = QLabel(self)
+        self.generated.setWordWrap(True)
+        self.rows = Heatmap(cmap="sequential", row_title="layer · head", col_title="cached token",
+                            colorbar_label="weight", parent=self)
+        self.rows.setMinimumHeight(160)
+        self.rows.setVisible(False)
         self.grid = HeadGrid(self)
         self.grid.cellHovered.connect(self._hovered)
         self.grid.cellClicked.connect(self.open_head)
@@ -60,6 +76,10 @@ class ModelViewPanel(Panel):
         row.addWidget(QLabel("Text", self))
         row.addWidget(self.text, 1)
         row.addWidget(self.cancel_button)
+        gen_row = QHBoxLayout()
+        gen_row.addWidget(self.generate_button)
+        gen_row.addWidget(self.n_new)
+        gen_row.addWidget(self.generated, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
@@ -67,10 +87,13 @@ class ModelViewPanel(Panel):
         layout.addWidget(self.status)
         layout.addWidget(scroll, 1)
         layout.addWidget(self.info)
+        layout.addLayout(gen_row)
+        layout.addWidget(self.rows)
         self.ck.opened.connect(self._opened)
         self.ck.progress.connect(self._progress)
         self.ck.ran.connect(self._ran)
         self.ck.failed.connect(self._failed)
+        self.ck.generated.connect(self._generated)
         self._fill_choices()
         self._hovered(-1, -1)
 
@@ -137,6 +160,23 @@ class ModelViewPanel(Panel):
         c = m.config
         self.status.setText(f"{escape(m.name)}: {c.layers} layers × {c.heads} heads on "
                             f"{len(latest.run.tokens)} tokens — hover a head, click it to make it the session")
+
+    def _generated(self):
+        """The generated text, the newest token's 1 × t rows in every layer and head, the cache's size."""
+        gen, m = self.ck.generation, self.ck.model
+        c = m.config
+        words = [m.token_label(t) for t in gen.new_ids]
+        per_token = 2 * c.layers * c.kv_heads * c.head_dim
+        self.generated.setText(
+            f"<b>{escape(' '.join(words))}</b> — K/V cache: 2 · {c.layers} layers · {c.kv_heads} K/V heads · "
+            f"d_h {c.head_dim} = {per_token:,} numbers per token ({format_bytes(per_token * 2)} in float16), "
+            f"{format_bytes(gen.cache_bytes(c, 2))} for its {gen.cache_tokens} tokens")
+        last = gen.rows[-1]  # (layers, heads, t): the newest token's rows, 1 × t per head
+        labels = [m.token_label(t) for t in gen.prompt_ids + gen.new_ids[:-1]] + [words[-1]]
+        flat = last.reshape(-1, last.shape[-1])
+        self.rows.set_matrix(flat, row_labels=[f"L{i} H{j}" for i in range(c.layers) for j in range(c.heads)],
+                             col_labels=labels[:flat.shape[1]], levels=(0.0, 1.0), finite=True)
+        self.rows.setVisible(True)
 
     def _hovered(self, layer, head):
         latest = self.ck.latest

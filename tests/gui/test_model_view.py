@@ -57,3 +57,16 @@ def test_a_newer_text_overtakes_a_run_in_flight(view, qtbot):
     ck.finish()
     qtbot.waitUntil(lambda: ck.latest.run.tokens[-1] == "door", timeout=20_000)
     assert ck.latest.run.tokens == ["<s>", "the", "dog", "ran", "to", "the", "door"]  # the model's <s> first
+
+
+def test_generation_grows_the_cache_and_shows_each_new_tokens_row(view, qtbot):
+    model, panel = view
+    panel.text.setText("a red fox ran over the hill a red fox")
+    panel.n_new.setValue(3)
+    panel.generate_button.click()
+    model.checkpoints.finish()
+    qtbot.waitUntil(lambda: model.checkpoints.generation is not None, timeout=20_000)
+    gen = model.checkpoints.generation
+    assert "ran over the" in panel.generated.text() and "K/V cache" in panel.generated.text()
+    c = model.checkpoints.model.config
+    assert panel.rows._values.shape == (c.layers * c.heads, gen.cache_tokens)  # 1 × t per head and layer
