@@ -77,13 +77,18 @@ SETTINGS = (
                      ("alibi", "ALiBi: bias −m·distance on the scores")), since=2),
     Setting("rope", bool, False, "RoPE", "Rotate q and k of every head by position before the scores",
             since=2),
-    Setting("rope_base", float, 10000.0, "RoPE base", "θ_i = base^(−2i/d_h): a larger base turns slower",
+    Setting("rope_base", float, 10000.0, "RoPE base",
+            "θ_i = base^(−2i/d_h): a larger base turns the slow pairs even more slowly (Llama 2: 10 000; "
+            "Llama 3: 500 000)",
             low=100.0, high=1e8, log=True, since=2),
     Setting("rope_style", str, "half", "RoPE convention",
-            "Which dimensions form the rotated pairs",
-            choices=(("half", "half (GPT-NeoX/Llama: i and i + d/2)"),
-                     ("interleaved", "interleaved (GPT-J/RoFormer: 2i and 2i + 1)")), since=2),
-    Setting("rope_offset", int, 0, "RoPE offset", "Positions are offset, offset + 1, …",
+            "Which dimensions form a pair: half pairs i with i + d_h/2 (rotate_half), interleaved pairs 2i with "
+            "2i + 1. The same rotation, a different order of dimensions.",
+            choices=(("half", "half — GPT-NeoX / Llama"), ("interleaved", "interleaved — GPT-J / RoFormer")),
+            since=2),
+    Setting("rope_offset", int, 0, "RoPE offset",
+            "The pipeline rotates token t by offset + t. Shifting every position by the same amount changes no "
+            "score: only distances count.",
             low=0, high=1_000_000, since=2),
     Setting("kv_heads", int, 0, "K/V heads",
             "How many K/V heads H_kv the query heads share: 0 = as many as heads (ordinary multi-head), 1 = "

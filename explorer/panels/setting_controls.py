@@ -11,7 +11,8 @@ SPIN_DECIMALS = 4
 
 
 class SettingControl:
-    """One setting's widget, bound to the model: ``widget`` to lay out, ``show(settings)`` to refresh."""
+    """One setting's widget, bound to the model: ``widget`` to lay out, ``show(settings)`` to refresh.
+    ``text``: a check box's text, or a slider's label."""
 
     def __init__(self, model, name, parent, text=""):
         self.model, self.setting = model, SCHEMA[name]
@@ -25,7 +26,7 @@ class SettingControl:
             self.widget = QCheckBox(text or s.label, parent)
             self.widget.toggled.connect(self._send)
         elif s.log:
-            self.widget = LabelledSlider("", s.low, s.high, log=True, parent=parent)
+            self.widget = LabelledSlider(text, s.low, s.high, s.default, log=True, parent=parent)
             self.widget.valueChanged.connect(self._send)
             self.widget.sliderPressed.connect(model.begin_gesture)
             self.widget.sliderReleased.connect(model.end_gesture)

@@ -20,16 +20,15 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QPushButton, QSpinBo
 from explorer.core.rope_lesson import (diagonal_deviation, head_slice, is_constant_along_diagonals, locked_positions,
                                        same_row_everywhere, value_range)
 from explorer.core.presets import random_session
-from explorer.core.session import ROPE_BASE_MAX, ROPE_BASE_MIN, ROPE_OFFSET_MAX
 from explorer.model import SELECTION, SETTINGS, STRUCTURE, VALUES
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.number_text import format_number
 
 from ..base import Panel
+from ..setting_controls import SettingControl
 from .plots import POSITION_MAX, RopePlots
 from .tiles import RopeTiles
 
-STYLES = (("half", "half — GPT-NeoX / Llama"), ("interleaved", "interleaved — GPT-J / RoFormer"))
 QUOTE_ZH = ("旋转派(RoPE)——把 Q、K 向量按位置旋转不同角度(第 10 章的旋转小轮子、第 15 章的复数辐角),妙处是两个"
             "被旋转过的向量做点积,结果只依赖角度差,即相对距离——「我离你几个词」被编码进了内积的几何里。")
 QUOTE_EN = ("The rotation school (RoPE) turns the Q and K vectors by a different angle at each position "
@@ -58,26 +57,11 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         # ---- the model's RoPE settings
         self.rope_box = QCheckBox("RoPE on in the pipeline", self)
         self.rope_box.toggled.connect(self._rope_toggled)
-        self.base_slider = LabelledSlider("base", ROPE_BASE_MIN, ROPE_BASE_MAX, 10000.0, log=True, parent=self)
-        self.base_slider.setToolTip("θ_i = base^(−2i/d_h): a larger base turns the slow pairs even more slowly "
-                                    "(Llama 2: 10 000; Llama 3: 500 000)")
-        self.base_slider.valueChanged.connect(lambda v: self.model.set_param("rope_base", v))
-        self.base_slider.sliderPressed.connect(self.model.begin_gesture)
-        self.base_slider.sliderReleased.connect(self.model.end_gesture)
-        self.style_combo = QComboBox(self)
-        for key, label in STYLES:
-            self.style_combo.addItem(label, key)
-        self.style_combo.setToolTip("Which dimensions form a pair: half pairs i with i + d_h/2 (rotate_half), "
-                                    "interleaved pairs 2i with 2i + 1. The same rotation, a different order of "
-                                    "dimensions.")
-        self.style_combo.activated.connect(
-            lambda i: self.model.set_param("rope_style", self.style_combo.itemData(i)))
-        self.offset_box = QSpinBox(self)
-        self.offset_box.setRange(0, ROPE_OFFSET_MAX)
-        self.offset_box.setKeyboardTracking(False)
-        self.offset_box.setToolTip("The pipeline rotates token t by offset + t. Shifting every position by "
-                                   "the same amount changes no score: only distances count.")
-        self.offset_box.valueChanged.connect(lambda v: self.model.set_param("rope_offset", v))
+        bound = {name: SettingControl(model, name, self, text) for name, text in
+                 (("rope_base", "base"), ("rope_style", ""), ("rope_offset", ""))}
+        self.base_slider, self.style_combo = bound["rope_base"].widget, bound["rope_style"].widget
+        self.offset_box = bound["rope_offset"].widget
+        self.bound = list(bound.values())
         offset_label = QLabel("offset", self)
         offset_label.setBuddy(self.offset_box)
         style_label = QLabel("pairs", self)
@@ -216,9 +200,8 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         self.rope_box.setEnabled(s.rope or problem is None)
         self.rope_box.setToolTip(problem if problem and not s.rope else
                                  "Rotate q and k of every head by position before the scores (the heatmaps change)")
-        self.base_slider.setValue(s.rope_base)
-        self.style_combo.setCurrentIndex(self.style_combo.findData(s.rope_style))
-        self.offset_box.setValue(s.rope_offset)
+        for control in self.bound:
+            control.show(s)
         listed = (m.query_tokens, m.tokens, s.heads)
         if listed != self._listed:  # rebuilt only when tokens or heads change (not on every base step)
             self._listed = listed
