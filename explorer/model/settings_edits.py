@@ -25,6 +25,9 @@ class SettingsEdits:
         if getattr(self.settings, name) == value:
             return True
         state = self._state.with_settings(**{name: value})
+        if name == "causal" and value and state.cross:
+            return self._refuse("No causal mask in cross-attention: the queries read another sequence, which has "
+                                "no future to hide")
         if name == "source":
             state = self._switch_source(state, value)
         if name == "kv_heads":  # K and V (or W_k and W_v) pooled into fewer K/V heads, or repeated into more

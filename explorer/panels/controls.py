@@ -101,16 +101,18 @@ class ControlsPanel(Panel):
         (d, dv), L = m.widths(), len(m.tokens)
         length = f"L = {count(L, 'token')}"
         if m.cross:
-            length = f"L_q = {count(len(m.query_tokens), 'query')}, L_k = {count(L, 'key')}"
-        text = f"{length}, d = {d} (Q, K), d_v = {dv} (V)"
-        if m.projected:
-            text = f"{length}, D = {m.matrix('X').shape[1]} → d = {d} (Q, K), d_v = {dv} (V)"
+            length = f"L_q = {count(len(m.query_tokens), 'query', 'queries')}, L_k = {count(L, 'key')}"
         kv = m.state.kv_heads
+        widths = f"d = {d} (Q, K), d_v = {dv} (V)"
+        if kv < s.heads:
+            widths = f"d = {d} (Q), {m.state.kv_width()} (K: {count(kv, 'K/V head')} × {d // s.heads}), d_v = {dv} (V)"
+        text = f"{length}, {widths}"
+        if m.projected:
+            text = f"{length}, D = {m.matrix('X').shape[1]} → {widths}"
         if kv < s.heads:
             per_token = m.state.kv_width() + dv  # numbers cached per token: H_kv·d_h for K, V's width
-            full = s.heads * (d // s.heads) + s.heads * (dv // kv)
-            text += (f"<br>K/V cache per token: {per_token} numbers ({per_token * 2} B in float16, {per_token * 4} B in "
-                     f"float32); with a K/V head per head {full}: {s.heads // kv}× less")
+            text += (f"<br>K/V cache: {per_token} numbers a token ({per_token * 2} B in float16), "
+                     f"{s.heads // kv}× less than with a K/V head per query head")
         self.shape.setText(text)
         del blockers
 

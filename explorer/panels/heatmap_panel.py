@@ -111,8 +111,8 @@ class HeatmapPanel(Panel):
         a row click just moves the outlines."""
         if flags & STRUCTURE:
             cross = self.model.cross
-            self.heatmap.set_titles("query tokens (the sequence that asks)" if cross else "query",
-                                    ("key tokens (the sequence read)" if cross else "key")
+            self.heatmap.set_titles("query tokens" if cross else "query",
+                                    ("key tokens" if cross else "key")
                                     if self.col_title == "key" else self.col_title)
         if flags & ~SELECTION or self.head() != self._drawn_head:
             self.draw()

@@ -94,6 +94,8 @@ class ModelViewPanel(Panel):
         self.ck.ran.connect(self._ran)
         self.ck.failed.connect(self._failed)
         self.ck.generated.connect(self._generated)
+        self._opened_at = None
+        model.history_moved.connect(self._history_moved)
         self._fill_choices()
         self._hovered(-1, -1)
 
@@ -158,8 +160,12 @@ class ModelViewPanel(Panel):
         notable = {(h.layer, h.head): BADGES.get(h.role, h.role) for h in (m.notable_heads or [])}
         self.grid.set_thumbnails(latest.thumbnails, badges=notable)
         c = m.config
+        unknown = sum(t == "<unk>" for t in latest.run.tokens)
+        warn = (f" <span style='color:#b00020'>{unknown} of them unknown to this model (&lt;unk&gt;): its vocabulary "
+                f"has {c.vocab:,} entries{' (lower-case words)' if m.name == 'tiny-induction' else ''}</span>"
+                if unknown else "")
         self.status.setText(f"{escape(m.name)}: {c.layers} layers × {c.heads} heads on "
-                            f"{len(latest.run.tokens)} tokens — hover a head, click it to make it the session")
+                            f"{len(latest.run.tokens)} tokens{warn} — hover a head, click it to make it the session")
 
     def _generated(self):
         """The generated text, the newest token's 1 × t rows in every layer and head, the cache's size."""
@@ -188,7 +194,8 @@ class ModelViewPanel(Panel):
             return
         words, score = strongest_pattern(latest.run.attentions[layer, head])
         known = [h for h in (self.ck.model.notable_heads or []) if (h.layer, h.head) == (layer, head)]
-        role = "".join(f" — a {h.role} head (score {h.score:.2f})" for h in known)
+        role = "".join(f" — {'an' if h.role[0] in 'aeiou' else 'a'} {h.role} head (score {h.score:.2f})"
+                       for h in known)
         self.info.setText(f"<b>layer {layer}, head {head}</b>: mostly {words} ({score:.2f}){role}. "
                           f"Click to open it as the session.")
 
@@ -201,9 +208,16 @@ class ModelViewPanel(Panel):
         except ExplorerError as exc:
             self.model.notify(f"Cannot open layer {layer} head {head}: {exc}")
             return False
-        self.grid.selected = (layer, head)
+        opened = self.model.set_session(session, f"Open {session.title}")
+        self.grid.selected = (layer, head)  # outlined until the history moves on (an undo, an edit)
+        self._opened_at = self.model.history_index()
         self.grid.update()
-        return self.model.set_session(session, f"Open {session.title}")
+        return opened
+
+    def _history_moved(self, index):
+        if self.grid.selected is not None and index != self._opened_at:
+            self.grid.selected = None
+            self.grid.update()
 
     def render(self, flags):
         """The grid follows the model's runs, not the session."""

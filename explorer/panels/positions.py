@@ -1,6 +1,7 @@
 """Positions: the sinusoidal PE(L, D) added to X, or ALiBi's per-head bias on the scores, and
 "shuffle tokens" — with no positions the outputs permute exactly as the tokens do (attention is
 blind to order); with positions they do not."""
+import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSignalBlocker
 from PySide6.QtGui import QPalette
@@ -118,7 +119,7 @@ class PositionsPanel(Panel):
         self.slopes.setXRange(0.4, heads + 0.6, padding=0)
         self.slopes.setYRange(0, max(r.slopes) * 1.1, padding=0)
         m = self.model
-        bias = alibi_bias(r.slopes[head], slice(0, len(m.query_tokens)), len(m.tokens))  # query i, key j
+        bias = alibi_bias(r.slopes[head], np.arange(len(m.query_tokens)), len(m.tokens))  # query i, key j
         self.slopes.getPlotItem().setTitle(f"head {head + 1}: m = {format_number(r.slopes[head])}", size="9pt")
         reach = float(-bias.min()) or 1.0
         self.bias_map.set_matrix(bias, row_labels=m.query_tokens, col_labels=m.tokens,

@@ -73,7 +73,7 @@ class SplitMergePanel(Panel):
         heads = r.heads
         H, dh = r.n_heads, r.d_head
         (L, D), dv = r.q.shape, heads.concat.shape[1]
-        dvh = dv // H
+        dvh = heads.head_outputs.shape[2]  # what one head mixes: V's width / H_kv
         kv = r.kv_heads
         out = heads.output
         has_wo = self.model.results.wo is not None
@@ -87,21 +87,18 @@ class SplitMergePanel(Panel):
             Stage("stack", "Q heads", (H, L, dh), split_heads(r.q, H), title="Q per head",
                   shape_text=f"(H={H}, L={L}, d_h={dh})"),
         ]
-        if kv < H and not self.model.cross:  # grouped K/V heads: K is cut into H_kv heads, each read by a group
+        if kv < H and not self.model.cross:  # grouped K/V heads: K holds H_kv heads, each read by a group
             dk = r.k.shape[1]
-            stages += [
-                Stage("matrix", "K", (L, dk), r.k, [c // dh for c in range(dk)], "K", f"(L={L}, H_kv·d_h={dk})"),
-                Stage("arrow", "split_kv", lines=("split_heads", f"H_kv = {kv}"), code=True),
-                Stage("stack", "K heads", (kv, L, dh), split_heads(r.k, kv), title="K per K/V head",
-                      shape_text=f"(H_kv={kv}, L={L}, d_h={dh})"),
-            ]
+            stages += [Stage("matrix", "K", (L, dk), r.k, [c // dh for c in range(dk)], "K",
+                             f"(L={L}, H_kv·d_h={dk})", note=f"{count(kv, 'K/V head')}: columns by K/V head")]
         stages += [
             Stage("arrow", "attention", lines=("attention", "in each head", f"scale {scale}")),
             Stage("stack", "head outputs", (H, L, dvh), heads.head_outputs, title="head outputs",
-                  shape_text=f"(H={H}, L={L}, d_v/H={dvh})", hidden=hidden),
+                  shape_text=f"(H={H}, L={L}, {'d_v/H' if kv == H else 'd_v/H_kv'}={dvh})", hidden=hidden),
             Stage("arrow", "merge_heads", lines=("merge_heads", "(concat)"), code=True),
             Stage("matrix", "concat", (L, dv), heads.concat, [c // dvh for c in range(dv)], "concat",
-                  f"(L={L}, d_v={dv})", note="" if has_wo else "concat = output (no W_o)", hidden=hidden),
+                  f"(L={L}, {'d_v' if kv == H else 'H·d_v/H_kv'}={dv})",
+                  note="" if has_wo else "concat = output (no W_o)", hidden=hidden),
         ]
         if has_wo:
             d_out = out.shape[1]
@@ -110,7 +107,8 @@ class SplitMergePanel(Panel):
                              f"(L={L}, D={d_out})", hidden=hidden)]
         self.canvas.set_data(self.model.query_tokens, H, stages, small, has_wo)
 
-        merge = "concatenated back to (L, d_v)" + (", then projected by W_o" if has_wo else "")
+        merge = ("concatenated back to (L, d_v)" if kv == H else f"concatenated side by side (L, H·d_v/H_kv = {dv})") + (
+            ", then projected by W_o" if has_wo else "")
         hide = " — outputs hidden until ③ is revealed" if hidden else ""
         kv_text = ("K and V the same way" if kv == H else
                    f"K and V into H_kv = {count(kv, 'K/V head')}, each read by {H // kv} query heads in turn")

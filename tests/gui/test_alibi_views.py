@@ -55,3 +55,14 @@ def test_the_positions_panel_plots_the_slopes_and_the_bias_of_the_shown_head(qtb
     panel.alibi.setChecked(False)
     model.flush()
     assert model.settings.positions == "none"
+
+
+def test_alibi_in_a_cross_session_draws_a_bias_per_query_and_key(qtbot):
+    from explorer.core.presets import translation_session
+    model, panel = show_panel(qtbot, PositionsPanel, translation_session(), size=(700, 600))
+    model.set_param("positions", "alibi")
+    model.flush()
+    panel.refresh()
+    shown = panel.bias_map._values
+    assert shown.shape == (7, 4)  # 7 query tokens, 4 key tokens
+    assert shown[6, 0] == -6 * 2 ** -8 and shown[2, 2] == 0  # one head: slope 2^-8, −m·|i − j|

@@ -94,3 +94,15 @@ def test_a_cell_edited_in_place_is_decoded_anew(qtbot):
     w, o = causal_row(q, k, v, 3)
     np.testing.assert_allclose(panel.output._values[0], o, rtol=0, atol=1e-12)
     np.testing.assert_allclose(panel.weights._values[3], w, rtol=0, atol=1e-12)
+
+
+def test_one_play_run_is_one_undo_step(qtbot):
+    model, panel = show_panel(qtbot, GenerationPanel, size=(900, 800))
+    panel.go(2)
+    assert model.undo_stack.count() == 1
+    panel.speed.setCurrentIndex(panel.speed.count() - 1)
+    panel.play.setChecked(True)  # from the prefill to the end: t = 1, 2, 3, 4
+    qtbot.waitUntil(lambda: not panel.play.isChecked(), timeout=5000)
+    assert model.undo_stack.count() == 2 and panel.t() == 4
+    model.undo_stack.undo()
+    assert panel.t() == 2  # back to before the run, in one step

@@ -58,7 +58,8 @@ def test_the_controls_offer_the_k_v_heads_that_divide_the_heads(qtbot):
     combo = panel.kv_heads
     assert [combo.itemData(i) for i in range(combo.count())] == [1, 2, 4, 8]
     assert combo.currentData() == 2 and "GQA" in combo.currentText()
-    assert "K/V cache per token: 8 numbers" in panel.shape.text() and "4× less" in panel.shape.text()
+    assert "K/V cache: 8 numbers a token" in panel.shape.text() and "4× less" in panel.shape.text()
+    assert "4 (K: 2 K/V heads × 2)" in panel.shape.text()
     combo.setCurrentIndex(0)
     combo.activated.emit(0)
     model.flush()

@@ -28,7 +28,7 @@ class CostView(QWidget):
         self.measure.setCurrentIndex(1)
         self.measure.setToolTip("What the curves count, per step or added up to t")
         self.measure.currentIndexChanged.connect(lambda _: self._draw())
-        self.plot = lesson_plot(self, fg, bg, "", "t (tokens in the cache)", "", min_size=(240, 160))
+        self.plot = lesson_plot(self, fg, bg, "", "t (tokens decoded)", "", min_size=(240, 160))
         self.plot.getPlotItem().addLegend(offset=(10, 10))
         self.cached = self.plot.plot([], [], pen=pg.mkPen(head_colour(0), width=2), name="with the K/V cache")
         self.recomputed = self.plot.plot([], [], pen=pg.mkPen(head_colour(1), width=2),
@@ -64,16 +64,22 @@ class CostView(QWidget):
                        f"{count(kv_heads, 'K/V head')} among {count(shape.heads, 'head')} saves "
                        f"{shape.heads // kv_heads}×.")
         tokens = "the one token" if length == 1 else f"all {length} tokens"
+        if shape.cross_keys is None:
+            cache = (f"K/V cache: {format_bytes(sizes[2])} per token in float16 ({format_bytes(sizes[4])} in "
+                     f"float32), {format_bytes(sizes[2] * length)} at L = {length}")
+        else:  # the encoder's cache: its L_k rows, made once
+            cache = (f"The source's K/V cache is fixed: {shape.cross_keys} rows × {format_bytes(sizes[2])} = "
+                     f"{format_bytes(sizes[2] * shape.cross_keys)} in float16, whatever the number of queries")
         self.summary.setText(
-            f"K/V cache: {format_bytes(sizes[2])} per token in float16 ({format_bytes(sizes[4])} in float32), "
-            f"{format_bytes(sizes[2] * length)} at L = {length} (this session is one layer: a model multiplies "
-            f"by its layers).{grouped} Decoding {tokens}: {format_count(total[0])} multiply-adds with the "
-            f"cache, {format_count(total[1])} without ({total[1] / max(total[0], 1):.1f}×).")
+            f"{cache} (this session is one layer: a model multiplies by its layers).{grouped} Decoding {tokens}: "
+            f"{format_count(total[0])} multiply-adds with the cache, {format_count(total[1])} without "
+            f"({total[1] / max(total[0], 1):.1f}×). Bytes are counted in float32.")
 
     def _draw(self):
         if self.curves is None:
             return
         key = self.measure.currentData()
+        self.plot.getAxis("left").setLabel("multiply-adds" if "macs" in key else "bytes read (float32)")
         t = np.array([stop for _, stop in self.steps], dtype=float)
         self.plot.getAxis("bottom").setTickSpacing(major=max(1.0, nice_step(t[-1] / 8)), minor=1.0)
         for line, name in ((self.cached, "cached"), (self.recomputed, "recomputed")):

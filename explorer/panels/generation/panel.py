@@ -131,6 +131,7 @@ class GenerationPanel(Panel):
 
     def _play_toggled(self, on):
         self.play.setText("Pause" if on else "Play")
+        (self.model.begin_gesture if on else self.model.end_gesture)()  # one Play run is one undo step
         if on:
             if self.t() >= len(self.model.query_tokens):
                 self.go(self._prefill())
@@ -203,6 +204,7 @@ class GenerationPanel(Panel):
         h, queries, keys = m.settings.selected_head, m.query_tokens, m.tokens
         n, t = len(queries), len(step.k_cache)
         causal = self._causal_result()
+        self.weights.set_titles(f"query (head {h + 1})" if m.settings.heads > 1 else "query", "key")
         if causal is not None:  # its rows equal the decode's (checked below): no copy at L = 4096
             self.weights.set_matrix(causal.heads.weights[h], row_labels=queries, col_labels=keys,
                                     levels=(0.0, 1.0), masked=self._greyed(n, len(keys), step.stop, m.cross),
