@@ -13,7 +13,7 @@ from explorer.core import presets
 from explorer.widgets.plot_cache import axes_as_vectors
 from explorer.core.errors import ExplorerError
 from explorer.core.matrix_io import load_matrix, save_matrix
-from explorer.core.session import load_session, save_session
+from explorer.core.session import MAX_FILE_BYTES, load_session, save_session
 from explorer.session_opener import SessionOpener
 from explorer.settings_store import qsettings
 
@@ -95,7 +95,7 @@ class Documents:
         except OSError:
             size = 0  # load_session says what is wrong with it
         self.opener.cancel()  # an open still being read is overtaken by this one
-        if size > BACKGROUND_BYTES:
+        if BACKGROUND_BYTES < size <= MAX_FILE_BYTES:  # (a larger one is refused at once, unread)
             # read off the GUI thread (a JSON file in another process): the window stays usable and
             # the session is shown when it has been read (``_opened``)
             self.window.statusBar().showMessage(f"Opening {Path(path).name} ({size / 2 ** 20:.0f} MB)…")

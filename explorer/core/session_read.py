@@ -7,6 +7,7 @@ Settings() defaults, layout null, no query_tokens); the reader applies this to f
 from __future__ import annotations
 
 import difflib
+import io
 import os
 import stat
 from typing import Any, Callable
@@ -231,11 +232,6 @@ def load_session(path) -> Session:
     remove_stale_temporaries(file_path)  # of saves of this file killed mid-way; never raises
     try:
         with open(file_path, "rb") as f:
-            if f.read(4) == ZIP_SIGNATURE:  # the binary form (.aesz): its matrices are .npy members
-                from .session_zip import read_session_zip  # (imports matrix_io, which imports this)
-
-                return read_session_zip(f, info.st_size, name)
-            f.seek(0)
             data = f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
         raise SessionError(f"{name}: cannot be read ({e.strerror or e})") from None
@@ -244,4 +240,8 @@ def load_session(path) -> Session:
     if len(data) > MAX_FILE_BYTES:
         raise SessionError(f"{name}: is larger than {size_text(MAX_FILE_BYTES)}, the limit "
                            f"for session files")
+    if data[:4] == ZIP_SIGNATURE:  # the binary form (.aesz): its matrices are .npy members
+        from .session_zip import read_session_zip  # (imports matrix_io, which imports this module)
+
+        return read_session_zip(io.BytesIO(data), len(data), name)
     return session_from_json(data, where=name)

@@ -127,7 +127,7 @@ def _read(f: BinaryIO, size: int, where: str) -> Session:
                                    f"{describe(value)}")
             info = infos.get(value)
             if info is None or not value.endswith(".npy"):
-                raise SessionError(f"{where}: {place} names {short(value)!r}, which is not an .npy "
+                raise SessionError(f"{where}: {place} names {short(value)}, which is not an .npy "
                                    f"member of the archive")
             try:
                 with archive.open(info) as fp:
