@@ -100,6 +100,7 @@ def measure(length, dim, heads, events, rate, slider_name, seed, timeout_s=180.0
     def finish():
         if st["t_screen"] is not None:
             return
+        app.processEvents()  # any paint still pending: "on screen" means painted and read back
         screen_pixels(app, window, read)
         st["t_screen"] = now()
         head = model.settings.selected_head

@@ -62,7 +62,7 @@ def parse(argv):
                    help="L = 4, 64, 512 for edit→pixels, 3 repeats, the cell slider only, L = 2048 for the large part")
     p.add_argument("--sizes", help="comma-separated L for edit→pixels (default 4,64,512,1024)")
     p.add_argument("--repeats", type=int, help="timed repeats per size (default 7, 5 at L ≥ 1024; --quick 3)")
-    p.add_argument("--only", help="comma-separated parts: edit,drag,large,startup,hostile (default all)")
+    p.add_argument("--only", help="comma-separated parts: edit,drag,large,open,startup,hostile (default all)")
     p.add_argument("--drag-L", type=int, default=1024)
     p.add_argument("--large-L", type=int, help="L of the large part (default 4096; --quick 2048)")
     p.add_argument("--startup-runs", type=int, help="start-ups of each kind (default 5; --quick 3)")
@@ -75,7 +75,7 @@ def parse(argv):
     p.add_argument("--json", metavar="FILE", help="also write every raw figure to FILE")
     a = p.parse_args(argv)
     a.sizes = [int(x) for x in a.sizes.split(",")] if a.sizes else ([4, 64, 512] if a.quick else [4, 64, 512, 1024])
-    parts = {"edit", "drag", "large", "startup", "hostile"}
+    parts = {"edit", "drag", "large", "open", "startup", "hostile"}
     a.only = set(a.only.split(",")) if a.only else parts
     unknown = a.only - parts
     if unknown:
@@ -115,7 +115,8 @@ def main(argv=None):
 
 def run_parts(a, env, display, results):
     """Every part asked for, each in its own child; edit and drag on ``display`` (None: offscreen)."""
-    results.update({"edit": [], "drag": [], "large": None, "tables": None, "startup": None, "hostile": None})
+    results.update({"edit": [], "drag": [], "large": None, "tables": None, "open": None, "startup": None,
+                    "hostile": None})
 
     if "edit" in a.only:
         for L in a.sizes:
@@ -133,6 +134,10 @@ def run_parts(a, env, display, results):
         results["large"] = run_child("large", ["--part", "window", "--L", a.large_L], env=env, timeout=900)
         log(f"L = {a.large_L}, D = 768: the editor's tables …")
         results["tables"] = run_child("large", ["--part", "tables", "--L", a.large_L], env=env)
+    if "open" in a.only:
+        L = 4096 if a.large_L >= 4096 else a.large_L
+        log(f"open a {L} × 512, 8-head session file (JSON and .aesz) …")
+        results["open"] = run_child("open_file", ["--L", L, "--repeats", 1 if a.quick else 2], env=env, timeout=900)
     if "startup" in a.only:
         log(f"start-up, {a.startup_runs} runs each …")
         results["startup"] = run_child("startup", ["--runs", a.startup_runs], env=env)
@@ -241,6 +246,21 @@ def report(r):
                        f"{fmt_ms(tables['select_cell_ms'])} | ≤ {TARGET_TABLES_MS:.0f} ms | "
                        f"{mark(max(tables['scroll_corner_ms'], tables['select_cell_ms']) <= TARGET_TABLES_MS)} |")
         out.append("")
+    o = r.get("open")
+    if o:
+        out += [f"## ⑥ Open a {o['L']} × {o['d']}, {o['heads']}-head session with File ▸ Open (reading included)", "",
+                "| file | size | longest GUI block (≤ 100 ms) | of it: handing the session to the window | "
+                "session shown | its results on screen (after shown) | before: `load_session` on the GUI thread |",
+                "|---|---:|---:|---:|---:|---:|---:|"]
+        for kind, label in (("json", "JSON"), ("aesz", "binary (.aesz)")):
+            x = o[kind]
+            out.append(f"| {label} | {o['bytes'][kind] / 2 ** 20:.0f} MiB | {fmt_ms(x['longest_block_ms'])} "
+                       f"{mark(x['longest_block_ms'] <= TARGET_BLOCK_MS)} | {fmt_ms(x['show_ms'])} | "
+                       f"{x['shown_s']:.2f} s | {x['results_s']:.2f} s ({x['results_after_shown_s']:.2f} s) | "
+                       f"{x['load_session_on_gui_thread_s']:.2f} s |")
+        out += ["", "A 2-ms heartbeat on the GUI thread during `Documents.open` of each file until every heatmap shows "
+                "the new results (worst of the runs; times are medians). A JSON file is parsed in another process "
+                "(`explorer.core.session_convert`) and handed back in the binary form, which a thread reads.", ""]
     s = r["startup"]
     if s:
         ratio = s["app"]["total"] / s["empty"]["total"]
