@@ -86,7 +86,7 @@ def paint_census(app, window, table, edits):
     panels = {id(panel): name for name, panel in window.panels.items()}
 
     def describe(widget):
-        w, chain = widget, []
+        w = widget
         while w is not None and id(w) not in panels:
             w = w.parentWidget()
         where = panels.get(id(w), "window") if w is not None else "window"

@@ -23,8 +23,8 @@ from PySide6.QtCore import QObject, Signal
 from explorer.core.errors import SessionError
 from explorer.core.session import load_session
 from explorer.core.session_convert import FAILED
+from explorer.core.session_read import ZIP_SIGNATURE
 
-ZIP_SIGNATURE = b"PK\x03\x04"
 _ROOT = str(Path(__file__).resolve().parents[1])  # where ``explorer`` is importable from
 
 
