@@ -6,8 +6,10 @@ Qt state and caches never leak into another; a child prints one ``BENCH_JSON {..
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -18,14 +20,56 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 MARK = "BENCH_JSON "
 FRAME_MS = 1000.0 / 60.0  # one frame of a 60 Hz display
+SCREEN_ENV = "BENCH_SCREEN"  # set in a child: it runs on this X display (real screen mode), not offscreen
+# The real screen is wide enough for three 1600×1000 windows side by side (app, pyqtgraph, matplotlib):
+# with no window manager, overlapping windows would hide each other's pixels.
+SCREEN_SIZE = (3 * 1620 + 40, 1080)
 
 
-def offscreen_env(extra: dict | None = None) -> dict:
-    """The environment of a benchmark child: offscreen Qt, a private config/data home (never the user's)."""
+def xvfb_available() -> bool:
+    return shutil.which("Xvfb") is not None
+
+
+@contextlib.contextmanager
+def xvfb(size=SCREEN_SIZE):
+    """A private Xvfb server for the real-screen mode; yields its display name (":N")."""
+    if not xvfb_available():
+        raise RuntimeError("the real-screen mode needs Xvfb (apt-get install xvfb), or use --offscreen")
+    read_end, write_end = os.pipe()
+    proc = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write_end), "-screen", "0", f"{size[0]}x{size[1]}x24", "-nolisten", "tcp",
+         "-noreset"], pass_fds=(write_end,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    os.close(write_end)
+    try:
+        with os.fdopen(read_end) as f:  # Xvfb writes the display number once it accepts clients
+            number = f.readline().strip()
+        if not number:
+            raise RuntimeError("Xvfb did not start")
+        yield ":" + number
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def on_screen() -> bool:
+    """Inside a child: does it paint to a real X server (pixels read back from the screen)?"""
+    return bool(os.environ.get(SCREEN_ENV))
+
+
+def offscreen_env(extra: dict | None = None, display: str | None = None) -> dict:
+    """The environment of a benchmark child: offscreen Qt (or ``display``, an X server), a private
+    config/data home (never the user's)."""
     env = dict(os.environ)
     env["QT_QPA_PLATFORM"] = "offscreen"
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
+    env.pop(SCREEN_ENV, None)
+    if display:
+        env.update(QT_QPA_PLATFORM="xcb", DISPLAY=display, **{SCREEN_ENV: "1"})
     home = Path(tempfile.gettempdir()) / "attention-explorer-bench"
     for key, sub in (("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_CACHE_HOME", "cache")):
         (home / sub).mkdir(parents=True, exist_ok=True)
@@ -36,8 +80,10 @@ def offscreen_env(extra: dict | None = None) -> dict:
 
 
 def ensure_offscreen() -> None:
-    """Inside a child: make sure Qt has no display (a directly run script too)."""
-    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    """Inside a child: make sure Qt has no display (a directly run script too), unless the child was
+    started in the real-screen mode."""
+    if not on_screen():
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
 
@@ -111,10 +157,13 @@ def emit(result: dict) -> None:
     sys.stdout.flush()
 
 
-def run_child(module: str, args: list[str], *, timeout: float = 600, env: dict | None = None) -> dict:
-    """Run ``python -m benchmarks.<module> args`` offscreen and return its BENCH_JSON answer."""
+def run_child(module: str, args: list[str], *, timeout: float = 600, env: dict | None = None,
+              display: str | None = None) -> dict:
+    """Run ``python -m benchmarks.<module> args`` offscreen (or on the X server ``display``) and return
+    its BENCH_JSON answer."""
     cmd = [sys.executable, "-m", f"benchmarks.{module}", *map(str, args)]
-    proc = subprocess.run(cmd, cwd=ROOT, env=offscreen_env(env), capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(cmd, cwd=ROOT, env=offscreen_env(env, display), capture_output=True, text=True,
+                          timeout=timeout)
     for line in proc.stdout.splitlines():
         if line.startswith(MARK):
             return json.loads(line[len(MARK):])
@@ -153,3 +202,33 @@ def machine() -> dict:
 
 def now() -> float:
     return time.perf_counter()
+
+
+def screen_pixels(app, widget, rect):
+    """The pixels the X server shows over ``rect`` (x, y, w, h in ``widget``'s coordinates): a read-back
+    from the screen (``QScreen.grabWindow``), which returns only after the server has drawn every request
+    sent before it. Offscreen, where there is no screen, ``widget.grab()`` (which repaints it) instead."""
+    x, y, w, h = rect
+    if on_screen():
+        return widget.screen().grabWindow(widget.winId(), x, y, w, h)
+    from PySide6.QtCore import QRect
+
+    return widget.grab(QRect(x, y, w, h))
+
+
+def place_on_screen(widget, slot: int) -> None:
+    """Real-screen mode: put a 1600×1000 window in its own column of the wide screen (never overlapping)."""
+    widget.move(slot * 1620, 0)
+
+
+def run_standalone_on_screen(main, argv=None) -> None:
+    """``python -m benchmarks.<part> --screen``: start a private Xvfb and run the part on it in a child."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--screen" not in argv or on_screen():
+        main([a for a in argv if a != "--screen"])
+        return
+    module = sys.modules[main.__module__].__spec__.name
+    with xvfb() as display:
+        env = offscreen_env(None, display)
+        cmd = [sys.executable, "-m", module, *[a for a in argv if a != "--screen"]]
+        raise SystemExit(subprocess.run(cmd, cwd=ROOT, env=env).returncode)

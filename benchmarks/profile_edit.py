@@ -13,6 +13,10 @@ Prints, for the default window with d = 64 and 8 heads:
 3. with ``--memory``: tracemalloc's peak during one edit and the biggest allocation sites left
    alive after it (NumPy reports its buffers to tracemalloc).
 
+With ``--screen`` the edit runs on a private Xvfb and ends with the pixels over the weights heatmap
+read back from the X server (what a person sees) instead of ``window.grab()`` (which repaints the
+whole window), and a census lists which widgets received paint events per edit.
+
 The app is not changed: the wrappers are set on the live objects of this process.
 """
 from __future__ import annotations
@@ -24,12 +28,14 @@ import pstats
 import statistics
 import time
 
-from benchmarks._util import build_window, qapp, settle, vm_status
+from benchmarks._util import (build_window, on_screen, place_on_screen, qapp, run_standalone_on_screen,
+                              screen_pixels, settle, vm_status)
+from benchmarks.edit_pixels import heatmap_rects
 
 
 def instrument(window):
     """Wrap the pipeline and every panel's render; returns the dict their times go to."""
-    import explorer.model.attention_model as am
+    import explorer.model.coordinator as am
 
     times: dict[str, list[float]] = {}
 
@@ -60,11 +66,45 @@ def one_edit(app, window, table, row, col):
     marks.append(time.perf_counter())
     app.processEvents()
     marks.append(time.perf_counter())
-    window.grab()
+    if on_screen():
+        screen_pixels(app, window, heatmap_rects(window)["weights"])
+    else:
+        window.grab()
     marks.append(time.perf_counter())
     return {"setData (undo push, table refresh)": marks[1] - marks[0],
             "flush (recompute + changed → renders)": marks[2] - marks[1],
-            "processEvents": marks[3] - marks[2], "grab (paint)": marks[4] - marks[3], "total": marks[4] - marks[0]}
+            "processEvents (paints on screen)" if on_screen() else "processEvents": marks[3] - marks[2],
+            "read back from the screen" if on_screen() else "grab (paint)": marks[4] - marks[3],
+            "total": marks[4] - marks[0]}
+
+
+def paint_census(app, window, table, edits):
+    """Which widgets receive a paint event during ``edits`` edits: {description: paints per edit}."""
+    from PySide6.QtCore import QEvent, QObject
+
+    counts: dict[str, int] = {}
+    panels = {id(panel): name for name, panel in window.panels.items()}
+
+    def describe(widget):
+        w = widget
+        while w is not None and id(w) not in panels:
+            w = w.parentWidget()
+        where = panels.get(id(w), "window") if w is not None else "window"
+        return f"{where}: {type(widget).__name__} {widget.objectName() or ''}".rstrip()
+
+    class Census(QObject):
+        def eventFilter(self, obj, event):
+            if event.type() == QEvent.Type.Paint:
+                key = describe(obj)
+                counts[key] = counts.get(key, 0) + 1
+            return False
+
+    census = Census()
+    app.installEventFilter(census)
+    for r in range(edits):
+        one_edit(app, window, table, (r + 3) % window.model.matrix("Q").shape[0], r % 8)
+    app.removeEventFilter(census)
+    return {k: v / edits for k, v in sorted(counts.items(), key=lambda kv: -kv[1])}
 
 
 def main(argv=None):
@@ -75,10 +115,12 @@ def main(argv=None):
     p.add_argument("--edits", type=int, default=5)
     p.add_argument("--top", type=int, default=25)
     p.add_argument("--memory", action="store_true", help="tracemalloc peak and allocation sites of one edit")
+    p.add_argument("--screen", action="store_true", help="on a private Xvfb, pixels read back from the screen")
     a = p.parse_args(argv)
 
     app = qapp()
     window = build_window(a.L, a.d, a.heads)
+    place_on_screen(window, 0)
     window.show()
     settle(app)
     window.grab()
@@ -105,6 +147,10 @@ def main(argv=None):
     for key, ts in sorted(times.items(), key=lambda kv: -statistics.median(kv[1])):
         m = statistics.median(ts)
         print(f"  {key:45s} {1000 * m:9.1f}  {100 * m / total:5.1f} %")
+
+    print("\n## paint events per edit (widget: count)")
+    for key, n in paint_census(app, window, table, a.edits).items():
+        print(f"  {n:5.1f}  {key}")
 
     stream = io.StringIO()
     stats = pstats.Stats(profiler, stream=stream)
@@ -162,4 +208,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run_standalone_on_screen(main)

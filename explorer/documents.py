@@ -13,13 +13,19 @@ from explorer.core import presets
 from explorer.widgets.plot_cache import axes_as_vectors
 from explorer.core.errors import ExplorerError
 from explorer.core.matrix_io import load_matrix, save_matrix
-from explorer.core.session import load_session, save_session
+from explorer.core.session import MAX_FILE_BYTES, load_session, save_session
+from explorer.session_opener import SessionOpener
 from explorer.settings_store import qsettings
 
-SESSION_FILTER = "Attention Explorer sessions (*.json);;All files (*)"
+SESSION_FILTER = ("Attention Explorer sessions (*.json *.aesz);;Attention Explorer sessions, JSON (*.json);;"
+                  "Attention Explorer sessions, binary (*.aesz);;All files (*)")
+SAVE_FILTER = "Attention Explorer session, JSON (*.json);;Attention Explorer session, binary (*.aesz)"
+SAVE_FILTER_LARGE = "Attention Explorer session, binary (*.aesz);;Attention Explorer session, JSON (*.json)"
 MATRIX_FILTER = "Matrices (*.npy *.npz *.csv *.tsv *.txt);;All files (*)"
 MAX_RECENT = 8
 BUSY_BYTES = 4 * 2 ** 20  # a session file this large takes a noticeable while to read or write (~0.1 s)
+BACKGROUND_BYTES = 4 * 2 ** 20  # a session file this large is read off the GUI thread (session_opener)
+LARGE_CELLS = 2 ** 20  # a session with this many cells is offered the binary form first (JSON ≥ ~20 MB)
 
 LAST_FOLDER = "files/last_folder"  # QSettings key: where the next file dialog starts
 
@@ -36,6 +42,8 @@ class Documents:
     def __init__(self, window, path=None):
         self.window = window
         self.path = Path(path) if path else None
+        self.opener = SessionOpener(window)
+        self.opener.finished.connect(self._opened)
 
     @property
     def model(self):
@@ -88,6 +96,13 @@ class Documents:
             size = os.path.getsize(path)
         except OSError:
             size = 0  # load_session says what is wrong with it
+        self.opener.cancel()  # an open still being read is overtaken by this one
+        if BACKGROUND_BYTES < size <= MAX_FILE_BYTES:  # (a larger one is refused at once, unread)
+            # read off the GUI thread (a JSON file in another process): the window stays usable and
+            # the session is shown when it has been read (``_opened``)
+            self.window.statusBar().showMessage(f"Opening {Path(path).name} ({size / 2 ** 20:.0f} MB)…")
+            self.opener.open(path)
+            return True
         reading = (self.busy(f"Opening {Path(path).name} ({size / 2 ** 20:.0f} MB)…") if size > BUSY_BYTES
                    else nullcontext())
         try:
@@ -96,6 +111,19 @@ class Documents:
         except ExplorerError as exc:
             self.error("Could not open the session", str(exc))
             return False
+        self._show_opened(session, path)
+        return True
+
+    def _opened(self, request, path, session, error):
+        """A file read in the background: shown, or why not (unless a newer open overtook it)."""
+        if request != self.opener.request:
+            return
+        if session is None:
+            self.error("Could not open the session", error)
+            return
+        self._show_opened(session, path)
+
+    def _show_opened(self, session, path):
         # A large session's results come from the worker: the window stays responsive meanwhile (the
         # views of results are covered, the status bar says so); saving needs only the session.
         self.model.load(session, validated=True)  # load_session validated it
@@ -104,14 +132,14 @@ class Documents:
         self._remember(self.path)
         self.window.update_title()
         self.window.say_when_ready(f"Opened {self.path}")
-        return True
 
     def save(self):
         return self.save_to(self.path) if self.path else self.save_as()
 
     def save_as(self):
-        path = self.ask_save_path("Save session as", self.path.name if self.path else "session.json",
-                                  SESSION_FILTER)
+        large = self._cells() >= LARGE_CELLS  # offered the binary form first: it opens without a wait
+        name = self.path.name if self.path else ("session.aesz" if large else "session.json")
+        path = self.ask_save_path("Save session as", name, SAVE_FILTER_LARGE if large else SAVE_FILTER)
         return self.save_to(Path(path)) if path else False
 
     def ask_save_path(self, title, suggestion, filters):

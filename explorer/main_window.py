@@ -475,5 +475,6 @@ class MainWindow(QMainWindow):
             self.save_layout()
         if self.recovery is not None:
             self.recovery.discard()
+        self.documents.opener.cancel()  # a session still being read is not wanted any more
         self.model.shutdown()
         event.accept()

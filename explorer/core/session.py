@@ -10,7 +10,9 @@ This module is the public face; the work is done, one job a module, in:
 ``session_limits`` (format name, version, limits, matrices), ``session_settings`` (the Settings
 and their checks), ``session_data`` (the Session value), ``session_check`` (validation),
 ``session_write`` (the writer), ``session_prescan`` (refusing raw bytes unparsed),
-``session_json`` (decoding and parsing) and ``session_read`` (upgrades and the reader).
+``session_json`` (decoding and parsing), ``session_read`` (upgrades and the reader) and
+``session_zip`` (the binary form, ``.aesz``: the same session with its matrices as .npy members,
+written for paths ending in ``.aesz``, recognised by its first bytes when read).
 """
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ Settings() defaults, layout null, no query_tokens); the reader applies this to f
 from __future__ import annotations
 
 import difflib
+import io
 import os
 import stat
 from typing import Any, Callable
@@ -23,6 +24,8 @@ from .session_limits import (FORMAT_NAME, MATRIX_AXES, MAX_CELLS, MAX_FILE_BYTES
 from .session_prescan import prescan
 from .session_settings import SETTINGS_FIELDS, Settings
 from .session_words import describe, short, size_text
+
+ZIP_SIGNATURE = b"PK\x03\x04"  # a zip's first bytes; no JSON text starts with them
 
 
 def _upgrade_v1(data: dict) -> dict:
@@ -138,8 +141,10 @@ def _matrix_from_json(rows: Any, place: str, where: str) -> Any:
     return array
 
 
-def _session_from_data(data: Any, where: str) -> Session:
-    """The Session a parsed file holds: upgraded, fields checked, defaults for those left out."""
+def _session_from_data(data: Any, where: str, read_matrix=_matrix_from_json) -> Session:
+    """The Session a parsed file holds: upgraded, fields checked, defaults for those left out.
+    ``read_matrix(value, place, where)`` makes a matrix of a ``matrices`` entry (JSON rows, or in the
+    binary form the name of an .npy member)."""
     data = _upgraded(data, where)
     _check_fields(data, TOP_FIELDS, REQUIRED_TOP_FIELDS, "", where)
     tokens = data["tokens"]
@@ -162,14 +167,14 @@ def _session_from_data(data: Any, where: str) -> Session:
     if "query_tokens" in data:
         query_tokens = _check_tokens(query_tokens, where, "query_tokens")
     _check_matrix_names(matrices, where, cross=query_tokens is not None)
-    arrays = {name: _matrix_from_json(matrices[name], f"matrices.{name}", where)
+    arrays = {name: read_matrix(matrices[name], f"matrices.{name}", where)
               for name in MATRIX_AXES if name in matrices}
     session = Session(tokens=tuple(tokens), matrices=arrays, settings=Settings(**settings),
                       layout=layout, title=data.get("title", ""), query_tokens=query_tokens)
     return validate_session(session, where)
 
 
-def _from_json(text: Any, where: str) -> Session:
+def _from_json(text: Any, where: str, read_matrix=_matrix_from_json) -> Session:
     """session_from_json's work: the pre-scan on the raw bytes, then parse, then the Session."""
     if isinstance(text, (bytes, bytearray, memoryview)):
         raw = bytes(text)
@@ -183,14 +188,14 @@ def _from_json(text: Any, where: str) -> Session:
     del raw
     data = parse(text, where)
     del text
-    return _session_from_data(data, where)
+    return _session_from_data(data, where, read_matrix)
 
 
-def session_from_json(text: str | bytes, where: str = "<string>") -> Session:
+def session_from_json(text: str | bytes, where: str = "<string>", read_matrix=_matrix_from_json) -> Session:
     """Parse and validate a session's text (str, or UTF-8 bytes). Only SessionError escapes."""
     where = str(where)
     try:
-        return _from_json(text, where)
+        return _from_json(text, where, read_matrix)
     except SessionError:
         raise
     except RecursionError:
@@ -235,4 +240,8 @@ def load_session(path) -> Session:
     if len(data) > MAX_FILE_BYTES:
         raise SessionError(f"{name}: is larger than {size_text(MAX_FILE_BYTES)}, the limit "
                            f"for session files")
+    if data[:4] == ZIP_SIGNATURE:  # the binary form (.aesz): its matrices are .npy members
+        from .session_zip import read_session_zip  # (imports matrix_io, which imports this module)
+
+        return read_session_zip(io.BytesIO(data), len(data), name)
     return session_from_json(data, where=name)

@@ -20,6 +20,14 @@ from .session_settings import SETTINGS_FIELDS
 from .session_words import size_text
 
 
+BINARY_SUFFIX = ".aesz"  # a session whose matrices are .npy members of a zip (``session_zip``)
+
+
+def is_binary_path(path) -> bool:
+    """Whether a session saved to ``path`` is written in the binary form (by its suffix)."""
+    return str(path).lower().endswith(BINARY_SUFFIX)
+
+
 def _dump(value: Any) -> str:
     """One JSON value as text, non-ASCII written as itself; NaN and infinities refused."""
     return json.dumps(value, ensure_ascii=False, allow_nan=False)
@@ -51,10 +59,15 @@ def _matrix_lines(array: np.ndarray, indent: str):
     yield indent + "]"
 
 
-def session_pieces(session: Session, where: str = "session"):
+def _matrix_lines_of(name: str, array: np.ndarray):
+    return _matrix_lines(array, "  ")
+
+
+def session_pieces(session: Session, where: str = "session", matrix_text=None):
     """The file text of a valid session (validated first) in pieces: indented JSON, a matrix row a
     line; query_tokens only in a cross-attention session. A 4096 × 768 session is ~200 MB of text: made
-    and written a row at a time, never whole."""
+    and written a row at a time, never whole. ``matrix_text(name, array)``: the pieces standing for a
+    matrix instead of its rows (the binary form names its .npy member)."""
     s = validate_session(session, where)
     settings = [(name, _dump(getattr(s.settings, name))) for name in SETTINGS_FIELDS]
     layout = "null" if s.layout is None else _object_lines(
@@ -69,7 +82,7 @@ def session_pieces(session: Session, where: str = "session"):
     yield ',\n "matrices": ' + ("{\n" if names else "{}")
     for k, name in enumerate(names):
         yield f"  {_dump(name)}: "
-        yield from _matrix_lines(s.matrices[name], "  ")
+        yield from (matrix_text or _matrix_lines_of)(name, s.matrices[name])
         yield ",\n" if k < len(names) - 1 else "\n }"
     yield f',\n "layout": {layout}\n}}\n'
 
@@ -80,18 +93,23 @@ def session_to_json(session: Session, where: str = "session") -> str:
 
 
 def save_session(session: Session, path) -> None:
-    """Validate, write atomically (temp file, fsync, os.replace); SessionError names the file."""
+    """Validate, write atomically (temp file, fsync, os.replace); SessionError names the file.
+    A path ending in ``.aesz`` gets the binary form (``session_zip``), any other JSON."""
     name = file_name(path)
-    pieces = session_pieces(session, where=name)
+    if is_binary_path(path):
+        from .session_zip import session_zip_pieces
+
+        pieces = session_zip_pieces(session, where=name)
+    else:
+        pieces = (piece.encode("utf-8") for piece in session_pieces(session, where=name))
     first = next(pieces)  # validates the session before any file is touched
 
     def data():
         size = 0
-        for piece in itertools.chain([first], pieces):
-            chunk = piece.encode("utf-8")
+        for chunk in itertools.chain([first], pieces):
             size += len(chunk)
             if size > MAX_FILE_BYTES:  # the temporary file is removed; the target stays as it was
-                size += sum(len(rest.encode("utf-8")) for rest in pieces)
+                size += sum(len(rest) for rest in pieces)
                 raise SessionError(f"{name}: the session would be {size_text(size)}; session files "
                                    f"are limited to {size_text(MAX_FILE_BYTES)} (export large matrices "
                                    f"as .npy instead)")

@@ -54,7 +54,7 @@ class SettingControl:
                 w.setCurrentIndex(w.findData(value))
             elif isinstance(w, QCheckBox):
                 w.setChecked(value)
-            else:
+            elif w.value() != value:  # a spin box repaints on every setValue, even of the same value
                 w.setValue(value)
 
     def enable_choice(self, value, on, why=""):

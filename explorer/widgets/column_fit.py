@@ -2,9 +2,12 @@
 column's widest number fits that way, else one width that fits them all (the table then scrolls).
 
 Measured from the numbers themselves, never from every cell's text at 4096 × 768: a small block
-has each text formatted; a large one is measured from each column's extremes (smallest, largest,
-and the values nearest zero on either side), written out in full precision ("-0.1000", not "-0.1"),
-which is never narrower than any of that column's texts.
+has each text formatted; a large one is measured from its extremes of magnitude (the largest, and
+the smallest other than zero), with a minus sign if any number is negative, written out in full
+precision ("-0.1000", not "-0.1"). A number's text is no longer than these: in fixed notation it
+grows as the magnitude falls below 1 (leading zeros) and is 5 characters from 1 to 10⁴; in
+exponent form (from 10⁴ and below 10⁻⁴) its length grows only with the exponent's digits.
+Three passes over the block (~5 ms at 4096 × 512), where per-column extremes took ~40 ms.
 """
 from __future__ import annotations
 
@@ -28,12 +31,27 @@ def widest_texts(block: np.ndarray, significant: int = 4) -> list[str]:
     if block.size <= EXACT_UP_TO:
         texts = {format_number(v, significant) for v in np.unique(block).tolist()}
     else:
-        candidates = [block.min(axis=0), block.max(axis=0),
-                      np.where(block < 0, block, -np.inf).max(axis=0),
-                      np.where(block > 0, block, np.inf).min(axis=0)]
-        values = np.unique(np.concatenate(candidates))
-        texts = {f"{v:#.{significant}g}" for v in values[np.isfinite(values)].tolist()}
+        lowest, highest = float(block.min()), float(block.max())
+        largest, smallest = max(abs(lowest), abs(highest)), _smallest_magnitude(block)
+        sign = -1.0 if lowest < 0 else 1.0
+        values = [sign * v for v in (largest, smallest) if np.isfinite(v)]
+        texts = {f"{v:#.{significant}g}" for v in values}
     return heapq.nlargest(MEASURED, texts, key=len)
+
+
+def _smallest_magnitude(block: np.ndarray, rows_at_once: int = 256) -> float:
+    """The smallest |value| other than zero (zeros are short: "0.000"), a few rows at a time (one
+    small scratch buffer, not a second copy of a 16 MiB block)."""
+    smallest = np.inf
+    scratch = np.empty((min(rows_at_once, len(block)), block.shape[1]), dtype=np.float64)
+    for start in range(0, len(block), rows_at_once):
+        part = block[start:start + rows_at_once]
+        magnitude = np.abs(part, out=scratch[:len(part)])
+        least = float(magnitude.min())
+        if least == 0:
+            least = float(magnitude.min(where=magnitude > 0, initial=np.inf))
+        smallest = min(smallest, least)
+    return smallest
 
 
 class ColumnFit(QObject):

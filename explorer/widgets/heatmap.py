@@ -215,7 +215,8 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self._values, self._display, self._masked = v, display, m
         self._stride = None
         self._show_image((lo, hi))
-        self.colorbar.setLevels((lo, hi))
+        if tuple(self.colorbar.levels()) != (lo, hi):  # (pyqtgraph redoes the bar's axis text on every call)
+            self.colorbar.setLevels((lo, hi))
         # Colour the pixels now, while the owner vouches for the numbers: the image is a view of
         # arrays a background recompute may later rewrite, and a paint would otherwise read them then.
         self.image_item.render()

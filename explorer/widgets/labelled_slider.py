@@ -206,9 +206,12 @@ class LabelledSlider(QWidget):
             self.slider.blockSignals(True)
             self.slider.setValue(self.position_of(value))
             self.slider.blockSignals(False)
-        self.read_out.blockSignals(True)
-        self.read_out.setValue(value)
-        self.read_out.blockSignals(False)
+        read_out = self.read_out
+        if read_out.value() != value or read_out.text() != read_out.textFromValue(value):
+            # a spin box repaints on every setValue, even of its own value (each edit's re-show)
+            read_out.blockSignals(True)
+            read_out.setValue(value)
+            read_out.blockSignals(False)
         if changed and emit:
             self.valueChanged.emit(value)  # a no-op while the owner blocks our signals
 

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QBoxLayout, QComboBox, QFrame, QHBoxLayout, QLabel
 
 from explorer.core.plural import noun
 from explorer.core.readout import drawn_keys, keys_by_weight, row_readout
+from explorer.model import VALUES
 from explorer.widgets.number_text import format_fixed, format_weight
 from explorer.widgets.palette import BAD
 from explorer.widgets.plot_cache import cache_axes
@@ -141,7 +142,7 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
     # ----- model → widgets ----------------------------------------------------------------------
     def render(self, flags):
         r = self.model.results
-        if r is None:
+        if r is None or self._untouched(flags, r):
             return
         tokens = self.model.query_tokens
         s = self.model.settings
@@ -164,9 +165,17 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
             return
 
         ro = row_readout(r.heads, r.v, s.selected_row, s.selected_head if r.n_heads > 1 else 0)
-        self._readout = ro
+        self._readout, self._drawn_from = ro, r
         self._sync_dim_combos(ro)
         self._draw()
+
+    def _untouched(self, flags, results):
+        """True for Q cells edited in other query rows than the one drawn: O_i depends on Q only through
+        row i (``core.recompute.apply_edit`` rewrites just the edited rows), so nothing drawn changed."""
+        edited, ro, s = self.model.edited, self._readout, self.model.settings
+        return (flags == VALUES and bool(edited) and set(edited) == {"Q"} and ro is not None
+                and results is getattr(self, "_drawn_from", None) and ro.row == s.selected_row
+                and ro.row not in edited["Q"][0])
 
     def _sync_dim_combos(self, ro):
         """Offer the head's columns; keep the chosen pair (clamped to fit) — untouched while d_v = 1."""

@@ -1,0 +1,112 @@
+"""Opening a large session file without freezing the window (issue 18).
+
+A binary session (``.aesz``) is read on a thread: file reads and NumPy's checks let go of the GIL,
+and the rest comes in steps of a few milliseconds. A JSON session cannot be: ``json.loads`` holds
+the GIL for the whole parse (~1.3 s of the ~2.5 s a 4096 × 512 session takes), whatever thread runs
+it. So another process reads it (``explorer.core.session_convert``: every check of the format) and
+hands it back in the binary form, which the thread then reads. If no such process can be started
+the thread reads the JSON itself (slower for the window, never wrong).
+
+The newest request wins: a result of an older one is dropped, and its process is stopped.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+
+from explorer.core.errors import SessionError
+from explorer.core.session import load_session
+from explorer.core.session_convert import FAILED
+from explorer.core.session_read import ZIP_SIGNATURE
+
+_ROOT = str(Path(__file__).resolve().parents[1])  # where ``explorer`` is importable from
+
+
+def _is_binary(path) -> bool:
+    with open(path, "rb") as f:
+        return f.read(4) == ZIP_SIGNATURE
+
+
+class SessionOpener(QObject):
+    """Reads session files on a thread; ``finished(request, path, session, error)`` on the GUI thread."""
+
+    finished = Signal(int, object, object, str)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.request = 0
+        self._process = None
+        self._lock = threading.Lock()
+
+    def open(self, path) -> int:
+        """Start reading ``path``; returns the request number ``finished`` will carry."""
+        self.cancel()
+        self.request += 1
+        threading.Thread(target=self._read, args=(self.request, path), daemon=True,
+                         name="session-opener").start()
+        return self.request
+
+    def cancel(self):
+        """Forget the request in progress (its result is dropped) and stop its process."""
+        self.request += 1
+        with self._lock:
+            process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.kill()
+
+    def busy(self) -> bool:
+        return self._process is not None
+
+    def _read(self, request, path):
+        session, error = None, ""
+        try:
+            session = load_session(path) if _is_binary(path) else self._read_json(request, path)
+        except SessionError as exc:
+            error = str(exc)
+        except OSError:
+            try:  # say what load_session says about a file that cannot be opened
+                session = load_session(path)
+            except SessionError as exc:
+                error = str(exc)
+        except Exception as exc:  # a bug: still a message, never a crash of the thread
+            error = f"{Path(path).name}: could not be read ({type(exc).__name__}: {str(exc)[:200]})"
+        if request == self.request:
+            self.finished.emit(request, path, session, error)
+
+    def _read_json(self, request, path):
+        fd, converted = tempfile.mkstemp(suffix=".aesz", prefix="attention-explorer-open-")
+        os.close(fd)
+        try:
+            env = dict(os.environ)
+            env["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, env.get("PYTHONPATH", "")) if p)
+            try:
+                process = subprocess.Popen(
+                    [sys.executable, "-m", "explorer.core.session_convert", os.fspath(path), converted],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+            except OSError:
+                return load_session(path)  # no process to be had: read it here
+            with self._lock:
+                self._process = process
+            _, err = process.communicate()
+            with self._lock:
+                if self._process is process:
+                    self._process = None
+            if request != self.request:
+                return None  # overtaken: nobody wants it
+            if process.returncode == FAILED:
+                lines = err.decode("utf-8", "replace").strip().splitlines()
+                raise SessionError(lines[-1] if lines else f"{Path(path).name}: could not be read")
+            if process.returncode != 0:
+                return load_session(path)  # the process failed (not the file): read it here
+            return load_session(converted)
+        finally:
+            try:
+                os.unlink(converted)
+            except OSError:
+                pass
