@@ -65,41 +65,33 @@ class Checkpoints(QObject):
 
     def run(self, text):
         """Run ``text`` on the worker; a newer call overtakes the one in flight (it stops at its next layer)."""
-        if self.model is None:
-            self.failed.emit("No model is open")
-            return
         self.text = text
-        model = self.model
-        self._generation += 1
-        self._worker.cancel(wait=False)
-        progress = self.progress.emit
 
-        def job(cancelled):
-            from explorer.models import RunCancelled, all_cores
-            try:
-                with all_cores():
-                    run = model.run(text, progress=progress, cancelled=cancelled)
-            except RunCancelled:
-                return None
+        def job(model, progress, cancelled):
+            run = model.run(text, progress=progress, cancelled=cancelled)
             return ModelRun(run, max_pool(run.attentions, THUMB, THUMB))
 
-        self._worker.submit(self._generation, job)
+        self._submit(job)
 
     def generate(self, text, n_new):
         """Generate ``n_new`` tokens greedily after ``text`` with a K/V cache in every layer (on the worker)."""
+        self._submit(lambda model, progress, cancelled: model.generate(text, n_new, progress=progress,
+                                                                        cancelled=cancelled))
+
+    def _submit(self, work):
+        """``work(model, progress, cancelled)`` on the worker with BLAS on every core; the newest wins."""
         if self.model is None:
             self.failed.emit("No model is open")
             return
-        model = self.model
+        model, progress = self.model, self.progress.emit
         self._generation += 1
         self._worker.cancel(wait=False)
-        progress = self.progress.emit
 
         def job(cancelled):
             from explorer.models import RunCancelled, all_cores
             try:
                 with all_cores():
-                    return model.generate(text, n_new, progress=progress, cancelled=cancelled)
+                    return work(model, progress, cancelled)
             except RunCancelled:
                 return None
 

@@ -23,6 +23,10 @@ from .settings_edits import SettingsEdits
 from .state import MATRIX_NAMES, State
 
 
+GROUPED_WIDTHS = ("The widths of Q, K and V are tied to the K/V heads they share: set K/V heads to as many "
+                  "as heads first (Controls), then change the width")
+
+
 class Edits(SettingsEdits):
     """Cells, tokens, widths, whole matrices and transactions; mixed into ``AttentionModel``."""
 
@@ -191,8 +195,7 @@ class Edits(SettingsEdits):
         """Widen one axis: ``"qk"`` the Q/K width, ``"v"`` the V width; projected also ``"x"`` (D of X and
         every W) and ``"out"`` (rows of W_o). Every matrix on that axis gets a slice of zeros."""
         if self._state.shape()["grouped"] and group in ("qk", "v", "kv"):
-            return self._refuse("The widths of Q, K and V are tied to the K/V heads they share: set K/V heads to "
-                                "as many as heads first (Controls), then change the width")
+            return self._refuse(GROUPED_WIDTHS)
         axis = WIDTH_AXES[self.settings.source].get(group)
         if axis is None:
             return self._refuse(f"there is no {group!r} width to change in {self.settings.source} mode")
@@ -207,8 +210,7 @@ class Edits(SettingsEdits):
 
     def remove_dim(self, group, at=None):
         if self._state.shape()["grouped"] and group in ("qk", "v", "kv"):
-            return self._refuse("The widths of Q, K and V are tied to the K/V heads they share: set K/V heads to "
-                                "as many as heads first (Controls), then change the width")
+            return self._refuse(GROUPED_WIDTHS)
         axis = WIDTH_AXES[self.settings.source].get(group)
         if axis is None:
             return self._refuse(f"there is no {group!r} width to change in {self.settings.source} mode")

@@ -98,9 +98,8 @@ def _heads(m: np.ndarray, n: int, d: int) -> np.ndarray:
     return m.reshape(m.shape[0], n, d).transpose(1, 0, 2)
 
 
-def attention_block(x, w: LayerWeights, config: ModelConfig, rope_cs, mask_bias):
-    """One layer's attention on its normalized input x (L, D): the weights (H, L, L) and per-head outputs
-    (H, L, d_h), before W_o. ``mask_bias`` (L, L) is 0 where a query may look and −∞ where it may not."""
+def project_heads(x, w: LayerWeights, config: ModelConfig, rope_cs):
+    """q (H, L, d_h), k and v (H_kv, L, d_h) of the rows x (L, D): projections, biases, RoPE."""
     h, kv, d = config.heads, config.kv_heads, config.head_dim
     q, k, v = x @ w.wq, x @ w.wk, x @ w.wv
     for m, b in ((q, w.bq), (k, w.bk), (v, w.bv)):
@@ -109,6 +108,14 @@ def attention_block(x, w: LayerWeights, config: ModelConfig, rope_cs, mask_bias)
     q, k, v = _heads(q, h, d), _heads(k, kv, d), _heads(v, kv, d)
     if rope_cs is not None:
         q, k = rotate_half(q, *rope_cs), rotate_half(k, *rope_cs)
+    return q, k, v
+
+
+def attention_block(x, w: LayerWeights, config: ModelConfig, rope_cs, mask_bias):
+    """One layer's attention on its normalized input x (L, D): the weights (H, L, L) and per-head outputs
+    (H, L, d_h), before W_o. ``mask_bias`` (L, L) is 0 where a query may look and −∞ where it may not."""
+    h, kv, d = config.heads, config.kv_heads, config.head_dim
+    q, k, v = project_heads(x, w, config, rope_cs)
     length = x.shape[0]
     # contiguous heads let matmul hand each one to BLAS; query heads h = g·group + j share K/V head g
     q = np.ascontiguousarray(q).reshape(kv, config.group, length, d)

@@ -8,8 +8,7 @@ from typing import Callable
 import numpy as np
 
 from .architectures import Layout
-from .forward import (RunCancelled, _heads, _norm, embed, inverse_frequencies, mlp_block, rotate_half,
-                      softmax_rows)
+from .forward import RunCancelled, _norm, embed, inverse_frequencies, mlp_block, project_heads, softmax_rows
 
 
 @dataclass
@@ -61,13 +60,7 @@ def _step(layout: Layout, cache: KVCache, ids, start):
     for i in range(config.layers):
         w = layout.layer(i)
         x = _norm(h, w.norm1_w, w.norm1_b, config)
-        q, k, v = x @ w.wq, x @ w.wk, x @ w.wv
-        for m, b in ((q, w.bq), (k, w.bk), (v, w.bv)):
-            if b is not None:
-                m += b
-        q, k, v = _heads(q, heads, d), _heads(k, kv, d), _heads(v, kv, d)
-        if rope_cs is not None:
-            q, k = rotate_half(q, *rope_cs), rotate_half(k, *rope_cs)
+        q, k, v = project_heads(x, w, config, rope_cs)
         keys, values = cache.append(i, np.ascontiguousarray(k), np.ascontiguousarray(v))
         group = heads // kv
         qg = np.ascontiguousarray(q).reshape(kv, group, n, d)
