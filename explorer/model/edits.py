@@ -191,14 +191,21 @@ class Edits(SettingsEdits):
         return permutation_check(before, self.results.heads.output, perm)
 
     # ----- widths --------------------------------------------------------------------------------
-    def add_dim(self, group, at=None):
-        """Widen one axis: ``"qk"`` the Q/K width, ``"v"`` the V width; projected also ``"x"`` (D of X and
-        every W) and ``"out"`` (rows of W_o). Every matrix on that axis gets a slice of zeros."""
+    def _width_axis(self, group):
+        """The axis a width button changes, or the Refusal saying why it cannot."""
         if self._state.shape()["grouped"] and group in ("qk", "v", "kv"):
             return self._refuse(GROUPED_WIDTHS)
         axis = WIDTH_AXES[self.settings.source].get(group)
         if axis is None:
             return self._refuse(f"there is no {group!r} width to change in {self.settings.source} mode")
+        return axis
+
+    def add_dim(self, group, at=None):
+        """Widen one axis: ``"qk"`` the Q/K width, ``"v"`` the V width; projected also ``"x"`` (D of X and
+        every W) and ``"out"`` (rows of W_o). Every matrix on that axis gets a slice of zeros."""
+        axis = self._width_axis(group)
+        if isinstance(axis, Refusal):
+            return axis
         width = axis_length(axis, self._state.matrices, **self._state.shape())
         if width >= MAX_DIM:
             return self._refuse(f"cannot add a dimension to {AXIS_NAMES[axis]}: at most {MAX_DIM}")
@@ -209,11 +216,9 @@ class Edits(SettingsEdits):
         return True
 
     def remove_dim(self, group, at=None):
-        if self._state.shape()["grouped"] and group in ("qk", "v", "kv"):
-            return self._refuse(GROUPED_WIDTHS)
-        axis = WIDTH_AXES[self.settings.source].get(group)
-        if axis is None:
-            return self._refuse(f"there is no {group!r} width to change in {self.settings.source} mode")
+        axis = self._width_axis(group)
+        if isinstance(axis, Refusal):
+            return axis
         width = axis_length(axis, self._state.matrices, **self._state.shape())
         if width <= 1:
             return self._refuse(f"cannot remove the last dimension of {AXIS_NAMES[axis]}")
