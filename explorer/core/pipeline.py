@@ -43,6 +43,12 @@ class PipelineResult:
     slopes: np.ndarray | None = None  # ALiBi: each head's slope m_h (its bias is −m_h·|i − j|)
     x_src: np.ndarray | None = None  # projected cross-attention: the keys' token vectors as projected
     pe_src: np.ndarray | None = None  # … and their PE(Lk, D)
+    # matrices larger than a screen: ("scores" | "weights", head) → each block's extreme value (pooling.py)
+    overviews: dict | None = None
+
+    def overview(self, stage, head):
+        """The screen-sized overview of a head's scores or weights, or None (small, or not made)."""
+        return None if self.overviews is None else self.overviews.get((stage, head))
 
     @property
     def n_heads(self):

@@ -10,15 +10,16 @@ heads (H query heads sharing H_kv K/V heads) run through the same code: a query 
 columns of its K/V head, ⌊h / (H / H_kv)⌋.
 """
 from concurrent.futures import wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from threading import Lock
 
 import numpy as np
 
+from .alibi import alibi_bias
 from .errors import NonFiniteError
 from .heads import MultiHeadResult, merge_heads
 from .masks import combine_masks
-from .alibi import alibi_bias
+from .pooling import needs_overview, overview, refresh_overview_rows
 from .pipeline import (PipelineResult, kv_heads_of, project, rope_positions, rotate, rotate_heads, scale_for,
                        slopes_for)
 
@@ -121,6 +122,7 @@ class Buffers:
     head_outputs: np.ndarray
     row_sums: np.ndarray  # (H, Lq): Σ_j weights — shown beside each row (each is 1); NaN until made
     score_range: np.ndarray  # (H, 2): min and max score of each head — the colour levels
+    overviews: dict = field(default_factory=dict)  # ("scores" | "weights", head) → screen-sized overview
 
 
 def buffers(inputs, previous=None):
@@ -138,7 +140,8 @@ def buffers(inputs, previous=None):
 def of_result(result):
     """The Buffers a finished result holds (to update it in place)."""
     heads = result.heads
-    return Buffers(heads.scores, heads.weights, heads.head_outputs, heads.row_sums, heads.score_range)
+    return Buffers(heads.scores, heads.weights, heads.head_outputs, heads.row_sums, heads.score_range,
+                   result.overviews if result.overviews is not None else {})
 
 
 def compute_head(inputs, bufs, h, cancelled=None, summarise=True):
@@ -167,6 +170,9 @@ def compute_head(inputs, bufs, h, cancelled=None, summarise=True):
         if cancelled is not None and cancelled():
             return False
     bufs.score_range[h] = lo, hi
+    if needs_overview(scores.shape):  # larger than a screen: each block's extreme, made here, off the GUI thread
+        bufs.overviews[("scores", h)] = overview(scores[h])
+        bufs.overviews[("weights", h)] = overview(weights[h])
     _mix(inputs, weights[h], outputs[h], h)
     return True
 
@@ -227,7 +233,7 @@ def finish(inputs, bufs):
     return PipelineResult(q=inputs.q, k=inputs.k, v=inputs.v, heads=heads, scale=inputs.scale,
                           temperature=inputs.temperature, x=inputs.x, pe=inputs.pe, q_in=inputs.q_in,
                           k_in=inputs.k_in, wo=inputs.wo, slopes=inputs.slopes, x_src=inputs.x_src,
-                          pe_src=inputs.pe_src)
+                          pe_src=inputs.pe_src, overviews=bufs.overviews)
 
 
 def recompute(matrices, settings, previous=None, order=None, cancelled=None, summarise=None, executor=None,
@@ -334,6 +340,9 @@ def apply_edit(result, matrices, settings, name, rows, cols):
         lo, hi = bufs.score_range[h]
         held_extreme = bufs.scores[h, rows].min() <= lo or bufs.scores[h, rows].max() >= hi
         bufs.scores[h, rows], bufs.weights[h, rows], bufs.head_outputs[h, rows] = s, w, o
+        for stage, matrix in (("scores", bufs.scores[h]), ("weights", bufs.weights[h])):
+            if (stage, h) in bufs.overviews:
+                refresh_overview_rows(bufs.overviews[(stage, h)], matrix, rows)
         bufs.row_sums[h, rows] = w.sum(axis=1)
         # the old rows held an extreme: look at the whole head again; else the range only widens
         bufs.score_range[h] = ((bufs.scores[h].min(), bufs.scores[h].max()) if held_extreme

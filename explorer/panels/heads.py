@@ -291,7 +291,8 @@ class HeadsPanel(Panel):
             first_col, top_row = h % cols == 0, h < cols
             cell.heatmap.set_matrix(values[h], row_labels=queries if first_col or not self._tight else blank_q,
                                     col_labels=tokens if top_row or not self._tight else blank, levels=levels,
-                                    masked=None if masks is None else masks[h], flagged_rows=heads.masked_rows)
+                                    masked=None if masks is None else masks[h], flagged_rows=heads.masked_rows,
+                                    overview=r.overview(self.mode, h))
             cell.heatmap.set_hidden(hidden)
             cell.heatmap.colorbar.setVisible(False)  # set_hidden shows it again
             swatch = f"<span style='color:{head_colour(h).name()}'>■</span> "

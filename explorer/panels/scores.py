@@ -15,7 +15,8 @@ class ScoresPanel(HeatmapPanel):
         masked = self.masked()
         self.heatmap.set_matrix(s, row_labels=self.model.query_tokens, col_labels=self.model.tokens,
                                 levels=nice_symmetric_levels(extent=r.score_range(h)), masked=masked,
-                                flagged_rows=r.heads.masked_rows, finite=True)  # the core refuses non-finite
+                                flagged_rows=r.heads.masked_rows, finite=True,  # the core refuses non-finite
+                                overview=r.overview("scores", h))
         scale = scale_symbol(self.model.settings, r)
         if r.slopes is not None:
             scale += f" − {format_number(r.slopes[h])}·|i − j|"  # ALiBi's bias, before the temperature

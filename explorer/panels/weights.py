@@ -20,7 +20,8 @@ class WeightsPanel(HeatmapPanel):
         notes = None if self.hidden() else [  # "does each row sum to 1?" is one of the guesses
             "masked" if m else f"Σ={s:.3f}" for s, m in zip(sums, r.heads.masked_rows)]
         self.heatmap.set_matrix(w, row_labels=self.model.query_tokens, col_labels=self.model.tokens, levels=(0.0, 1.0),
-                                masked=masked, row_notes=notes, flagged_rows=r.heads.masked_rows, finite=True)
+                                masked=masked, row_notes=notes, flagged_rows=r.heads.masked_rows, finite=True,
+                                overview=r.overview("weights", h))
         warn = ""
         if r.heads.masked_rows.any():
             rows = ", ".join(t for t, m in zip(self.model.query_tokens, r.heads.masked_rows) if m)

@@ -18,6 +18,7 @@ from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QCursor, QFontMetricsF, QPalette
 from PySide6.QtWidgets import QToolTip
 
+from explorer.core.pooling import extreme_pool
 from explorer.widgets.lean_plot import LeanColorBarItem, LeanPlotItem, held_labels
 from explorer.widgets.nice import nice_step
 from explorer.widgets.plot_cache import cache_axes
@@ -93,6 +94,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self._shape = (0, 0)
         self._values = np.zeros((0, 0))
         self._display = np.zeros((0, 0))
+        self._overview = None
         self._stride = None  # (rows, cols) between the cells handed to the image
         # Asked before re-sampling the matrix after a resize: False while its owner rewrites it.
         self.image_valid: Callable[[], bool] | None = None
@@ -175,11 +177,15 @@ class Heatmap(pg.GraphicsLayoutWidget):
         row_notes: Sequence[str] | None = None,
         flagged_rows=None,
         finite: bool = False,
+        overview=None,
     ) -> None:
         """Show ``values`` (rows, cols) coloured on fixed ``levels``; ``masked`` True = hatched grey.
 
         Non-finite values are drawn clipped (−∞ and NaN at the low end, +∞ at the high end);
         ``finite=True`` says the caller knows there are none (saves two passes over 16 M cells).
+        ``overview``: the matrix pooled to about screen size, each block its extreme value (made off the
+        GUI thread): a matrix larger than the screen is drawn from it, so a one-cell-wide line survives
+        where sampling every k-th cell would drop it.
         """
         v = np.asarray(values)  # no copy: at L = 4096 a float64 copy is 128 MiB and ~0.3 s of page faults
         if v.dtype.kind not in "f":
@@ -213,6 +219,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
         else:
             display = np.where(np.isfinite(v), v, np.where(v > 0, hi, lo))
         self._values, self._display, self._masked = v, display, m
+        self._overview = None if overview is None else np.asarray(overview)
         self._stride = None
         self._show_image((lo, hi))
         if tuple(self.colorbar.levels()) != (lo, hi):  # (pyqtgraph redoes the bar's axis text on every call)
@@ -263,6 +270,13 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self._stride = stride
         self._mask_item.set_stride(stride)
         fy, fx = stride
+        want = (max(1, rows // fy), max(1, cols // fx))
+        o = self._overview
+        if (fy > 1 or fx > 1) and o is not None and o.shape[0] >= want[0] and o.shape[1] >= want[1]:
+            image = extreme_pool(o, *want)  # every block's extreme survives: no thin line is dropped
+            self.image_item.setImage(image, autoLevels=False, levels=levels or self.image_item.getLevels())
+            self.image_item.setRect(QRectF(-0.5, -0.5, cols, rows))
+            return True
         image = self._display[::fy, ::fx]
         self.image_item.setImage(image, autoLevels=False, levels=levels or self.image_item.getLevels())
         # each sample covers the fy × fx cells it starts, so cell (i, j) stays centred on (j, i)

@@ -29,3 +29,21 @@ def test_patterns_by_hand():
     uniform = np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None]
     words, spread = strongest_pattern(uniform)
     assert words == "spread over many keys" and np.isclose(spread, 1.0)
+
+
+def test_extreme_pooling_keeps_the_value_farthest_from_zero():
+    from explorer.core.pooling import extreme_pool
+    m = np.array([[1.0, -3.0, 0.5, 0.2], [2.0, 0.0, -0.1, 0.1]])
+    np.testing.assert_array_equal(extreme_pool(m, 1, 2), [[-3.0, 0.5]])
+
+
+def test_an_overview_row_refreshed_in_place_equals_a_new_one():
+    from explorer.core.pooling import overview, refresh_overview_rows
+    rng = np.random.default_rng(0)
+    m = rng.standard_normal((3000, 2500))
+    view = overview(m).copy()
+    m[1234] = 50.0
+    m[2999, 7] = -80.0
+    refresh_overview_rows(view, m, [1234, 2999])
+    np.testing.assert_array_equal(view, overview(m))
+    assert view.max() == 50.0 and view.min() == -80.0
