@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .alibi import alibi_bias, alibi_slopes
+from .pooling import needs_overview, overview
 from .checks import require_finite
 from .heads import MultiHeadResult, kv_head_count, multi_head_attention
 from .positions import sinusoidal_positions
@@ -46,9 +47,18 @@ class PipelineResult:
     # matrices larger than a screen: ("scores" | "weights", head) → each block's extreme value (pooling.py)
     overviews: dict | None = None
 
-    def overview(self, stage, head):
-        """The screen-sized overview of a head's scores or weights, or None (small, or not made)."""
-        return None if self.overviews is None else self.overviews.get((stage, head))
+    def overview(self, stage, head, make=True):
+        """The screen-sized overview of a head's scores or weights (pooling.overview), or None when the
+        matrix fits a screen. The recompute makes the shown head's on its thread; another head's is
+        made here on first use (``make``), about 0.1 s at L = 4096."""
+        matrix = getattr(self.heads, stage)[head]
+        if not needs_overview(matrix.shape):
+            return None
+        if self.overviews is None:
+            object.__setattr__(self, "overviews", {})
+        if (stage, head) not in self.overviews and make:
+            self.overviews[(stage, head)] = overview(matrix, signed=stage == "scores")
+        return self.overviews.get((stage, head))
 
     @property
     def n_heads(self):

@@ -17,15 +17,54 @@ def max_pool(matrix, rows, cols):
     return np.maximum.reduceat(by_rows, c_edges[:-1], axis=-1)
 
 
-def extreme_pool(matrix, rows, cols):
-    """Like ``max_pool``, but each block keeps its value farthest from 0 (its maximum or its minimum):
-    for scores on a diverging map, where a strongly negative cell matters as much as a positive one."""
+def block_extreme(matrix, br, bc, signed=True):
+    """Each br × bc block of ``matrix`` (the last ones may be smaller) as its value farthest from 0 (its
+    maximum or its minimum): for scores on a diverging map a strongly negative cell matters as much as a
+    positive one; ``signed=False`` (weights, ≥ 0) takes the maximum alone, in half the passes."""
     m = np.asarray(matrix)
-    high = max_pool(m, rows, cols)
-    if high is m:
+    if br == 1 and bc == 1:
         return m
-    low = -max_pool(-m, rows, cols)
-    return np.where(high >= -low, high, low)
+    R, C = m.shape
+    rf, cf = R // br, C // bc
+    out = np.empty((-(-R // br), -(-C // bc)), dtype=m.dtype)
+
+    def put(rows, cols, part, axes):
+        if part.size:
+            hi, lo = part.max(axis=axes), part.min(axis=axes)
+            out[rows, cols] = np.where(hi >= -lo, hi, lo)
+
+    if rf and cf:  # the whole blocks: strided maxima and minima, a few fast passes (no 4-D reductions)
+        full = m[:rf * br]  # whole rows: contiguous when m is
+        hi = _strided(full, br, bc, np.max, np.maximum)
+        if signed:
+            lo = _strided(full, br, bc, np.min, np.minimum)
+            hi = np.where(hi >= -lo, hi, lo)
+        out[:rf, :cf] = hi
+    if cf * bc < C:
+        put(slice(0, rf), cf, m[:rf * br, cf * bc:].reshape(rf, br, -1), (1, 2))
+    if rf * br < R:
+        tail = m[rf * br:]
+        put(rf, slice(0, cf), tail[:, :cf * bc].reshape(tail.shape[0], cf, bc), (0, 2))
+        if cf * bc < C:
+            put(rf, cf, tail[:, cf * bc:], (0, 1))
+    return out
+
+
+def _strided(m, br, bc, reduce, op):
+    """``op`` (np.maximum or np.minimum, with ``reduce`` its np.max or np.min) over every br × bc block of
+    the first rows of m (whole blocks of rows, full width): rows first through a contiguous reshape,
+    then columns by strided passes over the smaller array."""
+    rows = reduce(m.reshape(-1, br, m.shape[1]), axis=1)
+    cf = m.shape[1] // bc
+    cols = rows[:, 0:cf * bc:bc].copy()
+    for j in range(1, bc):
+        op(cols, rows[:, j:cf * bc:bc], out=cols)
+    return cols
+
+
+def blocks_for(shape, size):
+    """(rows, cols) of the whole blocks that bring ``shape`` down to at most ``size`` a side."""
+    return -(-shape[0] // size[0]), -(-shape[1] // size[1])
 
 
 OVERVIEW = 1024  # cells per side of the overview a large matrix keeps (a screen shows fewer)
@@ -35,20 +74,16 @@ def needs_overview(shape):
     return shape[-2] > OVERVIEW or shape[-1] > OVERVIEW
 
 
-def overview(matrix):
+def overview(matrix, signed=True):
     """The matrix seen at screen resolution: ≤ OVERVIEW × OVERVIEW blocks, each its extreme value
     (float32: colours need no more, and at L = 4096 with 8 heads both stages' overviews take 64 MiB
     beside the 2 GiB of scores and weights)."""
-    return extreme_pool(matrix, OVERVIEW, OVERVIEW).astype(np.float32)
+    m = np.asarray(matrix)
+    return block_extreme(m, *blocks_for(m.shape, (OVERVIEW, OVERVIEW)), signed).astype(np.float32)
 
 
 def refresh_overview_rows(view, matrix, rows):
     """Update ``view`` (an ``overview`` of ``matrix``) in place where the matrix's ``rows`` changed."""
-    r, c = matrix.shape
-    r_edges = np.linspace(0, r, min(r, OVERVIEW) + 1).astype(int)
-    c_edges = np.linspace(0, c, min(c, OVERVIEW) + 1).astype(int)
-    for b in np.unique(np.searchsorted(r_edges, np.asarray(rows), side="right") - 1):
-        block = matrix[r_edges[b]:r_edges[b + 1]]
-        high = np.maximum.reduceat(block.max(axis=0), c_edges[:-1])
-        low = np.minimum.reduceat(block.min(axis=0), c_edges[:-1])
-        view[b] = np.where(high >= -low, high, low)
+    br, bc = blocks_for(matrix.shape, (OVERVIEW, OVERVIEW))
+    for b in np.unique(np.asarray(rows) // br):
+        view[b] = block_extreme(matrix[b * br:(b + 1) * br], br, bc)[0]

@@ -170,9 +170,9 @@ def compute_head(inputs, bufs, h, cancelled=None, summarise=True):
         if cancelled is not None and cancelled():
             return False
     bufs.score_range[h] = lo, hi
-    if needs_overview(scores.shape):  # larger than a screen: each block's extreme, made here, off the GUI thread
+    if summarise and needs_overview(scores.shape):  # larger than a screen: the shown head's overview, made here
         bufs.overviews[("scores", h)] = overview(scores[h])
-        bufs.overviews[("weights", h)] = overview(weights[h])
+        bufs.overviews[("weights", h)] = overview(weights[h], signed=False)  # weights are ≥ 0
     _mix(inputs, weights[h], outputs[h], h)
     return True
 

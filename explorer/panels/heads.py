@@ -292,7 +292,7 @@ class HeadsPanel(Panel):
             cell.heatmap.set_matrix(values[h], row_labels=queries if first_col or not self._tight else blank_q,
                                     col_labels=tokens if top_row or not self._tight else blank, levels=levels,
                                     masked=None if masks is None else masks[h], flagged_rows=heads.masked_rows,
-                                    overview=r.overview(self.mode, h))
+                                    overview=r.overview(self.mode, h, make=False))  # the shown head's
             cell.heatmap.set_hidden(hidden)
             cell.heatmap.colorbar.setVisible(False)  # set_hidden shows it again
             swatch = f"<span style='color:{head_colour(h).name()}'>■</span> "

@@ -18,7 +18,7 @@ from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QCursor, QFontMetricsF, QPalette
 from PySide6.QtWidgets import QToolTip
 
-from explorer.core.pooling import extreme_pool
+from explorer.core.pooling import block_extreme, blocks_for
 from explorer.widgets.lean_plot import LeanColorBarItem, LeanPlotItem, held_labels
 from explorer.widgets.nice import nice_step
 from explorer.widgets.plot_cache import cache_axes
@@ -273,7 +273,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
         want = (max(1, rows // fy), max(1, cols // fx))
         o = self._overview
         if (fy > 1 or fx > 1) and o is not None and o.shape[0] >= want[0] and o.shape[1] >= want[1]:
-            image = extreme_pool(o, *want)  # every block's extreme survives: no thin line is dropped
+            image = block_extreme(o, *blocks_for(o.shape, want))  # every block's extreme: no thin line dropped
             self.image_item.setImage(image, autoLevels=False, levels=levels or self.image_item.getLevels())
             self.image_item.setRect(QRectF(-0.5, -0.5, cols, rows))
             return True

@@ -31,10 +31,11 @@ def test_patterns_by_hand():
     assert words == "spread over many keys" and np.isclose(spread, 1.0)
 
 
-def test_extreme_pooling_keeps_the_value_farthest_from_zero():
-    from explorer.core.pooling import extreme_pool
-    m = np.array([[1.0, -3.0, 0.5, 0.2], [2.0, 0.0, -0.1, 0.1]])
-    np.testing.assert_array_equal(extreme_pool(m, 1, 2), [[-3.0, 0.5]])
+def test_block_extremes_keep_the_value_farthest_from_zero():
+    from explorer.core.pooling import block_extreme
+    m = np.array([[1.0, -3.0, 0.5, 0.2, 9.0], [2.0, 0.0, -0.1, 0.1, -1.0], [0.0, 0.0, 0.0, -7.0, 0.0]])
+    # blocks of 2 × 2 (the last row and column smaller): by hand
+    np.testing.assert_array_equal(block_extreme(m, 2, 2), [[-3.0, 0.5, 9.0], [0.0, -7.0, 0.0]])
 
 
 def test_an_overview_row_refreshed_in_place_equals_a_new_one():

@@ -12,9 +12,10 @@ L = 2048
 def test_recompute_makes_the_overviews_of_a_large_session():
     rng = np.random.default_rng(0)
     mats = {n: rng.standard_normal((L, 4)) for n in "QKV"}
-    r = recompute(mats, Settings(heads=2, causal=True))
-    for h in range(2):
-        np.testing.assert_array_equal(r.overview("weights", h), overview(r.heads.weights[h]))
+    r = recompute(mats, Settings(heads=2, causal=True), summarise=[1])
+    assert set(r.overviews) == {("scores", 1), ("weights", 1)}  # the shown head's, made with the results
+    for h in range(2):  # the other head's when first asked
+        np.testing.assert_array_equal(r.overview("weights", h), overview(r.heads.weights[h]))  # ≥ 0: max
         np.testing.assert_array_equal(r.overview("scores", h), overview(r.heads.scores[h]))
     small = recompute({n: m[:100] for n, m in mats.items()}, Settings(heads=2))
     assert small.overview("weights", 0) is None  # fits a screen: drawn cell by cell
