@@ -5,16 +5,14 @@ import numpy as np
 
 
 def max_pool(matrix, rows, cols):
-    """``matrix`` (..., R, C) reduced to at most (rows, cols) by the maximum of each block; unchanged
-    when already that small. Blocks are as even as the sizes allow (edges from ``linspace``)."""
+    """``matrix`` (..., R, C) reduced to at most (rows, cols) by the maximum of each whole block (the
+    last ones may be smaller); unchanged when already that small."""
     m = np.asarray(matrix)
-    r, c = m.shape[-2:]
-    if r <= rows and c <= cols:
+    if m.shape[-2] <= rows and m.shape[-1] <= cols:
         return m
-    r_edges = np.linspace(0, r, min(r, rows) + 1).astype(int)
-    c_edges = np.linspace(0, c, min(c, cols) + 1).astype(int)
-    by_rows = np.maximum.reduceat(m, r_edges[:-1], axis=-2)
-    return np.maximum.reduceat(by_rows, c_edges[:-1], axis=-1)
+    blocks = blocks_for(m.shape[-2:], (rows, cols))
+    flat = [block_extreme(x, *blocks, signed=False) for x in m.reshape(-1, *m.shape[-2:])]
+    return np.stack(flat).reshape(*m.shape[:-2], *flat[0].shape)
 
 
 def block_extreme(matrix, br, bc, signed=True):
