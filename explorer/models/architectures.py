@@ -70,6 +70,8 @@ class LayerWeights:
     norm2_w: np.ndarray
     norm2_b: np.ndarray | None
     mlp: dict               # gpt2: fc, fc_b, proj, proj_b; llama: gate, up, down (+ optional biases)
+    wqkv: np.ndarray | None = None  # GPT-2's fused c_attn (D, 3D): one contiguous matmul instead of three
+    bqkv: np.ndarray | None = None
 
 
 class Layout:
@@ -127,7 +129,8 @@ class Layout:
         if self.config.family == "gpt2":
             d = self.config.hidden
             qkv, b = g.pop("qkv"), g.pop("qkv_b")
-            g.update(wq=qkv[:, :d], wk=qkv[:, d:2 * d], wv=qkv[:, 2 * d:], bq=b[:d], bk=b[d:2 * d], bv=b[2 * d:])
+            g.update(wq=qkv[:, :d], wk=qkv[:, d:2 * d], wv=qkv[:, 2 * d:], bq=b[:d], bk=b[d:2 * d], bv=b[2 * d:],
+                     wqkv=qkv, bqkv=b)
             mlp_roles = ("fc", "fc_b", "proj", "proj_b")
         else:
             g.update({role: g[role].T for role in LLAMA_TRANSPOSED})

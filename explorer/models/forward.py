@@ -7,6 +7,8 @@ by groups of query heads (GQA); h += down(silu(gate(x)) ⊙ up(x)) with x = RMSN
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
@@ -40,9 +42,35 @@ def rms_norm(x, w, eps):
     return x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + np.float32(eps)) * w
 
 
+PARALLEL_CELLS = 1 << 20  # element-wise work above this many numbers is shared out between the cores
+_lanes = None
+
+
+def _by_rows(fn, x, out):
+    """``fn(x[rows], out[rows])`` over row blocks, one per core when x is large (NumPy's element-wise
+    functions run on one thread; they release the GIL, so the blocks really run side by side)."""
+    global _lanes
+    cores = os.cpu_count() or 1
+    if cores < 2 or x.size < PARALLEL_CELLS or not (x.flags.c_contiguous and out.flags.c_contiguous):
+        fn(x, out)
+        return out
+    rows = x.reshape(-1, x.shape[-1]), out.reshape(-1, out.shape[-1])
+    if _lanes is None:
+        _lanes = ThreadPoolExecutor(cores, thread_name_prefix="forward-lane")
+    edges = np.linspace(0, len(rows[0]), cores + 1).astype(int)
+    list(_lanes.map(lambda i: fn(rows[0][edges[i]:edges[i + 1]], rows[1][edges[i]:edges[i + 1]]), range(cores)))
+    return out
+
+
+def _gelu_new(x, out):
+    out[...] = np.float32(0.5) * x * (1 + np.tanh(np.float32(np.sqrt(2 / np.pi))
+                                                  * (x + np.float32(0.044715) * (x * x * x))))
+
+
 def gelu_new(x):
     """GPT-2's tanh approximation of GELU (also transformers' gelu_pytorch_tanh and gelu_fast)."""
-    return np.float32(0.5) * x * (1 + np.tanh(np.float32(np.sqrt(2 / np.pi)) * (x + np.float32(0.044715) * (x * x * x))))
+    x = np.ascontiguousarray(x)
+    return _by_rows(_gelu_new, x, np.empty_like(x))
 
 
 def silu(x):
@@ -85,12 +113,15 @@ def causal_allowed(length: int, window: int | None) -> np.ndarray:
     return allowed if window is None else allowed & (i - j < window)
 
 
-def softmax_rows(scores: np.ndarray) -> np.ndarray:
-    """Softmax over the last axis, in place (the scores are not needed after)."""
+def _softmax(scores, out):
     scores -= scores.max(axis=-1, keepdims=True)
     np.exp(scores, out=scores)
     scores /= scores.sum(axis=-1, keepdims=True)
-    return scores
+
+
+def softmax_rows(scores: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis, in place (the scores are not needed after); C-contiguous scores."""
+    return _by_rows(_softmax, scores, scores)
 
 
 def _heads(m: np.ndarray, n: int, d: int) -> np.ndarray:
@@ -101,27 +132,36 @@ def _heads(m: np.ndarray, n: int, d: int) -> np.ndarray:
 def project_heads(x, w: LayerWeights, config: ModelConfig, rope_cs):
     """q (H, L, d_h), k and v (H_kv, L, d_h) of the rows x (L, D): projections, biases, RoPE."""
     h, kv, d = config.heads, config.kv_heads, config.head_dim
-    q, k, v = x @ w.wq, x @ w.wk, x @ w.wv
-    for m, b in ((q, w.bq), (k, w.bk), (v, w.bv)):
-        if b is not None:
-            m += b
+    if w.wqkv is not None:  # fused (GPT-2): the three column slices of one product
+        qkv = x @ w.wqkv
+        if w.bqkv is not None:
+            qkv += w.bqkv
+        q, k, v = qkv[:, :h * d], qkv[:, h * d:(h + kv) * d], qkv[:, (h + kv) * d:]
+    else:
+        q, k, v = x @ w.wq, x @ w.wk, x @ w.wv
+        for m, b in ((q, w.bq), (k, w.bk), (v, w.bv)):
+            if b is not None:
+                m += b
     q, k, v = _heads(q, h, d), _heads(k, kv, d), _heads(v, kv, d)
     if rope_cs is not None:
         q, k = rotate_half(q, *rope_cs), rotate_half(k, *rope_cs)
     return q, k, v
 
 
-def attention_block(x, w: LayerWeights, config: ModelConfig, rope_cs, mask_bias):
+def attention_block(x, w: LayerWeights, config: ModelConfig, rope_cs, mask_bias, weights_out=None):
     """One layer's attention on its normalized input x (L, D): the weights (H, L, L) and per-head outputs
-    (H, L, d_h), before W_o. ``mask_bias`` (L, L) is 0 where a query may look and −∞ where it may not."""
+    (H, L, d_h), before W_o. ``mask_bias`` (L, L) is 0 where a query may look and −∞ where it may not.
+    ``weights_out``: a C-contiguous (H, L, L) float32 array to compute the weights in (no copy after)."""
     h, kv, d = config.heads, config.kv_heads, config.head_dim
     q, k, v = project_heads(x, w, config, rope_cs)
     length = x.shape[0]
-    # contiguous heads let matmul hand each one to BLAS; query heads h = g·group + j share K/V head g
-    q = np.ascontiguousarray(q).reshape(kv, config.group, length, d)
+    # contiguous heads let matmul hand each one to BLAS; query heads h = g·group + j share K/V head g;
+    # the scale goes on q (L·D products) rather than on the scores (H·L² of them)
+    q = (np.ascontiguousarray(q) * np.float32(1 / np.sqrt(d))).reshape(kv, config.group, length, d)
     k, v = np.ascontiguousarray(k), np.ascontiguousarray(v)
-    scores = q @ k[:, None].transpose(0, 1, 3, 2)
-    scores *= np.float32(1 / np.sqrt(d))
+    shape = (kv, config.group, length, length)
+    scores = np.matmul(q, k[:, None].transpose(0, 1, 3, 2),
+                       out=None if weights_out is None else weights_out.reshape(shape))
     scores += mask_bias
     weights = softmax_rows(scores).reshape(h, length, length)
     out = (weights.reshape(kv, config.group, length, length) @ v[:, None]).reshape(h, length, d)
@@ -186,14 +226,15 @@ def forward(layout: Layout, ids, *, progress: Callable[[str], None] | None = Non
         w = layout.layer(i)
         x = _norm(h, w.norm1_w, w.norm1_b, config)
         inputs[i] = x
-        weights, out = attention_block(x, w, config, rope_cs, mask_bias)
+        weights, out = attention_block(x, w, config, rope_cs, mask_bias, weights_out=attentions[i])
         attn = out.transpose(1, 0, 2).reshape(length, -1) @ w.wo
         for (layer, head), (new_weights, contribution) in replaced.items():
             if layer == i:
                 d = config.head_dim
                 weights[head] = new_weights
                 attn += contribution - out[head] @ w.wo[head * d:(head + 1) * d]
-        attentions[i] = weights
+        if not np.shares_memory(weights, attentions[i]):  # (computed in place: nothing to copy)
+            attentions[i] = weights
         h = h + (attn if w.bo is None else attn + w.bo)
         h = h + mlp_block(_norm(h, w.norm2_w, w.norm2_b, config), w, config)
     final = _norm(h[-1:], layout.get("norm_w"), layout.get("norm_b"), config)
