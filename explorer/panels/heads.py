@@ -16,9 +16,9 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFrame, QGridLayout, QHB
 
 from explorer.core.plural import count
 from explorer.model import SELECTION
-from explorer.widgets.heatmap import CMAPS, Heatmap
+from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.number_text import format_number
-from explorer.widgets.palette import BAD, BAND, FRAME, INK, head_colour
+from explorer.widgets.palette import BAD, BAND, CMAPS, FRAME, INK, head_colour
 
 from .base import ALL, Panel
 from .head_style import scale_text

@@ -5,7 +5,7 @@ from PySide6.QtCore import QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetricsF, QImage, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from .heatmap import colour_map
+from .palette import colour_map
 from .palette import HIGHLIGHT
 
 GAP, LABEL_W, LABEL_H, MIN_CELL = 6, 58, 18, 28

@@ -24,28 +24,12 @@ from explorer.widgets.nice import nice_step
 from explorer.widgets.plot_cache import cache_axes
 
 from .cell_text import MAX_CELLS, MIN_CELL_H, MIN_CELL_W, CellTextItem, contrast_is_white
+from .palette import CMAPS, colour_map
 from .heatmap_overlays import FLAG, MASK_FILL, LabelAxis, MaskOverlay, OutlineOverlay
 
-# Preset name -> (pyqtgraph colour map, reversed?). Both are Kovesi's colour-blind-safe CET maps.
-# Sequential is CBL2 reversed: near-white at 0 (reads as "nothing"), cream, blue, near-black at 1.
-# ColorBrewer "Blues": single hue, so colour-blind safe; white reads as "nothing", navy as "all".
-BLUES = ((247, 251, 255), (198, 219, 239), (107, 174, 214), (33, 113, 181), (8, 48, 107))
-CMAPS = {"diverging": ("CET-CBD1", False), "sequential": (BLUES, False)}
 MAX_CELL_ASPECT = 2.0  # cells fill the view but are never more than 2:1 (readability first)
 MIN_PLOT_H = 160.0  # the matrix (and so the colour bar) is never squeezed below this height
 LAYOUT_MARGIN = 6.0
-
-
-def colour_map(cmap: str) -> pg.ColorMap:
-    """The pyqtgraph colour map of a preset name of ``CMAPS``."""
-    name, reverse = CMAPS[cmap]
-    if isinstance(name, str):
-        colormap = pg.colormap.get(name)
-    else:
-        colormap = pg.ColorMap(np.linspace(0.0, 1.0, len(name)), np.array(name, dtype=np.ubyte))
-    if reverse:
-        colormap.reverse()
-    return colormap
 
 
 def _label_step(widths: np.ndarray, cell_px: float, gap: float) -> int:

@@ -3,6 +3,8 @@
 Okabe & Ito's colour-blind-safe palette names what the panels tell apart (heads, keys, q and k, curves);
 the greys and the highlight mean the same thing in every panel.
 """
+import numpy as np
+import pyqtgraph as pg
 from PySide6.QtGui import QColor
 
 # Okabe & Ito's qualitative palette, without its black
@@ -40,3 +42,22 @@ def qualitative_colour(i, darken_step):
 def head_colour(h):
     """The colour of head ``h`` (0-based) in every panel that tells heads apart."""
     return qualitative_colour(h, 45)
+
+
+# Preset name -> (pyqtgraph colour map, reversed?). Both are Kovesi's colour-blind-safe CET maps.
+# Sequential is CBL2 reversed: near-white at 0 (reads as "nothing"), cream, blue, near-black at 1.
+# ColorBrewer "Blues": single hue, so colour-blind safe; white reads as "nothing", navy as "all".
+BLUES = ((247, 251, 255), (198, 219, 239), (107, 174, 214), (33, 113, 181), (8, 48, 107))
+CMAPS = {"diverging": ("CET-CBD1", False), "sequential": (BLUES, False)}
+
+
+def colour_map(cmap: str) -> pg.ColorMap:
+    """The pyqtgraph colour map of a preset name of ``CMAPS``."""
+    name, reverse = CMAPS[cmap]
+    if isinstance(name, str):
+        colormap = pg.colormap.get(name)
+    else:
+        colormap = pg.ColorMap(np.linspace(0.0, 1.0, len(name)), np.array(name, dtype=np.ubyte))
+    if reverse:
+        colormap.reverse()
+    return colormap
