@@ -86,8 +86,10 @@ def open_model(window, args):
     window.model.checkpoints.finish()
     if window.model.checkpoints.latest is None:
         return failures[-1] if failures else "the model did not run"
+    said = []
+    window.model.message.connect(said.append)
     if args.layer is not None and not panel.open_head(args.layer, args.head):
-        return f"could not open layer {args.layer} head {args.head} of {args.model}"
+        return said[-1] if said else f"could not open layer {args.layer} head {args.head} of {args.model}"
     return None
 
 

@@ -35,7 +35,7 @@ class Documents:
     PRESET_TITLES = {"demo": "Chapter demo: 猫 追 红色 激光点", "uniform": "Uniform: all-zero queries",
                      "previous_token": "Previous-token head (causal)", "random": "Random L=6, d=4 (seed 0)",
                      "multi_head": "Two heads, projected: previous token + content (D = 8)",
-                     "translation": "Cross-attention: queries The cat chases the red laser dot, keys 猫 追 红色 激光点",
+                     "translation": "Cross-attention: queries “The cat chases the red laser dot”, keys “猫 追 红色 激光点”",
                      "grouped_query": "Grouped K/V heads: 8 query heads share 2 K/V heads (GQA)"}
     EXPORTABLE = ("Q", "K", "V", "Scores", "Weights", "Output")
 

@@ -11,7 +11,7 @@ def pattern_scores(weights):
     w = np.asarray(weights, dtype=np.float64)
     n = w.shape[0]
     scores = {"previous": float(np.mean(np.diagonal(w, offset=-1))) if n > 1 else 0.0,
-              "self": float(np.mean(np.diagonal(w))),
+              "self": float(np.mean(np.diagonal(w)[1:])) if n > 1 else 1.0,  # row 0 can only see itself
               "first": float(np.mean(w[1:, 0])) if n > 1 else 0.0}
     allowed = np.arange(1, n + 1)  # a causal row i sees i + 1 keys
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -27,4 +27,6 @@ def strongest_pattern(weights):
     if scores["spread"] > 0.8:  # near uniform: no one key stands out
         return "spread over many keys", scores["spread"]
     words, key = max(PATTERNS, key=lambda p: scores[p[1]])
+    if scores[key] < 0.4:  # no one place takes most of the weight (an induction head looks elsewhere)
+        return f"no one place (the most: {words}", scores[key]
     return words, scores[key]

@@ -352,6 +352,7 @@ class Edits(SettingsEdits):
         top_command = self._open_command(StateCommand)
         if top_command is not None and top_command.absorbs(new_state, self._gesture):
             top_command.absorb(new_state)
+            top_command.setText(text)  # the step says where it ended
             return
         self.undo_stack.push(StateCommand(self, self._state, new_state, text, self._gesture))
 

@@ -70,6 +70,7 @@ class ControlsPanel(Panel):
         form.addRow("Query row", self.row)
 
         self.shape = QLabel(self)
+        self.shape.setWordWrap(True)
         self.shape.setTextInteractionFlags(Qt.TextSelectableByMouse)
         form.addRow("Shapes", self.shape)
 

@@ -58,7 +58,7 @@ class ModelViewPanel(Panel):
         self.generated.setWordWrap(True)
         self.rows = Heatmap(cmap="sequential", row_title="layer · head", col_title="cached token",
                             colorbar_label="weight", parent=self)
-        self.rows.setMinimumHeight(160)
+        self.rows.setMinimumHeight(120)
         self.rows.setVisible(False)
         self.grid = HeadGrid(self)
         self.grid.cellHovered.connect(self._hovered)
@@ -68,6 +68,7 @@ class ModelViewPanel(Panel):
         scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.grid)
+        scroll.setMinimumHeight(150)  # two layers of thumbnails, whatever else the dock holds
 
         top = QHBoxLayout()
         top.addWidget(QLabel("Model", self))
@@ -85,10 +86,10 @@ class ModelViewPanel(Panel):
         layout.addLayout(top)
         layout.addLayout(row)
         layout.addWidget(self.status)
-        layout.addWidget(scroll, 1)
+        layout.addWidget(scroll, 3)
         layout.addWidget(self.info)
         layout.addLayout(gen_row)
-        layout.addWidget(self.rows)
+        layout.addWidget(self.rows, 2)
         self.ck.opened.connect(self._opened)
         self.ck.progress.connect(self._progress)
         self.ck.ran.connect(self._ran)
@@ -196,7 +197,8 @@ class ModelViewPanel(Panel):
         known = [h for h in (self.ck.model.notable_heads or []) if (h.layer, h.head) == (layer, head)]
         role = "".join(f" — {'an' if h.role[0] in 'aeiou' else 'a'} {h.role} head (score {h.score:.2f})"
                        for h in known)
-        self.info.setText(f"<b>layer {layer}, head {head}</b>: mostly {words} ({score:.2f}){role}. "
+        where = f"mostly {words} ({score:.2f})" if not words.startswith("no one") else f"{words}, {score:.2f})"
+        self.info.setText(f"<b>layer {layer}, head {head}</b>: on this text its weight goes to {where}{role}. "
                           f"Click to open it as the session.")
 
     def open_head(self, layer, head):
@@ -209,6 +211,7 @@ class ModelViewPanel(Panel):
             self.model.notify(f"Cannot open layer {layer} head {head}: {exc}")
             return False
         opened = self.model.set_session(session, f"Open {session.title}")
+        self.model.set_selection(row=session.settings.selected_row)  # the last token: where a pattern shows
         self.grid.selected = (layer, head)  # outlined until the history moves on (an undo, an edit)
         self._opened_at = self.model.history_index()
         self.grid.update()

@@ -23,6 +23,8 @@ DIRECT_NOTE = ("Sinusoidal positions are added to the token vectors X, and this 
                "directly. Switch to projected mode to see and use them — or use ALiBi, which needs no X.")
 ALIBI_FORMULA = ("<b>ALiBi</b> (Press et al.): no position vectors; head h adds −m<sub>h</sub>·|i − j| to its "
                  "scores, so a key costs more the further it is. Slopes m<sub>h</sub> = 2<sup>−8h/H</sup>.")
+ALIBI_CROSS = (" In cross-attention i and j count positions in two different sequences: an experiment — "
+               "encoder–decoder models do not put ALiBi on cross-attention.")
 
 
 class PositionsPanel(Panel):
@@ -65,7 +67,8 @@ class PositionsPanel(Panel):
         self.side.addItem("the queries", "queries")
         self.side.setToolTip("Cross-attention: shuffle the keys' sequence (the weights' columns move, the outputs "
                              "stay) or the queries' (the output rows move with them)")
-        self.shuffle.clicked.connect(lambda: self.model.shuffle_tokens(self.seed.value(), side=self.side.currentData()))
+        self.shuffle.clicked.connect(self._shuffle)
+        self._shuffled = "keys"  # which side the last shuffle moved
         self.check = QLabel(PROMPT, self)
         self.check.setWordWrap(True)
 
@@ -84,8 +87,10 @@ class PositionsPanel(Panel):
         layout.addWidget(self.alibi)
         layout.addWidget(self.note)
         layout.addWidget(self.heatmap, 3)
-        layout.addWidget(self.bias_map, 3)
-        layout.addWidget(self.slopes, 1)
+        alibi_row = QHBoxLayout()  # side by side: the bias map keeps the panel's height
+        alibi_row.addWidget(self.bias_map, 3)
+        alibi_row.addWidget(self.slopes, 1)
+        layout.addLayout(alibi_row, 3)
         layout.addLayout(shuffle_row)
         layout.addWidget(self.check)
 
@@ -98,7 +103,7 @@ class PositionsPanel(Panel):
         self.add.setEnabled(m.projected)
         self.to_projected.setVisible(not m.projected)
         self.note.setVisible(not m.projected and not alibi)
-        self.caption.setText(ALIBI_FORMULA if alibi else FORMULA)
+        self.caption.setText(ALIBI_FORMULA + (ALIBI_CROSS if m.cross else "") if alibi else FORMULA)
         self.slopes.setVisible(alibi)
         self.heatmap.setVisible(not alibi and r.pe is not None)
         self.bias_map.setVisible(alibi)
@@ -125,6 +130,10 @@ class PositionsPanel(Panel):
         self.bias_map.set_matrix(bias, row_labels=m.query_tokens, col_labels=m.tokens,
                                  levels=(-reach, reach))
 
+    def _shuffle(self):
+        self._shuffled = self.side.currentData()
+        self.model.shuffle_tokens(self.seed.value(), side=self._shuffled)
+
     def render_check(self):
         self.side.setVisible(self.model.cross)
         result = self.model.shuffle_result()
@@ -137,7 +146,12 @@ class PositionsPanel(Panel):
             why.append("positions")
         if s.causal:
             why.append("the causal mask")
-        if result.equivariant and self.model.cross and self.side.currentData() == "keys":
+        keys = self.model.cross and self._shuffled == "keys"
+        if keys and not result.equivariant:
+            text = (f"<span style='color:#b00020'>✗ not the same output</span> (max difference "
+                    f"{result.max_difference:.3g}): the keys moved with their values, but their positions count "
+                    f"here ({' and '.join(why) or 'positions'}), so each query weighs them differently.")
+        elif keys:
             text = (f"<span style='color:#1a7f37'>✓ the same output</span> (max difference "
                     f"{result.max_difference:.1e}): the keys moved with their values, so only the weights' columns "
                     f"moved — each query still finds the same keys, wherever they stand.")

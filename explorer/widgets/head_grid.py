@@ -102,8 +102,10 @@ class HeadGrid(QWidget):
         p.setPen(fg)
         for c in range(cols):
             rect = self.cell_rect(0, c)
-            p.drawText(QRectF(rect.x(), 0, rect.width(), LABEL_H), Qt.AlignmentFlag.AlignCenter,
-                       f"{self._labels[1]} {c}")
+            text = f"{self._labels[1]} {c}"
+            if fm.horizontalAdvance(text) > rect.width():  # narrow cells: "h0"
+                text = f"{self._labels[1][:1]}{c}"
+            p.drawText(QRectF(rect.x(), 0, rect.width(), LABEL_H), Qt.AlignmentFlag.AlignCenter, text)
         for r in range(rows):
             rect = self.cell_rect(r, 0)
             p.drawText(QRectF(0, rect.y(), LABEL_W - 4, rect.height()),

@@ -24,7 +24,7 @@ def test_patterns_by_hand():
     prev = np.tril(np.eye(4, k=-1))
     prev[0, 0] = 1.0
     scores = pattern_scores(prev)
-    assert scores["previous"] == 1.0 and scores["self"] == 0.25 and scores["first"] == 1 / 3
+    assert scores["previous"] == 1.0 and scores["self"] == 0.0 and scores["first"] == 1 / 3  # (row 0 sees only itself)
     assert strongest_pattern(prev) == ("previous token", 1.0)
     uniform = np.tril(np.ones((4, 4))) / np.arange(1, 5)[:, None]
     words, spread = strongest_pattern(uniform)
@@ -48,3 +48,11 @@ def test_an_overview_row_refreshed_in_place_equals_a_new_one():
     refresh_overview_rows(view, m, [1234, 2999])
     np.testing.assert_array_equal(view, overview(m))
     assert view.max() == 50.0 and view.min() == -80.0
+
+
+def test_a_head_with_no_strong_place_says_so():
+    w = np.tril(np.ones((6, 6)))
+    w[:, 0] *= 3  # the first token a little heavier than the rest, but spread > 0.8 is not reached
+    w = w / w.sum(axis=1, keepdims=True)
+    words, score = strongest_pattern(np.where(np.eye(6, k=-2) > 0, 0.9, w * 0.1))
+    assert words.startswith("no one place") and score < 0.4

@@ -73,7 +73,7 @@ class CostView(QWidget):
         self.summary.setText(
             f"{cache} (this session is one layer: a model multiplies by its layers).{grouped} Decoding {tokens}: "
             f"{format_count(total[0])} multiply-adds with the cache, {format_count(total[1])} without "
-            f"({total[1] / max(total[0], 1):.1f}×). Bytes are counted in float32.")
+            f"({total[1] / max(total[0], 1):.1f}×). The curves count bytes read in float32.")
 
     def _draw(self):
         if self.curves is None:

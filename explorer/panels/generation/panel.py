@@ -188,6 +188,7 @@ class GenerationPanel(Panel):
             grouped = (f" The cache holds {count(decoder.inputs.n_kv, 'K/V head')} for "
                        f"{count(decoder.inputs.n_heads, 'query head')} (grouped-query attention).")
         self.caption.setText(f"<b>Generation · KV cache</b> — t = {step.stop} of {n} ({kind}): {new} {read}.{grouped}")
+        self.trap.setVisible(not m.cross)  # a decode step's mask: self-attention only
         self.causal_note.setVisible(not s.causal and not m.cross)
         self.causal_on.setVisible(not s.causal and not m.cross)
         self._draw_step(step)
