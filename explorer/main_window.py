@@ -422,7 +422,7 @@ class MainWindow(QMainWindow):
         self._action("paste", "&Paste", editor.paste, QKeySequence.Paste, "Paste tab-separated numbers at the cell",
                      edit)
         edit.addSeparator()
-        for key in ("add_token", "remove_token", "randomize", "reset"):
+        for key in ("add_token", "remove_token", "add_query", "remove_query", "cross", "randomize", "reset"):
             edit.addAction(editor.actions[key])
         self._action("shuffle", "S&huffle tokens", lambda: self._shuffle(self.panels["positions"].seed.value()),
                      "Ctrl+Shift+U",
