@@ -117,6 +117,20 @@ class DecodeShape:
     bytes_per_number: int = 4
     cross_keys: int | None = None  # cross-attention: the encoder's L_k keys every query reads
 
+    @property
+    def d_head(self):
+        return self.q_width // self.heads
+
+    @property
+    def kv_heads(self):
+        """H_kv: how many d_h-wide heads K holds."""
+        return self.k_width // self.d_head
+
+    @property
+    def dv_head(self):
+        """What one query head mixes: V's width over H_kv."""
+        return self.v_width // self.kv_heads if self.k_width else 0
+
     @classmethod
     def of(cls, inputs, bytes_per_number=4, cross=False):
         """The shape of a prepared session (``recompute.prepare``)."""
@@ -139,9 +153,8 @@ def step_cost(shape, start, stop, cached=True):
     s = shape
     first = start if cached else 0
     n = stop - first
-    d_qk_head = s.q_width // s.heads
-    dv_head = s.v_width // (s.k_width // d_qk_head) if s.k_width else 0
-    per_query = d_qk_head + dv_head
+    dv_head = s.dv_head
+    per_query = s.d_head + dv_head
     if s.cross_keys is None:
         pairs = (first + 1 + stop) * n // 2  # Σ over new queries i of (i + 1) keys, per head
         kv_rows, kv_read = n, stop  # K, V rows made, and read by the attention

@@ -23,8 +23,7 @@ from .session_limits import (FORMAT_NAME, MATRIX_AXES, MAX_ABS_VALUE, MAX_CELLS,
                              MAX_LAYOUT_BYTES, MAX_TITLE_CHARS, MAX_TOKEN_CHARS, MAX_TOKENS,
                              PROJECTION_MATRICES, REQUIRED_MATRICES, SOURCE_MATRIX, TOKEN_AXES, VERSION,
                              matrix_axes)
-from .session_prescan import _MAX_LAYOUT_MEMBERS, _MOST  # noqa: F401  (read by tests, as before)
-from .session_read import UPGRADES, _upgrade_v1, load_session, session_from_json  # noqa: F401  (idem)
+from .session_read import UPGRADES, load_session, session_from_json
 from .session_settings import (POSITIONS, ROPE_BASE_MAX, ROPE_BASE_MIN, ROPE_OFFSET_MAX, ROPE_STYLES,
                                SCALE_MAX, SCALE_MODES, SOURCES, TEMPERATURE_MAX, TEMPERATURE_MIN,
                                Settings)

@@ -24,7 +24,7 @@ class OutputPanel(HeatmapPanel):
             self.caption.setText(f"<b>③ O = A · V</b>{heads}: each row mixes the rows of V by its weights")
 
     def tooltip(self, row, col):
-        r, tok, qtok = self.model.results, self.model.tokens, self.model.query_tokens
+        r, qtok = self.model.results, self.model.query_tokens
         how = (f"= Σ_c concat[{qtok[row]}, c] · W_o[{col}, c]" if r.wo is not None
                else f"= Σ_j A[{qtok[row]}, j] · V[j, d{col}]")
         return f"O[{qtok[row]}, d{col}] = {format_number(r.heads.output[row, col])}\n{how}"

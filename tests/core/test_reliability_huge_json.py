@@ -13,7 +13,7 @@ import json
 import numpy as np
 import pytest
 
-from explorer.core import session as session_module
+from explorer.core import session_prescan as session_module  # the pre-scan's own limits
 from explorer.core import session_read
 from explorer.core.errors import SessionError
 from explorer.core.presets import demo_session

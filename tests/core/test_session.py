@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 from explorer.core import session as session_module
+from explorer.core import session_read
 from explorer.core import session_check, session_read, session_write
 from explorer.core.errors import SessionError
 from explorer.core.session import (
@@ -500,7 +501,7 @@ def test_upgrade_steps_run_in_order(monkeypatch, tmp_path):
 
     def one_to_two(d):
         calls.append((1, d["version"]))
-        return dict(session_module._upgrade_v1(d), title=d["title"] + " (v2)", added_in_v2=True)
+        return dict(session_read._upgrade_v1(d), title=d["title"] + " (v2)", added_in_v2=True)
 
     def two_to_three(d):
         calls.append((2, d["version"]))

@@ -52,9 +52,7 @@ class CostView(QWidget):
         """New curves (``kv_cache.cost_curves``) over the decode's steps, and the cache sizes."""
         self.curves, self.steps = curves, steps
         self._draw()
-        kv_heads = shape.k_width * shape.heads // shape.q_width
-        d_head = shape.q_width // shape.heads
-        dv_head = shape.v_width // max(kv_heads, 1)
+        kv_heads, d_head, dv_head = shape.kv_heads, shape.d_head, shape.dv_head
         sizes = {b: cache_bytes_per_token(1, kv_heads, d_head, b, dv_head) for b in (2, 4)}
         total = self.curves["cached"]["total_macs"][-1], self.curves["recomputed"]["total_macs"][-1]
         grouped = ""

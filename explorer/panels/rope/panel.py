@@ -15,7 +15,7 @@ from html import escape
 import numpy as np
 from PySide6.QtCore import QSignalBlocker
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QPushButton, QSpinBox
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QPushButton
 
 from explorer.core.rope_lesson import (diagonal_deviation, head_slice, is_constant_along_diagonals, locked_positions,
                                        same_row_everywhere, value_range)
