@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from explorer.core.readout import (OUTSIDE_COST, boxes_around, overlap_areas, place_label,
@@ -121,6 +121,7 @@ def test_boxes_around_points():
 @settings(max_examples=150, deadline=None, database=None)
 @given(st.lists(st.tuples(st.floats(20, 380), st.floats(20, 280)), min_size=1, max_size=30),
        st.floats(8, 60), st.floats(8, 20))
+@example([(20.0, 20.000000000000004), (20.0, 24.0)], 8.0, 8.0)  # boxes that touch, off by one float step
 def test_labels_never_overlap_each_other_when_there_is_room(anchors, w, h):
     """Placed one after another, each avoiding the ones before: a label lands on another only if every
     offset it could take was covered (or outside the plot)."""
@@ -132,10 +133,11 @@ def test_labels_never_overlap_each_other_when_there_is_room(anchors, w, h):
     for a in anchors:
         k, placed = place_label(a, (w, h), offsets, boxes=taken, bounds=bounds)
         assert (k, placed) == reference_place_label(a, (w, h), offsets, boxes=taken, bounds=bounds)
+        # touching boxes share an area of float noise (~1e-15), not a covered label: under 1e-9 is none
         free = [b for b in ((a[0] + dx, a[1] + dy, a[0] + dx + w, a[1] + dy + h) for dx, dy in offsets)
-                if area_outside(b, bounds) == 0 and all(shared_area(b, t) == 0 for t in taken)]
+                if area_outside(b, bounds) == 0 and all(shared_area(b, t) <= 1e-9 for t in taken)]
         if free:
-            assert all(shared_area(placed, t) == 0 for t in taken), "a label covers another though there was room"
+            assert all(shared_area(placed, t) <= 1e-9 for t in taken), "a label covers another though there was room"
             assert area_outside(placed, bounds) == pytest.approx(0, abs=1e-9)
         taken.append(placed)
 
