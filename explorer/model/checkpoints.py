@@ -1,8 +1,8 @@
 """A real model beside the session (F19): open a checkpoint, run typed text through it off the GUI
 thread (progress "layer k of N", cancel, the latest text wins), and hand out a head as a session.
 
-The forward pass and the thumbnails' max-pooling run on a worker thread with BLAS on every core
-(``explorer.models.all_cores``); the window only receives the finished run.
+The forward pass and the thumbnails' max-pooling run on a worker thread (the pass shares its rows and
+heads between the cores itself: ``explorer.models.lanes``); the window only receives the finished run.
 """
 from dataclasses import dataclass
 
@@ -79,7 +79,7 @@ class Checkpoints(QObject):
                                                                         cancelled=cancelled))
 
     def _submit(self, work):
-        """``work(model, progress, cancelled)`` on the worker with BLAS on every core; the newest wins."""
+        """``work(model, progress, cancelled)`` on the worker; the newest wins."""
         if self.model is None:
             self.failed.emit("No model is open")
             return
@@ -88,10 +88,9 @@ class Checkpoints(QObject):
         self._worker.cancel(wait=False)
 
         def job(cancelled):
-            from explorer.models import RunCancelled, all_cores
+            from explorer.models import RunCancelled
             try:
-                with all_cores():
-                    return work(model, progress, cancelled)
+                return work(model, progress, cancelled)
             except RunCancelled:
                 return None
 

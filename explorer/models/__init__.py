@@ -12,8 +12,6 @@ memory-mapped with the ``safetensors`` package, text is split with ``tokenizers`
     run.tokens, run.ids, run.attentions.shape     # (layers, heads, L, L)
     session = model.head_session(run, layer=1, head=0)   # an ordinary explorer session
     model.notable_heads                           # the embedded model's previous-token and induction heads
-    with all_cores():                             # BLAS on every core for this pass (the app keeps it to one)
-        run = model.run(text)
 
 Every bad file raises ``CheckpointError`` (explorer.core.errors) naming the file and the tensor.
 """
@@ -26,7 +24,6 @@ from .forward import RunCancelled
 from .head_roles import HeadScores, NotableHead, induction_scores, previous_token_scores, repeated_random_ids
 from .hf_cache import CachedModel, find_cached, hub_cache_dir, list_cached_models
 from .model import Model, Run, open_checkpoint
-from .threads import all_cores
 
 EMBEDDED_MODEL = Path(__file__).resolve().parents[1] / "resources" / "models" / "tiny-induction"
 
@@ -37,6 +34,6 @@ def open_embedded_model() -> Model:
 
 
 __all__ = ["CachedModel", "CheckpointError", "EMBEDDED_MODEL", "HeadScores", "Model", "ModelConfig",
-           "NotableHead", "Run", "RunCancelled", "all_cores", "find_cached", "hub_cache_dir", "induction_scores",
+           "NotableHead", "Run", "RunCancelled", "find_cached", "hub_cache_dir", "induction_scores",
            "list_cached_models", "open_checkpoint", "open_embedded_model", "previous_token_scores",
            "repeated_random_ids"]

@@ -7,8 +7,6 @@ by groups of query heads (GQA); h += down(silu(gate(x)) ⊙ up(x)) with x = RMSN
 """
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
@@ -18,6 +16,7 @@ from explorer.core.errors import ShapeError
 
 from .architectures import LayerWeights, Layout
 from .config import ModelConfig
+from .lanes import by_heads, dense_rows, in_blocks, one_blas_thread
 
 
 class RunCancelled(Exception):
@@ -42,23 +41,10 @@ def rms_norm(x, w, eps):
     return x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + np.float32(eps)) * w
 
 
-PARALLEL_CELLS = 1 << 20  # element-wise work above this many numbers is shared out between the cores
-_lanes = None
-
-
 def _by_rows(fn, x, out):
-    """``fn(x[rows], out[rows])`` over row blocks, one per core when x is large (NumPy's element-wise
-    functions run on one thread; they release the GIL, so the blocks really run side by side)."""
-    global _lanes
-    cores = os.cpu_count() or 1
-    if cores < 2 or x.size < PARALLEL_CELLS or not (x.flags.c_contiguous and out.flags.c_contiguous):
-        fn(x, out)
-        return out
-    rows = x.reshape(-1, x.shape[-1]), out.reshape(-1, out.shape[-1])
-    if _lanes is None:
-        _lanes = ThreadPoolExecutor(cores, thread_name_prefix="forward-lane")
-    edges = np.linspace(0, len(rows[0]), cores + 1).astype(int)
-    list(_lanes.map(lambda i: fn(rows[0][edges[i]:edges[i + 1]], rows[1][edges[i]:edges[i + 1]]), range(cores)))
+    """``fn(x[rows], out[rows])`` over cache-sized row blocks of C-contiguous x and out."""
+    xs, outs = x.reshape(-1, x.shape[-1]), out.reshape(-1, out.shape[-1])
+    in_blocks(lambda a, b: fn(xs[a:b], outs[a:b]), len(xs), xs.shape[-1])
     return out
 
 
@@ -113,24 +99,44 @@ def causal_allowed(length: int, window: int | None) -> np.ndarray:
     return allowed if window is None else allowed & (i - j < window)
 
 
-def _softmax(scores, out):
-    scores -= scores.max(axis=-1, keepdims=True)
-    np.exp(scores, out=scores)
-    scores /= scores.sum(axis=-1, keepdims=True)
+# exp's results below this are subnormal, or may become so after the division by a row sum of up to
+# 65,536: they are set to 0, as x86 runs exp ~5× and a matrix product ~50× slower on subnormals (a
+# weight under 1e-33 changes no float32 output). Scores are first raised to _FLOOR (exp ≈ 3.6e-34, still
+# normal), so exp itself never makes one; −∞ (masked) ends as 0 the same way.
+_SUBNORMAL_AFTER_DIVISION = np.float32(np.finfo(np.float32).tiny * 2 ** 16)
+_FLOOR = np.float32(-77)
 
 
-def softmax_rows(scores: np.ndarray) -> np.ndarray:
-    """Softmax over the last axis, in place (the scores are not needed after); C-contiguous scores."""
-    return _by_rows(_softmax, scores, scores)
+def _softmax(s):
+    s -= s.max(axis=-1, keepdims=True)
+    np.maximum(s, _FLOOR, out=s)
+    np.exp(s, out=s)
+    np.putmask(s, s < _SUBNORMAL_AFTER_DIVISION, np.float32(0))
+    s /= s.sum(axis=-1, keepdims=True)
 
 
-def _heads(m: np.ndarray, n: int, d: int) -> np.ndarray:
-    """(L, n·d) → (n, L, d)."""
-    return m.reshape(m.shape[0], n, d).transpose(1, 0, 2)
+def softmax_rows(scores: np.ndarray, bias: np.ndarray | None = None, lanes: bool = True) -> np.ndarray:
+    """Softmax over the last axis of C-contiguous scores (…, Lq, Lk), in place (the scores are not needed
+    after), ``bias`` (Lq, Lk) added first (the causal mask's 0 and −∞), block by block."""
+    rows = scores.reshape(-1, scores.shape[-1])
+    lq = scores.shape[-2] if scores.ndim > 1 else 1
+
+    def work(a, b):
+        block = rows[a:b]
+        if bias is not None:
+            if a // lq == (b - 1) // lq:
+                block += bias[a % lq:(b - 1) % lq + 1]
+            else:
+                block += bias[np.arange(a, b) % lq]
+        _softmax(block)
+
+    in_blocks(work, len(rows), rows.shape[-1], lanes=lanes)
+    return scores
 
 
-def project_heads(x, w: LayerWeights, config: ModelConfig, rope_cs):
-    """q (H, L, d_h), k and v (H_kv, L, d_h) of the rows x (L, D): projections, biases, RoPE."""
+def project_rows(x, w: LayerWeights, config: ModelConfig, rope_cs):
+    """q (n, H, d_h), k and v (n, H_kv, d_h) of the rows x (n, D): projections, biases, RoPE (``rope_cs``:
+    cos and sin (n, d_h / 2) of these rows' positions)."""
     h, kv, d = config.heads, config.kv_heads, config.head_dim
     if w.wqkv is not None:  # fused (GPT-2): the three column slices of one product
         qkv = x @ w.wqkv
@@ -142,30 +148,33 @@ def project_heads(x, w: LayerWeights, config: ModelConfig, rope_cs):
         for m, b in ((q, w.bq), (k, w.bk), (v, w.bv)):
             if b is not None:
                 m += b
-    q, k, v = _heads(q, h, d), _heads(k, kv, d), _heads(v, kv, d)
+    n = len(x)
+    q, k, v = q.reshape(n, h, d), k.reshape(n, kv, d), v.reshape(n, kv, d)
     if rope_cs is not None:
-        q, k = rotate_half(q, *rope_cs), rotate_half(k, *rope_cs)
+        cos, sin = rope_cs[0][:, None], rope_cs[1][:, None]
+        q, k = rotate_half(q, cos, sin), rotate_half(k, cos, sin)
     return q, k, v
 
 
-def attention_block(x, w: LayerWeights, config: ModelConfig, rope_cs, mask_bias, weights_out=None):
-    """One layer's attention on its normalized input x (L, D): the weights (H, L, L) and per-head outputs
-    (H, L, d_h), before W_o. ``mask_bias`` (L, L) is 0 where a query may look and −∞ where it may not.
-    ``weights_out``: a C-contiguous (H, L, L) float32 array to compute the weights in (no copy after)."""
-    h, kv, d = config.heads, config.kv_heads, config.head_dim
-    q, k, v = project_heads(x, w, config, rope_cs)
-    length = x.shape[0]
-    # contiguous heads let matmul hand each one to BLAS; query heads h = g·group + j share K/V head g;
-    # the scale goes on q (L·D products) rather than on the scores (H·L² of them)
-    q = (np.ascontiguousarray(q) * np.float32(1 / np.sqrt(d))).reshape(kv, config.group, length, d)
-    k, v = np.ascontiguousarray(k), np.ascontiguousarray(v)
-    shape = (kv, config.group, length, length)
-    scores = np.matmul(q, k[:, None].transpose(0, 1, 3, 2),
-                       out=None if weights_out is None else weights_out.reshape(shape))
-    scores += mask_bias
-    weights = softmax_rows(scores).reshape(h, length, length)
-    out = (weights.reshape(kv, config.group, length, length) @ v[:, None]).reshape(h, length, d)
-    return weights, out
+def project_heads(x, w: LayerWeights, config: ModelConfig, rope_cs):
+    """As ``project_rows``, heads first: q (H, n, d_h), k and v (H_kv, n, d_h)."""
+    return tuple(m.transpose(1, 0, 2) for m in project_rows(x, w, config, rope_cs))
+
+
+def attention_heads(q, k, v, config: ModelConfig, mask_bias, weights):
+    """Every head's weights, written into ``weights`` (H, L, L), and outputs (H, L, d_h) from q (L, H, d_h),
+    already scaled, and k, v (L, H_kv, d_h); query heads i = g·group + j share K/V head g (Hugging Face's
+    repeat_kv order). ``mask_bias`` (L, L) is 0 where a query may look and −∞ where it may not."""
+    out = np.empty((config.heads, len(q), config.head_dim), np.float32)
+
+    def head(i):
+        g = i // config.group
+        np.matmul(q[:, i], k[:, g].T, out=weights[i])
+        softmax_rows(weights[i], mask_bias, lanes=False)
+        np.matmul(weights[i], v[:, g], out=out[i])
+
+    by_heads(head, config.heads, weights[0].size)
+    return out
 
 
 def mlp_block(x, w: LayerWeights, config: ModelConfig):
@@ -217,26 +226,38 @@ def forward(layout: Layout, ids, *, progress: Callable[[str], None] | None = Non
     mask_bias = np.where(causal_allowed(length, config.sliding_window), np.float32(0), np.float32(-np.inf))
     attentions = np.empty((n, config.heads, length, length), np.float32)
     inputs = np.empty((n, length, config.hidden), np.float32)
+    d, scale = config.head_dim, np.float32(1 / np.sqrt(config.head_dim))
+    q = np.empty((length, config.heads, d), np.float32)
+    k, v = np.empty((length, config.kv_heads, d), np.float32), np.empty((length, config.kv_heads, d), np.float32)
     replaced = head_outputs or {}
-    for i in range(n):
-        if cancelled is not None and cancelled():
-            raise RunCancelled(f"stopped before layer {i + 1} of {n}")
-        if progress is not None:
-            progress(f"layer {i + 1} of {n}")
-        w = layout.layer(i)
-        x = _norm(h, w.norm1_w, w.norm1_b, config)
-        inputs[i] = x
-        weights, out = attention_block(x, w, config, rope_cs, mask_bias, weights_out=attentions[i])
-        attn = out.transpose(1, 0, 2).reshape(length, -1) @ w.wo
-        for (layer, head), (new_weights, contribution) in replaced.items():
-            if layer == i:
-                d = config.head_dim
-                weights[head] = new_weights
-                attn += contribution - out[head] @ w.wo[head * d:(head + 1) * d]
-        if not np.shares_memory(weights, attentions[i]):  # (computed in place: nothing to copy)
-            attentions[i] = weights
-        h = h + (attn if w.bo is None else attn + w.bo)
-        h = h + mlp_block(_norm(h, w.norm2_w, w.norm2_b, config), w, config)
+    with one_blas_thread():
+        for i in range(n):
+            if cancelled is not None and cancelled():
+                raise RunCancelled(f"stopped before layer {i + 1} of {n}")
+            if progress is not None:
+                progress(f"layer {i + 1} of {n}")
+            w, x, weights = layout.layer(i), inputs[i], attentions[i]
+            swaps = [(head, new, contribution) for (layer, head), (new, contribution) in replaced.items()
+                     if layer == i]
+
+            def first(a, b):  # the norm, then q (scaled: L·D products, not H·L² scores), k and v of rows a:b
+                x[a:b] = _norm(h[a:b], w.norm1_w, w.norm1_b, config)
+                cs = None if rope_cs is None else (rope_cs[0][a:b], rope_cs[1][a:b])
+                q[a:b], k[a:b], v[a:b] = project_rows(x[a:b], w, config, cs)
+                q[a:b] *= scale
+
+            def second(a, b):  # W_o (edited heads swapped in), the residual, the MLP and its residual
+                attn = out[:, a:b].transpose(1, 0, 2).reshape(b - a, -1) @ w.wo
+                for head, _, contribution in swaps:
+                    attn += contribution[a:b] - out[head, a:b] @ w.wo[head * d:(head + 1) * d]
+                h[a:b] += attn if w.bo is None else attn + w.bo
+                h[a:b] += mlp_block(_norm(h[a:b], w.norm2_w, w.norm2_b, config), w, config)
+
+            dense_rows(first, length, config.hidden)
+            out = attention_heads(q, k, v, config, mask_bias, weights)
+            dense_rows(second, length, config.hidden)
+            for head, new, _ in swaps:
+                weights[head] = new
     final = _norm(h[-1:], layout.get("norm_w"), layout.get("norm_b"), config)
     logits = (final @ layout.output_embedding().T)[0]
     return ForwardResult(attentions=attentions, attn_inputs=inputs, last_logits=logits)

@@ -2,13 +2,12 @@
 on tiny checkpoints made here: GPT-2 and distilgpt2's prefix, Llama with GQA and a head_dim unequal to
 hidden / heads, Qwen2's biases, tied embeddings, float16, bfloat16, shards, RoPE bases and scaling."""
 import json
-import os
 
 import numpy as np
 import pytest
 
 from explorer.core.errors import CheckpointError
-from explorer.models import RunCancelled, all_cores, open_checkpoint
+from explorer.models import RunCancelled, open_checkpoint
 from tests.core.checkpoint_factory import (gpt2_checkpoint, gpt2_config, gpt2_tensors, gpt2_tokenizer,
                                            llama_checkpoint, llama_config, write_checkpoint)
 from tests.core.models_reference import llama3_frequencies, reference_gpt2, reference_llama
@@ -143,16 +142,35 @@ def test_a_text_longer_than_the_positions_is_refused(tmp_path):
         model.run(" ".join(["cat"] * 100))
 
 
-def test_all_cores_lifts_the_blas_limit_for_a_block(tmp_path):
+@pytest.fixture
+def two_lanes(monkeypatch):
+    """Lanes on for the tiny checkpoints too: two of them, every block a few rows, counted."""
+    from explorer.models import lanes
+    shared = []
+    real_share = lanes._share
+    monkeypatch.setattr(lanes, "cores", lambda: 2)
+    for name, value in (("PARALLEL_CELLS", 1), ("PARALLEL_PRODUCTS", 1), ("BLOCK_CELLS", 40), ("MIN_DENSE_ROWS", 3)):
+        monkeypatch.setattr(lanes, name, value)
+    monkeypatch.setattr(lanes, "_share", lambda work, items: (shared.append(len(items)), real_share(work, items)))
+    return shared
+
+
+@pytest.mark.parametrize("family", ["gpt2", "llama"])
+def test_lanes_share_rows_and_heads_and_keep_the_numbers(tmp_path, two_lanes, family):
     from threadpoolctl import threadpool_info, threadpool_limits
-    llama_checkpoint(tmp_path)
+    if family == "gpt2":
+        cfg, tensors = gpt2_checkpoint(tmp_path)
+    else:
+        cfg, tensors = llama_checkpoint(tmp_path)
     model = open_checkpoint(tmp_path)
-    with threadpool_limits(limits=1):
-        with all_cores():
-            model.run(TEXT)
-            inside = [p["num_threads"] for p in threadpool_info()]
-        after = [p["num_threads"] for p in threadpool_info()]
-    assert inside == [os.cpu_count()] * len(inside) and after == [1] * len(after)
+    with threadpool_limits(limits=2):
+        run = model.run(TEXT)
+        after = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+    assert after == [2] * len(after)    # the pass's one BLAS thread did not outlive it
+    layers = cfg.get("n_layer", cfg.get("num_hidden_layers"))
+    assert len(two_lanes) == 3 * layers and min(two_lanes) >= 2   # per layer: rows, heads, rows again
+    reference = reference_gpt2(tensors, cfg, run.ids, "") if family == "gpt2" else reference_llama(tensors, cfg, run.ids)
+    assert_matches(run, reference)
 
 
 def test_head_scores_on_repeated_random_tokens(tmp_path):
