@@ -10,11 +10,13 @@ from dataclasses import replace
 import numpy as np
 
 from explorer.core import head_count_options
-from explorer.core.errors import EditRefused, ExplorerError
+from explorer.core.errors import EditRefused, ExplorerError, SessionError
 from explorer.core.permutation import permutation_check, shuffle_permutation
 from explorer.core.plural import count
 from explorer.core.session import MAX_ABS_VALUE, MAX_DIM, MAX_TOKEN_CHARS, MAX_TOKENS, validate_session
-from explorer.core.structure import AXIS_NAMES, WIDTH_AXES, axis_length, delete_along, insert_along, permute_tokens
+from explorer.core.session_check import check_size
+from explorer.core.structure import (AXIS_NAMES, WIDTH_AXES, axis_length, delete_along, insert_along, permute_tokens,
+                                     shapes_after_insert)
 
 from .commands import CellsCommand, StateCommand
 from .flags import SELECTION
@@ -103,6 +105,10 @@ class Edits(SettingsEdits):
         n = len(tokens)
         if n >= MAX_TOKENS:
             return self._refuse(f"cannot add a token: at most {MAX_TOKENS} tokens")
+        too_big = self._too_big("cannot add a token", shapes_after_insert(axis, self._state.matrices,
+                                                                          **self._state.shape()))
+        if too_big:
+            return too_big
         at = n if at is None else int(np.clip(at, 0, n))
         name = name or self._fresh_token_name(tokens)
         mats = insert_along(self._state.matrices, axis, at, **self._state.shape())
@@ -209,6 +215,10 @@ class Edits(SettingsEdits):
         width = axis_length(axis, self._state.matrices, **self._state.shape())
         if width >= MAX_DIM:
             return self._refuse(f"cannot add a dimension to {AXIS_NAMES[axis]}: at most {MAX_DIM}")
+        too_big = self._too_big(f"cannot add a dimension to {AXIS_NAMES[axis]}",
+                                shapes_after_insert(axis, self._state.matrices, **self._state.shape()))
+        if too_big:
+            return too_big
         at = width if at is None else int(np.clip(at, 0, width))
         mats = insert_along(self._state.matrices, axis, at, **self._state.shape())
         self._push_state(self._with_heads_fitting(replace(self._state, matrices=mats)),
@@ -365,6 +375,16 @@ class Edits(SettingsEdits):
             return None
         command = stack.command(index - 1)
         return command if isinstance(command, kind) else None
+
+    def _too_big(self, what, shapes):
+        """The Refusal of an edit that would make a matrix larger than a session holds (its ``shapes``, checked
+        before anything is allocated), or None."""
+        for name, (rows, cols) in shapes.items():
+            try:
+                check_size(name, rows, cols, verb="would have")
+            except SessionError as exc:
+                return self._refuse(f"{what}: {exc}")
+        return None
 
     def _refuse(self, text):
         """Refuse an edit: inside a transaction, end it (all is taken back); else say why and return it."""
