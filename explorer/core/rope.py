@@ -47,6 +47,19 @@ def llama3_frequencies(theta, scaling: Llama3Scaling):
     return np.where(wavelength < context / s.high_freq_factor, theta, slow)
 
 
+def llama3_limits(scaling: Llama3Scaling) -> tuple[float, float]:
+    """(θ_keep, θ_slow) of "llama3": pairs turning faster than θ_keep = 2π·high_freq_factor/C keep their speed,
+    pairs slower than θ_slow = 2π·low_freq_factor/C turn ``factor`` times slower, the pairs between are blended."""
+    context = float(scaling.original_max_position_embeddings)
+    return 2 * np.pi * scaling.high_freq_factor / context, 2 * np.pi * scaling.low_freq_factor / context
+
+
+def llama3_band(theta: float, scaling: Llama3Scaling) -> str:
+    """Which of the three bands of "llama3" a pair of (unscaled) speed θ falls in: "kept", "blended", "slowed"."""
+    keep, slow = llama3_limits(scaling)
+    return "kept" if theta > keep else "slowed" if theta < slow else "blended"
+
+
 def rope_frequencies(dim, base=10000.0, scaling: Llama3Scaling | None = None):
     """θ_i = base^(−2i/d) for i = 0 … d/2−1: fast-turning pairs first, slow ones last; rescaled by ``scaling``."""
     dim = int(dim)

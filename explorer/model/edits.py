@@ -107,17 +107,17 @@ class Edits(SettingsEdits):
             return self._refuse(f"cannot add a token: at most {MAX_TOKENS} tokens")
         too_big = self._too_big("cannot add a token", shapes_after_insert(axis, self._state.matrices,
                                                                           **self._state.shape()))
-        if too_big:
+        if too_big is not None:  # a Refusal (falsy)
             return too_big
         at = n if at is None else int(np.clip(at, 0, n))
         name = name or self._fresh_token_name(tokens)
         mats = insert_along(self._state.matrices, axis, at, **self._state.shape())
-        row = self.selection.row
+        row, key = self.selection.row, self.selection.key
         added = tokens[:at] + (name,) + tokens[at:]
         self._push_state(replace(self._state, matrices=mats, **{field: added}), f"Add token {name}")
-        if field == "tokens" and self.cross:
-            return True
-        self.set_selection(row=row + 1 if at <= row else row)  # keep the same query selected
+        rows_moved, keys_moved = field == "query_tokens" or not self.cross, field == "tokens"
+        self.set_selection(row=row + 1 if rows_moved and at <= row else row,  # keep the same query and key
+                           key=key + 1 if keys_moved and at <= key else key)
         return True
 
     def remove_token(self, i, side="keys"):
@@ -125,11 +125,12 @@ class Edits(SettingsEdits):
         if len(tokens) <= 1:
             return self._refuse("cannot remove the last token: attention needs at least one")
         mats = delete_along(self._state.matrices, axis, i, **self._state.shape())
-        row = self.selection.row
+        row, key = self.selection.row, self.selection.key
         kept = tokens[:i] + tokens[i + 1:]
         self._push_state(replace(self._state, matrices=mats, **{field: kept}), f"Remove token {tokens[i]}")
-        if not (field == "tokens" and self.cross):
-            self.set_selection(row=row - 1 if i < row else row)
+        rows_moved, keys_moved = field == "query_tokens" or not self.cross, field == "tokens"
+        self.set_selection(row=row - 1 if rows_moved and i < row else row,
+                           key=key - 1 if keys_moved and i < key else key)
         return True
 
     def set_cross(self, on):
@@ -217,7 +218,7 @@ class Edits(SettingsEdits):
             return self._refuse(f"cannot add a dimension to {AXIS_NAMES[axis]}: at most {MAX_DIM}")
         too_big = self._too_big(f"cannot add a dimension to {AXIS_NAMES[axis]}",
                                 shapes_after_insert(axis, self._state.matrices, **self._state.shape()))
-        if too_big:
+        if too_big is not None:  # a Refusal (falsy)
             return too_big
         at = width if at is None else int(np.clip(at, 0, width))
         mats = insert_along(self._state.matrices, axis, at, **self._state.shape())

@@ -33,7 +33,7 @@ class SettingsEdits:
                 mats = state.matrices
                 too_big = self._too_big("cannot switch to projected mode", projection_shapes(
                     mats["Q"], mats["K"], mats["V"], cross=state.cross, concat_width=self._concat_width(state)))
-                if too_big:
+                if too_big is not None:  # a Refusal (falsy)
                     return too_big
             state = self._switch_source(state, value)
         if name == "kv_heads":  # K and V (or W_k and W_v) pooled into fewer K/V heads, or repeated into more

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from explorer.core.errors import ShapeError
 from explorer.core.pipeline import run_pipeline
-from explorer.core.rope import Llama3Scaling, rope, rope_frequencies, scaling_of
+from explorer.core.rope import Llama3Scaling, llama3_band, llama3_limits, rope, rope_frequencies, scaling_of
 from explorer.core.session import (Session, Settings, load_session, session_from_json, session_to_json,
                                    validate_session)
 from explorer.core.settings_schema import SCHEMA, check_together, check_value
@@ -191,3 +191,20 @@ def test_frozen_llama3_file_loads_exactly_and_is_what_save_writes():
 def test_older_files_load_without_scaling(name):
     s = load_session(DATA / name)
     assert s.settings.rope_scaling == "none" and scaling_of(s.settings) is None
+
+
+def test_the_band_limits_agree_with_the_frequencies():
+    """θ_keep = 2π·high/C and θ_slow = 2π·low/C split the pairs exactly where the formula does."""
+    scaling = Llama3Scaling(8.0, 1.0, 4.0, 8192)
+    assert llama3_limits(scaling) == (2 * math.pi * 4 / 8192, 2 * math.pi / 8192)
+    plain = rope_frequencies(128, 500000.0)
+    scaled = rope_frequencies(128, 500000.0, scaling)
+    bands = [llama3_band(t, scaling) for t in plain]
+    assert bands[0] == "kept" and bands[-1] == "slowed" and "blended" in bands
+    for band, before, after in zip(bands, plain, scaled):
+        if band == "kept":
+            assert after == before
+        elif band == "slowed":
+            assert after == before / 8
+        else:
+            assert before / 8 < after < before
