@@ -14,7 +14,7 @@ from .pooling import needs_overview, overview
 from .checks import require_finite
 from .heads import MultiHeadResult, kv_head_count, multi_head_attention
 from .positions import sinusoidal_positions
-from .rope import rope
+from .rope import rope, scaling_of
 
 
 def scale_for(settings, d_head):
@@ -223,7 +223,8 @@ def rotate(m, positions, d_head, settings):
     d_head, rotate the pairs of each, put them back side by side."""
     n, width = len(m), m.shape[1]
     split = m.reshape(n, width // d_head, d_head).transpose(1, 0, 2)
-    turned = rope(split, positions, base=settings.rope_base, style=settings.rope_style)
+    turned = rope(split, positions, base=settings.rope_base, style=settings.rope_style,
+                  scaling=scaling_of(settings))
     return turned.transpose(1, 0, 2).reshape(n, width)
 
 

@@ -2,8 +2,8 @@
 
 The chapter: "旋转派(RoPE)——把 Q、K 向量按位置旋转不同角度 … 两个被旋转过的向量做点积,结果只依赖角度差,
 即相对距离". RoPE cuts a head's q and k into d_h/2 two-dimensional pairs and turns pair i of the vector
-at position p by the angle p·θ_i, θ_i = base^(−2i/d_h). A dot product of two vectors turned by mθ and
-nθ only sees the difference (m − n)θ, so q_m·k_n depends on m − n alone.
+at position p by the angle p·θ_i, θ_i = base^(−2i/d_h) (or its llama3 rescaling). A dot product of two vectors
+turned by mθ and nθ only sees the difference (m − n)θ, so q_m·k_n depends on m − n alone.
 
 Everything here agrees with ``explorer.core.rope.rope`` (the pipeline's rotation) in both conventions:
 ``"half"`` (GPT-NeoX / Llama) pairs dimension i with i + d/2, ``"interleaved"`` (GPT-J / RoFormer)
@@ -97,11 +97,12 @@ def head_slice(x, head, n_heads):
     return x[..., head * d_h:(head + 1) * d_h]
 
 
-def rope_dot(q, k, m, n, *, base=10000.0, style="half"):
+def rope_dot(q, k, m, n, *, base=10000.0, style="half", scaling=None):
     """q_m·k_n: the dot product of q turned for position m and k turned for position n (whole vectors)."""
     q = np.asarray(q, dtype=np.float64).reshape(1, -1)
     k = np.asarray(k, dtype=np.float64).reshape(1, -1)
-    return float(rope(q, [m], base=base, style=style)[0] @ rope(k, [n], base=base, style=style)[0])
+    turn = {"base": base, "style": style, "scaling": scaling}
+    return float(rope(q, [m], **turn)[0] @ rope(k, [n], **turn)[0])
 
 
 def offset_positions(offsets, start):
@@ -110,7 +111,7 @@ def offset_positions(offsets, start):
     return start + np.maximum(o, 0.0), start + np.maximum(-o, 0.0)
 
 
-def score_vs_offset(q, k, offsets, starts=DEFAULT_STARTS, *, base=10000.0, style="half"):
+def score_vs_offset(q, k, offsets, starts=DEFAULT_STARTS, *, base=10000.0, style="half", scaling=None):
     """q_m·k_n against the offset m − n, once per absolute start → (len(starts), len(offsets)).
 
     For start s and offset o, m = s + max(o, 0) and n = s + max(−o, 0): both positions ≥ s. RoPE makes
@@ -124,9 +125,10 @@ def score_vs_offset(q, k, offsets, starts=DEFAULT_STARTS, *, base=10000.0, style
     out = np.empty((len(starts), offsets.shape[0]))
     qs = np.broadcast_to(q, (offsets.shape[0], q.shape[0]))
     ks = np.broadcast_to(k, (offsets.shape[0], k.shape[0]))
+    turn = {"base": base, "style": style, "scaling": scaling}
     for row, start in enumerate(starts):
         m, n = offset_positions(offsets, float(start))
-        out[row] = np.einsum("ij,ij->i", rope(qs, m, base=base, style=style), rope(ks, n, base=base, style=style))
+        out[row] = np.einsum("ij,ij->i", rope(qs, m, **turn), rope(ks, n, **turn))
     return out
 
 
@@ -220,19 +222,19 @@ class PairView:
         return self.m - self.n
 
 
-def pair_view(q, k, pair, m, n, *, base=10000.0, style="half"):
+def pair_view(q, k, pair, m, n, *, base=10000.0, style="half", scaling=None):
     """Everything the rotation plane shows for head vectors q, k (d_h,), one pair and positions m, n."""
     q = np.asarray(q, dtype=np.float64).reshape(-1)
     k = np.asarray(k, dtype=np.float64).reshape(-1)
     d = q.shape[0]
     dims = pair_dims(d, pair, style)
-    theta = float(rope_frequencies(d, base)[pair])
+    theta = float(rope_frequencies(d, base, scaling)[pair])
     q2, k2 = pair_vectors(q, pair, style), pair_vectors(k, pair, style)
     q_rot, k_rot = rotated_pair(q2, m, theta), rotated_pair(k2, n, theta)
     return PairView(pair=int(pair), dims=dims, theta=theta, m=int(m), n=int(n), q=q2, k=k2, q_rot=q_rot,
                     k_rot=k_rot, angle=angle_between(q_rot, k_rot), angle_before=angle_between(q2, k2),
                     turn=wrap_angle((m - n) * theta), pair_score=float(q_rot @ k_rot),
-                    score=rope_dot(q, k, m, n, base=base, style=style))
+                    score=rope_dot(q, k, m, n, base=base, style=style, scaling=scaling))
 
 
 def degrees(angle):

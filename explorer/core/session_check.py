@@ -96,6 +96,20 @@ def _check_matrix_names(names: Any, where: str, cross: bool = False) -> None:
                            f"token vectors of the keys (one row per token; X has one per query token)")
 
 
+def check_size(name: str, rows: int, cols: int, where: str = "", verb: str = "has") -> None:
+    """The size limits of matrix ``name`` with ``rows`` × ``cols`` cells, checkable before anything that large is
+    allocated: at most MAX_DIM columns, at most MAX_CELLS cells, rows that are a width (the W's) at most MAX_DIM.
+    SessionError names ``where`` (when given) and the matrix ("… would have …" with ``verb``)."""
+    place, row_axis = f"{where}: matrices.{name}" if where else f"matrices.{name}", MATRIX_AXES[name][0]
+    if cols > MAX_DIM:
+        raise SessionError(f"{place} {verb} {cols} columns; the most is {MAX_DIM}")
+    if rows * cols > MAX_CELLS:
+        raise SessionError(f"{place} {verb} {rows}×{cols} = {rows * cols} cells; the most is {MAX_CELLS}")
+    if row_axis not in TOKEN_AXES and rows > MAX_DIM:
+        raise SessionError(f"{place} {verb} {rows} rows; the most is {MAX_DIM} (its rows "
+                           f"are {AXIS_TEXT.get(row_axis, row_axis)}, {row_axis})")
+
+
 def _row_count_error(place: str, size: int, axis: str, expected: int, cross: bool) -> str:
     """The message for a matrix whose rows do not match its token list (naming the list in a cross session)."""
     rows = f"{place} has {count(size, 'row')} but there are"
@@ -138,14 +152,7 @@ def _check_matrices(matrices: Any, n_tokens: int, where: str, n_queries: int | N
         rows, cols = array.shape
         if cols < 1:
             raise SessionError(f"{where}: {place} has no columns")
-        if cols > MAX_DIM:
-            raise SessionError(f"{where}: {place} has {cols} columns; the most is {MAX_DIM}")
-        if rows * cols > MAX_CELLS:
-            raise SessionError(f"{where}: {place} has {rows}×{cols} = {rows * cols} cells; the "
-                               f"most is {MAX_CELLS}")
-        if axes[0] not in TOKEN_AXES and rows > MAX_DIM:  # p_k, p_v, D_o are widths too: 1..MAX_DIM
-            raise SessionError(f"{where}: {place} has {rows} rows; the most is {MAX_DIM} (its rows "
-                               f"are {AXIS_TEXT.get(axes[0], axes[0])}, {axes[0]})")
+        check_size(name, rows, cols, where)
         for axis_index, (axis, size) in enumerate(zip(axes, array.shape)):
             what = "rows" if axis_index == 0 else "columns"
             if axis not in lengths:

@@ -6,11 +6,11 @@ live with the settings, in ``session_settings``).
 from __future__ import annotations
 
 FORMAT_NAME = "attention-explorer-session"
-VERSION = 4
+VERSION = 5
 
 MAX_TOKENS = 8192               # tokens (and query tokens) per session (= rows of a matrix)
-MAX_DIM = 4096                  # columns of a matrix
-MAX_CELLS = 2 ** 24             # cells of one matrix (4096 x 4096)
+MAX_DIM = 16384                 # a width: columns of a matrix, rows of a W (Llama 3.1 405B's hidden size)
+MAX_CELLS = 2 ** 24             # cells of one matrix (4096 x 4096; 2048 tokens of an 8192-wide X): bounds memory
 MAX_FILE_BYTES = 256 * 2 ** 20  # a session file is refused above this size, before it is read
 MAX_TOKEN_CHARS = 100           # characters of one token
 MAX_ABS_VALUE = 1e6             # |cell| bound, the same cap as the matrix editor's

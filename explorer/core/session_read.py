@@ -49,9 +49,16 @@ def _upgrade_v3(data: dict) -> dict:
     return data
 
 
+def _upgrade_v4(data: dict) -> dict:
+    """Version 5 adds the RoPE scaling settings (rope_scaling and llama3's factor, low and high frequency
+    factors and original context), optional, "none" meaning what version 4 did: a v4 dict is a v5 dict."""
+    return data
+
+
 # UPGRADES[n] turns the dict of a version-n file into a version-(n + 1) dict. load applies them one
 # step at a time, so a file of any past version keeps loading.
-UPGRADES: dict[int, Callable[[dict], dict]] = {1: _upgrade_v1, 2: _upgrade_v2, 3: _upgrade_v3}
+UPGRADES: dict[int, Callable[[dict], dict]] = {1: _upgrade_v1, 2: _upgrade_v2, 3: _upgrade_v3,
+                                               4: _upgrade_v4}
 
 
 def _upgraded(data: Any, where: str) -> dict:

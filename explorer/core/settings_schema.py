@@ -90,6 +90,27 @@ SETTINGS = (
             "The pipeline rotates token t by offset + t. Shifting every position by the same amount changes no "
             "score: only distances count.",
             low=0, high=1_000_000, since=2),
+    Setting("rope_scaling", str, "none", "RoPE scaling",
+            "How θ_i is stretched for a context longer than the model was first trained on. llama3 (Llama 3.1 / "
+            "3.2): pairs too slow to turn within the original context turn 'factor' times slower, fast pairs keep "
+            "their speed, the pairs between are blended",
+            choices=(("none", "none — θ_i as the base gives it"), ("llama3", "llama3 — Llama 3.1 / 3.2")), since=5),
+    Setting("rope_factor", float, 8.0, "scaling factor",
+            "llama3: the slow pairs (wavelength 2π/θ_i above original context / low_freq_factor) turn this many "
+            "times slower, θ_i / factor (Llama 3.1: 8, Llama 3.2: 32)",
+            low=1.0, high=1000.0, log=True, since=5),
+    Setting("rope_low_freq_factor", float, 1.0, "low_freq_factor",
+            "llama3: pairs whose wavelength 2π/θ_i exceeds original context / low_freq_factor are slowed by the "
+            "whole factor; a larger value slows more pairs (Llama 3.1: 1)",
+            low=0.0, high=1000.0, low_open=True, since=5),
+    Setting("rope_high_freq_factor", float, 4.0, "high_freq_factor",
+            "llama3: pairs whose wavelength 2π/θ_i is below original context / high_freq_factor keep their speed; "
+            "between the two bounds the speed is blended (Llama 3.1: 4; above low_freq_factor)",
+            low=0.0, high=1000.0, low_open=True, since=5),
+    Setting("rope_original_max_position_embeddings", int, 8192, "original context",
+            "llama3: the context length the model was first trained on (original_max_position_embeddings, Llama "
+            "3.1: 8192); the wavelengths are measured against it",
+            low=1, high=10_000_000, since=5),
     Setting("kv_heads", int, 0, "K/V heads",
             "How many K/V heads H_kv the query heads share: 0 = as many as heads (ordinary multi-head), 1 = "
             "multi-query (MQA), a divisor of heads = grouped-query (GQA); query head h reads K/V head "
@@ -225,11 +246,14 @@ def check_together(values: Mapping[str, Any], widths: Mapping[str, int], *, proj
     heads, qk = values["heads"], widths["qk"]
     if values["rope"] and qk % heads == 0 and (qk // heads) % 2:
         options = ", ".join(map(str, head_options(qk, widths["v"], rope=True)))
-        allowed_here = (f"with RoPE, heads must be one of {options}" if options
-                        else "RoPE needs an even Q/K width")
-        raise ValueError(f"{prefix}rope is on but each head's Q/K width d_h = {qk // heads} is odd "
-                         f"({heads} head{'s' if heads > 1 else ''} of the Q/K width {qk}); RoPE rotates "
-                         f"pairs of dimensions: {allowed_here}")
+        remedy = f"with RoPE, heads must be one of {options}" if options else "so it needs an even Q/K width"
+        raise ValueError(f"{prefix}rope needs an even d_h, but each head's Q/K width d_h = {qk // heads} is odd "
+                         f"({count(heads, 'head')} of the Q/K width {qk}): RoPE turns pairs of dimensions, {remedy}")
+    if values["rope_scaling"] == "llama3" and not values["rope_high_freq_factor"] > values["rope_low_freq_factor"]:
+        raise ValueError(f"{prefix}rope_high_freq_factor is {values['rope_high_freq_factor']!r}, not above "
+                         f"rope_low_freq_factor {values['rope_low_freq_factor']!r}: llama3 scaling blends the pairs "
+                         f"whose wavelengths lie between original context / high_freq_factor and original context / "
+                         f"low_freq_factor, so high_freq_factor must be the larger")
     grouped = widths["qk"] % heads == 0 and _check_kv_heads(values, widths, prefix)
     for axis, text in (("qk", "the Q/K width"), ("v", "the V width"))[:1 if grouped else 2]:
         if widths[axis] % heads:

@@ -30,6 +30,17 @@ def axis_length(axis, matrices, **shape):
     return matrices[name].shape[i]
 
 
+def shapes_after_insert(axis, matrices, **shape):
+    """{name: shape} of every matrix ``insert_along`` would grow, each one longer along ``axis`` (to check its
+    size before it is allocated)."""
+    grown = {}
+    for name, i in members(axis, matrices, **shape):
+        size = list(matrices[name].shape)
+        size[i] += 1
+        grown[name] = tuple(size)
+    return grown
+
+
 def insert_along(matrices, axis, at, value=0.0, **shape):
     """A new dict with a slice of ``value`` inserted before index ``at`` of ``axis`` in every member."""
     out = dict(matrices)
@@ -53,6 +64,15 @@ def permute_tokens(matrices, perm, axis="L", **shape):
     for name, i in members(axis, matrices, **shape):
         out[name] = np.take(matrices[name], perm, axis=i)
     return out
+
+
+def projection_shapes(q, k, v, *, cross=False, concat_width=None):
+    """{name: shape} of what ``projections_reproducing`` makes, to check before it is allocated."""
+    width = q.shape[1] + k.shape[1] + v.shape[1]
+    concat = v.shape[1] if concat_width is None else concat_width
+    shapes = {"X": (len(q), width), "Wq": (q.shape[1], width), "Wk": (k.shape[1], width), "Wv": (v.shape[1], width),
+              "Wo": (concat, concat)}
+    return {**shapes, "X_src": (len(k), width)} if cross else shapes
 
 
 def projections_reproducing(q, k, v, *, cross=False, concat_width=None):

@@ -211,13 +211,15 @@ class AttentionModel(Edits, QObject):
         self.coordinator.load(wait, snapshot=self._origin.matrices)  # never written: no copy for the worker
 
     # ----- the view: selection and lesson (never undo steps) -------------------------------------
-    def set_selection(self, row=None, head=None):
-        """Choose the query row and head the panels focus on (saved with the session, not an undo step)."""
+    def set_selection(self, row=None, head=None, key=None):
+        """Choose the query row and head the panels focus on (saved with the session, not an undo step) and
+        the key (a heatmap's column: a view choice, not saved)."""
         sel = self.selection
         row = sel.row if row is None else int(np.clip(row, 0, len(self.query_tokens) - 1))
         head = sel.head if head is None else int(np.clip(head, 0, self._state.settings.heads - 1))
-        if (row, head) != (sel.row, sel.head):
-            self.selection = Selection(row, head)
+        key = sel.key if key is None else int(np.clip(key, 0, len(self.tokens) - 1))
+        if (row, head, key) != (sel.row, sel.head, sel.key):
+            self.selection = Selection(row, head, key)
             self.coordinator.schedule(SELECTION)
 
     revealed = property(lambda self: self.lesson.revealed,
@@ -260,7 +262,7 @@ class AttentionModel(Edits, QObject):
             state = replace(state, matrices=dict(state.matrices))
             tx.copied.clear()
         old, self._state = self._state, state
-        self.selection = self.selection.clamped(len(state.queries), state.settings.heads)
+        self.selection = self.selection.clamped(len(state.queries), state.settings.heads, len(state.tokens))
         flags = SETTINGS
         if old.tokens != state.tokens or old.query_tokens != state.query_tokens:
             flags |= STRUCTURE  # labels changed; a rename keeps the shape (and the lesson's guesses)

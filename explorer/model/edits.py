@@ -10,11 +10,13 @@ from dataclasses import replace
 import numpy as np
 
 from explorer.core import head_count_options
-from explorer.core.errors import EditRefused, ExplorerError
+from explorer.core.errors import EditRefused, ExplorerError, SessionError
 from explorer.core.permutation import permutation_check, shuffle_permutation
 from explorer.core.plural import count
 from explorer.core.session import MAX_ABS_VALUE, MAX_DIM, MAX_TOKEN_CHARS, MAX_TOKENS, validate_session
-from explorer.core.structure import AXIS_NAMES, WIDTH_AXES, axis_length, delete_along, insert_along, permute_tokens
+from explorer.core.session_check import check_size
+from explorer.core.structure import (AXIS_NAMES, WIDTH_AXES, axis_length, delete_along, insert_along, permute_tokens,
+                                     shapes_after_insert)
 
 from .commands import CellsCommand, StateCommand
 from .flags import SELECTION
@@ -103,15 +105,19 @@ class Edits(SettingsEdits):
         n = len(tokens)
         if n >= MAX_TOKENS:
             return self._refuse(f"cannot add a token: at most {MAX_TOKENS} tokens")
+        too_big = self._too_big("cannot add a token", shapes_after_insert(axis, self._state.matrices,
+                                                                          **self._state.shape()))
+        if too_big is not None:  # a Refusal (falsy)
+            return too_big
         at = n if at is None else int(np.clip(at, 0, n))
         name = name or self._fresh_token_name(tokens)
         mats = insert_along(self._state.matrices, axis, at, **self._state.shape())
-        row = self.selection.row
+        row, key = self.selection.row, self.selection.key
         added = tokens[:at] + (name,) + tokens[at:]
         self._push_state(replace(self._state, matrices=mats, **{field: added}), f"Add token {name}")
-        if field == "tokens" and self.cross:
-            return True
-        self.set_selection(row=row + 1 if at <= row else row)  # keep the same query selected
+        rows_moved, keys_moved = field == "query_tokens" or not self.cross, field == "tokens"
+        self.set_selection(row=row + 1 if rows_moved and at <= row else row,  # keep the same query and key
+                           key=key + 1 if keys_moved and at <= key else key)
         return True
 
     def remove_token(self, i, side="keys"):
@@ -119,11 +125,12 @@ class Edits(SettingsEdits):
         if len(tokens) <= 1:
             return self._refuse("cannot remove the last token: attention needs at least one")
         mats = delete_along(self._state.matrices, axis, i, **self._state.shape())
-        row = self.selection.row
+        row, key = self.selection.row, self.selection.key
         kept = tokens[:i] + tokens[i + 1:]
         self._push_state(replace(self._state, matrices=mats, **{field: kept}), f"Remove token {tokens[i]}")
-        if not (field == "tokens" and self.cross):
-            self.set_selection(row=row - 1 if i < row else row)
+        rows_moved, keys_moved = field == "query_tokens" or not self.cross, field == "tokens"
+        self.set_selection(row=row - 1 if rows_moved and i < row else row,
+                           key=key - 1 if keys_moved and i < key else key)
         return True
 
     def set_cross(self, on):
@@ -209,6 +216,10 @@ class Edits(SettingsEdits):
         width = axis_length(axis, self._state.matrices, **self._state.shape())
         if width >= MAX_DIM:
             return self._refuse(f"cannot add a dimension to {AXIS_NAMES[axis]}: at most {MAX_DIM}")
+        too_big = self._too_big(f"cannot add a dimension to {AXIS_NAMES[axis]}",
+                                shapes_after_insert(axis, self._state.matrices, **self._state.shape()))
+        if too_big is not None:  # a Refusal (falsy)
+            return too_big
         at = width if at is None else int(np.clip(at, 0, width))
         mats = insert_along(self._state.matrices, axis, at, **self._state.shape())
         self._push_state(self._with_heads_fitting(replace(self._state, matrices=mats)),
@@ -365,6 +376,16 @@ class Edits(SettingsEdits):
             return None
         command = stack.command(index - 1)
         return command if isinstance(command, kind) else None
+
+    def _too_big(self, what, shapes):
+        """The Refusal of an edit that would make a matrix larger than a session holds (its ``shapes``, checked
+        before anything is allocated), or None."""
+        for name, (rows, cols) in shapes.items():
+            try:
+                check_size(name, rows, cols, verb="would have")
+            except SessionError as exc:
+                return self._refuse(f"{what}: {exc}")
+        return None
 
     def _refuse(self, text):
         """Refuse an edit: inside a transaction, end it (all is taken back); else say why and return it."""

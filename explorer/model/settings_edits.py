@@ -7,7 +7,7 @@ from explorer.core.grouping import regroup_matrices
 from explorer.core.heads import kv_head_options
 from explorer.core.settings_schema import (COMPUTED, SCHEMA, check_together, check_value, head_options,
                                            implied_kv_heads)
-from explorer.core.structure import projections_reproducing
+from explorer.core.structure import projection_shapes, projections_reproducing
 
 
 class SettingsEdits:
@@ -29,6 +29,12 @@ class SettingsEdits:
             return self._refuse("No causal mask in cross-attention: the queries read another sequence, which has "
                                 "no future to hide")
         if name == "source":
+            if value == "projected" and "X" not in state.matrices:
+                mats = state.matrices
+                too_big = self._too_big("cannot switch to projected mode", projection_shapes(
+                    mats["Q"], mats["K"], mats["V"], cross=state.cross, concat_width=self._concat_width(state)))
+                if too_big is not None:  # a Refusal (falsy)
+                    return too_big
             state = self._switch_source(state, value)
         if name == "kv_heads":  # K and V (or W_k and W_v) pooled into fewer K/V heads, or repeated into more
             if value and s.heads % value:
@@ -58,24 +64,28 @@ class SettingsEdits:
         repeated to fit; H itself is stored as 0, "as many as heads")."""
         return kv_head_options(self.settings.heads)
 
-    def rope_problem(self, heads=None):
-        """Why RoPE cannot be on with ``heads`` heads (odd d_h), or None."""
-        d_head = self.widths()[0] // (heads or self.settings.heads)
-        if d_head % 2:
-            return (f"RoPE rotates pairs of dimensions, but each head's Q/K width d_h = {d_head} is odd: "
-                    f"choose another number of heads or an even width")
+    def rope_problem(self):
+        """Why RoPE cannot be on (an odd d_h), or None: the settings' own rule, asked with RoPE on."""
+        try:
+            self._check_state(self._state.with_settings(rope=True))
+        except ValueError as exc:
+            return str(exc)
         return None
 
     def _switch_source(self, state, source):
         """Projected for the first time: X and W that reproduce the current Q, K, V exactly."""
         mats = state.matrices
         if source == "projected" and "X" not in mats:
-            concat = state.settings.heads * (mats["V"].shape[1] // state.kv_heads)
             mats = {**mats, **projections_reproducing(mats["Q"], mats["K"], mats["V"], cross=state.cross,
-                                                      concat_width=concat)}
+                                                      concat_width=self._concat_width(state))}
         if source == "direct" and state.settings.positions == "sinusoidal":
             state = state.with_settings(positions="none")  # sinusoidal PE is added to X; ALiBi needs no X
         return self._with_heads_fitting(replace(state, matrices=mats))
+
+    @staticmethod
+    def _concat_width(state):
+        """The width of the heads side by side: H·(V width / H_kv)."""
+        return state.settings.heads * (state.matrices["V"].shape[1] // state.kv_heads)
 
     def _check_param(self, name, value):
         """The value to set, checked against the settings' one description; ValueError says what is allowed."""

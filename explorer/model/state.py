@@ -12,13 +12,15 @@ MATRIX_NAMES = ("Q", "K", "V")  # always there; X and the W join them once a ses
 
 @dataclass(frozen=True)
 class Selection:
-    """The query row and the head the panels focus on."""
+    """The query row and the head the panels focus on, and the key last chosen (a heatmap's column; the
+    key is a view choice only: the session saves the row and the head)."""
 
     row: int = 0
     head: int = 0
+    key: int = 0
 
-    def clamped(self, n_tokens, n_heads):
-        return Selection(min(self.row, n_tokens - 1), min(self.head, n_heads - 1))
+    def clamped(self, n_queries, n_heads, n_keys):
+        return Selection(min(self.row, n_queries - 1), min(self.head, n_heads - 1), min(self.key, n_keys - 1))
 
 
 @dataclass(frozen=True)

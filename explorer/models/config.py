@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explorer.core.errors import CheckpointError
+from explorer.core.rope import Llama3Scaling
 
 CONFIG = "config.json"
 GPT2_TYPES = ("gpt2",)
@@ -37,7 +38,7 @@ class ModelConfig:
     norm_eps: float
     activation: str             # gelu_new … for GPT-2, silu for the Llama family
     rope_theta: float | None    # None: learned positions (GPT-2)
-    rope_scaling: dict | None   # None or the llama3 parameters
+    rope_scaling: Llama3Scaling | None   # None, or the llama3 parameters
     sliding_window: int | None
 
     @property
@@ -106,7 +107,7 @@ def _gpt2(raw: dict) -> ModelConfig:
         activation=activation, rope_theta=None, rope_scaling=None, sliding_window=None)
 
 
-def _rope(raw: dict) -> tuple[float, dict | None]:
+def _rope(raw: dict) -> tuple[float, Llama3Scaling | None]:
     """θ base and scaling, from ``rope_theta``/``rope_scaling`` or transformers ≥ 5's ``rope_parameters``."""
     params = raw.get("rope_parameters") if isinstance(raw.get("rope_parameters"), dict) else {}
     theta = _number({"rope_theta": params.get("rope_theta", raw.get("rope_theta", 10000.0))}, "rope_theta",
@@ -120,9 +121,12 @@ def _rope(raw: dict) -> tuple[float, dict | None]:
     if kind != "llama3":
         raise CheckpointError(f"{CONFIG}: rope_scaling {str(kind)[:40]!r} is not supported (supported: none, "
                               f"default, llama3)")
-    scaling = {key: _number(scaling, key, kind=float, low=1e-9, high=1e9)
-               for key in ("factor", "low_freq_factor", "high_freq_factor", "original_max_position_embeddings")}
-    return theta, dict(scaling, rope_type="llama3")
+    factors = [_number(scaling, key, kind=float, low=1e-9, high=1e9)
+               for key in ("factor", "low_freq_factor", "high_freq_factor")]
+    if not factors[2] > factors[1]:
+        raise CheckpointError(f"{CONFIG}: rope_scaling's high_freq_factor {factors[2]:g} is not above its "
+                              f"low_freq_factor {factors[1]:g} (llama3 blends the pairs between the two)")
+    return theta, Llama3Scaling(*factors, _number(scaling, "original_max_position_embeddings", high=2 ** 30))
 
 
 def _llama(raw: dict) -> ModelConfig:

@@ -69,20 +69,10 @@ ACTIVATIONS = {"gelu_new": gelu_new, "gelu_pytorch_tanh": gelu_new, "gelu_fast":
 
 
 def inverse_frequencies(config: ModelConfig) -> np.ndarray:
-    """RoPE's θ_i = base^(−2i/d_h) in float64, changed by Llama 3.1's "llama3" scaling when configured."""
-    d = config.head_dim
-    inv = config.rope_theta ** (-np.arange(0, d, 2, dtype=np.float64) / d)
-    s = config.rope_scaling
-    if s is None:
-        return inv
-    old = s["original_max_position_embeddings"]
-    low_wavelen, high_wavelen = old / s["low_freq_factor"], old / s["high_freq_factor"]
-    wavelen = 2 * np.pi / inv
-    scaled = np.where(wavelen > low_wavelen, inv / s["factor"], inv)
-    smooth = (old / wavelen - s["low_freq_factor"]) / (s["high_freq_factor"] - s["low_freq_factor"])
-    smoothed = (1 - smooth) * scaled / s["factor"] + smooth * scaled
-    medium = (wavelen >= high_wavelen) & (wavelen <= low_wavelen)
-    return np.where(medium, smoothed, scaled)
+    """RoPE's θ_i = base^(−2i/d_h) in float64, changed by Llama 3.1's "llama3" scaling when configured: the one
+    formula of ``explorer.core.rope``, which a head's session uses too."""
+    from explorer.core.rope import rope_frequencies
+    return rope_frequencies(config.head_dim, config.rope_theta, config.rope_scaling)
 
 
 def rotate_half(x, cos, sin):

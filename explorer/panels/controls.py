@@ -1,10 +1,12 @@
-"""Controls: scale mode, temperature, causal mask, heads and the selected query row — bound to the model."""
+"""Controls: scale mode, temperature, causal mask, heads and the selected query row — bound to the model — and
+what RoPE does (set in the RoPE panel)."""
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QWidget
 
 from explorer.core.plural import count
 from explorer.core.settings_schema import SCHEMA
 from explorer.model import SETTINGS, STRUCTURE
+from explorer.widgets.number_text import format_number
 
 from .base import Panel
 from .setting_controls import SettingControl
@@ -30,6 +32,11 @@ class ControlsPanel(Panel):
         self.temperature, self.causal = self.bound["temperature"].widget, self.bound["causal"].widget
         form.addRow("Q, K, V", self.source)
         form.addRow("Positions", self.positions)
+        self.rope = QLabel(self)
+        self.rope.setWordWrap(True)
+        self.rope.setToolTip("RoPE turns q and k by their positions; its settings, and Llama 3.1's scaling of its "
+                             "frequencies, are in the RoPE panel. " + SCHEMA["rope_scaling"].tooltip)
+        form.addRow("RoPE", self.rope)
         scale_row = QWidget(self)
         row = QHBoxLayout(scale_row)
         row.setContentsMargins(0, 0, 0, 0)
@@ -85,6 +92,7 @@ class ControlsPanel(Panel):
             control.show(s)
         self.bound["positions"].enable_choice("sinusoidal", m.projected, SINUSOIDAL_NEEDS_X)
         self.scale_value.setEnabled(s.scale_mode == "custom")
+        self.rope.setText(rope_summary(s))
         blockers = [QSignalBlocker(w) for w in (self.heads, self.head, self.row, self.kv_heads, self.cross)]
         self.cross.setChecked(m.cross)
         if flags & (STRUCTURE | SETTINGS):
@@ -116,6 +124,18 @@ class ControlsPanel(Panel):
                      f"{s.heads // kv}× less than with a K/V head per query head")
         self.shape.setText(text)
         del blockers
+
+
+def rope_summary(s):
+    """RoPE in a line: off, or its base and — when on — Llama 3.1's scaling with its numbers."""
+    if not s.rope:
+        return "off (the RoPE panel turns it on)"
+    text = f"on, base {s.rope_base:,.0f}"
+    if s.rope_scaling == "llama3":
+        text += (f", llama3 scaling ×{format_number(s.rope_factor)} (frequency factors "
+                 f"{format_number(s.rope_low_freq_factor)} and {format_number(s.rope_high_freq_factor)}, original "
+                 f"context {s.rope_original_max_position_embeddings:,})")
+    return text
 
 
 def kv_label(kv, heads):

@@ -212,9 +212,9 @@ class HeadsPanel(Panel):
         if self.isVisible():
             self._render_stale()
 
-    def _cell_clicked(self, head, row=None):
+    def _cell_clicked(self, head, row=None, key=None):
         if row is not None and not self.hidden():
-            self.model.set_selection(head=head, row=row)
+            self.model.set_selection(head=head, row=row, key=key)
         else:
             self.model.set_selection(head=head)
 
@@ -363,7 +363,7 @@ class HeadsPanel(Panel):
         for h in range(shown):
             cell = HeadCell(h, self.mode, self.grid_widget)
             cell.clicked.connect(self._cell_clicked)
-            cell.heatmap.cellClicked.connect(lambda row, col, _h=h: self._cell_clicked(_h, row))
+            cell.heatmap.cellClicked.connect(lambda row, col, _h=h: self._cell_clicked(_h, row, col))
             cell.heatmap.tooltip_provider = lambda row, col, _h=h: self.tooltip(_h, row, col)
             cell.heatmap.image_valid = lambda: not self.model.pending
             cell.setMinimumSize(MIN_CELL_W, MIN_CELL_H)

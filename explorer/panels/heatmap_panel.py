@@ -63,7 +63,7 @@ class HeatmapPanel(Panel):
         if self.hidden() and self.stage < 3:  # ③ asks what each row mixes, not for a darkest cell
             self.model.set_guess(self.stage, row, col)
         else:
-            self.model.set_selection(row=row)
+            self.model.set_selection(row=row, key=col if self.col_title == "key" else None)
 
     def _tooltip_if_shown(self, row, col):
         if self.model.pending:  # the results belong to the state before the last edit (or are being rewritten)

@@ -12,6 +12,8 @@ import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
 
+from .number_text import format_number
+
 MIN_CELL_W = 20.0  # device pixels a cell needs before its value is printed (then the text must fit at ≥ 8 px)
 MIN_CELL_H = 16.0
 MAX_CELLS = 2500  # above this many cells no text is painted at all
@@ -19,10 +21,13 @@ MAX_CELLS = 2500  # above this many cells no text is painted at all
 
 def format_value(v: float, magnitude: float | None = None) -> str:
     """Short text for one cell: two decimals, no decimals or an exponent when the matrix's largest
-    magnitude (``magnitude``, default ``|v|``) is large, so a matrix reads in one format; "−" minus."""
+    magnitude (``magnitude``, default ``|v|``) is large, two significant digits (``format_number``) when
+    it is below 0.1 — so a matrix reads in one format and a bias of −0.0039 is not "0.00"; "−" minus."""
     m = abs(v) if magnitude is None else magnitude
     if not math.isfinite(v):
         s = "NaN" if math.isnan(v) else ("∞" if v > 0 else "-∞")
+    elif m < 0.1:
+        s = format_number(v, 2).replace("e+0", "e").replace("e-0", "e-")
     elif m < 99.995:
         s = f"{v:.2f}"
     elif m < 99_999.5:

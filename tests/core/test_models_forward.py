@@ -84,7 +84,7 @@ def test_rope_parameters_as_transformers_5_writes_them(tmp_path):
     assert_matches(run, reference_llama(tensors, dict(cfg, rope_theta=50000.0), run.ids))
 
 
-def test_llama3_rope_scaling_runs_but_its_heads_do_not_become_sessions(tmp_path):
+def test_llama3_rope_scaling_runs_as_the_reference(tmp_path):
     scaling = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                "original_max_position_embeddings": 64}
     cfg = llama_config(rope_theta=500000.0, rope_scaling=scaling, head_dim=16, hidden_size=32)
@@ -93,9 +93,16 @@ def test_llama3_rope_scaling_runs_but_its_heads_do_not_become_sessions(tmp_path)
     run = model.run(TEXT)
     freqs = llama3_frequencies(500000.0, 16, 8.0, 1.0, 4.0, 64)
     assert_matches(run, reference_llama(tensors, cfg, run.ids, freqs=freqs))
-    assert "llama3" in model.can_open_heads()
-    with pytest.raises(CheckpointError, match="llama3"):
-        model.head_session(run, 0, 0)
+    assert model.can_open_heads() is None       # its heads become sessions (test_models_session.py)
+
+
+def test_llama3_scaling_with_its_bands_crossed_is_refused_at_opening(tmp_path):
+    scaling = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 4.0, "high_freq_factor": 4.0,
+               "original_max_position_embeddings": 64}
+    llama_checkpoint(tmp_path, config=llama_config(rope_scaling=scaling))
+    with pytest.raises(CheckpointError, match="config.json: rope_scaling's high_freq_factor 4 is not above its "
+                                              "low_freq_factor 4"):
+        open_checkpoint(tmp_path)
 
 
 def test_other_rope_scalings_are_refused_at_opening(tmp_path):

@@ -16,10 +16,11 @@ from explorer.core import session_read
 from explorer.core import session_check, session_read, session_write
 from explorer.core.errors import SessionError
 from explorer.core.session import (
-    FORMAT_NAME, MAX_ABS_VALUE, MAX_FILE_BYTES, MAX_TOKENS, SCALE_MODES, TEMPERATURE_MAX,
+    FORMAT_NAME, MAX_ABS_VALUE, MAX_DIM, MAX_FILE_BYTES, MAX_TOKENS, SCALE_MODES, TEMPERATURE_MAX,
     TEMPERATURE_MIN, VERSION, Session, Settings, load_session, save_session, session_from_json,
     session_to_json, validate_session,
 )
+from tests.core.format_versions import as_version_4
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 DEMO_TOKENS = ("猫", "追", "红色", "激光点")
@@ -72,9 +73,16 @@ def test_frozen_v1_file_loads_exactly():
     assert s == demo_session()
 
 
-def test_frozen_v4_file_is_what_save_writes():
+def test_frozen_v5_file_is_what_save_writes():
     """The writer's output is stable: saving the demo reproduces the frozen file byte for byte."""
-    assert session_to_json(demo_session()) == (DATA / "session_v4.json").read_text("utf-8")
+    assert session_to_json(demo_session()) == (DATA / "session_v5.json").read_text("utf-8")
+
+
+def test_frozen_v4_file_differs_from_v5_only_by_its_version_and_new_settings():
+    """Version 5 added the RoPE scaling settings (rope_scaling "none", llama3's parameters at their defaults):
+    the demo written as version 4 loads to the same session."""
+    assert as_version_4(session_to_json(demo_session())) == (DATA / "session_v4.json").read_text("utf-8")
+    assert load_session(DATA / "session_v4.json") == demo_session()
 
 
 def test_frozen_v3_file_differs_from_v4_only_by_its_version_and_new_settings():
@@ -82,7 +90,7 @@ def test_frozen_v3_file_differs_from_v4_only_by_its_version_and_new_settings():
     (decode_prefill 1, decode_t 0: every token) and query_tokens (written only in a cross-attention
     session): the demo written as version 3 loads to the same session."""
     v3 = (DATA / "session_v3.json").read_text("utf-8")
-    v4 = session_to_json(demo_session())
+    v4 = (DATA / "session_v4.json").read_text("utf-8")
     new = ',\n  "kv_heads": 0,\n  "decode_prefill": 1,\n  "decode_t": 0'
     assert v4.replace('"version": 4,', '"version": 3,', 1).replace(new, "", 1) == v3
     assert load_session(DATA / "session_v3.json") == demo_session()
@@ -302,7 +310,7 @@ RULES = [
     (with_change("version", True), ["version must be an integer, not a boolean"]),
     (with_change("version", 0), ["version 0 is not valid (versions start at 1)"]),
     (with_change("version", 7), ["written by a newer version of Attention Explorer "
-                                 "(version 7; this one reads up to 4)"]),
+                                 "(version 7; this one reads up to 5)"]),
     (dict(demo_dict(), extra=1), ["unknown field 'extra'"]),
     (dict(demo_dict(), tokenz=[]), ["unknown field 'tokenz' (did you mean 'tokens'?)"]),
     (without("tokens"), ["missing field 'tokens'"]),
@@ -327,7 +335,7 @@ RULES = [
     (with_change("matrices", [[1]]), ["matrices must be an object of named matrices, "
                                       "not a list"]),
     (with_change("matrices.Y", [[1, 2, 3]] * 4), ["matrices: unknown matrix 'Y' "
-                                                  "(version 4 holds Q, K, V, X, X_src, Wq, Wk, Wv, "
+                                                  "(version 5 holds Q, K, V, X, X_src, Wq, Wk, Wv, "
                                                   "Wo)"]),
     (without("matrices.V"), ["matrices: missing matrix 'V'"]),
     # matrices: structure
@@ -408,26 +416,41 @@ def test_heads_must_divide_the_v_width():
 def test_width_limit(monkeypatch):
     d = demo_dict()
     d["tokens"] = ["a"]
-    d["matrices"] = {"Q": [[0.0] * 4097], "K": [[0.0] * 4097], "V": [[0.0]]}
-    refused(d, "matrices.Q has 4097 columns; the most is 4096")
+    d["matrices"] = {"Q": [[0.0] * (MAX_DIM + 1)], "K": [[0.0] * (MAX_DIM + 1)], "V": [[0.0]]}
+    refused(d, f"matrices.Q has {MAX_DIM + 1} columns; the most is {MAX_DIM}")
 
 
 def test_projected_widths_are_limited_like_columns():
-    """p_k and D_o are only ever row counts (of Wq, Wk and Wo), but widths all the same: 1..4096."""
+    """p_k and D_o are only ever row counts (of Wq, Wk and Wo), but widths all the same: 1..MAX_DIM."""
+    w = MAX_DIM
     d = demo_dict()
     d["tokens"] = ["a"]
-    d["matrices"] = {"Q": [[0.0]], "K": [[0.0]], "V": [[0.0]], "X": [[0.0]], "Wq": [[0.0]] * 4097,
-                     "Wk": [[0.0]] * 4097, "Wv": [[0.0]], "Wo": [[0.0]]}
-    refused(d, "matrices.Wq has 4097 rows; the most is 4096 (its rows are the projected Q/K width, "
-               "p_k)")
-    d["matrices"].update(Wq=[[0.0]] * 4096, Wk=[[0.0]] * 4096, Wo=[[0.0]] * 4097)
-    refused(d, "matrices.Wo has 4097 rows; the most is 4096 (its rows are the output width, D_o)")
-    d["matrices"]["Wo"] = [[0.0]] * 4096
+    d["matrices"] = {"Q": [[0.0]], "K": [[0.0]], "V": [[0.0]], "X": [[0.0]], "Wq": [[0.0]] * (w + 1),
+                     "Wk": [[0.0]] * (w + 1), "Wv": [[0.0]], "Wo": [[0.0]]}
+    refused(d, f"matrices.Wq has {w + 1} rows; the most is {w} (its rows are the projected Q/K width, p_k)")
+    d["matrices"].update(Wq=[[0.0]] * w, Wk=[[0.0]] * w, Wo=[[0.0]] * (w + 1))
+    refused(d, f"matrices.Wo has {w + 1} rows; the most is {w} (its rows are the output width, D_o)")
+    d["matrices"]["Wo"] = [[0.0]] * w
     s = session_from_json(json.dumps(d))
-    assert s.matrices["Wq"].shape == (4096, 1) and s.matrices["Wo"].shape == (4096, 1)
-    with pytest.raises(SessionError, match=r"^imported Wq: matrices\.Wq has 4097 rows"):
-        validate_session(Session(s.tokens, dict(s.matrices, Wq=np.zeros((4097, 1))), s.settings),
+    assert s.matrices["Wq"].shape == (w, 1) and s.matrices["Wo"].shape == (w, 1)
+    with pytest.raises(SessionError, match=rf"^imported Wq: matrices\.Wq has {w + 1} rows"):
+        validate_session(Session(s.tokens, dict(s.matrices, Wq=np.zeros((w + 1, 1))), s.settings),
                          where="imported Wq")
+
+
+def test_the_widths_of_a_70b_model_fit_and_the_cells_still_bound_them():
+    """MAX_DIM admits Llama 3 70B's X (8192 wide) and Llama 3.1 405B's (16384); what bounds memory is the cell
+    count, 2²⁴ per matrix: 2048 tokens of an 8192-wide X, not 2049."""
+    assert MAX_DIM >= 16384
+    x = np.zeros((2048, 8192))
+    mats = {"Q": np.zeros((2048, 1)), "K": np.zeros((2048, 1)), "V": np.zeros((2048, 1)), "X": x,
+            "Wq": np.zeros((1, 8192)), "Wk": np.zeros((1, 8192)), "Wv": np.zeros((1, 8192)), "Wo": np.zeros((8192, 1))}
+    tokens = tuple(f"t{i}" for i in range(2048))
+    validate_session(Session(tokens, mats, Settings(source="projected")))
+    longer = {n: np.zeros((2049, m.shape[1])) if n in ("Q", "K", "V", "X") else m for n, m in mats.items()}
+    with pytest.raises(SessionError, match=r"^session: matrices\.X has 2049×8192 = 16785408 cells; the most is "
+                                           r"16777216$"):
+        validate_session(Session(tokens + ("t",), longer, Settings(source="projected")))
 
 
 def test_cell_limit(monkeypatch):
@@ -538,7 +561,7 @@ def test_upgrade_failures_are_session_errors(monkeypatch):
 
 
 def test_current_version_has_no_pending_upgrades():
-    assert VERSION == 4 and sorted(session_module.UPGRADES) == list(range(1, VERSION))
+    assert VERSION == 5 and sorted(session_module.UPGRADES) == list(range(1, VERSION))
 
 
 # ----------------------------------------------------------------------------------------------

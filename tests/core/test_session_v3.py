@@ -85,8 +85,8 @@ def test_a_loaded_minimal_file_saves_whole():
     """Left-out fields are written out on saving: the saved file has them all, as the current version
     (a self-attention session has no query_tokens to write)."""
     saved = json.loads(session_to_json(load_session(DATA / "session_v3_minimal.json")))
-    assert saved["version"] == 4 and saved["title"] == "" and saved["layout"] is None
-    assert saved["settings"]["rope_style"] == "half" and len(saved["settings"]) == 16
+    assert saved["version"] == 5 and saved["title"] == "" and saved["layout"] is None
+    assert saved["settings"]["rope_style"] == "half" and len(saved["settings"]) == 21
     assert saved["settings"]["kv_heads"] == 0 and "query_tokens" not in saved
 
 

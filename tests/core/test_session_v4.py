@@ -10,6 +10,7 @@ from explorer.core.errors import SessionError
 from explorer.core.presets import grouped_query_session, translation_session
 from explorer.core.session import (Session, Settings, load_session, save_session, session_from_json,
                                    session_to_json, validate_session)
+from tests.core.format_versions import as_version_4
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 TRANSLATION = json.loads((DATA / "session_v4_translation.json").read_text("utf-8"))
@@ -46,7 +47,7 @@ def changed(data=TRANSLATION, **fields):
 
 # ----- frozen files -----------------------------------------------------------------------------
 
-def test_frozen_translation_file_loads_exactly_and_is_what_save_writes():
+def test_frozen_translation_file_loads_exactly_and_is_what_save_writes_but_its_version_5_settings():
     s = load_session(DATA / "session_v4_translation.json")
     assert s.cross and s.query_tokens == ("The", "cat", "chases", "the", "red", "laser", "dot")
     assert s.tokens == ("猫", "追", "红色", "激光点")
@@ -54,7 +55,7 @@ def test_frozen_translation_file_loads_exactly_and_is_what_save_writes():
     assert {n: m.shape for n, m in s.matrices.items()} == {"Q": (7, 4), "K": (4, 4), "V": (4, 4)}
     assert s.matrices["Q"][2].tolist() == [0.3, 3.0, 0.0, 0.3]
     assert s.matrices["K"][3].tolist() == [0.0, 0.0, 0.5, 2.0]
-    assert session_to_json(s) == (DATA / "session_v4_translation.json").read_text("utf-8")
+    assert as_version_4(session_to_json(s)) == (DATA / "session_v4_translation.json").read_text("utf-8")
 
 
 def test_frozen_cross_projected_file_loads_exactly():
@@ -67,7 +68,7 @@ def test_frozen_cross_projected_file_loads_exactly():
     assert shapes == {"Q": (2, 4), "K": (3, 2), "V": (3, 1), "X": (2, 2), "X_src": (3, 2), "Wq": (4, 2),
                       "Wk": (2, 2), "Wv": (1, 2), "Wo": (3, 2)}
     assert s.matrices["X_src"].tolist() == [[1.0, 1.0], [0.0, 2.0], [-1.0, 0.5]]
-    assert session_to_json(s) == path.read_text("utf-8")
+    assert as_version_4(session_to_json(s)) == path.read_text("utf-8")
 
 
 @pytest.mark.parametrize("name", ["session_v1.json", "session_v2.json", "session_v2_projected_rope.json",

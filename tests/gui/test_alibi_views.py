@@ -57,6 +57,18 @@ def test_the_positions_panel_plots_the_slopes_and_the_bias_of_the_shown_head(qtb
     assert model.settings.positions == "none"
 
 
+def test_a_small_bias_prints_its_significant_digits_not_zero(qtbot):
+    """The second of 3 heads has the slope 2⁻⁸: its bias at distance 1 is −0.0039, which two decimals would print as 0.00."""
+    model, panel = show_panel(qtbot, PositionsPanel, size=(900, 800))
+    model.set_param("heads", 3)
+    model.set_param("positions", "alibi")
+    model.set_selection(head=1)
+    model.flush()
+    panel.refresh()
+    texts = panel.bias_map._text_item._texts()
+    assert texts[:4] == ["0", "−0.0039", "−0.0078", "−0.012"]    # row 0: distances 0, 1, 2, 3
+
+
 def test_alibi_in_a_cross_session_draws_a_bias_per_query_and_key(qtbot):
     from explorer.core.presets import translation_session
     model, panel = show_panel(qtbot, PositionsPanel, translation_session(), size=(700, 600))

@@ -272,7 +272,10 @@ def test_bad_input_is_refused(qtbot):
 
 def test_format_value():
     assert format_value(0.5) == "0.50"
-    assert format_value(-0.001) == "0.00"
+    assert format_value(-0.001) == "−0.001"  # significant digits when the whole matrix is small
+    assert format_value(-0.00390625, magnitude=0.0195) == "−0.0039"  # ALiBi's bias at distance 1, 8 heads
+    assert format_value(3.1e-5, magnitude=0.05) == "3.1e−5" and format_value(0.0, magnitude=0.05) == "0"
+    assert format_value(-0.001, magnitude=0.5) == "0.00"  # beside a value that reads in two decimals
     assert format_value(-1.234) == "−1.23"
     assert format_value(1234.4) == "1234"
     assert format_value(1.5e7) == "1.5e7"

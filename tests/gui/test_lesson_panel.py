@@ -448,3 +448,15 @@ def test_another_preset_warns_on_every_experiment_card(qtbot, model, lesson):
     assert model.tokens == demo_session().tokens
     for card in lesson.cards[1:]:
         assert NOT_DEMO not in card.live.text()
+
+
+def test_the_scores_step_counts_lq_times_lk_products_in_a_cross_session(qtbot, model, lesson):
+    assert "all L² dot products" in lesson.steps[0].en.text()
+    assert model.set_cross(True)
+    model.flush()
+    lesson.refresh()
+    assert "all Lq × Lk dot products" in lesson.steps[0].en.text() and "L² dot" not in lesson.steps[0].en.text()
+    model.undo_stack.undo()
+    model.flush()
+    lesson.refresh()
+    assert "all L² dot products" in lesson.steps[0].en.text()

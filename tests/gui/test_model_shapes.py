@@ -4,9 +4,11 @@ import math
 import numpy as np
 import pytest
 
+from explorer.core import session_check
 from explorer.core.presets import demo_session, grouped_query_session, translation_session
 from explorer.core.session import load_session, save_session
 from explorer.model import AttentionModel
+from explorer.model import edits as edits_module
 
 
 @pytest.fixture
@@ -116,3 +118,25 @@ def test_an_invalid_kv_heads_is_refused_with_the_valid_list(qapp):
     m = AttentionModel(grouped_query_session())
     done = m.set_param("kv_heads", 3)
     assert not done and "1, 2, 4, 8" in done.reason and m.settings.kv_heads == 2
+
+
+def test_growing_a_matrix_past_the_cell_limit_is_refused_before_it_is_made(qapp, monkeypatch):
+    """The cells a matrix would hold are counted before it is allocated (MAX_CELLS, here lowered to 12 so the
+    demo's 4 × 3 matrices are at it): + token, + dimension and the switch to projected mode say which matrix
+    would be too large, and nothing changes."""
+    monkeypatch.setattr(session_check, "MAX_CELLS", 12)
+    model = AttentionModel(demo_session())
+    try:
+        made = []
+        monkeypatch.setattr(edits_module, "insert_along", lambda *a, **k: made.append(a))
+        done = model.add_token()
+        assert not done and done.reason == "cannot add a token: matrices.Q would have 5×3 = 15 cells; the most is 12"
+        done = model.add_dim("qk")
+        assert not done and done.reason == ("cannot add a dimension to Q and K: matrices.Q would have 4×4 = 16 cells; "
+                                            "the most is 12")
+        done = model.set_param("source", "projected")
+        assert not done and done.reason == ("cannot switch to projected mode: matrices.X would have 4×9 = 36 cells; "
+                                            "the most is 12")
+        assert made == [] and model.undo_stack.count() == 0 and model.settings.source == "direct"
+    finally:
+        model.shutdown()

@@ -6,9 +6,13 @@ from PySide6.QtWidgets import QStyle, QStyleOptionSlider
 
 from explorer.core import rope, split_heads
 from explorer.core.presets import demo_session, random_session
+from explorer.core.rope import Llama3Scaling, rope_frequencies
+from explorer.core.settings_schema import SCHEMA
 from explorer.core.rope_lesson import (DEFAULT_STARTS, degrees, diagonal_deviation, head_slice, pair_vectors,
                                        rotated_pair, score_vs_offset)
+from explorer.panels.controls import ControlsPanel
 from explorer.panels.rope import OFFSET_SPAN, RopePanel
+from explorer.panels.scores import ScoresPanel
 from tests.gui.panel_helpers import show_panel
 from tests.gui.same_numbers import assert_same_numbers
 
@@ -164,6 +168,7 @@ def test_m_n_and_pair_move_the_arrows_as_the_core_turns_them(qtbot, style):
     model.set_selection(row=2, head=1)
     model.flush()
     choose(panel.key_combo, index=4)
+    model.flush()  # the key is the model's selection: the panel draws it on the next turn
     q, k = head_vectors(model, 4)
     theta = 10000.0 ** (-np.arange(0, 4, 2) / 4)
 
@@ -197,6 +202,7 @@ def test_base_changes_the_slow_pairs_the_spectrum_and_the_score_curves(qtbot):
     model.set_param("heads", 2)
     model.flush()
     panel.pair_slider.setValue(1)
+    panel.m_slider.slider.setValue(5)  # query 0 sits at position 0, where no base turns it
     arrow = tip(panel.q_line)
     thetas = panel.theta_curve.getOriginalDataset()[1].copy()
     curve = panel.start_curves[0].getOriginalDataset()[1].copy()
@@ -215,6 +221,7 @@ def test_the_score_curves_are_the_cores_and_lie_on_top_of_each_other(qtbot):
     model.set_selection(row=1)
     model.flush()
     choose(panel.key_combo, index=3)
+    model.flush()  # the key is the model's selection: the panel draws it on the next turn
     q, k = head_vectors(model, 3)
     offsets = np.arange(-OFFSET_SPAN, OFFSET_SPAN + 1)
     expected = score_vs_offset(q, k, offsets, DEFAULT_STARTS, base=300.0, style="half")
@@ -267,6 +274,7 @@ def test_same_q_and_k_everywhere_gives_constant_diagonals_in_one_undo_step(qtbot
     model.set_selection(row=3)
     model.flush()
     choose(panel.key_combo, index=1)
+    model.flush()  # the key is the model's selection: the panel draws it on the next turn
     q0, k0 = model.matrix("Q").copy(), model.matrix("K").copy()
     assert diagonal_deviation(model.results.heads.scores) > 0.1
     assert "differ by up to" in panel.toeplitz_label.text()
@@ -314,3 +322,114 @@ def test_the_proof_needs_direct_mode(qtbot):
     assert model.undo_stack.count() == steps and "direct mode" in messages[-1]
     # the plane still works in projected mode (q and k before RoPE are X·W_qᵀ, X·W_kᵀ)
     assert panel.view is not None and panel.plane_tile.isVisible()
+
+
+# ---------------------------------------------------------------- following the selection
+
+def test_m_and_n_follow_the_query_and_key_clicked_in_a_heatmap(qtbot):
+    """A click on a score cell selects its query and key (the model's selection); the RoPE panel's m and n move
+    to their positions, offset + row and offset + column, and its plane then scores that very cell."""
+    model, panel = make(qtbot)
+    scores = ScoresPanel(model)
+    qtbot.addWidget(scores)
+    scores.resize(500, 400)
+    scores.show()
+    qtbot.waitExposed(scores)
+    model.set_param("rope", True)
+    model.set_param("rope_offset", 10)
+    model.flush()
+    pos = scores.heatmap.cell_center(4, 1).toPoint()
+    qtbot.mouseClick(scores.heatmap.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    model.flush()
+    assert (model.selection.row, model.selection.key) == (4, 1)
+    assert (panel.m_slider.value(), panel.n_slider.value()) == (14, 11)
+    assert panel.query_combo.currentIndex() == 4 and panel.key_combo.currentIndex() == 1
+    scale = 1 / np.sqrt(8)
+    assert panel.view.score * scale == pytest.approx(model.results.heads.scores[0][4, 1], abs=1e-12)
+    # moved by hand, m stays (an edit, a base change) until the next choice
+    panel.m_slider.slider.setValue(30)
+    model.set_param("rope_base", 500.0)
+    model.flush()
+    assert panel.m_slider.value() == 30
+    choose(panel.query_combo, index=2)
+    model.flush()
+    assert (panel.m_slider.value(), panel.n_slider.value()) == (12, 11)
+
+
+def test_m_and_n_reach_every_position_the_session_has(qtbot):
+    model, panel = make(qtbot, random_session(80, 4, seed=2))
+    model.set_param("rope_offset", 1000)
+    model.set_selection(row=79, key=3)
+    model.flush()
+    assert panel.m_slider.maximum() == 1079 and panel.m_slider.value() == 1079 and panel.n_slider.value() == 1003
+    assert "outside ±63" in panel.score_readout.text()       # m − n = 76
+
+
+def test_the_key_survives_adding_a_token_before_it(qtbot):
+    model, panel = make(qtbot)
+    model.set_selection(row=3, key=2)
+    model.add_token(at=0)
+    model.flush()
+    assert (model.selection.row, model.selection.key) == (4, 3)
+    assert panel.key_combo.currentIndex() == 3
+
+
+# ---------------------------------------------------------------- Llama 3.1's scaling
+
+def test_llama3_scaling_is_chosen_here_and_drawn_with_its_bands(qtbot):
+    model, panel = make(qtbot, random_session(6, 16, seed=3))
+    model.set_param("rope", True)
+    model.set_param("rope_base", 500000.0)
+    model.flush()
+    assert not panel.groups["factor"].isVisible() and not panel.plain_curve.getOriginalDataset()[0]
+    steps = model.undo_stack.count()
+    choose(panel.scaling_combo, "llama3")
+    model.flush()
+    assert model.settings.rope_scaling == "llama3" and model.undo_stack.count() == steps + 1
+    for group in ("factor", "low", "high", "context"):
+        assert panel.groups[group].isVisible()
+    assert panel.factor_slider.toolTip() == SCHEMA["rope_factor"].tooltip
+    panel.context_box.setValue(64)        # a spin box sends its value (Enter, arrows)
+    model.flush()
+    assert model.settings.rope_original_max_position_embeddings == 64
+    scaling = Llama3Scaling(8.0, 1.0, 4.0, 64)
+    _, thetas = panel.theta_curve.getOriginalDataset()
+    np.testing.assert_array_equal(thetas, rope_frequencies(16, 500000.0, scaling))
+    np.testing.assert_array_equal(panel.plain_curve.getOriginalDataset()[1], rope_frequencies(16, 500000.0))
+    keep, slow = (line.value() for line in panel.limit_lines)
+    assert (keep, slow) == (pytest.approx(np.log10(2 * np.pi * 4 / 64)), pytest.approx(np.log10(2 * np.pi / 64)))
+    assert "llama3-scaled: slow pairs ÷ 8" in panel.spectrum.getPlotItem().titleLabel.text
+    panel.pair_slider.setValue(7)
+    assert "divided by the factor" in panel.plane_readout.text()
+    assert panel.view.theta == rope_frequencies(16, 500000.0)[7] / 8
+    q, k = head_vectors(model, panel.key_row)
+    expected = score_vs_offset(q, k, np.arange(-OFFSET_SPAN, OFFSET_SPAN + 1), DEFAULT_STARTS, base=500000.0,
+                               style="half", scaling=scaling)
+    np.testing.assert_array_equal(panel.start_curves[0].getOriginalDataset()[1], expected[0])
+
+
+def test_crossed_bands_are_refused_and_the_box_shows_the_models_value(qtbot):
+    model, panel = make(qtbot)
+    choose(panel.scaling_combo, "llama3")
+    model.flush()
+    messages = []
+    model.message.connect(messages.append)
+    panel.low_box.setValue(5.0)            # above high_freq_factor 4
+    model.flush()
+    assert model.settings.rope_low_freq_factor == 1.0 and panel.low_box.value() == 1.0
+    assert messages and messages[-1].startswith("rope_high_freq_factor is 4.0, not above rope_low_freq_factor 5.0")
+
+
+def test_the_controls_say_what_rope_does_and_its_scaling_when_on(qtbot):
+    model, controls = show_panel(qtbot, ControlsPanel, session=random_session(4, 8, seed=1))
+    assert controls.rope.text() == "off (the RoPE panel turns it on)"
+    model.set_param("rope", True)
+    model.set_param("rope_base", 500000.0)
+    model.flush()
+    assert controls.rope.text() == "on, base 500,000"
+    model.set_param("rope_scaling", "llama3")
+    model.set_param("rope_factor", 32.0)
+    model.flush()
+    assert controls.rope.text() == ("on, base 500,000, llama3 scaling ×32 (frequency factors 1 and 4, original context "
+                                    "8,192)")
+    assert SCHEMA["rope_scaling"].tooltip in controls.rope.toolTip()

@@ -79,8 +79,9 @@ class Step(QFrame):
         top.addWidget(self.title, 1)
         top.addWidget(self.reveal_button, 0, Qt.AlignmentFlag.AlignTop)
         layout.addLayout(top)
-        layout.addWidget(label(escape(zh), "zh"))
-        layout.addWidget(label(escape(en), "en"))
+        self.zh, self.en = label(escape(zh), "zh"), label(escape(en), "en")
+        layout.addWidget(self.zh)
+        layout.addWidget(self.en)
         self.status = label()
         layout.addWidget(self.status)
 

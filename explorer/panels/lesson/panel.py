@@ -3,6 +3,8 @@ and live checks (rows sum to 1, outputs stay in the convex hull of V).
 
 The verdicts and checks come from ``explorer.core.lesson``; this panel only words them.
 """
+from html import escape
+
 import numpy as np
 from PySide6.QtCore import QPoint, QSize, Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QFrame, QGroupBox, QHBoxLayout, QLabel, QPushButton, QScrollArea,
@@ -16,7 +18,7 @@ from ..base import Panel
 from .cards import Card, Frozen, Step, label
 from .experiments import ExperimentTexts
 from .steps import StepTexts
-from .texts import CARD_STYLE, CAT, CHASE, DOT, EXPERIMENTS, RED, STEPS
+from .texts import CARD_STYLE, CAT, CHASE, DOT, EXPERIMENTS, RED, SCORES_EN_CROSS, STEPS
 
 
 class LessonPanel(StepTexts, ExperimentTexts, Panel):
@@ -250,6 +252,7 @@ class LessonPanel(StepTexts, ExperimentTexts, Panel):
             self.row_combo.clear()
             self.row_combo.addItems(list(m.query_tokens))
             self.row_combo.blockSignals(False)
+            self.steps[0].en.setText(escape(SCORES_EN_CROSS if m.cross else STEPS[0][5]))
         if self.row_combo.currentIndex() != m.settings.selected_row:
             self.row_combo.blockSignals(True)
             self.row_combo.setCurrentIndex(m.settings.selected_row)

@@ -26,6 +26,11 @@ STEPS = (
      "leaves the convex hull of the V rows."),
 )
 
+# ① in a cross-attention session: the queries and the keys are two sequences, so not L² but Lq × Lk products
+SCORES_EN_CROSS = ("One matrix multiplication delivers all Lq × Lk dot products at once (the chapter's L², with the "
+                   "queries and the keys from two sequences); dividing by √d keeps the scores discriminating but not "
+                   "extreme.")
+
 EXPERIMENTS = (
     ("① 单步走,每一步先猜再看 · Step through, guessing first",
      "按 ①→②→③ 单步走,每一步先猜再看:分数表里哪格该深?softmax 后每行是不是和为 1?",

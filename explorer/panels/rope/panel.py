@@ -6,8 +6,9 @@ between them only moves with m − n), the spectrum of turning speeds θ_i, the 
 m − n at several absolute positions (the curves coincide), and a proof on the real heatmap: the same
 q and k at every position give scores that are constant along each diagonal.
 
-The RoPE settings (on/off, base, convention, offset) are the model's; the pair, m, n and the key row of
-the rotation plane are this panel's own view. Every number comes from ``explorer.core.rope_lesson``.
+The RoPE settings (on/off, base, convention, offset, Llama 3.1's scaling) are the model's; the pair and
+m, n of the rotation plane are this panel's own view, m and n following the query and key chosen anywhere
+(the model's selection). Every number comes from ``explorer.core.rope_lesson`` and ``explorer.core.rope``.
 """
 from dataclasses import replace
 from html import escape
@@ -47,8 +48,8 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         super().__init__(model, parent)
         self._fg = self.palette().color(QPalette.ColorRole.WindowText)
         self._bg = self.palette().color(QPalette.ColorRole.Base)
-        self.key_row = 0  # the key token of the rotation plane (this panel's own choice)
         self.distance = None  # m − n while "lock distance" is on
+        self._followed = None  # (query row, key, offset, load) the m and n sliders were last set from
         self.view = None  # the PairView drawn, or None when there is nothing to draw
         self.curves = None  # score_vs_offset of the drawn head vectors
         self.deviation = None  # diagonal_deviation of the selected head's scores
@@ -58,14 +59,19 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         self.rope_box = QCheckBox("RoPE on in the pipeline", self)
         self.rope_box.toggled.connect(self._rope_toggled)
         bound = {name: SettingControl(model, name, self, text) for name, text in
-                 (("rope_base", "base"), ("rope_style", ""), ("rope_offset", ""))}
+                 (("rope_base", "base"), ("rope_style", ""), ("rope_offset", ""), ("rope_scaling", ""),
+                  ("rope_factor", "factor"), ("rope_low_freq_factor", ""), ("rope_high_freq_factor", ""),
+                  ("rope_original_max_position_embeddings", ""))}
         self.base_slider, self.style_combo = bound["rope_base"].widget, bound["rope_style"].widget
         self.offset_box = bound["rope_offset"].widget
+        self.scaling_combo, self.factor_slider = bound["rope_scaling"].widget, bound["rope_factor"].widget
+        self.low_box, self.high_box = bound["rope_low_freq_factor"].widget, bound["rope_high_freq_factor"].widget
+        self.context_box = bound["rope_original_max_position_embeddings"].widget
         self.bound = list(bound.values())
-        offset_label = QLabel("offset", self)
-        offset_label.setBuddy(self.offset_box)
-        style_label = QLabel("pairs", self)
-        style_label.setBuddy(self.style_combo)
+        labels = {name: self._buddy(text, bound[name].widget) for name, text in
+                  (("rope_style", "pairs"), ("rope_offset", "offset"), ("rope_scaling", "scaling"),
+                   ("rope_low_freq_factor", "low_freq_factor"), ("rope_high_freq_factor", "high_freq_factor"),
+                   ("rope_original_max_position_embeddings", "original context"))}
 
         # ---- what the rotation plane looks at
         self.head_combo = QComboBox(self)
@@ -76,15 +82,17 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         self.query_combo.activated.connect(lambda i: self.model.set_selection(row=i))
         self.key_combo = QComboBox(self)
         self.key_combo.setToolTip("The key token: its row of K before RoPE")
-        self.key_combo.activated.connect(self._key_chosen)
+        self.key_combo.activated.connect(lambda i: self.model.set_selection(key=i))
         self.pair_slider = LabelledSlider("pair i", 0, 0, 0, integer=True, parent=self)
         self.pair_slider.setToolTip("Which 2-D pair of the head's dimensions the plane shows")
         self.pair_slider.valueChanged.connect(lambda _v: self._draw_view())
 
         self.m_slider = LabelledSlider("m (query position)", 0, POSITION_MAX, 5, integer=True, parent=self)
         self.n_slider = LabelledSlider("n (key position)", 0, POSITION_MAX, 2, integer=True, parent=self)
-        self.m_slider.setToolTip("The position the query is turned for: by m·θ_i")
-        self.n_slider.setToolTip("The position the key is turned for: by n·θ_i")
+        self.m_slider.setToolTip("The position the query is turned for: by m·θ_i. Choosing a query (a heatmap's row) "
+                                 "sets it to that query's position, offset + row")
+        self.n_slider.setToolTip("The position the key is turned for: by n·θ_i. Choosing a key (a heatmap's column) "
+                                 "sets it to that key's position, offset + column")
         self.m_slider.valueChanged.connect(lambda v: self._position_moved("m", int(v)))
         self.n_slider.valueChanged.connect(lambda v: self._position_moved("n", int(v)))
         self.lock_box = QCheckBox("lock distance m − n", self)
@@ -109,7 +117,7 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         self.example_button.clicked.connect(self.open_example)
         self.example_button.hide()
 
-        self._build_layout(style_label, offset_label)
+        self._build_layout(labels)
 
     # ----- user actions ---------------------------------------------------------------------------
     def _rope_toggled(self, on):
@@ -124,9 +132,10 @@ class RopePanel(RopePlots, RopeTiles, Panel):
                           title=f"{example.title}, RoPE on")
         return self.model.set_session(example, "Open a RoPE-ready example")
 
-    def _key_chosen(self, index):
-        self.key_row = int(index)
-        self._draw_view()
+    @property
+    def key_row(self):
+        """The key token of the rotation plane: the one chosen last in a heatmap or the key list."""
+        return self.model.selection.key
 
     def _lock_toggled(self, on):
         self.distance = self.m_slider.value() - self.n_slider.value() if on else None
@@ -135,7 +144,7 @@ class RopePanel(RopePlots, RopeTiles, Panel):
     def _position_moved(self, which, value):
         if self.distance is not None:
             m = value if which == "m" else value + self.distance
-            m, n = locked_positions(m, self.distance, 0, POSITION_MAX)
+            m, n = locked_positions(m, self.distance, 0, self.m_slider.maximum())
             with QSignalBlocker(self.m_slider), QSignalBlocker(self.n_slider):
                 self.m_slider.setValue(m)
                 self.n_slider.setValue(n)
@@ -186,6 +195,7 @@ class RopePanel(RopePlots, RopeTiles, Panel):
     # ----- drawing --------------------------------------------------------------------------------
     def render(self, flags):
         self._sync_controls()
+        self._follow_selection()
         self._draw_view()
         if flags & (STRUCTURE | VALUES | SETTINGS | SELECTION):
             self._draw_diagonals()
@@ -211,13 +221,14 @@ class RopePanel(RopePlots, RopeTiles, Panel):
             self.query_combo.addItems([f"{i}: {t}" for i, t in enumerate(m.query_tokens)])
             self.key_combo.clear()
             self.key_combo.addItems([f"{i}: {t}" for i, t in enumerate(m.tokens)])
-        self.key_row = min(self.key_row, len(m.tokens) - 1)
         self.head_combo.setCurrentIndex(s.selected_head)
         self.head_combo.setEnabled(s.heads > 1)
         self.query_combo.setCurrentIndex(s.selected_row)
         self.key_combo.setCurrentIndex(self.key_row)
         d_h = self.d_head()
         self.pair_slider.setRange(0, max(d_h // 2 - 1, 0))
+        for group in ("factor", "low", "high", "context"):
+            self.groups[group].setVisible(s.rope_scaling == "llama3")
         self.problem_label.setVisible(problem is not None)
         self.example_button.setVisible(problem is not None)
         self.problem_label.setText(escape(problem or "") + (
@@ -232,6 +243,23 @@ class RopePanel(RopePlots, RopeTiles, Panel):
                                             "to the key's row, and turn RoPE on (one undo step): the scores then "
                                             "depend on i − j only")
         del blockers
+
+    def _follow_selection(self):
+        """m and n follow the query and key chosen anywhere: their positions offset + row and offset + key, so the
+        plane turns the pair the heatmaps score (moved by hand, they stay until the next choice)."""
+        m, s = self.model, self.model.settings
+        top = max(POSITION_MAX, s.rope_offset + max(len(m.query_tokens), len(m.tokens)) - 1)
+        chosen = (s.selected_row, self.key_row, s.rope_offset, m.loads)
+        if chosen == self._followed and self.m_slider.maximum() == top:
+            return
+        self._followed = chosen
+        query, key = s.rope_offset + s.selected_row, s.rope_offset + self.key_row
+        with QSignalBlocker(self.m_slider), QSignalBlocker(self.n_slider):
+            for slider, value in ((self.m_slider, query), (self.n_slider, key)):
+                slider.setRange(0, top)
+                slider.setValue(value)
+        if self.distance is not None:
+            self.distance = query - key
 
     def _draw_diagonals(self):
         r, s = self.model.results, self.model.settings

@@ -4,7 +4,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from explorer.core.plural import count
-from explorer.core.rope import rope_frequencies
+from explorer.core.rope import llama3_band, llama3_limits, rope_frequencies, scaling_of
 from explorer.core.rope_lesson import (DEFAULT_STARTS, arc_points, curves_gap, degrees, direction, pair_view,
                                        score_vs_offset, wavelength)
 from explorer.widgets.number_text import format_number
@@ -20,6 +20,9 @@ MARK_COLOR = REDDISH_PURPLE  # the chosen pair / the current m − n
 START_STYLES = (  # one per absolute start, widest first so that every curve shows on top of the one below
     (SKY_BLUE, 9.0, None), (ORANGE, 5.0, None), (BLUISH_GREEN, 2.0, None), (BLACK, 0.0, "o"))
 SPECTRUM_CAPTION = "fast-turning pairs see short distances, slow ones long"
+BAND_WORDS = {"kept": "kept: it turns faster than 2π·high_freq_factor / original context",
+              "blended": "blended between θ_i and θ_i / factor: it lies between the two limits",
+              "slowed": "divided by the factor: it turns slower than 2π·low_freq_factor / original context"}
 
 
 def _pen(color, width=2.0, style=Qt.PenStyle.SolidLine):
@@ -62,6 +65,15 @@ class RopePlots:
                                            symbolBrush=pg.mkBrush(self._fg.name()), symbolPen=None)
         self.theta_marker = pg.PlotDataItem([], [], pen=None, symbol="o", symbolSize=14,
                                             symbolBrush=pg.mkBrush(MARK_COLOR), symbolPen=_pen("#000000", 1.2))
+        # llama3 scaling: θ_i before it (dashed), and the two limits of its bands
+        self.plain_curve = pg.PlotDataItem([], [], pen=_pen("#8a929c", 1.2, Qt.PenStyle.DashLine))
+        self.limit_lines = [pg.InfiniteLine(angle=0, pen=_pen(color, 1.2, Qt.PenStyle.DotLine), label=text,
+                                            labelOpts={"position": 0.98, "color": color, "anchors": [anchor, anchor]})
+                            for color, text, anchor in ((BLUISH_GREEN, "kept above", (1, 1)),
+                                                        (ORANGE, "÷ factor below", (1, 0)))]
+        self.spectrum.addItem(self.plain_curve)
+        for line in self.limit_lines:
+            self.spectrum.addItem(line, ignoreBounds=True)
         self.spectrum.addItem(self.theta_curve)
         self.spectrum.addItem(self.theta_marker)
 
@@ -99,9 +111,9 @@ class RopePlots:
         s = self.model.settings
         q, k = vectors
         pair, m, n = self.pair_slider.value(), self.m_slider.value(), self.n_slider.value()
-        v = self.view = pair_view(q, k, pair, m, n, base=s.rope_base, style=s.rope_style)
+        v = self.view = pair_view(q, k, pair, m, n, base=s.rope_base, style=s.rope_style, scaling=scaling_of(s))
         self._draw_plane(v)
-        self._draw_spectrum(v, len(q), s.rope_base)
+        self._draw_spectrum(v, len(q), s)
         self._draw_scores(v, q, k, s)
 
     def _draw_plane(self, v):
@@ -150,7 +162,7 @@ class RopePlots:
                " RoPE is off in the pipeline: the heatmaps do not turn q and k yet.")
         self.plane_readout.setText(
             f"θ<sub>{v.pair}</sub> = {format_number(v.theta, 3)} rad per position (one turn every "
-            f"{format_number(float(wavelength(v.theta)), 3)} positions). Angle from "
+            f"{format_number(float(wavelength(v.theta)), 3)} positions){self._scaled_words(v)}. Angle from "
             f"<span style='color:{K_COLOR}'>k<sub>{v.n}</sub></span> to "
             f"<span style='color:{Q_COLOR}'>q<sub>{v.m}</sub></span>: "
             f"<b style='color:{ANGLE_COLOR}'>{degrees(v.angle):.1f}°</b> = {degrees(v.angle_before):.1f}° before "
@@ -168,23 +180,45 @@ class RopePlots:
         else:
             self.lock_note.hide()
 
-    def _draw_spectrum(self, v, d_h, base):
-        theta = rope_frequencies(d_h, base)
+    def _scaled_words(self, v):
+        """", scaled by llama3: …" for the drawn pair when the scaling is on, else nothing."""
+        s = self.model.settings
+        scaling = scaling_of(s)
+        if scaling is None:
+            return ""
+        plain = float(rope_frequencies(self.d_head(), s.rope_base)[v.pair])
+        return (f"; llama3 scaling: base<sup>−2i/d_h</sup> = {format_number(plain, 3)}, "
+                f"{BAND_WORDS[llama3_band(plain, scaling)]}")
+
+    def _draw_spectrum(self, v, d_h, s):
+        base, scaling = s.rope_base, scaling_of(s)
+        theta = rope_frequencies(d_h, base, scaling)
+        plain = rope_frequencies(d_h, base)
         i = np.arange(theta.shape[0], dtype=np.float64)
         self.theta_curve.setData(i, theta)
         self.theta_marker.setData([float(v.pair)], [v.theta])
+        self.plain_curve.setData(i, plain if scaling is not None else [])
+        limits = llama3_limits(scaling) if scaling is not None else ()
+        for line, limit in zip(self.limit_lines, limits):
+            line.setPos(float(np.log10(limit)))    # the axis is logarithmic: lines sit at log10 θ
+        for line in self.limit_lines:
+            line.setVisible(scaling is not None)
         vb = self.spectrum.getPlotItem().getViewBox()
-        lo, hi = np.log10(theta.min()), np.log10(theta.max())
-        vb.setRange(xRange=(-0.5, max(len(theta) - 0.5, 0.5)), yRange=(lo - 0.35, hi + 0.35), padding=0)
+        lo, hi = np.log10(min([theta.min(), *limits])), np.log10(max([plain.max(), *limits]))
+        room = 0.35 if scaling is None else 0.8       # the labels of the limits need a line's height
+        vb.setRange(xRange=(-0.5, max(len(theta) - 0.5, 0.5)), yRange=(lo - room, hi + room), padding=0)
         axis = self.spectrum.getPlotItem().getAxis("bottom")
         step = max(1, int(np.ceil(len(theta) / 12)))
         axis.setTicks([[(float(j), str(j)) for j in range(0, len(theta), step)], []])
-        set_title(self.spectrum, f"θ_i = base<sup>−2i/d_h</sup>  (d_h = {d_h}, base = {base:,.0f})<br>"
+        scaled = ("" if scaling is None else
+                  f", llama3-scaled: slow pairs ÷ {format_number(scaling.factor)} "
+                  f"<span style='color:#8a929c'>(dashed: before)</span>")
+        set_title(self.spectrum, f"θ_i = base<sup>−2i/d_h</sup>  (d_h = {d_h}, base = {base:,.0f}){scaled}<br>"
                                  f"{SPECTRUM_CAPTION}", self._fg.name())
 
     def _draw_scores(self, v, q, k, s):
         curves = self.curves = score_vs_offset(q, k, self.offsets, DEFAULT_STARTS, base=s.rope_base,
-                                               style=s.rope_style)
+                                               style=s.rope_style, scaling=scaling_of(s))
         x = self.offsets.astype(np.float64)
         for item, row in zip(self.start_curves, curves):
             item.setData(x, row)

@@ -1,4 +1,4 @@
-"""How the RoPE panel arranges itself: its controls in small groups on two rows (wide) or four (narrow),
+"""How the RoPE panel arranges itself: its controls in small groups on four rows (wide) or eight (narrow),
 the plane beside the spectrum and the score plot, or all three in one column."""
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
@@ -12,17 +12,24 @@ NARROW = 760  # px: below this width the tiles stack in one column
 class RopeTiles:
     """Part of RopePanel: groups the controls and places the tiles for the panel's width."""
 
-    def _build_layout(self, style_label, offset_label):
-        # the controls come in small groups that flow onto two rows (wide) or four (narrow)
+    def _build_layout(self, labels):
+        # the controls come in small groups that flow onto four rows (wide) or eight (narrow); ``labels``: the
+        # label of each setting that has one
         self.groups = {"rope": self._group(self.rope_box), "base": self._group(self.base_slider),
-                       "style": self._group(style_label, self.style_combo),
-                       "offset": self._group(offset_label, self.offset_box), "pair": self._group(self.pair_slider)}
+                       "style": self._group(labels["rope_style"], self.style_combo),
+                       "offset": self._group(labels["rope_offset"], self.offset_box),
+                       "scaling": self._group(labels["rope_scaling"], self.scaling_combo),
+                       "factor": self._group(self.factor_slider),
+                       "low": self._group(labels["rope_low_freq_factor"], self.low_box),
+                       "high": self._group(labels["rope_high_freq_factor"], self.high_box),
+                       "context": self._group(labels["rope_original_max_position_embeddings"], self.context_box),
+                       "pair": self._group(self.pair_slider)}
         for name, text, widget in (("head", "head", self.head_combo), ("query", "query", self.query_combo),
                                    ("key", "key", self.key_combo)):
             label = QLabel(text, self)
             label.setBuddy(widget)
             self.groups[name] = self._group(label, widget)
-        self.bar_rows = [QHBoxLayout() for _ in range(4)]
+        self.bar_rows = [QHBoxLayout() for _ in range(8)]
         self.bar = QVBoxLayout()
         self.bar.setContentsMargins(0, 0, 0, 0)
         self.bar.setSpacing(4)
@@ -81,6 +88,13 @@ class RopeTiles:
         label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         return label
 
+    def _buddy(self, text, widget):
+        """A label for a setting's widget, with the same tooltip."""
+        label = QLabel(text, self)
+        label.setBuddy(widget)
+        label.setToolTip(widget.toolTip())
+        return label
+
     def _tile(self, margins=(0, 0, 0, 0), spacing=2):
         """A tile of the panel: a widget and the vertical layout its parts go into."""
         tile = QWidget(self)
@@ -101,9 +115,11 @@ class RopeTiles:
     def _arrange_bar(self, columns):
         g = self.groups
         if columns == 2:
-            rows = [["rope", "base*", "style", "offset"], ["head", "query", "key", "pair*"], [], []]
+            rows = [["rope", "base*", "style", "offset"], ["scaling", "factor*"], ["low", "high", "context", ""],
+                    ["head", "query", "key", "pair*"], [], [], [], []]
         else:
-            rows = [["rope", "base*"], ["style", "offset", ""], ["head", "query", "key", ""], ["pair*"]]
+            rows = [["rope", "base*"], ["style", "offset", ""], ["scaling", ""], ["factor*"], ["low", "high", ""],
+                    ["context", ""], ["head", "query", "key", ""], ["pair*"]]
         for layout, names in zip(self.bar_rows, rows):
             while layout.count():
                 layout.takeAt(0)
