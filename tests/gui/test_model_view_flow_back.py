@@ -6,8 +6,10 @@ from html import unescape
 import numpy as np
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QBoxLayout, QScrollArea
 
 from explorer.app import build_parser, open_model
+from explorer.model import AttentionModel
 from explorer.model.flow_back import CLOSED, MISFIT, NONE, READY, STOPPED, WAITING
 from explorer.panels.model_view import ModelViewPanel
 from explorer.panels.model_view.next_tokens import percent
@@ -86,7 +88,8 @@ def test_the_view_says_plainly_when_the_session_is_not_a_model_head_or_its_model
     assert not panel.next_tokens.numbers.isVisible()
     assert panel.open_head(*INDUCTION)
     settled(model, qtbot)
-    assert panel.next_tokens.numbers.isVisible() and "after “ran”" in text().lower()
+    assert panel.next_tokens.numbers.isVisible() and "after “ran”" in panel.next_tokens.title.text()
+    assert "of the probability moved" in text()
     gpt2_checkpoint(tmp_path / "other")
     panel.open_model(str(tmp_path / "other"))  # another model: the head's model is closed
     qtbot.waitUntil(lambda: flow.state == CLOSED, timeout=10_000)
@@ -140,3 +143,34 @@ def test_layers_and_heads_count_from_1_in_the_view_the_titles_and_the_command_li
     for bad, said in ((["--layer", "0", "--head", "1"], "count from 1"), (["--layer", "3", "--head", "1"], "1…2")):
         problem = open_model(window, build_parser().parse_args(["--model", "embedded", *bad]))
         assert said in problem
+
+
+def test_the_heads_and_the_next_tokens_sit_side_by_side_where_they_fit(qtbot):
+    """In a dock (a scroll area, as the window holds every panel): beside each other when the dock is wide
+    enough for both, one above the other when it is not."""
+    model = AttentionModel()
+    dock = QScrollArea()
+    qtbot.addWidget(dock)
+    dock.setWidgetResizable(True)
+    panel = ModelViewPanel(model)
+    dock.setWidget(panel)
+    dock.resize(900, 700)
+    dock.show()
+    try:
+        panel.text.setText(TEXT)
+        panel.run()
+        ran(model, qtbot)
+        panel.open_head(*INDUCTION)
+        settled(model, qtbot)
+        qtbot.waitUntil(lambda: panel.split.direction() == QBoxLayout.Direction.LeftToRight)
+        qtbot.wait(20)
+        assert panel.next_tokens.numbers.isVisible()
+        assert panel.next_tokens.geometry().left() >= panel.grid_area.geometry().right()  # beside, not over it
+        dock.resize(420, 700)
+        qtbot.waitUntil(lambda: panel.split.direction() == QBoxLayout.Direction.TopToBottom)
+        qtbot.wait(20)
+        assert panel.next_tokens.geometry().top() >= panel.grid_area.geometry().bottom()  # below, not over it
+        dock.resize(900, 700)
+        qtbot.waitUntil(lambda: panel.split.direction() == QBoxLayout.Direction.LeftToRight)
+    finally:
+        model.shutdown()

@@ -4,15 +4,16 @@ edited head, side by side, each with its change; which later heads changed most.
 from html import escape
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout
 
 from explorer.model.flow_back import CLOSED, FAILED, MISFIT, NONE, READY, STOPPED, WAITING
 from explorer.widgets.palette import BAD, BLUE, MUTED, VERMILLION, WEIGHT_BLUE
 
 EIGHTHS = " ▏▎▍▌▋▊▉█"
-BAR_CELLS = 5  # a probability of 1 fills this many characters
+BAR_CELLS = 4  # a probability of 1 fills this many characters
 LONGEST = 14  # characters of a token's label shown
 SHOWN_HEADS = 4
+TEXT_WIDTH = 260  # the view's narrowest, for its sentences when there is no table
 
 
 def percent(p):
@@ -48,7 +49,7 @@ def token_cell(entry, colour=None):
 def table(change, stale):
     """Two ranked lists side by side: before the edit, and with the edited head (with each token's change)."""
     ink = MUTED if stale else None
-    head = (f"<tr style='color:{MUTED}'><th align=left colspan=3>before any edit</th><th width=10></th>"
+    head = (f"<tr style='color:{MUTED}'><th align=left colspan=3>before any edit</th><th width=6></th>"
             f"<th align=left colspan=4>with the edited head</th></tr>")
     rows = []
     for b, a in zip(change.before_top, change.after_top):
@@ -61,7 +62,15 @@ def table(change, stale):
             f"{token_cell(a, ink)}<td align=right>{percent(a.after)}</td>"
             f"<td style='color:{MUTED if stale else WEIGHT_BLUE}'>{bar(a.after)}</td>"
             f"<td align=right style='color:{tint}'>{points(delta)}</td></tr>")
-    return f"<table cellspacing=0 cellpadding=2>{head}{''.join(rows)}</table>"
+    return f"<table cellspacing=0 cellpadding=1>{head}{''.join(rows)}</table>"
+
+
+def favourite(change):
+    """What became of the unedited model's likeliest next token, when it lost its place."""
+    first = change.before_top[0]
+    if first.token_id == change.after_top[0].token_id:
+        return ""
+    return f"; “{escape(first.label)}” {percent(first.before)} → <b>{percent(first.after)}</b>"
 
 
 def later_heads(change, source):
@@ -83,7 +92,8 @@ class NextTokensView(QFrame):
         super().__init__(parent)
         self.flow = flow
         self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.title = QLabel("<b>What the model says next</b>", self)
+        self.title = QLabel(self)
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.action = QPushButton("Cancel", self)
         self.action.setToolTip("Stop the forward pass with the edited head (at its next layer)")
         self.action.clicked.connect(self._act)
@@ -95,11 +105,15 @@ class NextTokensView(QFrame):
         self.numbers.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.later = QLabel(self)
         self.later.setWordWrap(True)
+        for label in (self.status, self.later):  # wrapped text follows the table's width, never widens it
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
+        self.setMinimumWidth(TEXT_WIDTH)
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
         top.addWidget(self.action)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(6, 4, 6, 4)
+        layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
         layout.addWidget(self.status)
         layout.addWidget(self.numbers)
@@ -136,6 +150,8 @@ class NextTokensView(QFrame):
     def render(self):
         flow, source = self.flow, self.flow.source
         state, result = flow.state, flow.result
+        after = f" after “{escape(result.last_token)}”" if result is not None and state != NONE else ""
+        self.title.setText(f"<b>What the model says next{after}</b>")
         self.action.setVisible(state in (WAITING, STOPPED, FAILED))
         self.action.setText("Cancel" if state == WAITING else "Run again")
         shown = result is not None and state in (READY, WAITING, STOPPED)
@@ -163,6 +179,5 @@ class NextTokensView(QFrame):
             self.status.setText(f"<span style='color:{BAD}'>{escape(flow.reason)}</span>")
         else:
             self.status.setText(
-                f"After “{escape(result.last_token)}”, {escape(source.name)} with its layer {source.layer + 1} head "
-                f"{source.head + 1} as the session has it now. Probability that moved: <b>{percent(result.moved)}"
-                f"</b>.")
+                f"{escape(source.name)} with its layer {source.layer + 1} head {source.head + 1} as the session has "
+                f"it now: <b>{percent(result.moved)}</b> of the probability moved{favourite(result)}.")

@@ -5,9 +5,9 @@ edited (F25). A tiny model that ships with the app opens first. Layers and heads
 as the rest of the window counts heads."""
 from html import escape
 
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea,
-                               QSpinBox, QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtCore import QEvent, QTimer
+from PySide6.QtWidgets import (QBoxLayout, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+                               QScrollArea, QSpinBox, QVBoxLayout)
 
 from explorer.core.errors import ExplorerError
 from explorer.core.head_patterns import strongest_pattern
@@ -69,21 +69,14 @@ class ModelViewPanel(Panel):
         self.info = QLabel(self)
         self.info.setWordWrap(True)
         self.next_tokens = NextTokensView(model.flow_back, self)
-        scroll = QScrollArea(self)
+        self.grid_area = scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.grid)
         scroll.setMinimumHeight(150)  # two layers of thumbnails, whatever else the dock holds
-        heads = QWidget(self)
-        column = QVBoxLayout(heads)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.addWidget(scroll, 1)
-        column.addWidget(self.info)
         # the heads and what the model says next: side by side where they fit, else one above the other
-        self.split = QSplitter(Qt.Orientation.Horizontal, self)
-        self.split.setChildrenCollapsible(False)
-        self.split.addWidget(heads)
+        self.split = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        self.split.addWidget(scroll, 1)
         self.split.addWidget(self.next_tokens)
-        self.split.setStretchFactor(0, 1)
 
         top = QHBoxLayout()
         top.addWidget(QLabel("Model", self))
@@ -101,7 +94,8 @@ class ModelViewPanel(Panel):
         layout.addLayout(top)
         layout.addLayout(row)
         layout.addWidget(self.status)
-        layout.addWidget(self.split, 3)
+        layout.addLayout(self.split, 3)
+        layout.addWidget(self.info)
         layout.addLayout(gen_row)
         layout.addWidget(self.rows, 2)
         self.ck.opened.connect(self._opened)
@@ -157,15 +151,25 @@ class ModelViewPanel(Panel):
         super().resizeEvent(event)
         self._arrange()
 
+    def eventFilter(self, watched, event):
+        if event.type() == QEvent.Type.Resize and watched is self.parentWidget():
+            self._arrange()  # the dock's viewport: the panel itself keeps its minimum width when it shrinks
+        return super().eventFilter(watched, event)
+
     def _arrange(self):
         """Side by side when the grid at its smallest and the next-token table both fit the width."""
-        need = self.grid.minimumSizeHint().width() + self.next_tokens.minimumSizeHint().width() + 16
-        wanted = Qt.Orientation.Horizontal if self.width() >= need else Qt.Orientation.Vertical
-        if self.split.orientation() != wanted:
-            self.split.setOrientation(wanted)
+        room = self.parentWidget().width() if self.parentWidget() is not None else self.width()  # a dock's viewport
+        margins = self.layout().contentsMargins()
+        need = (self.grid.minimumSizeHint().width() + 2 * self.grid_area.frameWidth() + self.split.spacing()
+                + self.next_tokens.minimumSizeHint().width() + margins.left() + margins.right())
+        wanted = QBoxLayout.Direction.LeftToRight if room >= need else QBoxLayout.Direction.TopToBottom
+        if self.split.direction() != wanted:
+            self.split.setDirection(wanted)
 
     def showEvent(self, event):
         super().showEvent(event)
+        if self.parentWidget() is not None:
+            self.parentWidget().installEventFilter(self)  # (once: Qt ignores a second install)
         if self.ck.model is None:
             QTimer.singleShot(0, self.open_model)  # the embedded model: nothing to download
 
