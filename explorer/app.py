@@ -179,6 +179,11 @@ def take_screenshot(app, window, path, problem=None):
         print(f"attention-explorer: could not compute attention for this session ({why}); "
               f"no screenshot written to {path}", file=sys.stderr)
         return 1
+    if window.model.state.model_head is not None:  # a model's head: what the model says next, in the picture
+        app.processEvents()
+        window.model.flow_back.finish()
+        for _ in range(3):  # its table changes the dock's layout
+            app.processEvents()
     window.uncover_now()
     for panel in window.panels.built().values():
         panel.refresh()

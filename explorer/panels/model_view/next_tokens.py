@@ -41,7 +41,7 @@ def bar(p):
 
 def token_cell(entry, colour=None):
     """The token's label (spaces as ·, as elsewhere), long ones cut with an ellipsis."""
-    style = f" style='color:{colour}'" if colour else ""
+    style = f" style='padding-right:4px;{f'color:{colour}' if colour else ''}'"
     text = entry.label if len(entry.label) <= LONGEST else entry.label[:LONGEST - 1] + "…"
     return f"<td{style}>{escape(text)}</td>"
 
