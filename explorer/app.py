@@ -65,8 +65,11 @@ def build_parser():
                    "(config.json, *.safetensors, tokenizer.json), a repo id already in the Hugging Face cache "
                    "(gpt2), or 'embedded' for the tiny model that ships with the explorer")
     p.add_argument("--text", help="the text to run through --model (default: the Model view's example)")
-    p.add_argument("--layer", type=int, help="with --head: make that head of --model the session")
-    p.add_argument("--head", type=int, help="with --layer: make that head of --model the session")
+    p.add_argument("--layer", type=int, metavar="N", help="with --head: make that head of --model the session; layers "
+                   "and heads count from 1, as the Model view shows them (the shipped model's induction head: "
+                   "--layer 2 --head 1)")
+    p.add_argument("--head", type=int, metavar="M", help="with --layer: make that head of --model the session "
+                   "(counted from 1)")
     return p
 
 
@@ -75,6 +78,9 @@ def open_model(window, args):
     session. Returns why it could not, or None."""
     if (args.layer is None) != (args.head is None):
         return "--layer and --head go together"
+    if args.layer is not None and (args.layer < 1 or args.head < 1):
+        return (f"--layer {args.layer} --head {args.head}: layers and heads count from 1, as the Model view shows "
+                f"them (the first head is --layer 1 --head 1)")
     panel = window.open_model()
     if args.text is not None:
         panel.text.setText(args.text)
@@ -88,8 +94,13 @@ def open_model(window, args):
         return failures[-1] if failures else "the model did not run"
     said = []
     window.model.message.connect(said.append)
-    if args.layer is not None and not panel.open_head(args.layer, args.head):
-        return said[-1] if said else f"could not open layer {args.layer} head {args.head} of {args.model}"
+    if args.layer is not None:
+        c = window.model.checkpoints.model.config
+        if args.layer > c.layers or args.head > c.heads:
+            return (f"--layer {args.layer} --head {args.head}: {args.model} has layers 1…{c.layers} of heads "
+                    f"1…{c.heads}")
+        if not panel.open_head(args.layer - 1, args.head - 1):
+            return said[-1] if said else f"could not open layer {args.layer} head {args.head} of {args.model}"
     return None
 
 
@@ -168,6 +179,11 @@ def take_screenshot(app, window, path, problem=None):
         print(f"attention-explorer: could not compute attention for this session ({why}); "
               f"no screenshot written to {path}", file=sys.stderr)
         return 1
+    if window.model.state.model_head is not None:  # a model's head: what the model says next, in the picture
+        app.processEvents()
+        window.model.flow_back.finish()
+        for _ in range(3):  # its table changes the dock's layout
+            app.processEvents()
     window.uncover_now()
     for panel in window.panels.built().values():
         panel.refresh()

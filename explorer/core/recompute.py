@@ -214,7 +214,7 @@ def _mix(inputs, w, out, h):
 
 def _raise_overflow(what, block, top, h):
     bad = tuple(int(i) for i in np.argwhere(~np.isfinite(block))[0])
-    raise NonFiniteError(f"{what} overflowed at head {h}, ({top + bad[0]}, {bad[1]}): "
+    raise NonFiniteError(f"{what} overflowed at head {h + 1}, ({top + bad[0]}, {bad[1]}): "  # heads count from 1
                          f"the values are too large to multiply")
 
 

@@ -17,6 +17,7 @@ from explorer.core.settings_schema import RESULTS
 from .checkpoints import Checkpoints
 from .coordinator import Coordinator
 from .edits import Edits
+from .flow_back import FlowBack
 from .flags import DECODE, LESSON, SELECTION, SETTINGS, STRUCTURE, VALUES
 from .lesson_state import LessonState
 from .state import MATRIX_NAMES, Selection, State
@@ -56,6 +57,7 @@ class AttentionModel(Edits, QObject):
         self._settings_seen = None  # (state settings, selection, the two merged): ``settings``' cache
         self._transaction = None
         self._checkpoints = None
+        self._flow_back = None
         self._gesture = None
         self._gesture_count = 0
         self.loads = 0  # sessions loaded so far: a panel knows whether its drawing is of this one
@@ -166,6 +168,8 @@ class AttentionModel(Edits, QObject):
     def shutdown(self):
         """Stop the worker threads (the window calls this when it closes)."""
         self.coordinator.worker.stop()
+        if self._flow_back is not None:
+            self._flow_back.shutdown()
         if self._checkpoints is not None:
             self._checkpoints.shutdown()
 
@@ -175,6 +179,13 @@ class AttentionModel(Edits, QObject):
         if self._checkpoints is None:
             self._checkpoints = Checkpoints(self)
         return self._checkpoints
+
+    @property
+    def flow_back(self):
+        """What the open model says next with the session in place of the head it came from (F25)."""
+        if self._flow_back is None:
+            self._flow_back = FlowBack(self, self.checkpoints, self)
+        return self._flow_back
 
     # ----- loading -------------------------------------------------------------------------------
     def load(self, session, wait=False, *, validated=False):

@@ -4,6 +4,8 @@ thread (progress "layer k of N", cancel, the latest text wins), and hand out a h
 The forward pass and the thumbnails' max-pooling run on a worker thread (the pass shares its rows and
 heads between the cores itself: ``explorer.models.lanes``); the window only receives the finished run.
 """
+import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -44,6 +46,7 @@ class Checkpoints(QObject):
         self._worker = RecomputeWorker(self)
         self._worker.done.connect(self._done)
         self._generation = self._handled = 0
+        self._one_pass = threading.Lock()  # one forward pass at a time: runs and edited heads share the model
 
     @property
     def busy(self):
@@ -90,11 +93,25 @@ class Checkpoints(QObject):
         def job(cancelled):
             from explorer.models import RunCancelled
             try:
-                return work(model, progress, cancelled)
+                with self.exclusive(cancelled):
+                    return work(model, progress, cancelled)
             except RunCancelled:
                 return None
 
         self._worker.submit(self._generation, job)
+
+    @contextmanager
+    def exclusive(self, cancelled):
+        """On a worker thread: wait for any other pass on the model to end (RunCancelled if ``cancelled()``
+        turns true meanwhile), then hold the model for this one."""
+        from explorer.models import RunCancelled
+        while not self._one_pass.acquire(timeout=0.05):
+            if cancelled():
+                raise RunCancelled("stopped before it started")
+        try:
+            yield
+        finally:
+            self._one_pass.release()
 
     def cancel(self):
         """Stop the run in flight (it ends at its next layer); the last finished run stays."""
@@ -126,6 +143,16 @@ class Checkpoints(QObject):
     def head_session(self, layer, head):
         """The latest run's head as an ordinary session (CheckpointError/SessionError say why not)."""
         return self.model.head_session(self.latest.run, layer, head)
+
+    def head_source(self, layer, head):
+        """Where ``head_session(layer, head)`` comes from, kept with the session so its edits can flow back."""
+        from explorer.models import head_source
+        return head_source(self.model, self.latest.run, layer, head)
+
+    def serves(self, source):
+        """True when the open model is the checkpoint ``source`` (a HeadSource) was made from."""
+        from pathlib import Path
+        return self.model is not None and Path(self.model.folder).resolve() == source.folder
 
     def shutdown(self):
         self._worker.stop()

@@ -255,12 +255,14 @@ class Edits(SettingsEdits):
         self._push_state(self._origin.copy(), "Reset to preset")
         return True
 
-    def set_session(self, session, text="Set up the demo"):
+    def set_session(self, session, text="Set up the demo", model_head=None):
         """Take ``session``'s tokens, Q/K/V and settings as ONE undo step (unlike ``load``: the file,
         the undo history and the preset Reset goes back to stay; the selection stays too).
+        ``model_head``: the real model's head the session was made from (``explorer.models.HeadSource``).
         True when anything changed, False when the state was that session already."""
-        new = State.from_session(validate_session(session))
-        if new.same_as(self._state):
+        new = replace(State.from_session(validate_session(session)), model_head=model_head)
+        old = self._state.model_head
+        if new.same_as(self._state) and (old is model_head or (old is not None and old.same_head(model_head))):
             return False
         self._push_state(new, text)
         return True

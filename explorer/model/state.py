@@ -32,6 +32,9 @@ class State:
     matrices: dict
     settings: Settings
     query_tokens: tuple | None = None  # cross-attention: the queries' own tokens
+    # the real model's head this state was opened from and edited since (explorer.models.HeadSource), or
+    # None; every edit keeps it, so undo and redo carry it with the numbers (F25)
+    model_head: object | None = None
 
     @classmethod
     def from_session(cls, session):

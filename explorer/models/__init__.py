@@ -10,7 +10,8 @@ memory-mapped with the ``safetensors`` package, text is split with ``tokenizers`
     run = model.run("the cat sat on the mat the cat sat on the mat",
                     progress=print, cancelled=lambda: False)
     run.tokens, run.ids, run.attentions.shape     # (layers, heads, L, L)
-    session = model.head_session(run, layer=1, head=0)   # an ordinary explorer session
+    session = model.head_session(run, layer=1, head=0)   # an ordinary explorer session (indices from 0)
+    edited = model.run_ids(run.ids, edits={(1, 0): session})   # F25: the session in place of that head
     model.notable_heads                           # the embedded model's previous-token and induction heads
 
 Every bad file raises ``CheckpointError`` (explorer.core.errors) naming the file and the tensor.
@@ -20,6 +21,7 @@ from pathlib import Path
 from explorer.core.errors import CheckpointError
 
 from .config import ModelConfig
+from .flow_back import HeadSource, NextToken, NextTokenChange, head_source, next_token_change
 from .forward import RunCancelled
 from .head_roles import HeadScores, NotableHead, induction_scores, previous_token_scores, repeated_random_ids
 from .hf_cache import CachedModel, find_cached, hub_cache_dir, list_cached_models
@@ -33,7 +35,7 @@ def open_embedded_model() -> Model:
     return open_checkpoint(EMBEDDED_MODEL)
 
 
-__all__ = ["CachedModel", "CheckpointError", "EMBEDDED_MODEL", "HeadScores", "Model", "ModelConfig",
-           "NotableHead", "Run", "RunCancelled", "find_cached", "hub_cache_dir", "induction_scores",
-           "list_cached_models", "open_checkpoint", "open_embedded_model", "previous_token_scores",
-           "repeated_random_ids"]
+__all__ = ["CachedModel", "CheckpointError", "EMBEDDED_MODEL", "HeadScores", "HeadSource", "Model", "ModelConfig",
+           "NextToken", "NextTokenChange", "NotableHead", "Run", "RunCancelled", "find_cached",
+           "head_source", "hub_cache_dir", "induction_scores", "list_cached_models", "next_token_change",
+           "open_checkpoint", "open_embedded_model", "previous_token_scores", "repeated_random_ids"]

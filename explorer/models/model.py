@@ -112,21 +112,21 @@ class Model:
 
     def _edited_head(self, key, session: Session, length: int):
         """An edited head's weights (L, L) and output contribution (L, D), computed as the explorer does."""
-        from explorer.core.pipeline import run_pipeline
+        from .flow_back import head_contribution
         layer, head = key
         self._check_head(layer, head)
-        result = run_pipeline(session.matrices, session.settings)
-        output = result.heads.output
-        if output.shape != (length, self.config.hidden) or result.n_heads != 1:
+        weights, output = head_contribution(session.matrices, session.settings)
+        if output.shape != (length, self.config.hidden):
             raise ShapeError(f"the session for layer {layer} head {head} gives one head's output of shape "
                              f"{output.shape}; the model needs ({length}, {self.config.hidden}) with one head")
-        return result.heads.weights[0].astype(np.float32), output.astype(np.float32)
+        return weights.astype(np.float32), output.astype(np.float32)
 
     def head_session(self, run: Run, layer: int, head: int) -> Session:
-        """Head ``head`` of ``layer`` in ``run`` as an editable session whose scores and weights are the
-        model's (projected mode; biases carried by a constant-1 last column of X — see head_session.py)."""
+        """Head ``head`` of ``layer`` (indices from 0; the title counts from 1, as the window does) in ``run``
+        as an editable session whose scores and weights are the model's (projected mode; biases carried
+        by a constant-1 last column of X — see head_session.py)."""
         self._check_head(layer, head)
-        title = f"{self.name} · layer {layer} head {head}"
+        title = f"{self.name} · layer {layer + 1} head {head + 1}"  # counted from 1, as the window counts
         return build_head_session(self.layout.layer(layer), self.config, run.attn_inputs[layer], run.labels,
                                   layer, head, title)
 

@@ -27,11 +27,13 @@ class HeadGrid(QWidget):
         self._shape = (0, 0)
         self._labels = ("", "")
         self._badges = {}
+        self._first = 0
         self.hovered = None
         self.selected = None
 
-    def set_thumbnails(self, thumbs, row_label="layer", col_label="head", badges=None):
-        """Show ``thumbs`` (R, C, h, w), values in [0, 1]; ``badges`` {(r, c): short text}."""
+    def set_thumbnails(self, thumbs, row_label="layer", col_label="head", badges=None, first=0):
+        """Show ``thumbs`` (R, C, h, w), values in [0, 1]; ``badges`` {(r, c): short text}; rows and columns
+        are labelled from ``first`` (signals always give indices from 0)."""
         thumbs = np.asarray(thumbs, dtype=np.float64)
         rows, cols = thumbs.shape[:2]
         index = np.clip(np.nan_to_num(thumbs) * 255, 0, 255).astype(np.uint8)
@@ -39,6 +41,7 @@ class HeadGrid(QWidget):
         self._images = [[QImage(rgb[r, c].tobytes(), rgb.shape[3], rgb.shape[2], 3 * rgb.shape[3],
                                 QImage.Format.Format_RGB888).copy() for c in range(cols)] for r in range(rows)]
         self._shape, self._labels, self._badges = (rows, cols), (row_label, col_label), dict(badges or {})
+        self._first = int(first)
         self.updateGeometry()
         self.update()
 
@@ -102,14 +105,14 @@ class HeadGrid(QWidget):
         p.setPen(fg)
         for c in range(cols):
             rect = self.cell_rect(0, c)
-            text = f"{self._labels[1]} {c}"
-            if fm.horizontalAdvance(text) > rect.width():  # narrow cells: "h0"
-                text = f"{self._labels[1][:1]}{c}"
+            text = f"{self._labels[1]} {c + self._first}"
+            if fm.horizontalAdvance(text) > rect.width():  # narrow cells: "h1"
+                text = f"{self._labels[1][:1]}{c + self._first}"
             p.drawText(QRectF(rect.x(), 0, rect.width(), LABEL_H), Qt.AlignmentFlag.AlignCenter, text)
         for r in range(rows):
             rect = self.cell_rect(r, 0)
             p.drawText(QRectF(0, rect.y(), LABEL_W - 4, rect.height()),
-                       Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"{self._labels[0]} {r}")
+                       Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"{self._labels[0]} {r + self._first}")
             for c in range(cols):
                 rect = self.cell_rect(r, c)
                 p.drawImage(rect, self._images[r][c])

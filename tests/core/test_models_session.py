@@ -85,7 +85,7 @@ def test_a_head_session_is_valid_and_survives_save_and_load(tmp_path):
     run = model.run(TEXT)
     session = model.head_session(run, 1, 1)
     assert validate_session(session) == session
-    assert "layer 1 head 1" in session.title
+    assert "layer 2 head 2" in session.title          # indices from 0; the title counts from 1, as the window
     save_session(session, tmp_path / "head.json")
     assert load_session(tmp_path / "head.json") == session
 

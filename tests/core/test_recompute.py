@@ -81,8 +81,8 @@ def test_a_fully_masked_row_gets_zero_weights_not_nan():
 
 def test_overflow_is_a_clear_error_naming_the_head():
     mats, s = direct(3, 2, 2), Settings(heads=2, scale_mode="custom", scale=1e3)
-    mats["Q"][1, 1] = mats["K"][2, 1] = 1e306
-    with pytest.raises(NonFiniteError, match="head 1"):
+    mats["Q"][1, 1] = mats["K"][2, 1] = 1e306  # the second head's column: head 2, as the window counts
+    with pytest.raises(NonFiniteError, match="head 2,"):
         rc.recompute(mats, s)
 
 
@@ -133,10 +133,10 @@ def test_threads_name_the_first_overflowing_head_in_order_and_stop_together_when
     from concurrent.futures import ThreadPoolExecutor
 
     mats, s = direct(3, 8, 4), Settings(heads=4, scale_mode="custom", scale=1e3)
-    mats["Q"][1, 2:4] = mats["K"][2, 2:4] = 1e306  # head 1 overflows
-    mats["Q"][1, 6:8] = mats["K"][2, 6:8] = 1e306  # and head 3
+    mats["Q"][1, 2:4] = mats["K"][2, 2:4] = 1e306  # index 1 overflows (the message counts from 1: head 2)
+    mats["Q"][1, 6:8] = mats["K"][2, 6:8] = 1e306  # and index 3 (head 4)
     with ThreadPoolExecutor(1) as pool:
-        for order, named in (([0, 1, 2, 3], "head 1"), ([3, 2, 1, 0], "head 3"), ([2, 1, 3, 0], "head 1")):
+        for order, named in (([0, 1, 2, 3], "head 2,"), ([3, 2, 1, 0], "head 4,"), ([2, 1, 3, 0], "head 2,")):
             with pytest.raises(NonFiniteError, match=named):
                 rc.recompute(mats, s, order=order, executor=pool, lanes=2)
         assert rc.recompute(direct(9, 8, 4), Settings(heads=4), executor=pool, lanes=2,
@@ -160,7 +160,7 @@ def test_an_overflow_to_minus_infinity_is_caught_though_the_row_maximum_stays_fi
     mats, s = direct(3, 2, 2), Settings(heads=1, scale_mode="custom", scale=1e3)
     mats["Q"][1] = [1e306, 0.0]
     mats["K"][2] = [-1e306, 0.0]  # q₁·k₂ = −∞
-    with pytest.raises(NonFiniteError, match="head 0"):
+    with pytest.raises(NonFiniteError, match="head 1,"):
         rc.recompute(mats, s, summarise=[])
 
 
@@ -193,6 +193,6 @@ def test_a_failing_head_stops_the_other_lanes_after_it_but_not_before_it(monkeyp
 
     monkeypatch.setattr(rc, "Lock", RecordingLock)
     monkeypatch.setattr(rc, "compute_head", held_back)
-    with ThreadPoolExecutor(1) as pool, pytest.raises(NonFiniteError, match="head 0"):
+    with ThreadPoolExecutor(1) as pool, pytest.raises(NonFiniteError, match="head 1,"):
         rc.recompute(mats, s, executor=pool, lanes=2)
     assert sorted(touched) == [0, 1]  # head 1 gave up at its first check; heads 3, 5, 7 never began

@@ -64,7 +64,7 @@ def test_an_overflow_in_a_helper_lane_is_a_message_and_the_old_results_stay(qtbo
         model.set_param("temperature", 0.5)
         model.recompute()
         qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
-        assert any("overflowed at head 3" in m for m in messages), messages  # the first in order
+        assert any("overflowed at head 4" in m for m in messages), messages  # index 3, the first in order
         np.testing.assert_array_equal(model.results.heads.weights, before)
     finally:
         model.shutdown()

@@ -1,11 +1,13 @@
 """Model view (F19): a real model's every layer and head on typed text, as a grid of attention
 thumbnails (BertViz's model view); click a head and it becomes the session — its real numbers in
-the editor and heatmaps, every one editable. A tiny model that ships with the app opens first."""
+the editor and heatmaps, every one editable — and below, what the model says next with the head as
+edited (F25). A tiny model that ships with the app opens first. Layers and heads count from 1 here,
+as the rest of the window counts heads."""
 from html import escape
 
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea,
-                               QSpinBox, QVBoxLayout)
+from PySide6.QtCore import QEvent, QTimer
+from PySide6.QtWidgets import (QBoxLayout, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+                               QScrollArea, QSpinBox, QVBoxLayout)
 
 from explorer.core.errors import ExplorerError
 from explorer.core.head_patterns import strongest_pattern
@@ -13,7 +15,8 @@ from explorer.widgets.head_grid import HeadGrid
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.number_text import format_bytes
 
-from .base import Panel
+from ..base import Panel
+from .next_tokens import NextTokensView
 
 DEFAULT_TEXT = "the cat sat on the mat and the dog ran to the door the cat sat on the mat and the dog ran"
 TYPING_PAUSE_MS = 300  # a run starts this long after the last keystroke (a newer one overtakes it)
@@ -65,10 +68,15 @@ class ModelViewPanel(Panel):
         self.grid.cellClicked.connect(self.open_head)
         self.info = QLabel(self)
         self.info.setWordWrap(True)
-        scroll = QScrollArea(self)
+        self.next_tokens = NextTokensView(model.flow_back, self)
+        self.grid_area = scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.grid)
         scroll.setMinimumHeight(150)  # two layers of thumbnails, whatever else the dock holds
+        # the heads and what the model says next: side by side where they fit, else one above the other
+        self.split = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        self.split.addWidget(scroll, 1)
+        self.split.addWidget(self.next_tokens)
 
         top = QHBoxLayout()
         top.addWidget(QLabel("Model", self))
@@ -86,7 +94,7 @@ class ModelViewPanel(Panel):
         layout.addLayout(top)
         layout.addLayout(row)
         layout.addWidget(self.status)
-        layout.addWidget(scroll, 3)
+        layout.addLayout(self.split, 3)
         layout.addWidget(self.info)
         layout.addLayout(gen_row)
         layout.addWidget(self.rows, 2)
@@ -97,6 +105,7 @@ class ModelViewPanel(Panel):
         self.ck.generated.connect(self._generated)
         self._opened_at = None
         model.history_moved.connect(self._history_moved)
+        model.flow_back.changed.connect(lambda: QTimer.singleShot(0, self._arrange))  # the table's width changed
         self._fill_choices()
         self._hovered(-1, -1)
 
@@ -138,8 +147,29 @@ class ModelViewPanel(Panel):
             return
         self.ck.run(self.text.text())
 
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._arrange()
+
+    def eventFilter(self, watched, event):
+        if event.type() == QEvent.Type.Resize and watched is self.parentWidget():
+            self._arrange()  # the dock's viewport: the panel itself keeps its minimum width when it shrinks
+        return super().eventFilter(watched, event)
+
+    def _arrange(self):
+        """Side by side when the grid at its smallest and the next-token table both fit the width."""
+        room = self.parentWidget().width() if self.parentWidget() is not None else self.width()  # a dock's viewport
+        margins = self.layout().contentsMargins()
+        need = (self.grid.minimumSizeHint().width() + 2 * self.grid_area.frameWidth() + self.split.spacing()
+                + self.next_tokens.minimumSizeHint().width() + margins.left() + margins.right())
+        wanted = QBoxLayout.Direction.LeftToRight if room >= need else QBoxLayout.Direction.TopToBottom
+        if self.split.direction() != wanted:
+            self.split.setDirection(wanted)
+
     def showEvent(self, event):
         super().showEvent(event)
+        if self.parentWidget() is not None:
+            self.parentWidget().installEventFilter(self)  # (once: Qt ignores a second install)
         if self.ck.model is None:
             QTimer.singleShot(0, self.open_model)  # the embedded model: nothing to download
 
@@ -159,7 +189,7 @@ class ModelViewPanel(Panel):
     def _ran(self):
         latest, m = self.ck.latest, self.ck.model
         notable = {(h.layer, h.head): BADGES.get(h.role, h.role) for h in (m.notable_heads or [])}
-        self.grid.set_thumbnails(latest.thumbnails, badges=notable)
+        self.grid.set_thumbnails(latest.thumbnails, badges=notable, first=1)
         c = m.config
         unknown = sum(t == "<unk>" for t in latest.run.tokens)
         warn = (f" <span style='color:#b00020'>{unknown} of them unknown to this model (&lt;unk&gt;): its vocabulary "
@@ -181,7 +211,7 @@ class ModelViewPanel(Panel):
         last = gen.rows[-1]  # (layers, heads, t): the newest token's rows, 1 × t per head
         labels = [m.token_label(t) for t in gen.prompt_ids + gen.new_ids[:-1]] + [words[-1]]
         flat = last.reshape(-1, last.shape[-1])
-        self.rows.set_matrix(flat, row_labels=[f"L{i} H{j}" for i in range(c.layers) for j in range(c.heads)],
+        self.rows.set_matrix(flat, row_labels=[f"L{i + 1} H{j + 1}" for i in range(c.layers) for j in range(c.heads)],
                              col_labels=labels[:flat.shape[1]], levels=(0.0, 1.0), finite=True)
         self.rows.setVisible(True)
 
@@ -198,19 +228,21 @@ class ModelViewPanel(Panel):
         role = "".join(f" — {'an' if h.role[0] in 'aeiou' else 'a'} {h.role} head (score {h.score:.2f})"
                        for h in known)
         where = f"mostly {words} ({score:.2f})" if not words.startswith("no one") else f"{words}, {score:.2f})"
-        self.info.setText(f"<b>layer {layer}, head {head}</b>: on this text its weight goes to {where}{role}. "
+        self.info.setText(f"<b>layer {layer + 1}, head {head + 1}</b>: on this text its weight goes to {where}{role}. "
                           f"Click to open it as the session.")
 
     def open_head(self, layer, head):
-        """Make head (layer, head) of the latest run the session: one undo step, every number editable."""
+        """Make head (layer, head) (indices from 0) of the latest run the session: one undo step, every
+        number editable; the session remembers the head, so its edits flow back into the model."""
         if self.ck.latest is None:
             return False
         try:
             session = self.ck.head_session(layer, head)
         except ExplorerError as exc:
-            self.model.notify(f"Cannot open layer {layer} head {head}: {exc}")
+            self.model.notify(f"Cannot open layer {layer + 1} head {head + 1}: {exc}")
             return False
-        opened = self.model.set_session(session, f"Open {session.title}")
+        opened = self.model.set_session(session, f"Open {session.title}",
+                                        model_head=self.ck.head_source(layer, head))
         self.model.set_selection(row=session.settings.selected_row)  # the last token: where a pattern shows
         self.grid.selected = (layer, head)  # outlined until the history moves on (an undo, an edit)
         self._opened_at = self.model.history_index()

@@ -1,0 +1,176 @@
+"""Edits flow back into the model (F25), in the window: while the session is a real model's head, what
+the model says next with the session in place of that head — run again after each edit on a worker
+(debounced, the newest edit wins, cancellable), beside what it said before any edit.
+
+The session's own numbers and settings go to ``explorer.models.next_token_change``, which runs the
+session's pipeline and the forward pass; nothing here computes. One state value says where it stands:
+
+    NONE     the session is not a model's head (a preset, a file)   → a head is opened: WAITING
+    CLOSED   its model is no longer the open one                    → that model opened again: WAITING
+    MISFIT   the session cannot stand in for the head (a token more, two heads, …; ``reason`` says)
+    WAITING  an edit is waiting for its pass, or the pass runs      → READY, FAILED or STOPPED
+    READY    ``result`` describes the session as it is now           → an edit: WAITING
+    STOPPED  cancelled (``result`` is from before, if any)          → an edit: WAITING
+    FAILED   the pass refused the numbers (``reason``)              → an edit: WAITING
+"""
+import time
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from explorer.core.errors import ExplorerError
+
+from .worker import RecomputeWorker
+
+NONE, CLOSED, MISFIT, WAITING, READY, STOPPED, FAILED = ("none", "closed", "misfit", "waiting", "ready", "stopped",
+                                                         "failed")
+PAUSE_MS = 120     # a pass starts this long after the last edit …
+MOST_WAIT_S = 0.4  # … or this long after the first one still waiting, so a long drag still shows results
+TOP_K = 8
+
+
+class FlowBack(QObject):
+    """``changed()`` when ``state``, ``reason`` or ``result`` change; ``progress(text)`` during a pass."""
+
+    changed = Signal()
+    progress = Signal(str)
+
+    def __init__(self, model, checkpoints, parent=None):
+        super().__init__(parent)
+        self.model, self.ck = model, checkpoints
+        self.state, self.reason = NONE, ""
+        self.result = None   # explorer.models.NextTokenChange of the newest pass that finished
+        self.source = None   # the HeadSource ``result`` belongs to
+        self.watching = False
+        self._baseline = None  # (source, the unedited run's weights of the later layers)
+        self._seen = None      # what the state was worked out for: (source, revision, open model)
+        self._done_for = None  # … and what ``result`` was computed for
+        self._asked = 0        # generation of the newest pass asked for
+        self._first_wait = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self._start)
+        self._worker = RecomputeWorker(self)
+        self._worker.done.connect(self._done)
+        model.changed.connect(self.refresh)
+        model.history_moved.connect(self.refresh)
+        checkpoints.opened.connect(self.refresh)
+
+    @property
+    def busy(self):
+        """True while a pass waits or runs."""
+        return self._timer.isActive() or self._worker.busy
+
+    def watch(self, on):
+        """Passes run only while someone looks (the view shown); looking again catches up."""
+        self.watching = bool(on)
+        if self.watching and self.state == WAITING and not self.busy:
+            self._schedule()
+
+    def refresh(self, *_):
+        """Work out the state after an edit, an undo, a load or another model opened."""
+        source = self.model.state.model_head
+        seen = (source, self.model.revision, self.ck.model)
+        if seen == self._seen:
+            return
+        self._seen = seen
+        if source is not self.source:
+            self.source, self.result, self._done_for = source, None, None
+        if source is None:
+            return self._stop(NONE)
+        if not self.ck.serves(source):
+            return self._stop(CLOSED)
+        from explorer.models.flow_back import misfit
+        problem = misfit(source, self.model.state)
+        if problem is not None:
+            return self._stop(MISFIT, problem)
+        if self._done_for == seen:
+            return self._set(READY)
+        self._set(WAITING)
+        self._schedule()
+
+    def cancel(self):
+        """Stop the pass in flight (at its next layer); the last result stays, marked as before the edit."""
+        if self.state == WAITING:
+            self._stop(STOPPED)
+
+    def rerun(self):
+        """Run the stopped pass again (the session as it is now)."""
+        if self.state in (STOPPED, FAILED):
+            self._seen = None
+            self.refresh()
+
+    def finish(self):
+        """Start a waiting pass now and take its result (tests, the command line)."""
+        if self._timer.isActive():
+            self._timer.stop()
+            self._start()
+        last = self._worker.finish()
+        if last is not None:
+            self._done(*last)
+
+    def shutdown(self):
+        self._timer.stop()
+        self._worker.stop()
+
+    # ----- internals ---------------------------------------------------------------------------------
+    def _set(self, state, reason=""):
+        if (state, reason) != (self.state, self.reason) or state == READY:
+            self.state, self.reason = state, reason
+            self.changed.emit()
+
+    def _stop(self, state, reason=""):
+        self._timer.stop()
+        self._first_wait = None
+        self._asked += 1
+        self._worker.cancel(wait=False)
+        self._set(state, reason)
+
+    def _schedule(self):
+        if not self.watching:
+            return
+        now = time.monotonic()
+        if self._first_wait is None or not self._timer.isActive():
+            self._first_wait = now
+        if now - self._first_wait < MOST_WAIT_S or not self._timer.isActive():
+            self._timer.start(PAUSE_MS)
+
+    def _start(self):
+        """Snapshot the session (copies: later edits write in place) and hand it to the worker."""
+        self._first_wait = None
+        source, model = self.source, self.ck.model
+        if self.state != WAITING or source is None or model is None:
+            return
+        session = self.model.to_session()
+        baseline = self._baseline[1] if self._baseline and self._baseline[0].same_head(source) else None
+        if baseline is None and self._latest_is(source):
+            baseline = self.ck.latest.run.attentions[source.layer + 1:]  # the run the head was opened from
+        self._asked += 1
+        asked, seen, progress, exclusive = self._asked, self._seen, self.progress.emit, self.ck.exclusive
+
+        def job(cancelled):
+            from explorer.models import RunCancelled, next_token_change
+            try:
+                with exclusive(cancelled):
+                    found = next_token_change(model, source, session, k=TOP_K, progress=progress,
+                                              cancelled=cancelled, baseline=baseline)
+            except RunCancelled:
+                return None
+            return source, seen, found
+
+        self._worker.cancel(wait=False)
+        self._worker.submit(asked, job)
+
+    def _latest_is(self, source):
+        latest = self.ck.latest
+        return latest is not None and tuple(latest.run.ids) == source.ids and self.ck.serves(source)
+
+    def _done(self, asked, outcome):
+        if asked != self._asked or outcome is None:
+            return  # overtaken by a newer edit, or stopped
+        if isinstance(outcome, ExplorerError):
+            self._done_for = None
+            return self._set(FAILED, str(outcome))
+        source, seen, (change, baseline) = outcome
+        self._baseline = (source, baseline)
+        self.result, self._done_for = change, seen
+        self._set(READY if seen == self._seen else WAITING)

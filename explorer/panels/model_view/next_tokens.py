@@ -1,0 +1,183 @@
+"""What the model says next (F25): the likeliest next tokens before any edit and with the session's
+edited head, side by side, each with its change; which later heads changed most. Renders the model's
+``flow_back`` (explorer/model/flow_back.py), which runs the passes; nothing here computes."""
+from html import escape
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout
+
+from explorer.model.flow_back import CLOSED, FAILED, MISFIT, NONE, READY, STOPPED, WAITING
+from explorer.widgets.palette import BAD, BLUE, MUTED, VERMILLION, WEIGHT_BLUE
+
+EIGHTHS = " ▏▎▍▌▋▊▉█"
+BAR_CELLS = 4  # a probability of 1 fills this many characters
+LONGEST = 14  # characters of a token's label shown
+SHOWN_HEADS = 4
+TEXT_WIDTH = 260  # the view's narrowest, for its sentences when there is no table
+
+
+def percent(p):
+    """A probability as a person reads it, as rich text: "41.2%", "0.03%", "&lt;0.01%"."""
+    if p >= 0.0995:
+        return f"{100 * p:.1f}%"
+    if p >= 0.0001:
+        return f"{100 * p:.2f}%"
+    return "&lt;0.01%"  # (rich text)
+
+
+def points(change):
+    """A change of probability in percentage points: "+12.3", "−0.4", "±0"."""
+    value = 100 * change
+    if abs(value) < 0.05:
+        return "±0"
+    return f"{'+' if value > 0 else '−'}{abs(value):.1f}"
+
+
+def bar(p):
+    """A probability as a bar of block characters, in eighths of a character."""
+    eighths = int(round(p * BAR_CELLS * 8))
+    return "█" * (eighths // 8) + (EIGHTHS[eighths % 8] if eighths % 8 else "")
+
+
+def token_cell(entry, colour=None):
+    """The token's label (spaces as ·, as elsewhere), long ones cut with an ellipsis."""
+    style = f" style='padding-right:4px;{f'color:{colour}' if colour else ''}'"
+    text = entry.label if len(entry.label) <= LONGEST else entry.label[:LONGEST - 1] + "…"
+    return f"<td{style}>{escape(text)}</td>"
+
+
+def table(change, stale):
+    """Two ranked lists side by side: before the edit, and with the edited head (with each token's change)."""
+    ink = MUTED if stale else None
+    head = (f"<tr style='color:{MUTED}'><th align=left colspan=3>before any edit</th><th width=6></th>"
+            f"<th align=left colspan=4>with the edited head</th></tr>")
+    rows = []
+    for b, a in zip(change.before_top, change.after_top):
+        delta = a.change
+        tint = MUTED if stale or abs(delta) < 0.0005 else (BLUE if delta > 0 else VERMILLION)
+        rows.append(
+            f"<tr>{token_cell(b, ink)}"
+            f"<td align=right>{percent(b.before)}</td>"
+            f"<td style='color:{MUTED if stale else WEIGHT_BLUE}'>{bar(b.before)}</td><td></td>"
+            f"{token_cell(a, ink)}<td align=right>{percent(a.after)}</td>"
+            f"<td style='color:{MUTED if stale else WEIGHT_BLUE}'>{bar(a.after)}</td>"
+            f"<td align=right style='color:{tint}'>{points(delta)}</td></tr>")
+    return f"<table cellspacing=0 cellpadding=1>{head}{''.join(rows)}</table>"
+
+
+def favourite(change):
+    """What became of the unedited model's likeliest next token, when it lost its place."""
+    first = change.before_top[0]
+    if first.token_id == change.after_top[0].token_id:
+        return ""
+    return f"; “{escape(first.label)}” {percent(first.before)} → <b>{percent(first.after)}</b>"
+
+
+def later_heads(change, source):
+    """Which heads after the edited one changed most, counted from 1 as the window counts."""
+    if source.layer + 1 >= change.layers:
+        return (f"No layer comes after layer {source.layer + 1}: the edit changes the output only through the "
+                f"rest of this layer's block.")
+    moved = [(layer, head, c) for layer, head, c in change.later_heads if c >= 0.0005][:SHOWN_HEADS]
+    if not moved:
+        return "The heads of the later layers attend as before."
+    names = ", ".join(f"layer {layer + 1} head {head + 1} <b>{c:.2f}</b>" for layer, head, c in moved)
+    return (f"Later heads that changed most (the share of each row's weight that moved, on average): {names}.")
+
+
+class NextTokensView(QFrame):
+    """The next-token comparison for the session's model head, or why there is none."""
+
+    def __init__(self, flow, parent=None):
+        super().__init__(parent)
+        self.flow = flow
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.title = QLabel(self)
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.action = QPushButton("Cancel", self)
+        self.action.setToolTip("Stop the forward pass with the edited head (at its next layer)")
+        self.action.clicked.connect(self._act)
+        self.status = QLabel(self)
+        self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.RichText)
+        self.numbers = QLabel(self)
+        self.numbers.setTextFormat(Qt.TextFormat.RichText)
+        self.numbers.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.later = QLabel(self)
+        self.later.setWordWrap(True)
+        for label in (self.status, self.later):  # wrapped text follows the table's width, never widens it
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
+        self.setMinimumWidth(TEXT_WIDTH)
+        top = QHBoxLayout()
+        top.addWidget(self.title, 1)
+        top.addWidget(self.action)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.status)
+        layout.addWidget(self.numbers)
+        layout.addWidget(self.later)
+        flow.changed.connect(self.render)
+        flow.progress.connect(self._progress)
+        self.render()
+
+    def showEvent(self, event):
+        super().showEvent(event)
+        self.flow.watch(True)
+
+    def hideEvent(self, event):
+        super().hideEvent(event)
+        self.flow.watch(False)
+
+    def _act(self):
+        if self.flow.state == WAITING:
+            self.flow.cancel()
+        else:
+            self.flow.rerun()
+
+    def _progress(self, text):
+        if text and self.flow.state == WAITING:
+            self.status.setText(self._running(text))
+
+    def _running(self, progress=""):
+        source = self.flow.source
+        where = f" — {escape(progress)}" if progress else ""
+        before = " The numbers below are from before the last edit." if self.flow.result is not None else ""
+        return (f"Running {escape(source.name)} with the edited layer {source.layer + 1} head {source.head + 1}"
+                f"…{where}.{before}")
+
+    def render(self):
+        flow, source = self.flow, self.flow.source
+        state, result = flow.state, flow.result
+        after = f" after “{escape(result.last_token)}”" if result is not None and state != NONE else ""
+        self.title.setText(f"<b>What the model says next{after}</b>")
+        self.action.setVisible(state in (WAITING, STOPPED, FAILED))
+        self.action.setText("Cancel" if state == WAITING else "Run again")
+        shown = result is not None and state in (READY, WAITING, STOPPED)
+        self.numbers.setVisible(shown)
+        self.later.setVisible(shown)
+        if shown:
+            stale = state != READY
+            self.numbers.setText(table(result, stale))
+            self.later.setText(later_heads(result, source))
+        if state == NONE:
+            self.status.setText("The session is not a head of a real model, so there is no model for its edits to "
+                                "flow back into. Click a head above: then every edit of its numbers runs through "
+                                "the rest of the model, and here you see what it says next change.")
+        elif state == CLOSED:
+            self.status.setText(f"The session is {escape(source.describe())}, which is not the open model now: open "
+                                f"{escape(source.name)} again above to see what its edits change.")
+        elif state == MISFIT:
+            self.status.setText(f"The session was {escape(source.describe())}, but it cannot stand in for that head "
+                                f"now: {escape(flow.reason)}.")
+        elif state == WAITING:
+            self.status.setText(self._running())
+        elif state == STOPPED:
+            self.status.setText("Stopped." + (" The numbers below are from before the last edit." if shown else ""))
+        elif state == FAILED:
+            self.status.setText(f"<span style='color:{BAD}'>{escape(flow.reason)}</span>")
+        else:
+            self.status.setText(
+                f"{escape(source.name)} with its layer {source.layer + 1} head {source.head + 1} as the session has "
+                f"it now: <b>{percent(result.moved)}</b> of the probability moved{favourite(result)}.")
