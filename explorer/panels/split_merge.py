@@ -83,7 +83,7 @@ class SplitMergePanel(Panel):
         widths = [D, dv] + ([out.shape[1]] if has_wo else [])
         small = L <= MAX_NUMBERS_L and max(widths) <= MAX_NUMBERS_D
         hidden = self.model.revealed < 3  # the outputs are stage ③ of the lesson
-        scale = scale_text(self.model.settings, r)
+        scale = scale_text(self.model.settings, dh)
         grouped = kv < H and not self.model.cross  # K/V heads of their own (cross-attention: K has other rows)
         colour = [r.kv_head(h) for h in range(H)] if grouped else list(range(H))  # as the Heads panel's
         stages = [
