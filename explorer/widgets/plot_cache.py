@@ -5,6 +5,7 @@ from functools import partial
 
 import pyqtgraph as pg
 from PySide6.QtWidgets import QGraphicsItem
+from shiboken6 import isValid
 
 
 def cache_axes(*plots):
@@ -25,7 +26,7 @@ def cache_axes(*plots):
 
 def _new_cache_if_resized(ref):
     axis = ref()
-    if axis is None:
+    if axis is None or not isValid(axis):  # an axis replaced by another (setAxisItems) says so as it goes
         return
     size = axis.size().toTuple()
     if axis.__dict__.get("_cached_size") != size:
