@@ -14,6 +14,8 @@ class Panel(QWidget):
     # show the state itself and must follow every edit at once (a typed cell must land on its token).
     reads_results = True
     rendered = Signal()  # after a render from the results (the window uncovers a panel that has drawn)
+    # True for panels whose views keep a readable minimum: the dock shows them whole down to it, then scrolls
+    snug = False
 
     def __init__(self, model, parent=None):
         super().__init__(parent)
@@ -44,6 +46,14 @@ class Panel(QWidget):
         """What the panel can say from the state alone (a formula line with the new settings): set at once
         while the results of a large session are recomputed, so no heading names the old heads for ~0.6 s.
         Panels whose headings read the settings override it; the results follow with ``render``."""
+
+    def heightForWidth(self, width):
+        """With ``snug``, as tall as the panel must be rather than as its wrapped texts would like: the
+        dock's scroll area asks this, so the panel's views share the dock instead of scrolling out of it."""
+        layout = self.layout()
+        if self.snug and layout is not None:
+            return layout.minimumHeightForWidth(width)
+        return super().heightForWidth(width)
 
     def showEvent(self, event):
         super().showEvent(event)
