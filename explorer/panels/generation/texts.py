@@ -10,5 +10,5 @@ TOO_LARGE = ("The equivalence with full causal attention is checked live up to L
              "larger (the tests check it at every size).")
 SDPA_TRAP_SUMMARY = "<b>A trap</b>: <code>is_causal=True</code> with a single decode query"
 SDPA_TRAP = ("PyTorch's <code>scaled_dot_product_attention(q, k, v, is_causal=True)</code> aligns the mask to "
-             "the top-left when q has fewer rows than k, so a single decode query (1 × t) sees only key 0. A decode step needs an explicit mask (or none: the newest query may "
-             "see every cached key).")
+             "the top-left when q has fewer rows than k, so a single decode query (1 × t) sees only key 0. A decode "
+             "step needs an explicit mask (or none: the newest query may see every cached key).")
