@@ -8,6 +8,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QMessageBox, QScrollArea, QTabBar
 
 from explorer import __version__
+from explorer.dock_layout import arrange_default, fit_default_sizes
 from explorer.documents import Documents
 from explorer.loading_covers import LoadingCovers
 from explorer.model import AttentionModel
@@ -16,7 +17,7 @@ from explorer.settings_store import qsettings
 from explorer.style import style_dock, style_status_bar
 from explorer.view_menu import panel_action, readable_tabs
 
-L, R, B = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea, Qt.BottomDockWidgetArea
+L, R = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea
 
 
 @dataclass(frozen=True)
@@ -117,8 +118,9 @@ class MainWindow(QMainWindow):
         self._painted = False  # until the first paint, AFTER_FIRST_PAINT panels wait
         for spec in DOCKS:
             self._add_dock(spec)
-        self._arrange_default()
+        arrange_default(self)
         self._default_state = self.saveState()
+        self._layout_given = False  # a saved or a session's layout was applied: keep its sizes as they are
         self.documents = Documents(self, path)
         self.actions = {}
         self._build_menus()
@@ -249,34 +251,6 @@ class MainWindow(QMainWindow):
             if shown and not self.panels.is_built(name):
                 self._build_panel(name)
 
-    def _arrange_default(self):
-        d = self.docks
-        for dock in d.values():
-            dock.setFloating(False)
-            dock.show()
-        self.addDockWidget(L, d["editor"])
-        self.splitDockWidget(d["editor"], d["controls"], Qt.Vertical)
-        self.tabifyDockWidget(d["controls"], d["lesson"])
-        self.tabifyDockWidget(d["lesson"], d["sqrt_d"])
-        self.addDockWidget(R, d["scores"])
-        self.splitDockWidget(d["scores"], d["output"], Qt.Vertical)
-        self.splitDockWidget(d["scores"], d["weights"], Qt.Horizontal)
-        self.splitDockWidget(d["output"], d["readout"], Qt.Horizontal)
-        self.tabifyDockWidget(d["readout"], d["lines"])
-        self.tabifyDockWidget(d["lines"], d["heads"])
-        self.tabifyDockWidget(d["heads"], d["split_merge"])
-        self.tabifyDockWidget(d["split_merge"], d["positions"])
-        self.tabifyDockWidget(d["positions"], d["rope"])
-        self.tabifyDockWidget(d["rope"], d["generation"])
-        self.tabifyDockWidget(d["generation"], d["model_view"])
-        d["controls"].raise_()
-        d["readout"].raise_()
-        self.resizeDocks([d["editor"], d["scores"]], [640, 960], Qt.Horizontal)
-        self.resizeDocks([d["editor"], d["controls"]], [450, 450], Qt.Vertical)
-        self.resizeDocks([d["scores"], d["output"]], [560, 340], Qt.Vertical)
-        self.resizeDocks([d["scores"], d["weights"]], [480, 480], Qt.Horizontal)
-        self.resizeDocks([d["output"], d["readout"]], [380, 580], Qt.Horizontal)
-
     def _fit_screen(self):
         """Never start larger than the screen (a small laptop gets 95 % of it)."""
         screen = self.screen()
@@ -291,10 +265,14 @@ class MainWindow(QMainWindow):
         for dock in self.docks.values():
             dock.setFloating(False)
         self._restore_state(self._default_state)
+        fit_default_sizes(self)
         self._hide_stale_tab_bars()
 
     def showEvent(self, event):
         super().showEvent(event)
+        if not self._layout_given and not event.spontaneous():
+            self._layout_given = True  # once: the person's own resizing of the docks is theirs
+            fit_default_sizes(self)
         QTimer.singleShot(0, self._hide_stale_tab_bars)
         if not self._painted:  # in case no paint reaches the window itself (all covered by children)
             QTimer.singleShot(FIRST_PAINT_FALLBACK_MS, self._first_paint_done)
@@ -331,6 +309,7 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(QByteArray.fromBase64(layout["geometry"].encode("ascii")))
         if layout.get("state"):
             self._restore_state(QByteArray.fromBase64(layout["state"].encode("ascii")))
+            self._layout_given = True
 
     def restore_layout(self):
         settings = qsettings()

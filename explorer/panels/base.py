@@ -14,6 +14,8 @@ class Panel(QWidget):
     # show the state itself and must follow every edit at once (a typed cell must land on its token).
     reads_results = True
     rendered = Signal()  # after a render from the results (the window uncovers a panel that has drawn)
+    # True for panels whose views keep a readable minimum: the dock shows them whole down to it, then scrolls
+    snug = False
 
     def __init__(self, model, parent=None):
         super().__init__(parent)
@@ -22,8 +24,8 @@ class Panel(QWidget):
         self._stale = ALL  # draw everything the first time it is shown
         self._on_screen = True  # False while its dock is a tab behind another one
         model.changed.connect(self._on_changed)
-        if not self.reads_results:
-            model.state_changed.connect(self._on_changed)
+        # the state moved ahead of its results (a large recompute on the worker)
+        model.state_changed.connect(self._on_changed if not self.reads_results else self._on_state_ahead)
 
     def set_on_screen(self, on):
         """Told by the dock (``visibilityChanged``): a panel behind another tab waits, then catches up."""
@@ -36,12 +38,30 @@ class Panel(QWidget):
         if self._on_screen and self.isVisible():
             self._render_stale()
 
+    def _on_state_ahead(self, flags):
+        if self._on_screen and self.isVisible():
+            self.render_heading()
+
+    def render_heading(self):
+        """What the panel can say from the state alone (a formula line with the new settings): set at once
+        while the results of a large session are recomputed, so no heading names the old heads for ~0.6 s.
+        Panels whose headings read the settings override it; the results follow with ``render``."""
+
+    def heightForWidth(self, width):
+        """With ``snug``, as tall as the panel must be rather than as its wrapped texts would like: the
+        dock's scroll area asks this, so the panel's views share the dock instead of scrolling out of it."""
+        layout = self.layout()
+        if self.snug and layout is not None:
+            return layout.minimumHeightForWidth(width)
+        return super().heightForWidth(width)
+
     def showEvent(self, event):
         super().showEvent(event)
         self._render_stale()
 
     def _render_stale(self):
         if self.reads_results and self.model.pending:
+            self.render_heading()
             return  # the model's state moved ahead of its results; the recompute will call us
         flags, self._stale = self._stale, 0
         if flags:

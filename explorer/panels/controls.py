@@ -6,11 +6,13 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QL
 from explorer.core.plural import count
 from explorer.core.settings_schema import SCHEMA
 from explorer.model import SETTINGS, STRUCTURE
+from explorer.widgets.fitting_text import FittingText, shrinkable
 from explorer.widgets.number_text import format_number
 
 from .base import Panel
 from .setting_controls import SettingControl
 
+NARROW_COMBO_CHARACTERS = 10  # what a combo keeps of its choice when the dock is narrow
 SINUSOIDAL_NEEDS_X = "Sinusoidal PE is added to the token vectors X: choose 'project X' above first"
 
 
@@ -26,7 +28,7 @@ class ControlsPanel(Panel):
         form.setFieldGrowthPolicy(QFormLayout.AllNonFixedFieldsGrow)
         self.bound = {name: SettingControl(model, name, self) for name in
                       ("source", "positions", "scale_mode", "scale", "temperature")}
-        self.bound["causal"] = SettingControl(model, "causal", self, "causal mask (no peeking at later tokens)")
+        self.bound["causal"] = SettingControl(model, "causal", self)
         self.source, self.positions = self.bound["source"].widget, self.bound["positions"].widget
         self.scale_mode, self.scale_value = self.bound["scale_mode"].widget, self.bound["scale"].widget
         self.temperature, self.causal = self.bound["temperature"].widget, self.bound["causal"].widget
@@ -80,6 +82,15 @@ class ControlsPanel(Panel):
         self.shape.setWordWrap(True)
         self.shape.setTextInteractionFlags(Qt.TextSelectableByMouse)
         form.addRow("Shapes", self.shape)
+        self._fit_narrow()
+
+    def _fit_narrow(self):
+        """A narrow dock (the window at 1024 × 640) shortens the long texts instead of cutting them off:
+        the combos show what fits of their choice (their lists stay whole), the check boxes a short form."""
+        for combo in (self.source, self.positions, self.scale_mode, self.kv_heads):
+            shrinkable(combo, NARROW_COMBO_CHARACTERS)
+        self._fitting = [FittingText(self.causal, ("causal mask (no peeking at later tokens)", "causal mask")),
+                         FittingText(self.cross, ("separate query tokens (cross-attention)", "cross-attention"))]
 
     def _cross_toggled(self, on):
         if not self.model.set_cross(on):  # refused (it says why): show what the session is

@@ -3,10 +3,11 @@ add or remove tokens and dimensions; rename tokens."""
 import numpy as np
 from PySide6.QtCore import QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QAbstractItemDelegate, QHBoxLayout, QInputDialog, QLabel, QSpinBox,
+from PySide6.QtWidgets import (QAbstractItemDelegate, QHBoxLayout, QInputDialog, QLabel, QSizePolicy, QSpinBox,
                                QStackedWidget, QToolBar, QVBoxLayout, QWidget)
 
 from explorer.model import SELECTION, SETTINGS, STRUCTURE, VALUES
+from explorer.widgets.fitting_text import FittingText
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.matrix_table import MatrixTableModel, MatrixTableView
 
@@ -28,6 +29,13 @@ ROLES = {"Q": ("looks for", "Query: what each token is looking for (我在找什
 # (row label prefix, column label prefix) of the projection matrices; None rows = the tokens
 LABELS = {"Q": (None, "d"), "K": (None, "d"), "V": (None, "d"), "X": (None, "x"), "X_src": (None, "x"), "Wq": ("q", "x"),
           "Wk": ("k", "x"), "Wv": ("v", "x"), "Wo": ("o", "v")}
+# A table whose rows are its left neighbour's (K beside Q, V beside K): where the tables do not fit side by
+# side, it leaves the row labels to that neighbour; the two always scroll together.
+SHARES_ROWS = {"K": "Q", "V": "K", "derivedK": "derivedQ", "derivedV": "derivedK"}
+HINT = ("Type a number, or drag left/right on a cell to scrub it (Shift = fine). Double-click a token to rename it. "
+        "Shift+click selects a block; Ctrl+C / Ctrl+V copy and paste it.")
+LOW_DOCK = 330  # px: below this the hint becomes the slider's tooltip, the tables keep the room
+TABLE_MIN_ROWS = 3  # rows of a table that stay in view however low the dock (then it scrolls)
 STRETCH_UP_TO = 6  # columns: up to this many share the table's width, more scroll
 SLIDER_RANGE = 5.0
 EMPTY = np.zeros((0, 0))  # what the table of a matrix the session does not have (X_src) shows
@@ -37,6 +45,7 @@ class EditorPanel(Panel):
     """Three tables (Q, K, V) sharing the token labels, a toolbar, and a slider for the selected cell."""
 
     reads_results = False  # except the read-only X·Wᵀ tables, which wait for the results below
+    snug = True  # a low dock keeps the slider and at least TABLE_MIN_ROWS rows of each table in view
     # The read-only X·Wᵀ tables (``views["derived…"]``) were just made, showing the results of the
     # moment: the window covers them while a session's results are being computed.
     viewsAdded = Signal()
@@ -44,6 +53,7 @@ class EditorPanel(Panel):
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
         self.tables, self.views, self.titles = {}, {}, {}
+        self._fitting = []  # the tables' titles: "K — is found by", or "K" where the table is narrow
         self._lines = []  # (QHBoxLayout, names) of the tables side by side, to share their width
         self.actions = {}
         self._active = "Q"
@@ -69,11 +79,10 @@ class EditorPanel(Panel):
         bottom.addWidget(self.cell_label)
         bottom.addWidget(self.cell_slider, 1)
         layout.addLayout(bottom)
-        hint = QLabel("Type a number, or drag left/right on a cell to scrub it (Shift = fine). Double-click a "
-                      "token to rename it. Shift+click selects a block; Ctrl+C / Ctrl+V copy and paste it.", self)
-        hint.setWordWrap(True)
-        hint.setStyleSheet("color: #555;")
-        layout.addWidget(hint)
+        self.hint = QLabel(HINT, self)
+        self.hint.setWordWrap(True)
+        self.hint.setStyleSheet("color: #555;")
+        layout.addWidget(self.hint)
 
     # ----- building ------------------------------------------------------------------------------
     def _build_toolbar(self):
@@ -155,6 +164,11 @@ class EditorPanel(Panel):
                                      block_edit_handler=lambda t, l, b: m.set_block(name, t, l, b), parent=self)
         view = MatrixTableView(self)
         view.setObjectName(f"table{name}")
+        # its share of the line's width comes from the stretch its numbers need (_share_width) alone
+        view.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Expanding)
+        row = view.verticalHeader().defaultSectionSize()  # the column header is as tall
+        view.setMinimumHeight((TABLE_MIN_ROWS + 1) * row + view.horizontalScrollBar().sizeHint().height()
+                              + 2 * view.frameWidth())
         view.column_fit.stretch_up_to = STRETCH_UP_TO
         view.setModel(table)
         view.rejected.connect(lambda text: m.notify(f"{name}: {text}"))
@@ -174,11 +188,18 @@ class EditorPanel(Panel):
             view.verticalHeader().sectionDoubleClicked.connect(lambda row, side=side: self.rename_token(row, side=side))
             view.verticalHeader().setToolTip("Double-click a token to rename it")
         self.tables[name], self.views[name] = table, view
+        left = self.views.get(SHARES_ROWS.get(name))
+        if left is not None:  # the same rows (unless the queries are separate: see _shared_rows)
+            for a, b in ((left, view), (view, left)):
+                a.verticalScrollBar().valueChanged.connect(
+                    lambda value, a=a, b=b: self._shared_rows(a, b) and b.verticalScrollBar().setValue(value))
         box = QVBoxLayout()
         short, tip = ROLES[name]
         shown = name[-1] if name.startswith("derived") else name
-        title = QLabel(f"<b>{shown}</b> <span style='color:#555'>— {short}</span>", self)
+        title = QLabel(self)
         title.setToolTip(tip)
+        self._fitting.append(FittingText(title, ((f"<b>{shown}</b> <span style='color:#555'>— {short}</span>",
+                                                  f"{shown} — {short}"), (f"<b>{shown}</b>", shown))))
         view.setToolTip(tip)
         box.addWidget(title)
         box.addWidget(view, 1)
@@ -299,9 +320,37 @@ class EditorPanel(Panel):
     def _share_width(self):
         """Tables side by side share the width as their numbers need it (Q and K of four columns get
         more than a V of three), so none scrolls while another has room to spare."""
+        self._fit_row_labels()
         for line, names in self._lines:
             for i, name in enumerate(names):
                 line.setStretch(i, max(1, self.views[name].column_fit.needed_width()))
+
+    def _shared_rows(self, a, b):
+        """Whether tables ``a`` and ``b`` (views) show the same rows now (K's are not Q's in cross-attention)."""
+        names = {a.objectName()[5:], b.objectName()[5:]}
+        return not (self.model.cross and names & {"Q", "derivedQ"})
+
+    def _fit_row_labels(self):
+        """Where a line of tables is narrower than they need (the window at 1024 × 640), the tables whose
+        rows are their left neighbour's leave the row labels to it, so every column shows."""
+        room = self.width() - 8  # the panel's margins
+        for _, names in self._lines:
+            shown = [n for n in names if self.views[n].isVisibleTo(self) or not self.isVisible()]
+            full = sum(self.views[n].column_fit.needed_width(with_labels=True) for n in shown) + 2 * len(shown)
+            for name in shown:
+                left = SHARES_ROWS.get(name)
+                if left is not None:
+                    shared = self._shared_rows(self.views[name], self.views[left])
+                    self.views[name].verticalHeader().setVisible(not (shared and full > room))
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._share_width()
+        low = self.height() < LOW_DOCK  # a low dock: the tables get the room, the hint becomes a tooltip
+        if self.hint.isVisibleTo(self) == low:
+            self.hint.setVisible(not low)
+            self.cell_label.setToolTip(HINT if low else "")
 
     def _follow_selected_row(self):
         """Keep the tables' current row on the query row chosen anywhere (a heatmap click, the controls)."""

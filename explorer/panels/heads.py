@@ -21,7 +21,7 @@ from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import BAD, BAND, CMAPS, FRAME, INK, head_colour
 
 from .base import ALL, Panel
-from .head_style import scale_text
+from .head_style import head_width, scale_text
 from .heatmap_panel import nice_symmetric_levels
 
 MAX_SHOWN = 16  # heads drawn in the grid; more are summarised as "showing 16 of H"
@@ -285,7 +285,7 @@ class HeadsPanel(Panel):
         cols = self.grid_columns(shown)
         self._tight = self._labels_tight(tokens, cols) or self._labels_tight(queries, cols)
         blank, blank_q = [""] * len(tokens), [""] * len(queries)
-        scale = scale_text(s, r)
+        scale = scale_text(s, r.d_head)
         for cell in self.cells:
             h = cell.head
             first_col, top_row = h % cols == 0, h < cols
@@ -305,17 +305,26 @@ class HeadsPanel(Panel):
         self.colorbar.setLevels(levels)
         self.colorbar_view.setVisible(not hidden)
 
+        self.render_heading()
+        self._show_selection()
+
+    def render_heading(self):
+        """The caption and the heads combo, from the state: they follow a new number of heads at once,
+        before its results."""
+        self._sync_combo()
+        m = self.model
+        s, D = m.settings, m.widths()[0]
+        n_heads, kv, d_head = s.heads, m.state.kv_heads, head_width(m)
         what = "weights A_h = softmax(S_h)" if self.mode == "weights" else "scores S_h = Q_h K_hᵀ · scale"
-        D = r.q.shape[1]
+        scale = scale_text(s, d_head)
         shared = ""
-        if r.kv_heads < n_heads:
-            shared = (f" They share {count(r.kv_heads, 'K/V head')} (grouped-query attention): heads of one colour read "
-                      f"the same K and V, {n_heads // r.kv_heads} query heads to each, in Hugging Face's repeat_kv order.")
+        if kv < n_heads:
+            shared = (f" They share {count(kv, 'K/V head')} (grouped-query attention): heads of one colour read "
+                      f"the same K and V, {n_heads // kv} query heads to each, in Hugging Face's repeat_kv order.")
         self.caption.setText(
-            f"<b>Heads</b>: D = {D} cut into H = {n_heads} slices of d_h = {r.d_head}; each head attends on its own "
+            f"<b>Heads</b>: D = {D} cut into H = {n_heads} slices of d_h = {d_head}; each head attends on its own "
             f"with scale {escape(scale)}.{shared} Shown: each head's {what} (rows: query, columns: key). Click a head "
             f"to show it in the other panels.")
-        self._show_selection()
 
     def _show_selection(self):
         """Outline the selected head and row; the note below the grid."""

@@ -39,6 +39,7 @@ class HeatmapPanel(Panel):
         self.heatmap = Heatmap(cmap=self.cmap, row_title="query", col_title=self.col_title,
                                colorbar_label=self.colorbar_label, masked_text=self.masked_text, parent=self)
         self._drawn_head = None
+        self._notes = ""  # what the last drawn results add to the caption (a warning), kept while they recompute
         self._guess_seen = None  # (guess, history index when it was first outlined)
         model.history_moved.connect(self._outline_guess)
         self.heatmap.tooltip_provider = self._tooltip_if_shown
@@ -96,14 +97,27 @@ class HeatmapPanel(Panel):
         return None if allowed is None else ~allowed
 
     def head_note(self):
-        r = self.model.results
-        return f", head {self.head() + 1}/{r.n_heads}" if r.n_heads > 1 else ""
+        heads = self.model.settings.heads
+        return f", head {self.head() + 1}/{heads}" if heads > 1 else ""
+
+    def heading(self):
+        """The caption from the state alone (settings, widths), without ``_notes``."""
+        raise NotImplementedError
+
+    def render_heading(self):
+        """The caption: the formula with the current settings, then what the last results added."""
+        if self.hidden():
+            task = ("guess first: click the cell you expect to be darkest, then reveal" if self.stage < 3 else
+                    "which rows of V will each output mix? Think, then reveal")
+            self.caption.setText(f"<b>{'①②③'[self.stage - 1]} hidden</b> — {task}")
+        else:
+            self.caption.setText(self.heading() + self._notes)
 
     def tooltip(self, row, col):
         return ""
 
     def draw(self):
-        """Subclasses put their matrix and caption on screen."""
+        """Subclasses put their matrix on screen (and in ``_notes`` what it adds to the caption)."""
         raise NotImplementedError
 
     def render(self, flags):
@@ -123,7 +137,4 @@ class HeatmapPanel(Panel):
         self.reveal_button.setEnabled(self.model.revealed == self.stage - 1)  # the stages come in order
         self.heatmap.set_selected_row(self.model.settings.selected_row)
         self._outline_guess()
-        if hidden:
-            task = ("guess first: click the cell you expect to be darkest, then reveal" if self.stage < 3 else
-                    "which rows of V will each output mix? Think, then reveal")
-            self.caption.setText(f"<b>{'①②③'[self.stage - 1]} hidden</b> — {task}")
+        self.render_heading()

@@ -23,6 +23,8 @@ HIDDEN_TEXT = "weights hidden until ② is revealed"
 class AttentionLinesPanel(Panel):
     """F5: each query's weights as lines to the keys; hover a token to isolate its lines, click a query to select it."""
 
+    snug = True  # the dock shows it whole down to its views' minimum (the lines thin their labels), then scrolls
+
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
         self.caption = QLabel(self)

@@ -16,12 +16,14 @@ class OutputPanel(HeatmapPanel):
         cols = [f"d{j}" for j in range(o.shape[1])]
         self.heatmap.set_matrix(o, row_labels=self.model.query_tokens, col_labels=cols, levels=nice_symmetric_levels(o),
                                 flagged_rows=r.heads.masked_rows, finite=True)
-        heads = f", {r.n_heads} heads side by side" if r.n_heads > 1 else ""
-        if r.wo is not None:
-            self.caption.setText(f"<b>③ O = concat(A·V)·W_oᵀ</b>{heads}: each head mixes the rows of V by its "
-                                 f"weights, then W_o mixes the heads")
-        else:
-            self.caption.setText(f"<b>③ O = A · V</b>{heads}: each row mixes the rows of V by its weights")
+
+    def heading(self):
+        n = self.model.settings.heads
+        heads = f", {n} heads side by side" if n > 1 else ""
+        if self.model.projected:  # projected mode has W_o
+            return (f"<b>③ O = concat(A·V)·W_oᵀ</b>{heads}: each head mixes the rows of V by its weights, then "
+                    f"W_o mixes the heads")
+        return f"<b>③ O = A · V</b>{heads}: each row mixes the rows of V by its weights"
 
     def tooltip(self, row, col):
         r, qtok = self.model.results, self.model.query_tokens

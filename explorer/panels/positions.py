@@ -8,6 +8,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout
 
 from explorer.core.alibi import alibi_bias
+from explorer.widgets.fitting_text import FittingText
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import head_colour
@@ -71,6 +72,8 @@ class PositionsPanel(Panel):
         self._shuffled = "keys"  # which side the last shuffle moved
         self.check = QLabel(PROMPT, self)
         self.check.setWordWrap(True)
+        self._fitting = [FittingText(self.add, ("add positions to X (before the projections)", "add positions to X")),
+                         FittingText(self.alibi, ("ALiBi: a linear bias per head on the scores", "ALiBi"))]
 
         top = QHBoxLayout()
         top.addWidget(self.add, 1)

@@ -1,7 +1,9 @@
 """① Scores: S = QKᵀ · scale, one dot product per (query, key) pair, on a diverging map centred at 0."""
 from explorer.widgets.number_text import format_number
 
-from .head_style import scale_symbol
+from explorer.core.pipeline import slopes_for
+
+from .head_style import head_width, scale_symbol
 from .heatmap_panel import HeatmapPanel, nice_symmetric_levels
 
 
@@ -17,11 +19,15 @@ class ScoresPanel(HeatmapPanel):
                                 levels=nice_symmetric_levels(extent=r.score_range(h)), masked=masked,
                                 flagged_rows=r.heads.masked_rows, finite=True,  # the core refuses non-finite
                                 overview=r.overview("scores", h))
-        scale = scale_symbol(self.model.settings, r)
-        if r.slopes is not None:
-            scale += f" − {format_number(r.slopes[h])}·|i − j|"  # ALiBi's bias, before the temperature
-        temp = "" if r.temperature == 1 else f" / T (T = {format_number(r.temperature)})"
-        self.caption.setText(f"<b>① S = Q Kᵀ · {scale}</b>{temp}{self.head_note()}: one dot product per cell")
+
+    def heading(self):
+        s = self.model.settings
+        scale = scale_symbol(s, head_width(self.model))
+        slopes = slopes_for(s)  # the core's, as the results have them
+        if slopes is not None:
+            scale += f" − {format_number(slopes[self.head()])}·|i − j|"  # ALiBi's bias, before the temperature
+        temp = "" if s.temperature == 1 else f" / T (T = {format_number(s.temperature)})"
+        return f"<b>① S = Q Kᵀ · {scale}</b>{temp}{self.head_note()}: one dot product per cell"
 
     def tooltip(self, row, col):
         r = self.model.results

@@ -51,6 +51,9 @@ class SplitMergePanel(Panel):
     def head_colours(self):
         return self.canvas.head_colours()
 
+    def block_colours(self, label):
+        return self.canvas.block_colours(label)
+
     def column_colours(self, label):
         return self.canvas.column_colours(label)
 
@@ -80,23 +83,25 @@ class SplitMergePanel(Panel):
         widths = [D, dv] + ([out.shape[1]] if has_wo else [])
         small = L <= MAX_NUMBERS_L and max(widths) <= MAX_NUMBERS_D
         hidden = self.model.revealed < 3  # the outputs are stage ③ of the lesson
-        scale = scale_text(self.model.settings, r)
+        scale = scale_text(self.model.settings, dh)
+        grouped = kv < H and not self.model.cross  # K/V heads of their own (cross-attention: K has other rows)
+        colour = [r.kv_head(h) for h in range(H)] if grouped else list(range(H))  # as the Heads panel's
         stages = [
-            Stage("matrix", "Q", (L, D), r.q, [c // dh for c in range(D)], "Q", f"(L={L}, D={D})"),
+            Stage("matrix", "Q", (L, D), r.q, [colour[c // dh] for c in range(D)], "Q", f"(L={L}, D={D})"),
             Stage("arrow", "split_heads", lines=("split_heads", "(L, D) → (H, L, d_h)"), code=True),
             Stage("stack", "Q heads", (H, L, dh), split_heads(r.q, H), title="Q per head",
-                  shape_text=f"(H={H}, L={L}, d_h={dh})"),
+                  shape_text=f"(H={H}, L={L}, d_h={dh})", colours=colour),
         ]
-        if kv < H and not self.model.cross:  # grouped K/V heads: K holds H_kv heads, each read by a group
-            dk = r.k.shape[1]
-            stages += [Stage("matrix", "K", (L, dk), r.k, [c // dh for c in range(dk)], "K",
-                             f"(L={L}, H_kv·d_h={dk})", note=f"{count(kv, 'K/V head')}: columns by K/V head")]
+        if grouped:  # the H_kv heads K is cut into, each coloured as the query heads that read it
+            stages.append(Stage("stack", "K/V heads", (kv, L, dh), split_heads(r.k, kv), title="K per K/V head",
+                                shape_text=f"(H_kv={kv}, L={L}, d_h={dh})", note=_sharing(r, kv)))
         stages += [
             Stage("arrow", "attention", lines=("attention", "in each head", f"scale {scale}")),
             Stage("stack", "head outputs", (H, L, dvh), heads.head_outputs, title="head outputs",
-                  shape_text=f"(H={H}, L={L}, {'d_v/H' if kv == H else 'd_v/H_kv'}={dvh})", hidden=hidden),
+                  shape_text=f"(H={H}, L={L}, {'d_v/H' if kv == H else 'd_v/H_kv'}={dvh})", hidden=hidden,
+                  colours=colour),
             Stage("arrow", "merge_heads", lines=("merge_heads", "(concat)"), code=True),
-            Stage("matrix", "concat", (L, dv), heads.concat, [c // dvh for c in range(dv)], "concat",
+            Stage("matrix", "concat", (L, dv), heads.concat, [colour[c // dvh] for c in range(dv)], "concat",
                   f"(L={L}, {'d_v' if kv == H else 'H·d_v/H_kv'}={dv})",
                   note="" if has_wo else "concat = output (no W_o)", hidden=hidden),
         ]
@@ -117,3 +122,10 @@ class SplitMergePanel(Panel):
                 f"heads' outputs are {merge}.{hide}")
         self.caption.setText(text)
         self.canvas.setToolTip(text)
+
+
+def _sharing(results, kv, most=4):
+    """Which query heads read each K/V head: "read by heads 1–4 | 5–8" (counted from 1)."""
+    groups = [results.query_heads(g) for g in range(kv)]
+    spans = [f"{g[0] + 1}–{g[-1] + 1}" if len(g) > 1 else f"{g[0] + 1}" for g in groups[:most]]
+    return "read by heads " + " | ".join(spans) + (" | …" if kv > most else "")

@@ -68,6 +68,7 @@ class SqrtDPanel(Panel):
     """F14: the spread of q·k against √d, one query's weights with and without 1/√d, entropy against d."""
 
     reads_results = False  # its own random q and k: never waits for the model's results
+    snug = True  # the plots share what the dock has rather than scrolling out of it
 
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
@@ -242,11 +243,6 @@ class SqrtDPanel(Panel):
             self.tiles.setRowStretch(r, 1 if r < 4 // columns else 0)
         for c in range(2):
             self.tiles.setColumnStretch(c, 1 if c < columns else 0)
-
-    def heightForWidth(self, width):
-        """As tall as the panel must be, not as its wrapped texts would like: the dock's scroll area asks
-        this, and the plots share what the dock has rather than scrolling out of it."""
-        return self.layout().minimumHeightForWidth(width)
 
     def resizeEvent(self, event):
         super().resizeEvent(event)

@@ -29,7 +29,10 @@ class WeightsPanel(HeatmapPanel):
         aligned = self.model.cross and not self.hidden()
         self.heatmap.set_marks(alignment(w, None if masked is None else ~masked) if aligned else [])
         also = "; ○ marks each query's strongest key (the alignment)" if aligned else ""
-        self.caption.setText(f"<b>② A = softmax(S)</b>{self.head_note()}: each row sums to 1{also}{warn}")
+        self._notes = also + warn
+
+    def heading(self):
+        return f"<b>② A = softmax(S)</b>{self.head_note()}: each row sums to 1"
 
     def tooltip(self, row, col):
         r, tok, qtok = self.model.results, self.model.tokens, self.model.query_tokens

@@ -101,11 +101,14 @@ class ColumnFit(QObject):
             self.width = max(self.width, self._measure(*block))
         self.apply()
 
-    def needed_width(self) -> int:
-        """Pixels the view needs to show every column at its fitting width (row labels and frame too)."""
+    def needed_width(self, with_labels: bool = False) -> int:
+        """Pixels the view needs to show every column at its fitting width (row labels, when shown or
+        ``with_labels``, and frame too)."""
         view = self.view
-        columns = view.horizontalHeader().count()
-        return view.verticalHeader().sizeHint().width() + columns * self.width + 2 * view.frameWidth()
+        header = view.horizontalHeader()
+        labels = view.verticalHeader().sizeHint().width() if with_labels or not view.verticalHeader().isHidden() else 0
+        column = max(self.width, header.minimumSectionSize())  # as ``apply`` sets them (short numbers: "0")
+        return labels + header.count() * column + 2 * view.frameWidth()
 
     def fits_stretched(self) -> bool:
         header = self.view.horizontalHeader()

@@ -52,6 +52,12 @@ def _spread_levels(lo: float, hi: float) -> tuple[float, float]:
 
 
 
+def _ink(widget):
+    """The text colour of an enabled widget, also while this one is disabled (under a loading cover):
+    a title set then would otherwise keep the disabled grey for good."""
+    return widget.palette().color(QPalette.ColorGroup.Active, QPalette.ColorRole.WindowText)
+
+
 class Heatmap(pg.GraphicsLayoutWidget):
     """A labelled matrix heatmap with fixed levels, a colour bar, masked cells, hover and click.
 
@@ -93,8 +99,8 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self._extra = (0.0, 0.0)  # layout margin added left/right and top/bottom by _fit_view
         self._ticks: dict[str, list[tuple[int, str]]] = {"left": [], "top": [], "right": []}
 
-        fg = self.palette().color(QPalette.ColorRole.WindowText)
-        self.setBackground(self.palette().color(QPalette.ColorRole.Base))
+        fg = _ink(self)
+        self.setBackground(self.palette().color(QPalette.ColorGroup.Active, QPalette.ColorRole.Base))
         self.ci.setContentsMargins(*(LAYOUT_MARGIN,) * 4)
 
         axes = {side: LabelAxis(side, pen=fg, textPen=fg) for side in ("left", "top", "right", "bottom")}
@@ -297,7 +303,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
 
     def set_titles(self, row_title: str, col_title: str) -> None:
         """Name what the rows and the columns are (left and top axis titles)."""
-        fg = self.palette().color(QPalette.ColorRole.WindowText)
+        fg = _ink(self)
         self.plot.setLabel("left", row_title, color=fg.name())
         self.plot.setLabel("top", col_title, color=fg.name())
 

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 from explorer.widgets.cell_text import format_value
 from explorer.widgets.palette import head_colour
 
-from .split_merge_layout import GAP, MUTED, TEXT, SplitMergeLayout, Stage
+from .split_merge_layout import GAP, MAX_CARDS, MUTED, TEXT, SplitMergeLayout, Stage
 
 OUTPUT_FILL = QColor("#d9dde3")  # the projected output belongs to no single head: neutral grey
 OUTPUT_EDGE = QColor("#7d8590")
@@ -80,6 +80,14 @@ class SplitMergeCanvas(SplitMergeLayout, QWidget):
     def head_colours(self):
         """The colour of each head (hex), the same as the heads grid's."""
         return [head_colour(h).name() for h in range(self.n_heads)]
+
+    def block_colours(self, label):
+        """The colour of each block of a stack ("Q heads", "K/V heads", "head outputs"), hex."""
+        return [head_colour(h).name() for h in self._block_colours(self.stage(label))]
+
+    @staticmethod
+    def _block_colours(s):
+        return list(s.colours) if s.colours else list(range(s.shape[0]))
 
     def column_colours(self, label):
         """The colour of each column of a matrix ("Q", "concat", "output"): its head's, or grey for none."""
@@ -204,17 +212,18 @@ class SplitMergeCanvas(SplitMergeLayout, QWidget):
                     p.drawText(QRectF(x - g["token_w"], y + i * ch, g["token_w"] - 6, ch),
                                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, t)
             return
-        # a stack: H blocks (L, n) — down the first column of blocks, then the next — each with its head's tag
-        n, rows = s.shape[2], g["rows"]
+        # a stack: blocks (L, n) — down the first column of blocks, then the next — each with its head's tag
+        n, (_, rows) = s.shape[2], self.stack_grid(s, g)
         tag_w, tag_h = self._tag_size(g)
         block_w = tag_w + n * cw
         th = fms["text"].height() + 2
         tw = g["tag_w"] - 5
-        for h in range(self.n_heads):
+        colours = self._block_colours(s)
+        for h in range(s.shape[0]):
             c, r = divmod(h, rows)
             bx, by = body.left() + c * (block_w + GAP), body.top() + r * (tag_h + L * ch + GAP)
             cx, cy = bx + tag_w, by + tag_h  # the block's cells
-            colour = head_colour(h)
+            colour = head_colour(colours[h])
             self._cells(p, cx, cy, s.values[h], [colour] * n, g, s.hidden)
             p.setBrush(Qt.BrushStyle.NoBrush)
             p.setPen(QPen(colour.darker(135), 1.4))
@@ -267,17 +276,17 @@ class SplitMergeCanvas(SplitMergeLayout, QWidget):
                 p.drawText(QRectF(body.left() - g["token_w"], body.top(), g["token_w"] - 6, body.height()),
                            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter, f"L = {s.shape[0]}")
             return
-        cards, step, bh = g["cards"], g["step"], g["block_h"]
+        blocks, step, bh, deck = s.shape[0], g["step"], g["block_h"], self.deck(s, g)
+        cards, colours = min(blocks, MAX_CARDS), self._block_colours(s)
         for h in reversed(range(cards)):  # head 1 in front, later heads behind it, up and to the right
-            rect = QRectF(body.left() + h * step, body.top() + g["deck"] - h * step, s.block_w, bh)
-            colour = head_colour(h)
+            rect = QRectF(body.left() + h * step, body.top() + deck - h * step, s.block_w, bh)
+            colour = head_colour(colours[h])
             p.setBrush(colour)
             p.setPen(QPen(colour.darker(160), 1.0))
             p.drawRect(rect)
-        if self.n_heads > cards:
+        if blocks > cards:
             fm = g["fms"]["text"]
             p.setFont(g["fonts"]["text"])
             p.setPen(MUTED)
-            p.drawText(QPointF(body.left() + g["deck"] + s.block_w + 4, body.top() + fm.ascent()),
-                       f"+{self.n_heads - cards}")
+            p.drawText(QPointF(body.left() + deck + s.block_w + 4, body.top() + fm.ascent()), f"+{blocks - cards}")
 

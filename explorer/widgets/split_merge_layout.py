@@ -31,19 +31,21 @@ def _font(base, px, bold=False, mono=False):
 
 @dataclass
 class Stage:
-    """One thing drawn: a matrix (L, n), a stack of H blocks (H, L, n), or an arrow with a label."""
+    """One thing drawn: a matrix (L, n), a stack of blocks (B, L, n) — one per head, or per K/V head —,
+    or an arrow with a label."""
 
     kind: str  # "matrix", "stack" or "arrow"
     label: str = ""  # the name the tests and the caption use: "Q", "Q heads", "head outputs", "concat", "output"
     shape: tuple = ()
     values: np.ndarray | None = None
-    col_heads: list = field(default_factory=list)  # matrix: the head of each column (None: no head)
+    col_heads: list = field(default_factory=list)  # matrix: the colour (head) of each column (None: no head)
     title: str = ""  # drawn under it, bold
     shape_text: str = ""  # drawn under the title
     note: str = ""  # a third, muted line ("concat = output (no W_o)")
     lines: tuple = ()  # arrow: (name, text, …); the name is set as code when ``code``
     code: bool = False
     hidden: bool = False  # values not revealed yet: "?" in the cells
+    colours: list = field(default_factory=list)  # stack: the colour (head) of each block; default 0, 1, …
     # geometry, filled by the layout (widget pixels)
     w: float = 0.0  # the width of its box (body, token labels, text under it) or of the arrow
     body_w: float = 0.0
@@ -135,12 +137,28 @@ class SplitMergeLayout:
             cw, ch = g["cw"], g["ch"]
             if s.kind == "matrix":
                 return s.shape[1] * cw, L * ch + g["band"]
-            cols, rows, tag_w, tag_h = g["cols"], g["rows"], *self._tag_size(g)
+            (cols, rows), (tag_w, tag_h) = self.stack_grid(s, g), self._tag_size(g)
             return (cols * (tag_w + s.shape[2] * cw) + (cols - 1) * GAP,
                     rows * (tag_h + L * ch) + (rows - 1) * GAP)
         if s.kind == "matrix":
             return s.block_w, g["block_h"]
-        return s.block_w + g["deck"], g["block_h"] + g["deck"]
+        deck = self.deck(s, g)
+        return s.block_w + deck, g["block_h"] + deck
+
+    def _most_blocks(self):
+        return max((s.shape[0] for s in self.stages if s.kind == "stack"), default=1)
+
+    @staticmethod
+    def stack_grid(s, g):
+        """(columns, rows) of a stack's blocks with numbers: the rows of the largest stack, fewer if
+        this one has fewer blocks (the K/V heads' stack under grouped-query attention)."""
+        rows = min(g["rows"], s.shape[0])
+        return math.ceil(s.shape[0] / rows), rows
+
+    @staticmethod
+    def deck(s, g):
+        """How far a stack's deck of cards reaches up and right beyond its front card."""
+        return g["step"] * (min(s.shape[0], MAX_CARDS) - 1)
 
     def _size_stages(self, g):
         """Width of every stage's box (body + token labels, or its text under it) and of every arrow."""
@@ -175,8 +193,8 @@ class SplitMergeLayout:
                  cw=max(nfm.horizontalAdvance(t) for t in texts) + max(8.0, 0.75 * px), ch=nfm.height() + 5,
                  band=6.0,
                  token_w=max(fms["text"].horizontalAdvance(t) for t in self.tokens) + 10,
-                 tag_w=fms["text"].horizontalAdvance(str(self.n_heads)) + 12)
-        H = self.n_heads
+                 tag_w=fms["text"].horizontalAdvance(str(self._most_blocks())) + 12)
+        H = self._most_blocks()
         order = range(1, H + 1) if arrangement == "row" else range(H, 0, -1)
         for cols in order:
             rows = math.ceil(H / cols)
@@ -195,7 +213,7 @@ class SplitMergeLayout:
         g = self._metrics(lpx)
         fms = g["fms"]
         L = len(self.tokens)
-        cards = min(self.n_heads, MAX_CARDS)
+        cards = min(self._most_blocks(), MAX_CARDS)
         step = min(7.0, 56.0 / (cards - 1)) if cards > 1 else 0.0
         avail_h = self._vh - 2 * MARGIN - self._under_height(g)
         if arrangement == "u":  # two rows and the drop of the attention arrow between them
@@ -247,10 +265,12 @@ class SplitMergeLayout:
         return True
 
     def _place_u(self, g, force=False):
-        """Q → heads on top; down through attention; back leftwards: outputs → concat (→ W_oᵀ → output)."""
+        """Q → heads (→ the K/V heads, under grouped-query attention) on top; down through attention from
+        the query heads; back leftwards: outputs → concat (→ W_oᵀ → output)."""
         avail_w, avail_h = self._vw - 2 * MARGIN, self._vh - 2 * MARGIN
         st = self.stages
-        row_a, attention, row_b = st[:3], st[3], st[4:]  # Q, split, heads | attention | outputs, merge, concat, …
+        at = next(i for i, s in enumerate(st) if s.kind == "arrow" and s.label == "attention")
+        row_a, attention, row_b = st[:at], st[at], st[at + 1:]  # Q, split, heads (, K/V heads) | … | outputs, …
         under = self._under_height(g)
         body_a = max(s.body_h for s in row_a if s.kind != "arrow")
         body_b = max(s.body_h for s in row_b if s.kind != "arrow")
@@ -258,7 +278,7 @@ class SplitMergeLayout:
         over = _overhang(row_a, body_a)
         height = over + body_a + under + drop + body_b + under
         heads_in, heads_out = row_a[2], row_b[0]
-        half = max(heads_in.w, heads_out.w) / 2
+        half = max(heads_in.w / 2 + sum(s.w for s in row_a[3:]), heads_out.w / 2)
         left = max(row_a[0].w + row_a[1].w + heads_in.w / 2, sum(s.w for s in row_b[1:]) + heads_out.w / 2)
         right = max(half, 10 + attention.label_w + 4)
         if left + right > avail_w or height > avail_h:

@@ -106,3 +106,21 @@ def test_one_play_run_is_one_undo_step(qtbot):
     assert model.undo_stack.count() == 2 and panel.t() == 4
     model.undo_stack.undo()
     assert panel.t() == 2  # back to before the run, in one step
+
+
+def test_the_explanations_fold_to_one_line_and_open_on_a_click(qtbot):
+    model, panel = show_panel(qtbot, GenerationPanel, size=(562, 800))
+    for details in (panel.trap, panel.causal_note):
+        assert details.isVisible() and not details.body.isVisible()  # one line until asked
+        qtbot.mouseClick(details.summary, Qt.MouseButton.LeftButton)
+        assert details.is_open() and details.body.isVisible()
+    assert "is_causal=True" in panel.trap.text() and "top-left" in panel.trap.text()
+
+
+def test_the_step_controls_wrap_in_a_narrow_dock(qtbot):
+    model, panel = show_panel(qtbot, GenerationPanel, size=(900, 800))
+    assert not panel.bar.stacked() and panel.back.y() == panel.slider.y()
+    panel.resize(390, 800)  # the 1024 × 640 window's dock
+    qtbot.waitUntil(lambda: panel.bar.stacked() and panel.slider.y() > panel.back.y())
+    assert panel.width() == 390 and panel.prefill.geometry().right() < panel.bar.width()
+    assert len({h.x() for h in panel.heatmaps()}) == 1  # one heatmap under another

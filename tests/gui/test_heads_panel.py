@@ -204,3 +204,52 @@ def test_hovering_tells_the_heads_value(qtbot):
     model.set_revealed(1)
     model.flush()
     assert "hidden" in panel.heatmaps[1].tooltip_provider(0, 1)
+
+
+def _left_strip(heatmap, dpr):
+    """The pixel columns of the heatmap's left axis, without its tick marks."""
+    strip = heatmap.mapFromScene(heatmap.plot.getAxis("left").sceneBoundingRect()).boundingRect()
+    return int(strip.left() * dpr), int(strip.right() * dpr) - 6
+
+
+def _left_labels_ink(heatmap, rgb, dpr):
+    """For each row labelled on the left axis: whether text is drawn in the axis strip at that row's height."""
+    x0, x1 = _left_strip(heatmap, dpr)
+    ink = {}
+    for row, text in heatmap.ticks("left"):
+        if not text:
+            continue  # an inner head when the labels are on the outer heads only
+        y = heatmap.cell_center(row, 0).y()
+        band = rgb[int((y - 4) * dpr):int((y + 4) * dpr), x0:x1]
+        ink[text] = bool((band.min(axis=2) < 110).any())
+    return ink
+
+
+def _ink_rows(heatmap, rgb, dpr):
+    """The pixel rows of the left axis strip with text on them."""
+    x0, x1 = _left_strip(heatmap, dpr)
+    return set(np.nonzero((rgb[:, x0:x1].min(axis=2) < 110).any(axis=1))[0].tolist())
+
+
+def test_labels_sit_beside_their_rows_after_a_resize(qtbot):
+    """The axes are cached as pixels: after a resize they are drawn anew, not the old picture with the newly
+    exposed strip painted over (labels were left beside other rows until the next redraw)."""
+    from PySide6.QtWidgets import QApplication
+    from explorer.core.presets import grouped_query_session
+    from explorer.widgets.plot_cache import axes_as_vectors
+    from tests.gui.conftest import grab_rgb
+
+    model, panel = make(qtbot, grouped_query_session(), size=(500, 400))
+    for size in [(900, 800), (700, 500), (1100, 900), (520, 420)]:
+        panel.resize(*size)
+        QApplication.processEvents()
+        shown = [grab_rgb(h) for h in panel.heatmaps]
+        ink = [_left_labels_ink(heatmap, rgb, dpr) for heatmap, (rgb, dpr) in zip(panel.heatmaps, shown)]
+        assert len(ink[0]) >= 3 and all(all(found.values()) for found in ink), (size, ink)
+        with axes_as_vectors(panel):  # painted without any cache: where the labels should be
+            fresh = [grab_rgb(h)[0] for h in panel.heatmaps]
+        for heatmap, (rgb, dpr), want in zip(panel.heatmaps, shown, fresh):
+            got, expected = _ink_rows(heatmap, rgb, dpr), _ink_rows(heatmap, want, dpr)
+            # the same text rows, give or take one (text drawn into a cache may be shaded a little differently)
+            assert all({r - 1, r, r + 1} & expected for r in got), size
+            assert all({r - 1, r, r + 1} & got for r in expected), size

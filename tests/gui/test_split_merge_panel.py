@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor
 
-from explorer.core.presets import demo_session, random_session
+from explorer.core.presets import demo_session, grouped_query_session, random_session
 from explorer.core.session import Session, Settings
 from explorer.panels.split_merge import SplitMergePanel
 from explorer.widgets.palette import head_colour
@@ -214,3 +214,49 @@ def test_everything_is_inside_the_panel(qtbot, session, heads, size):
     for label, _ in panel.blocks():
         assert area.contains(canvas.body_rect(label)), (label, canvas.body_rect(label), area)
         assert area.contains(canvas.under_rect(label)), (label, canvas.under_rect(label), area)
+
+
+# ----- grouped K/V heads (GQA, MQA): K/V heads drawn as their own stack -------------------------------
+def test_grouped_query_draws_the_kv_heads_as_their_own_stack(qtbot):
+    """8 query heads share 2 K/V heads: a stack of 2 blocks, K's columns 0–1 and 2–3 (d_h = 2); query heads
+    1–4 read K/V head 1 and 5–8 K/V head 2 (repeat_kv order), so they carry its colour."""
+    session = grouped_query_session()
+    model, panel = make(qtbot, session, size=(900, 600))
+    assert panel.blocks() == [("Q", (6, 16)), ("Q heads", (8, 6, 2)), ("K/V heads", (2, 6, 2)),
+                              ("head outputs", (8, 6, 2)), ("concat", (6, 16))]
+    k = session.matrices["K"]
+    np.testing.assert_array_equal(panel.values("K/V heads"), [k[:, 0:2], k[:, 2:4]])
+    first, second = head_colour(0).name(), head_colour(1).name()
+    assert panel.block_colours("K/V heads") == [first, second]
+    assert panel.block_colours("Q heads") == [first] * 4 + [second] * 4
+    assert panel.block_colours("head outputs") == [first] * 4 + [second] * 4
+    assert panel.column_colours("Q") == [first] * 8 + [second] * 8
+    assert panel.canvas.stage("K/V heads").note == "read by heads 1–4 | 5–8"
+
+
+def test_multi_query_has_one_kv_head_and_multi_head_none_of_its_own(qtbot):
+    model, panel = make(qtbot, grouped_query_session(length=4, heads=4, kv_heads=1), size=(900, 600))
+    assert ("K/V heads", (1, 4, 2)) in panel.blocks()
+    assert panel.canvas.stage("K/V heads").note == "read by heads 1–4"
+    assert panel.block_colours("Q heads") == [head_colour(0).name()] * 4
+    model.set_param("kv_heads", 4)  # a K/V head per query head: ordinary multi-head attention
+    model.flush()
+    assert [label for label, _ in panel.blocks()] == ["Q", "Q heads", "head outputs", "concat"]
+    assert panel.block_colours("Q heads") == [head_colour(h).name() for h in range(4)]
+
+
+@pytest.mark.parametrize("size", [(900, 600), (576, 299), (1300, 330), (402, 163)])
+@pytest.mark.parametrize("heads, kv", [(4, 2), (8, 2), (4, 1), (32, 8)])
+def test_grouped_stacks_are_inside_the_panel_and_apart(qtbot, size, heads, kv):
+    model, panel = make(qtbot, grouped_query_session(length=4, heads=heads, kv_heads=kv), size=size)
+    canvas = panel.canvas
+    area = QRectF(canvas.rect()).adjusted(-0.5, -0.5, 0.5, 0.5)
+    bodies = {label: canvas.body_rect(label) for label, _ in panel.blocks()}
+    for label, body in bodies.items():
+        assert area.contains(body) and area.contains(canvas.under_rect(label)), (label, body, area)
+    for a in bodies:
+        for b in bodies:
+            if a < b:
+                assert not bodies[a].intersects(bodies[b]), (a, b, bodies[a], bodies[b])
+    if size == (900, 600) and heads == 4:
+        assert panel.numbers_shown  # small enough to print: the K/V blocks with their numbers too

@@ -4,9 +4,8 @@ causal heatmap, the cache growing, the equivalence with full causal attention, a
 from dataclasses import replace
 
 import numpy as np
-from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSpinBox,
-                               QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout
 
 from explorer.core.errors import ExplorerError
 from explorer.core.kv_cache import DecodeShape, Decoder, cost_curves
@@ -14,20 +13,26 @@ from explorer.core.pipeline import run_pipeline
 from explorer.core.plural import count
 from explorer.model import DECODE, SELECTION
 from explorer.widgets.heatmap import Heatmap
+from explorer.widgets.details import Details
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.number_text import format_number
+from explorer.widgets.wrap_row import WrapRow
 
 from ..base import Panel
 from ..heatmap_panel import nice_symmetric_levels
 from .costs import CostView
-from .texts import CAUSAL_OFF, EQUAL, NOT_EQUAL, SDPA_TRAP, TOO_LARGE
+from .texts import CAUSAL_OFF, CAUSAL_OFF_SUMMARY, EQUAL, NOT_EQUAL, SDPA_TRAP, SDPA_TRAP_SUMMARY, TOO_LARGE
 
+TILE_MIN_W, TILE_MIN_H = 200, 180  # a heatmap below this is not read any more: the dock scrolls instead
+TILE_WIDE = 260  # the four heatmaps go in one row from this width each
 CHECK_TOKENS = 1024  # up to this L the equivalence and the full heatmap are recomputed live
 SPEEDS = (("1 token/s", 1000), ("2 tokens/s", 500), ("5 tokens/s", 200), ("10 tokens/s", 100))
 
 
 class GenerationPanel(Panel):
     """The decode stepper: t tokens in the cache (the session's ``decode_t``; 0 = all), P prefilled."""
+
+    snug = True  # in a low dock the heatmaps keep a readable size and the dock scrolls
 
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
@@ -57,8 +62,7 @@ class GenerationPanel(Panel):
         self.prefill.setPrefix("prefill ")
         self.prefill.setToolTip("Tokens the prompt puts in the cache in one step (the first, slow step)")
         self.prefill.valueChanged.connect(lambda v: self.model.set_param("decode_prefill", int(v)))
-        self.causal_note = QLabel(CAUSAL_OFF, self)
-        self.causal_note.setWordWrap(True)
+        self.causal_note = Details(CAUSAL_OFF_SUMMARY, CAUSAL_OFF, self)
         self.causal_on = QPushButton("Turn the causal mask on", self)
         self.causal_on.setToolTip("So the main heatmaps show what the decode computes")
         self.causal_on.clicked.connect(lambda: self.model.set_param("causal", True))
@@ -73,45 +77,52 @@ class GenerationPanel(Panel):
         self.equivalence = QLabel(self)
         self.equivalence.setWordWrap(True)
         self.costs = CostView(self)
-        self.trap = QLabel(SDPA_TRAP, self)
-        self.trap.setWordWrap(True)
+        self.trap = Details(SDPA_TRAP_SUMMARY, SDPA_TRAP, self)
 
-        bar = QHBoxLayout()
-        for w in (self.back, self.forward, self.play, self.speed):
-            bar.addWidget(w)
-        bar.addWidget(self.slider, 1)
-        bar.addWidget(self.prefill)
+        self.bar = WrapRow([[self.back, self.forward, self.play, self.speed], [self.slider, self.prefill]], self,
+                           stretch={self.slider: 1})
         causal_row = QHBoxLayout()
         causal_row.addWidget(self.causal_note, 1)
-        causal_row.addWidget(self.causal_on)
-        grid = QGridLayout()
-        grid.addWidget(self.weights, 0, 0, 2, 1)
-        grid.addWidget(self.k_cache, 0, 1)
-        grid.addWidget(self.v_cache, 0, 2)
-        grid.addWidget(self.output, 1, 1, 1, 2)
-        grid.setColumnStretch(0, 3)
-        grid.setColumnStretch(1, 2)
-        grid.setColumnStretch(2, 2)
-        body = QWidget(self)
-        inner = QVBoxLayout(body)
-        inner.setContentsMargins(0, 0, 0, 0)
-        inner.addLayout(causal_row)
-        inner.addLayout(grid, 3)
-        inner.addWidget(self.equivalence)
-        inner.addWidget(self.costs, 2)
-        inner.addWidget(self.trap)
-        scroll = QScrollArea(self)
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(body)
-        for w in (self.weights, self.k_cache, self.v_cache, self.output):
-            w.setMinimumHeight(140)
+        causal_row.addWidget(self.causal_on, 0, Qt.AlignmentFlag.AlignTop)
+        self.tiles = QGridLayout()
+        self._columns = 0
+        for w in self.heatmaps():  # (no minimum width: the width decides the columns, resizeEvent)
+            w.setMinimumHeight(TILE_MIN_H)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.caption)
-        layout.addLayout(bar)
-        layout.addWidget(scroll, 1)
+        layout.addWidget(self.bar)
+        layout.addLayout(causal_row)
+        layout.addLayout(self.tiles, 3)
+        layout.addWidget(self.equivalence)
+        layout.addWidget(self.costs, 2)
+        layout.addWidget(self.trap)
+        self._arrange(2)
         self._decoder_key = self._causal_key = None
         self._decoder = self._causal = None
+
+    def heatmaps(self):
+        """The new rows over the causal weights, the K and V caches and the new output, in reading order."""
+        return self.weights, self.k_cache, self.v_cache, self.output
+
+    def _arrange(self, columns):
+        """The four heatmaps in one row, two by two, or one under another, as the width allows."""
+        if columns == self._columns:
+            return
+        self._columns = columns
+        for w in self.heatmaps():
+            self.tiles.removeWidget(w)
+        for i, w in enumerate(self.heatmaps()):
+            self.tiles.addWidget(w, i // columns, i % columns)
+        for r in range(4):
+            self.tiles.setRowStretch(r, 1 if r < 4 // columns else 0)
+        for c in range(4):
+            self.tiles.setColumnStretch(c, 1 if c < columns else 0)
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        room = self.width() - 8
+        self._arrange(4 if room >= 4 * TILE_WIDE else 2 if room >= 2 * TILE_MIN_W else 1)
 
     # ----- the step --------------------------------------------------------------------------------
     def t(self):

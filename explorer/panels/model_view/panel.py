@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QBoxLayout, QComboBox, QFileDialog, QHBoxLayout, 
 
 from explorer.core.errors import ExplorerError
 from explorer.core.head_patterns import strongest_pattern
+from explorer.widgets.fitting_text import shrinkable
 from explorer.widgets.head_grid import HeadGrid
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.number_text import format_bytes
@@ -28,6 +29,7 @@ class ModelViewPanel(Panel):
     """Choose a model, type text, see every head; click one to make it the session."""
 
     reads_results = False
+    snug = True  # the grid and the generated rows share a low dock before it scrolls
 
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
@@ -37,6 +39,7 @@ class ModelViewPanel(Panel):
                                "cache (nothing is downloaded), or any folder with config.json, *.safetensors and "
                                "tokenizer.json")
         self.choice.activated.connect(self._chosen)
+        shrinkable(self.choice, 24)  # a narrow dock shows what fits of a long model's name
         self.text = QLineEdit(DEFAULT_TEXT, self)
         self.text.setToolTip("Text to run through the model; every head's attention follows as you type")
         self.text.textEdited.connect(lambda _: self._typing.start())
@@ -49,6 +52,7 @@ class ModelViewPanel(Panel):
         self.cancel_button.setToolTip("Stop the forward pass in flight (at its next layer)")
         self.cancel_button.clicked.connect(self.ck.cancel)
         self.status = QLabel(self)
+        self.status.setWordWrap(True)
         self.n_new = QSpinBox(self)
         self.n_new.setRange(1, 64)
         self.n_new.setValue(8)
@@ -61,7 +65,7 @@ class ModelViewPanel(Panel):
         self.generated.setWordWrap(True)
         self.rows = Heatmap(cmap="sequential", row_title="layer · head", col_title="cached token",
                             colorbar_label="weight", parent=self)
-        self.rows.setMinimumHeight(120)
+        self.rows.setMinimumHeight(190)  # eight rows (2 layers × 4 heads) with their labels
         self.rows.setVisible(False)
         self.grid = HeadGrid(self)
         self.grid.cellHovered.connect(self._hovered)
