@@ -36,6 +36,15 @@ def text_of(tokenizer, length):
     return text
 
 
+def _stamped(fn, times, key):
+    """``fn`` that notes in ``times[key]`` when it returns (on whichever thread ran it)."""
+    def stamped(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        times[key] = time.perf_counter()
+        return out
+    return stamped
+
+
 def measure(length, repeats):
     from explorer.main_window import MainWindow
     from explorer.core.presets import random_session
@@ -58,23 +67,10 @@ def measure(length, repeats):
         panel = window.panels["model_view"]
         model = ck.model
         ended = {}
-        real_run = model.run
-
-        def timed_run(*args, **kwargs):
-            run = real_run(*args, **kwargs)
-            ended["t"] = time.perf_counter()
-            return run
-
-        model.run = timed_run
         import explorer.model.checkpoints as cp
-        real_max_pool = cp.max_pool
-
-        def timed_pool(*args, **kwargs):
-            out = real_max_pool(*args, **kwargs)
-            ended["pooled"] = time.perf_counter()
-            return out
-
-        cp.max_pool = timed_pool
+        real_run, real_max_pool = model.run, cp.max_pool
+        model.run = _stamped(real_run, ended, "t")              # the forward pass returned
+        cp.max_pool = _stamped(real_max_pool, ended, "pooled")   # the thumbnails are pooled
         got = {}
         ck.ran.connect(lambda: got.setdefault("ran", time.perf_counter()))
         ck.failed.connect(lambda reason: got.setdefault("failed", reason))
