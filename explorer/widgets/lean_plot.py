@@ -51,6 +51,12 @@ class LeanAxisItem(pg.AxisItem):
     def _measure_before_paint(self):
         if "_painted" in self.__dict__ or not self._has_texts():
             return
+        if self._tickLevels is not None:  # given ticks: their texts, not the axis's length, set the size
+            measured = (self._tickLevels, tuple(self.range))
+            last = self.__dict__.get("_measured")
+            if last is not None and last[0] is measured[0] and last[1] == measured[1]:
+                return
+            self.__dict__["_measured"] = measured
         picture = QtGui.QPicture()  # the device paint() measures on
         painter = QtGui.QPainter(picture)
         try:
