@@ -4,7 +4,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QL
 
 from explorer.core.plural import count
 from explorer.core.settings_schema import SCHEMA
-from explorer.model import SETTINGS, STRUCTURE
+from explorer.model import SETTINGS, STRUCTURE, VALUES
 
 from .base import Panel
 from .setting_controls import SettingControl
@@ -80,6 +80,8 @@ class ControlsPanel(Panel):
                 self.cross.setChecked(self.model.cross)
 
     def render(self, flags):
+        if not flags & ~VALUES:
+            return  # new numbers in Q, K or V: no setting, shape or token shown here changed
         s, m = self.model.settings, self.model
         for control in self.bound.values():
             control.show(s)
