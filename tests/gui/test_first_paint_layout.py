@@ -79,6 +79,7 @@ def test_the_windows_plots_are_painted_in_their_final_layout(qtbot, home):
     for h in heatmaps:
         assert watch.seen[h] == geometry(h), h.parent().objectName()
     readout = window.panels["readout"]
-    assert all(isinstance(p.getPlotItem().getAxis("left"), lean_plot.LeanAxisItem) for p in (readout.bars, readout.plane))
+    for plot in (readout.bars, readout.plane):
+        assert isinstance(plot.getPlotItem().getAxis("left"), lean_plot.LeanAxisItem)
     for plot in (readout.bars, readout.plane):
         assert "_options_built" not in plot.getPlotItem().__dict__  # no options menu was built
