@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QStaticText, QTransform
 
 MIN_CELL_W = 20.0  # device pixels a cell needs before its value is printed (then the text must fit at ≥ 8 px)
 MIN_CELL_H = 16.0
@@ -32,6 +32,19 @@ def format_value(v: float, magnitude: float | None = None) -> str:
     if s.startswith("-") and s.strip("-0.") == "":
         s = s[1:]  # "-0.00" -> "0.00"
     return s.replace("-", "−")
+
+
+_METRICS: dict[str, QFontMetricsF] = {}
+
+
+def _ref_metrics() -> QFontMetricsF:
+    """Metrics of the application font at REF_PX pixels (made once per font)."""
+    font = QFont()
+    font.setPixelSize(CellTextItem.REF_PX)
+    metrics = _METRICS.get(font.key())
+    if metrics is None:
+        metrics = _METRICS[font.key()] = QFontMetricsF(font)
+    return metrics
 
 
 def contrast_is_white(rgb: np.ndarray) -> np.ndarray:
@@ -56,6 +69,10 @@ class CellTextItem(pg.GraphicsObject):
         self._strings: list[str] | None = None  # built lazily, only when painting
         self._ref_width = 0.0  # widest string at REF_PX, cached with _strings
         self._shape = (0, 0)
+        self._ref_widths: dict[str, float] = {}  # text → its width at REF_PX (numbers recur between edits)
+        self._ref_metrics: QFontMetricsF | None = None  # the metrics those widths were measured with
+        self._static: dict[str, QStaticText] = {}  # text → laid out at _static_px
+        self._static_px = 0
 
     REF_PX = 100
 
@@ -84,11 +101,31 @@ class CellTextItem(pg.GraphicsObject):
                 self.masked_text if masked is not None and masked[k] else format_value(v, magnitude)
                 for k, v in enumerate(vals)
             ]
-            font = QFont()
-            font.setPixelSize(self.REF_PX)
-            fm = QFontMetricsF(font)
-            self._ref_width = max((fm.horizontalAdvance(s) for s in set(self._strings)), default=0.0)
+            metrics = _ref_metrics()
+            if metrics is not self._ref_metrics:  # another application font: other widths
+                self._ref_widths, self._ref_metrics = {}, metrics
+            widths = self._ref_widths
+            for s in set(self._strings) - widths.keys():
+                widths[s] = metrics.horizontalAdvance(s)
+            self._ref_width = max((widths[s] for s in set(self._strings)), default=0.0)
+            if len(widths) > 4 * MAX_CELLS:
+                self._ref_widths = {s: widths[s] for s in set(self._strings)}
         return self._strings
+
+    def _laid_out(self, text: str, font: QFont, px: int) -> QStaticText:
+        """``text`` laid out once for this pixel size: an edit changes one row of numbers, and
+        ``drawText`` lays every text out again on every paint (~7 µs each)."""
+        if px != self._static_px:
+            self._static, self._static_px = {}, px
+        static = self._static.get(text)
+        if static is None:
+            if len(self._static) > 4 * MAX_CELLS:
+                self._static = {}
+            static = QStaticText(text)
+            static.setTextFormat(Qt.TextFormat.PlainText)
+            static.prepare(QTransform(), font)
+            self._static[text] = static
+        return static
 
     def paint(self, p: QPainter, *args) -> None:
         if self._values is None or self._white is None or self._values.size == 0:
@@ -121,6 +158,7 @@ class CellTextItem(pg.GraphicsObject):
                 i, j = divmod(k, cols)
                 c = t.map(QPointF(j, i))
                 p.drawRect(QRectF(c.x() - tw / 2, c.y() - th / 2, tw, th))
+        line = QFontMetricsF(font).height()
         for colour, want in ((QColor(255, 255, 255), True), (QColor(20, 20, 20), False)):
             p.setPen(colour)
             for k in np.flatnonzero(white == want).tolist():
@@ -129,5 +167,8 @@ class CellTextItem(pg.GraphicsObject):
                     continue
                 i, j = divmod(k, cols)
                 c = t.map(QPointF(j, i))
-                p.drawText(QRectF(c.x() - cw / 2, c.y() - ch / 2, cw, ch), Qt.AlignmentFlag.AlignCenter, s)
+                static = self._laid_out(s, font, px)
+                # centred in the cell as drawText(rect, AlignCenter) centres it: by the line's height
+                # (QStaticText.size() rounds it up) and the text's advance
+                p.drawStaticText(QPointF(c.x() - static.size().width() / 2, c.y() - line / 2), static)
         p.restore()

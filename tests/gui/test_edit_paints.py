@@ -115,3 +115,67 @@ def test_panels_behind_tabs_do_no_work_per_edit_and_catch_up_when_raised(qtbot, 
     window.docks["lines"].raise_()
     qtbot.waitUntil(lambda: len(renders["lines"]) == 1)  # one render catches up on the three edits
     assert renders["heads"] == []
+
+
+def test_cell_numbers_are_laid_out_once_and_drawn_where_qt_centres_them(qtbot, monkeypatch):
+    """After an edit only the changed numbers are laid out again (each paint laid out all 16 with
+    drawText); they are drawn where ``drawText(cell, AlignCenter)`` draws them."""
+    import numpy as np
+    from PySide6.QtCore import QPointF, QRectF, Qt
+    from PySide6.QtGui import QColor, QImage, QPainter
+
+    import explorer.widgets.cell_text as cell_text
+    from tests.gui.test_heatmap import make
+
+    made = []
+
+    class Counted(cell_text.QStaticText):
+        def __init__(self, text):
+            super().__init__(text)
+            made.append(text)
+
+    monkeypatch.setattr(cell_text, "QStaticText", Counted)
+    h = make(qtbot, size=(520, 460))
+    values = np.arange(16.0).reshape(4, 4) / 20
+    h.set_matrix(values, row_labels=list("abcd"), col_labels=list("abcd"), levels=(0.0, 1.0))
+    h.grab()
+    assert sorted(made) == sorted(f"{v:.2f}" for v in values.ravel())  # one layout per distinct number
+    made.clear()
+    values = values.copy()
+    values[2] += 0.005  # one row: four new numbers
+    h.set_matrix(values, row_labels=list("abcd"), col_labels=list("abcd"), levels=(0.0, 1.0))
+    h.grab()
+    assert sorted(made) == sorted(f"{v:.2f}" for v in values[2])
+
+    # the reference: Qt's own centred drawText of the same text in the same cell, same font and pen
+    item, font = h._text_item, cell_text.QFont()
+    font.setPixelSize(13)
+    for cell in (QRectF(37.3, 20.6, 61.0, 47.5), QRectF(10.5, 10.5, 40.0, 30.0)):
+        inks = []
+        for draw in ("static", "drawText"):
+            image = QImage(200, 100, QImage.Format.Format_RGB32)
+            image.fill(QColor("white"))
+            p = QPainter(image)
+            p.setFont(font)
+            p.setPen(QColor(20, 20, 20))
+            p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
+            if draw == "static":
+                static, line = item._laid_out("0.45", font, 13), cell_text.QFontMetricsF(font).height()
+                p.drawStaticText(QPointF(cell.center().x() - static.size().width() / 2, cell.center().y() - line / 2),
+                                 static)
+            else:
+                p.drawText(cell, Qt.AlignmentFlag.AlignCenter, "0.45")
+            p.end()
+            inks.append(ink(image))
+        assert inks[0][0] == inks[1][0]  # the same box of ink
+        assert abs(inks[0][1] - inks[1][1]) <= 0.02 * inks[1][1]  # and as much of it
+
+
+def ink(image):
+    """The box (x0, x1, y0, y1) of the non-white pixels of an RGB32 image, and how dark they are in all."""
+    import numpy as np
+
+    a = np.frombuffer(image.constBits(), np.uint8).reshape(image.height(), image.bytesPerLine() // 4, 4)
+    dark = 765 - a[:, :image.width(), :3].astype(int).sum(axis=2)
+    ys, xs = np.nonzero(dark > 65)
+    return (int(xs.min()), int(xs.max()), int(ys.min()), int(ys.max())), int(dark.sum())
