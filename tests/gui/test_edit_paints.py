@@ -160,9 +160,8 @@ def test_cell_numbers_are_laid_out_once_and_drawn_where_qt_centres_them(qtbot, m
             p.setPen(QColor(20, 20, 20))
             p.setRenderHint(QPainter.RenderHint.TextAntialiasing, True)
             if draw == "static":
-                static, line = item._laid_out("0.45", font, 13), cell_text.QFontMetricsF(font).height()
-                p.drawStaticText(QPointF(cell.center().x() - static.size().width() / 2, cell.center().y() - line / 2),
-                                 static)
+                (static, half), line = item._laid_out("0.45", font, 13), cell_text.QFontMetricsF(font).height()
+                p.drawStaticText(QPointF(cell.center().x() - half, cell.center().y() - line / 2), static)
             else:
                 p.drawText(cell, Qt.AlignmentFlag.AlignCenter, "0.45")
             p.end()
