@@ -1,7 +1,7 @@
 """① Edit → pixels, the default window, side by side with a minimal pyqtgraph reference and matplotlib.
 
-One process, one L, a Q cell of the shown head edited each repeat. Each repeat times, in rotating
-order (with the events left by the previous side processed, untimed, before each):
+One process, one L, a Q cell of the shown head edited each repeat. Each repeat times, in a balanced
+order (``balanced_orders``; with the events left by the previous side processed, untimed, before each):
 
 * app — ``table.setData(index, text)`` on the editor's Q table model (what the delegate does when a
   person types a number and presses Enter) → ``model.flush()`` (the 0-ms recompute timer) →
