@@ -1,7 +1,7 @@
 """① Edit → pixels, the default window, side by side with a minimal pyqtgraph reference and matplotlib.
 
-One process, one L, a Q cell of the shown head edited each repeat. Each repeat times, in rotating
-order (with the events left by the previous side processed, untimed, before each):
+One process, one L, a Q cell of the shown head edited each repeat. Each repeat times, in a balanced
+order (``balanced_orders``; with the events left by the previous side processed, untimed, before each):
 
 * app — ``table.setData(index, text)`` on the editor's Q table model (what the delegate does when a
   person types a number and presses Enter) → ``model.flush()`` (the 0-ms recompute timer) →
@@ -68,6 +68,18 @@ def shown_images(s, w, o, head):
     """(image, levels) of the three heatmaps, levels as the app chooses them (symmetric, or 0..1)."""
     ls, lo = float(np.abs(s[head]).max()), float(np.abs(o).max())
     return [(s[head], (-ls, ls)), (w[head], (0.0, 1.0)), (o, (-lo, lo))]
+
+
+def balanced_orders(n):
+    """Orders of ``n`` sides in which every side comes first equally often and follows every other
+    side equally often (a Williams design). A plain rotation of one order keeps each side's
+    predecessor fixed: the app then always ran just after matplotlib's full-window Agg draw, which
+    leaves the caches cold, and the reference always just after the app."""
+    first = [0]
+    for k in range(1, n):
+        first.append((k + 1) // 2 if k % 2 else n - k // 2)
+    rows = [[(i + j) % n for j in first] for i in range(n)]
+    return rows if n % 2 == 0 else rows + [row[::-1] for row in rows]
 
 
 def heatmap_rects(window):
@@ -221,11 +233,11 @@ def measure(length, dim, heads, repeats, warmup, seed, with_mpl=True, reference=
     steps = [("app", app_step), ("reference", ref_step), ("whole-window grab", idle_step)]
     steps += [("matplotlib", mpl_step)] if mpl else []
     times = {name: [] for name, _ in steps}
+    orders = balanced_orders(len(steps))
     for r in range(warmup + repeats):
         row, col = r % length, r % (dim // heads)  # a cell of head 0, the head the panels show
         value = round(float(model.matrix("Q")[row, col]) + 0.5, 6)
-        order = steps[r % len(steps):] + steps[:r % len(steps)]  # rotate: no method always goes first
-        for name, step in order:
+        for name, step in (steps[i] for i in orders[r % len(orders)]):
             settle(app, 2)  # what the previous side left to do is not this side's time
             t = step(row, col, value)
             if r >= warmup:

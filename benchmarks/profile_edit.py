@@ -78,7 +78,7 @@ def one_edit(app, window, table, row, col):
             "total": marks[4] - marks[0]}
 
 
-def paint_census(app, window, table, edits):
+def paint_census(app, window, table, edits, rows=None):
     """Which widgets receive a paint event during ``edits`` edits: {description: paints per edit}."""
     from PySide6.QtCore import QEvent, QObject
 
@@ -102,7 +102,8 @@ def paint_census(app, window, table, edits):
     census = Census()
     app.installEventFilter(census)
     for r in range(edits):
-        one_edit(app, window, table, (r + 3) % window.model.matrix("Q").shape[0], r % 8)
+        row = (r + 3) % window.model.matrix("Q").shape[0] if rows is None else rows(r + 3)
+        one_edit(app, window, table, row, r % 8)
     app.removeEventFilter(census)
     return {k: v / edits for k, v in sorted(counts.items(), key=lambda kv: -kv[1])}
 
@@ -116,7 +117,10 @@ def main(argv=None):
     p.add_argument("--top", type=int, default=25)
     p.add_argument("--memory", action="store_true", help="tracemalloc peak and allocation sites of one edit")
     p.add_argument("--screen", action="store_true", help="on a private Xvfb, pixels read back from the screen")
+    p.add_argument("--row", type=int, default=None,
+                   help="edit this query row every time (0: the row the Readout shows) instead of rotating rows")
     a = p.parse_args(argv)
+    rows = (lambda r: r % a.L) if a.row is None else (lambda r: a.row)
 
     app = qapp()
     window = build_window(a.L, a.d, a.heads)
@@ -129,12 +133,12 @@ def main(argv=None):
     times = instrument(window)
     phases: dict[str, list[float]] = {}
     for r in range(a.edits):  # the breakdown, without the profiler's overhead
-        for key, t in one_edit(app, window, table, (r + 1) % a.L, (r + 1) % (a.d // a.heads)).items():
+        for key, t in one_edit(app, window, table, rows(r + 1), (r + 1) % (a.d // a.heads)).items():
             phases.setdefault(key, []).append(t)
     profiler = cProfile.Profile()
     for r in range(a.edits):  # then the same edits again under cProfile
         profiler.enable()
-        one_edit(app, window, table, (r + 2) % a.L, (r + 1) % (a.d // a.heads))
+        one_edit(app, window, table, rows(r + 2), (r + 1) % (a.d // a.heads))
         profiler.disable()
     total = statistics.median(phases["total"])
     print(f"# edit → pixels at L = {a.L}, d = {a.d}, {a.heads} heads: median {1000 * total:.1f} ms over {a.edits} edits")
@@ -149,7 +153,7 @@ def main(argv=None):
         print(f"  {key:45s} {1000 * m:9.1f}  {100 * m / total:5.1f} %")
 
     print("\n## paint events per edit (widget: count)")
-    for key, n in paint_census(app, window, table, a.edits).items():
+    for key, n in paint_census(app, window, table, a.edits, rows).items():
         print(f"  {n:5.1f}  {key}")
 
     stream = io.StringIO()

@@ -12,7 +12,14 @@ a second grab (the window as the user sees it a moment later).
 Runs alternate app / empty and the medians are compared. Byte-code is cached (under the temp folder,
 ``PYTHONPYCACHEPREFIX``) as it is for an installed app; the warm-up run writes the cache.
 
-``python -m benchmarks.startup --runs 5`` prints one BENCH_JSON line.
+Offscreen, "painted" ends with ``grab()``, which paints the whole window once more after the event
+processing has painted it (cheap for an empty window, a second full paint for the app), and "complete"
+with a second ``grab()``. ``--screen`` (issue 18) runs every start on a private Xvfb instead, as a
+person sees it: each side's clock stops when its window's first paint is on the screen (pixels read
+back from the X server, ``QScreen.grabWindow``), and "complete" when no paint is left to do after every
+panel on screen was built, read back again — for both windows alike.
+
+``python -m benchmarks.startup --runs 5 [--screen]`` prints one BENCH_JSON line.
 """
 from __future__ import annotations
 
@@ -24,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks._util import ROOT, emit, median, offscreen_env
+from benchmarks._util import ROOT, emit, median, offscreen_env, xvfb
 
 APP = """
 import time; t_start = time.perf_counter()
@@ -49,6 +56,76 @@ print(json.dumps(dict(start=t_start, imported=t_import, built=t_built, painted=t
 sys.stdout.flush(); os._exit(0)  # teardown is not start-up (and is not timed)
 """
 
+# On a real screen (--screen): paints are watched, and the pixels read back from the X server.
+SCREEN_TOOLS = """
+import time
+from PySide6.QtCore import QEvent, QObject
+class PaintWatch(QObject):
+    def __init__(self, window):
+        super().__init__(); self.window, self.paints = window, 0
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Paint and obj.isWidgetType() and obj.window() is self.window:
+            self.paints += 1
+        return False
+def first_paint(app, window, watch, limit=10.0):
+    deadline = time.perf_counter() + limit
+    while watch.paints == 0 and time.perf_counter() < deadline:
+        app.processEvents()
+def settle(app, watch, limit=10.0):
+    deadline, quiet = time.perf_counter() + limit, 0
+    while quiet < 2 and time.perf_counter() < deadline:  # two turns in a row that paint nothing
+        before = watch.paints
+        app.processEvents()
+        quiet = quiet + 1 if watch.paints == before else 0
+def read_back(window):
+    window.screen().grabWindow(window.winId())
+"""
+
+APP_SCREEN = SCREEN_TOOLS + """
+t_start = time.perf_counter()
+from PySide6.QtWidgets import QApplication
+from explorer.main_window import MainWindow
+from explorer.style import apply_style
+t_import = time.perf_counter()
+app = QApplication([])
+apply_style(app)
+w = MainWindow(None, persist_layout=False, recovery=False)
+w.resize(1600, 1000)
+w.move(0, 0)
+t_built = time.perf_counter()
+watch = PaintWatch(w); app.installEventFilter(watch)
+w.show(); first_paint(app, w, watch); read_back(w)
+t_painted = time.perf_counter()
+deadline = t_painted + 10
+while w.waiting_panels() and time.perf_counter() < deadline:
+    app.processEvents()
+settle(app, watch); read_back(w)
+t_complete = time.perf_counter()
+import json, os, sys
+print(json.dumps(dict(start=t_start, imported=t_import, built=t_built, painted=t_painted, complete=t_complete)))
+sys.stdout.flush(); os._exit(0)
+"""
+
+EMPTY_SCREEN = SCREEN_TOOLS + """
+t_start = time.perf_counter()
+import pyqtgraph as pg
+from PySide6.QtWidgets import QApplication
+t_import = time.perf_counter()
+app = QApplication([])
+w = pg.GraphicsLayoutWidget()
+w.resize(1600, 1000)
+w.move(0, 0)
+t_built = time.perf_counter()
+watch = PaintWatch(w); app.installEventFilter(watch)
+w.show(); first_paint(app, w, watch); read_back(w)
+t_painted = time.perf_counter()
+settle(app, watch); read_back(w)
+t_complete = time.perf_counter()
+import json, os, sys
+print(json.dumps(dict(start=t_start, imported=t_import, built=t_built, painted=t_painted, complete=t_complete)))
+sys.stdout.flush(); os._exit(0)
+"""
+
 EMPTY = """
 import time; t_start = time.perf_counter()
 import pyqtgraph as pg
@@ -65,8 +142,8 @@ sys.stdout.flush(); os._exit(0)  # teardown is not start-up (and is not timed)
 """
 
 
-def one_run(code):
-    env = offscreen_env()
+def one_run(code, display=None):
+    env = offscreen_env(display=display)
     # Byte-code as an installed app has it: cached (the warm-up run writes it), but under the temp
     # folder rather than next to the sources, and even where PYTHONDONTWRITEBYTECODE is set.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -82,16 +159,16 @@ def one_run(code):
             "complete": stamps.get("complete", stamps["painted"]) - t0}
 
 
-def measure(runs, warmup=1):
-    kinds = {"app": APP, "empty": EMPTY}
+def measure(runs, warmup=1, display=None):
+    kinds = {"app": APP_SCREEN, "empty": EMPTY_SCREEN} if display else {"app": APP, "empty": EMPTY}
     samples = {k: [] for k in kinds}
     for r in range(warmup + runs):
         order = list(kinds) if r % 2 == 0 else list(kinds)[::-1]
         for kind in order:
-            result = one_run(kinds[kind])
+            result = one_run(kinds[kind], display)
             if r >= warmup:
                 samples[kind].append(result)
-    summary = {"runs": runs}
+    summary = {"runs": runs, "screen": bool(display)}
     for kind, rs in samples.items():
         summary[kind] = {key: median([r[key] for r in rs]) for key in rs[0]}
         summary[kind]["all_total"] = [round(r["total"], 3) for r in rs]
@@ -101,8 +178,13 @@ def measure(runs, warmup=1):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--screen", action="store_true", help="start on a private Xvfb, pixels read back from the screen")
     a = p.parse_args(argv)
-    emit(measure(a.runs))
+    if a.screen:
+        with xvfb() as display:
+            emit(measure(a.runs, display=display))
+    else:
+        emit(measure(a.runs))
 
 
 if __name__ == "__main__":

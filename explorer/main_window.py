@@ -116,6 +116,7 @@ class MainWindow(QMainWindow):
         self._dock_on_screen = {}  # name → the last visibilityChanged of its dock (none before it is shown)
         self._restoring = False  # restoreState shows and hides docks in passing: build only what stays shown
         self._painted = False  # until the first paint, AFTER_FIRST_PAINT panels wait
+        self._tab_bars_check_due = False  # a check of the tab bars is waiting for the next turn
         for spec in DOCKS:
             self._add_dock(spec)
         arrange_default(self)
@@ -273,7 +274,7 @@ class MainWindow(QMainWindow):
         if not self._layout_given and not event.spontaneous():
             self._layout_given = True  # once: the person's own resizing of the docks is theirs
             fit_default_sizes(self)
-        QTimer.singleShot(0, self._hide_stale_tab_bars)
+        self._docks_moved()
         if not self._painted:  # in case no paint reaches the window itself (all covered by children)
             QTimer.singleShot(FIRST_PAINT_FALLBACK_MS, self._first_paint_done)
 
@@ -295,7 +296,15 @@ class MainWindow(QMainWindow):
                 bar.hide()
 
     def _docks_moved(self, *args):
-        QTimer.singleShot(0, self._hide_stale_tab_bars)  # after Qt has laid the docks out (and made its tab bars)
+        """After Qt has laid the docks out (and made its tab bars): once for all the docks that moved
+        in this turn (each of the 15 docks reports its place when the window is built)."""
+        if not self._tab_bars_check_due:
+            self._tab_bars_check_due = True
+            QTimer.singleShot(0, self._check_tab_bars)
+
+    def _check_tab_bars(self):
+        self._tab_bars_check_due = False
+        self._hide_stale_tab_bars()
 
     def layout_state(self):
         """The dock layout and geometry as strings, for QSettings and session files."""

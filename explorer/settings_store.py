@@ -5,7 +5,6 @@
 import os
 from pathlib import Path
 
-import platformdirs
 from PySide6.QtCore import QSettings
 
 APP_NAME = "attention-explorer"
@@ -19,6 +18,8 @@ def home_override():
 
 def data_dir():
     """The per-user data folder (recovery copies); created on first use."""
+    import platformdirs  # here, not at the top: ~10 ms of start-up, and only recovery needs it
+
     root = home_override() or Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
     root.mkdir(parents=True, exist_ok=True)
     return root

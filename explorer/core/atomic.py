@@ -11,7 +11,6 @@ that a running process may still be writing.
 """
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import socket
@@ -71,6 +70,8 @@ def _host_tag() -> str:
         host = socket.gethostname()
     except OSError:
         host = ""
+    import hashlib  # here: only a write needs it, and it is ~2 ms of start-up
+
     return hashlib.blake2s(host.encode("utf-8", "surrogateescape"), digest_size=4).hexdigest()
 
 

@@ -6,7 +6,6 @@ Settings() defaults, layout null, no query_tokens); the reader applies this to f
 """
 from __future__ import annotations
 
-import difflib
 import io
 import os
 import stat
@@ -107,6 +106,8 @@ def _check_fields(obj: dict, expected: tuple[str, ...], required: tuple[str, ...
     for key in obj:
         if key not in expected:
             text = key if isinstance(key, str) else repr(key)
+            import difflib  # only for a refusal: not on the start-up path
+
             near = difflib.get_close_matches(text, expected, n=1)
             hint = f" (did you mean {near[0]!r}?)" if near else ""
             raise SessionError(f"{prefix}unknown field {short(text)}{hint}")

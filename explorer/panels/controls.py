@@ -5,7 +5,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QL
 
 from explorer.core.plural import count
 from explorer.core.settings_schema import SCHEMA
-from explorer.model import SETTINGS, STRUCTURE
+from explorer.model import SETTINGS, STRUCTURE, VALUES
 from explorer.widgets.fitting_text import FittingText, shrinkable
 from explorer.widgets.number_text import format_number
 
@@ -98,6 +98,8 @@ class ControlsPanel(Panel):
                 self.cross.setChecked(self.model.cross)
 
     def render(self, flags):
+        if not flags & ~VALUES:
+            return  # new numbers in Q, K or V: no setting, shape or token shown here changed
         s, m = self.model.settings, self.model
         for control in self.bound.values():
             control.show(s)

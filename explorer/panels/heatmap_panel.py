@@ -2,7 +2,7 @@
 import numpy as np
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
-from explorer.model import ALL_STAGES, SELECTION, STRUCTURE
+from explorer.model import ALL_STAGES, SELECTION, STRUCTURE, VALUES
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.nice import nice_ceiling
 
@@ -132,6 +132,8 @@ class HeatmapPanel(Panel):
             self.draw()
             self._drawn_head = self.head()
         hidden = self.hidden()
+        if flags == VALUES and not hidden:
+            return  # new numbers only: what is revealed and outlined stays (the guess follows history_moved)
         self.heatmap.set_hidden(hidden)
         self.reveal_button.setVisible(hidden)
         self.reveal_button.setEnabled(self.model.revealed == self.stage - 1)  # the stages come in order

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QStaticText, QTransform
 
 from .number_text import format_number
 
@@ -39,6 +39,19 @@ def format_value(v: float, magnitude: float | None = None) -> str:
     return s.replace("-", "−")
 
 
+_METRICS: dict[str, QFontMetricsF] = {}
+
+
+def _ref_metrics() -> QFontMetricsF:
+    """Metrics of the application font at REF_PX pixels (made once per font)."""
+    font = QFont()
+    font.setPixelSize(CellTextItem.REF_PX)
+    metrics = _METRICS.get(font.key())
+    if metrics is None:
+        metrics = _METRICS[font.key()] = QFontMetricsF(font)
+    return metrics
+
+
 def contrast_is_white(rgb: np.ndarray) -> np.ndarray:
     """For (..., 3) uint8 colours: True where white text contrasts more than black (WCAG)."""
     c = rgb.astype(np.float64) / 255.0
@@ -61,6 +74,10 @@ class CellTextItem(pg.GraphicsObject):
         self._strings: list[str] | None = None  # built lazily, only when painting
         self._ref_width = 0.0  # widest string at REF_PX, cached with _strings
         self._shape = (0, 0)
+        self._ref_widths: dict[str, float] = {}  # text → its width at REF_PX (numbers recur between edits)
+        self._ref_metrics: QFontMetricsF | None = None  # the metrics those widths were measured with
+        self._static: dict[str, tuple[QStaticText, float]] = {}  # text → laid out at _static_px, half width
+        self._static_px = 0
 
     REF_PX = 100
 
@@ -89,11 +106,31 @@ class CellTextItem(pg.GraphicsObject):
                 self.masked_text if masked is not None and masked[k] else format_value(v, magnitude)
                 for k, v in enumerate(vals)
             ]
-            font = QFont()
-            font.setPixelSize(self.REF_PX)
-            fm = QFontMetricsF(font)
-            self._ref_width = max((fm.horizontalAdvance(s) for s in set(self._strings)), default=0.0)
+            metrics = _ref_metrics()
+            if metrics is not self._ref_metrics:  # another application font: other widths
+                self._ref_widths, self._ref_metrics = {}, metrics
+            widths = self._ref_widths
+            for s in set(self._strings) - widths.keys():
+                widths[s] = metrics.horizontalAdvance(s)
+            self._ref_width = max((widths[s] for s in set(self._strings)), default=0.0)
+            if len(widths) > 4 * MAX_CELLS:
+                self._ref_widths = {s: widths[s] for s in set(self._strings)}
         return self._strings
+
+    def _laid_out(self, text: str, font: QFont, px: int) -> tuple[QStaticText, float]:
+        """``text`` laid out once for this pixel size, and half its width: an edit changes one row
+        of numbers, and ``drawText`` laid every text out again on every paint."""
+        if px != self._static_px:
+            self._static, self._static_px = {}, px
+        laid = self._static.get(text)
+        if laid is None:
+            if len(self._static) > 4 * MAX_CELLS:
+                self._static = {}
+            static = QStaticText(text)
+            static.setTextFormat(Qt.TextFormat.PlainText)
+            static.prepare(QTransform(), font)
+            laid = self._static[text] = (static, static.size().width() / 2)
+        return laid
 
     def paint(self, p: QPainter, *args) -> None:
         if self._values is None or self._white is None or self._values.size == 0:
@@ -126,13 +163,18 @@ class CellTextItem(pg.GraphicsObject):
                 i, j = divmod(k, cols)
                 c = t.map(QPointF(j, i))
                 p.drawRect(QRectF(c.x() - tw / 2, c.y() - th / 2, tw, th))
+        # Each text centred in its cell as drawText(rect, AlignCenter) centres it: by the line's
+        # height (QStaticText.size() rounds it up) and the text's advance. The cell centres are
+        # t.map(j, i) for every cell at once (the view's transform is affine).
+        line = QFontMetricsF(font).height()
+        i, j = np.divmod(np.arange(rows * cols), cols)
+        xs = (t.m11() * j + t.m21() * i + t.dx()).tolist()
+        ys = (t.m12() * j + t.m22() * i + t.dy() - line / 2).tolist()
         for colour, want in ((QColor(255, 255, 255), True), (QColor(20, 20, 20), False)):
             p.setPen(colour)
             for k in np.flatnonzero(white == want).tolist():
                 s = strings[k]
-                if not s:
-                    continue
-                i, j = divmod(k, cols)
-                c = t.map(QPointF(j, i))
-                p.drawText(QRectF(c.x() - cw / 2, c.y() - ch / 2, cw, ch), Qt.AlignmentFlag.AlignCenter, s)
+                if s:
+                    static, half = self._laid_out(s, font, px)
+                    p.drawStaticText(QPointF(xs[k] - half, ys[k]), static)
         p.restore()

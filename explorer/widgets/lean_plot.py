@@ -20,7 +20,7 @@ from pyqtgraph import functions as fn
 from pyqtgraph import icons
 from pyqtgraph.graphicsItems.ButtonItem import ButtonItem
 from pyqtgraph.graphicsItems.PlotItem.PlotItem import WidgetGroup, translate, ui_template
-from PySide6 import QtWidgets
+from PySide6 import QtGui, QtWidgets
 
 _DEFERRED = frozenset({"ctrl", "ctrlMenu", "stateGroup"})  # the options menu's
 _SIDES = ("top", "bottom", "left", "right")
@@ -36,6 +36,50 @@ class LeanAxisItem(pg.AxisItem):
         super().__init__(orientation, *args, **kwargs)
         self.__dict__["_held"] = False
         self._updateLabel()
+
+    # pyqtgraph measures the tick texts only while painting, then widens the axis and lays the plot
+    # out again: every plot's first paint was followed by a second layout and paint. Until its first
+    # paint, the axis measures them when it is laid out or given ticks instead (issue 18, start-up).
+    def resizeEvent(self, ev=None):
+        super().resizeEvent(ev)
+        self._measure_before_paint()
+
+    def setTicks(self, ticks):
+        super().setTicks(ticks)
+        self._measure_before_paint()
+
+    def _measure_before_paint(self):
+        if "_painted" in self.__dict__ or not self._has_texts():
+            return
+        if self._tickLevels is not None:  # given ticks: their texts, not the axis's length, set the size
+            measured = (self._tickLevels, tuple(self.range))
+            last = self.__dict__.get("_measured")
+            if last is not None and last[0] is measured[0] and last[1] == measured[1]:
+                return
+            self.__dict__["_measured"] = measured
+        picture = QtGui.QPicture()  # the device paint() measures on
+        painter = QtGui.QPainter(picture)
+        try:
+            if self.style["tickFont"]:
+                painter.setFont(self.style["tickFont"])
+            self.generateDrawSpecs(painter)  # ends by fitting the text space to the widest label
+        finally:
+            painter.end()
+
+    def _has_texts(self):
+        """Whether the axis shows tick labels now, and so has a text size worth measuring."""
+        if not (self.style["autoExpandTextSpace"] and self.style["showValues"] and self.isVisible()):
+            return False
+        if self.width() <= 0 or self.height() <= 0:
+            return False
+        if self._tickLevels is not None:  # ticks given: only if one of them has a text
+            return any(text for level in self._tickLevels for _, text in level)
+        view = self.linkedView()
+        return view is not None and view.width() > 0 and view.height() > 0
+
+    def paint(self, p, opt, widget):
+        self.__dict__["_painted"] = True
+        super().paint(p, opt, widget)
 
     def _updateLabel(self):
         if self.__dict__.get("_held"):

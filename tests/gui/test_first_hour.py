@@ -385,7 +385,7 @@ def test_narrow_cells_still_print_a_number_that_fits(qtbot, ui):
     rather than nothing."""
     heatmap = Heatmap(cmap="sequential")
     qtbot.addWidget(heatmap)
-    heatmap.resize(230, 330)
+    heatmap.resize(210, 330)  # cells ~25 px wide once laid out (230 did only until its axis measured the labels)
     heatmap.show()
     qtbot.waitExposed(heatmap)
     values = np.full((4, 4), 0.17)

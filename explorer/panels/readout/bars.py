@@ -32,9 +32,8 @@ class SharesBars:
 
     def _build_bars(self, fg, bg):
         self._stacks = None  # (keys, stacked shares, their bases) as drawn, for the tooltips
-        self.bars = pg.PlotWidget(self)
-        self.bars.setBackground(bg)
-        self._style_plot(self.bars.getPlotItem())
+        self._bar_ticks = None  # the bottom axis's ticks as set
+        self.bars = self._new_plot(bg)
         self.bars.setLabel("left", "share  w·v", color=fg.name())
         self.bars.setLabel("bottom", "output dimension", color=fg.name())
         self.zero_line = pg.InfiniteLine(pos=0.0, angle=0, pen=pg.mkPen(fg, width=1))
@@ -90,7 +89,10 @@ class SharesBars:
             return
         d = len(ro.columns)
         step = label_every(d, max(self.bars.getViewBox().width(), 60.0), TICK_LABEL_PX)
-        self.bars.getAxis("bottom").setTicks([[(k, f"d{int(ro.columns[k])}") for k in range(0, d, step)], []])
+        ticks = [[(k, f"d{int(ro.columns[k])}") for k in range(0, d, step)], []]
+        if ticks != self._bar_ticks:  # set again, pyqtgraph would lay the axis out and paint it anew
+            self.bars.getAxis("bottom").setTicks(ticks)
+            self._bar_ticks = ticks
 
     def bar_tooltip(self, x, y):
         """What the bar segment under view point (x, y) is: the key, its weight, its value and their product."""

@@ -40,9 +40,7 @@ class HullPlane:
         self._drawn_key_pts = None  # the points the coloured scatter shows now (slot k in colour k)
         self._plane_axes = None  # the plane's (bottom, left) axis titles as set
         self.inside = None  # the last hull check: O_i inside the hull of the V rows on the plane
-        self.plane = pg.PlotWidget(self)
-        self.plane.setBackground(bg)
-        self._style_plot(self.plane.getPlotItem())
+        self.plane = self._new_plot(bg)
         self.hull_item = QGraphicsPolygonItem()
         self.hull_item.setBrush(QBrush(HULL_FILL))
         pen = QPen(HULL_EDGE, 1.5)
