@@ -153,6 +153,11 @@ class AttentionModel(Edits, QObject):
         None while there are none to draw (``pending`` and no partial result of this head)."""
         return self.coordinator.shown(self.selection.head)
 
+    def repeats(self, earlier, later):
+        """Whether the results ``later`` hold the very ① and ② numbers the partial result ``earlier`` held
+        (they complete it): a panel that drew ``earlier`` need not draw them again."""
+        return self.coordinator.repeats(earlier, later)
+
     edited = property(lambda self: self.coordinator.edited,
                       doc="With ``changed``: {matrix: (rows, cols)} written since the last one, or None.")
     flushing = property(lambda self: self.coordinator.flushing)

@@ -117,6 +117,7 @@ class Coordinator(QObject):
         self._partial_from = 0  # partial results of older requests than this are not shown (newer ones are)
         self._unshown = None  # the whole recompute on the worker whose shown head has not reached this thread
         self._held = 0  # flags of a request held until it has (it would rewrite the buffers that head is in)
+        self._repeated = None  # (partial, results): the whole results of the recompute that showed that partial
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(0)
@@ -156,6 +157,11 @@ class Coordinator(QObject):
         if partial is not None and partial.partial_head == head and self.fits(partial):
             return partial
         return None if self.pending else self.results
+
+    def repeats(self, earlier, later):
+        """Whether ``later`` are the whole results of the recompute whose partial result ``earlier`` was,
+        nothing written in between: the same ① and ② numbers of its head, in the same arrays."""
+        return self._repeated is not None and self._repeated[0] is earlier and self._repeated[1] is later
 
     def fits(self, result):
         """Whether a result (perhaps of an earlier state) has the shapes of the current state."""
@@ -216,6 +222,8 @@ class Coordinator(QObject):
             try:
                 small = not flags & ~(VALUES | SELECTION | LESSON)
                 edited = self._apply_edits(dirty, wait) if small else None
+                if edited is not None:
+                    self._repeated = None  # the results' numbers change where they are
                 if edited == "deferred":
                     self._unannounced |= flags
                     m.state_changed.emit(flags)
@@ -257,7 +265,7 @@ class Coordinator(QObject):
         self.worker.cancel()
         self._accept_from = self._generation + 1
         overtaken, self._unannounced = self._unannounced | self._held, 0
-        self.partial, self._unshown, self._held = None, None, 0
+        self.partial, self._unshown, self._held, self._repeated = None, None, 0, None
         previous = self.results if self._big() else None
         if previous is not None:
             self._go("REWRITE")  # stays unreadable if it fails half way through
@@ -391,6 +399,8 @@ class Coordinator(QObject):
                 self._fail(0, outcome)
             return
         self.results = outcome
+        completes = self.partial is not None and self._partial_from == generation + 1
+        self._repeated = (self.partial, outcome) if completes else None
         if self._partial_from <= generation + 1:  # the partial result is of this request or older
             self.partial = None
             self._partial_from = generation + 1

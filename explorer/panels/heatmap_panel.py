@@ -2,7 +2,7 @@
 import numpy as np
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
-from explorer.model import ALL_STAGES, SELECTION, STRUCTURE
+from explorer.model import ALL_STAGES, DECODE, SELECTION, SETTINGS, STRUCTURE, VALUES
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.nice import nice_ceiling
 
@@ -74,6 +74,12 @@ class HeatmapPanel(Panel):
         still what this panel would draw, so no recompute is writing them."""
         return self._drawn_from is not None and self.source() is self._drawn_from and self.head() == self._drawn_head
 
+    def _drawn_already(self, flags):
+        """The whole results came after the partial result this panel drew from, and nothing else changed
+        what it shows: its head's numbers are those on screen (at L = 4096 a draw is 20–80 ms)."""
+        return (not flags & ~(VALUES | SETTINGS | STRUCTURE | DECODE | SELECTION) and self.head() == self._drawn_head
+                and self.model.repeats(self._drawn_from, self.source()))
+
     def hidden(self):
         return self.model.revealed < self.stage
 
@@ -133,8 +139,11 @@ class HeatmapPanel(Panel):
                                     ("key tokens" if cross else "key")
                                     if self.col_title == "key" else self.col_title)
         if flags & ~SELECTION or self.head() != self._drawn_head:
-            self.draw()
-            self._drawn_head, self._drawn_from = self.head(), self.source()
+            if self._drawn_already(flags):
+                self._drawn_from = self.source()  # the same numbers, now of whole results
+            else:
+                self.draw()
+                self._drawn_head, self._drawn_from = self.head(), self.source()
         hidden = self.hidden()
         self.heatmap.set_hidden(hidden)
         self.reveal_button.setVisible(hidden)

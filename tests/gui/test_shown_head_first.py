@@ -296,3 +296,25 @@ def test_no_view_reads_an_array_while_the_worker_writes_it(qtbot, window, buffer
     assert any(early)  # the drag showed the shown head first, not only whole results
     want = run_pipeline(model._state.matrices, model.settings)
     assert_same_numbers(weights.heatmap.image_array(), want.heads.weights[model.settings.selected_head])
+
+
+def test_the_whole_results_do_not_draw_the_shown_head_again_and_an_edit_after_them_does(
+        qtbot, window, buffers, monkeypatch):
+    load_big(qtbot, window)
+    model = window.model
+    draws = []
+    real = Heatmap.set_matrix
+    monkeypatch.setattr(Heatmap, "set_matrix", lambda hm, *a, **k: draws.append(hm) or real(hm, *a, **k))
+    scores, weights = window.panels["scores"], window.panels["weights"]
+    model.set_param("temperature", 0.8)
+    model.recompute()
+    qtbot.waitUntil(lambda: model.up_to_date and weights.drawn_from is model.results, timeout=10_000)
+    assert draws.count(weights.heatmap) == 1 and draws.count(scores.heatmap) == 1  # from the partial result only
+    want = run_pipeline(model._state.matrices, model.settings)
+    assert_same_numbers(weights.heatmap.image_array(), want.heads.weights[0])
+    assert model.set_cell("Q", 5, 1, 3.0)  # one row of head 0, in place: drawn again
+    model.flush()
+    assert draws.count(weights.heatmap) == 2
+    want = run_pipeline(model._state.matrices, model.settings)
+    assert_same_numbers(weights.heatmap.image_array(), want.heads.weights[0])
+    assert_same_numbers(scores.heatmap.image_array(), want.heads.scores[0])
