@@ -123,6 +123,7 @@ class Buffers:
     row_sums: np.ndarray  # (H, Lq): Σ_j weights — shown beside each row (each is 1); NaN until made
     score_range: np.ndarray  # (H, 2): min and max score of each head — the colour levels
     overviews: dict = field(default_factory=dict)  # ("scores" | "weights", head) → screen-sized overview
+    fresh: bool = False  # new arrays (their memory not yet touched), not the previous result's
 
 
 def buffers(inputs, previous=None):
@@ -134,7 +135,7 @@ def buffers(inputs, previous=None):
         if (p.scores.shape == (h, lq, lk) and p.head_outputs.shape == (h, lq, dv)
                 and p.scores.flags.writeable and p.scores.flags.c_contiguous):
             return Buffers(p.scores, p.weights, p.head_outputs, *small)
-    return Buffers(np.empty((h, lq, lk)), np.empty((h, lq, lk)), np.empty((h, lq, dv)), *small)
+    return Buffers(np.empty((h, lq, lk)), np.empty((h, lq, lk)), np.empty((h, lq, dv)), *small, fresh=True)
 
 
 def of_result(result):
@@ -166,19 +167,25 @@ def score_head(inputs, bufs, h, cancelled=None, summarise=True, executor=None, l
     scores, weights = bufs.scores, bufs.weights
     if cancelled is not None and cancelled():  # before QKᵀ, which cannot stop half way (~0.1 s at L = 4096)
         return False
+    n_rows, n_keys = scores.shape[1:]
+    views = summarise and needs_overview(scores.shape)
+    (view_shape, tall) = overview_shape((n_rows, n_keys)) if views else ((0, 0), 1)
+    step = max(tall, BLOCK_CELLS // n_keys // tall * tall)  # a block starts where an overview block does
+    tops = list(range(0, n_rows, step))
+    lanes = max(1, min(lanes if executor is not None else 1, len(tops)))
+    per = -(-len(tops) // lanes)
+
+    def touch(j):
+        scores[h, j * per * step:(j + 1) * per * step] = 0.0
+
+    if bufs.fresh and lanes > 1:  # new memory: the kernel maps and zeroes it at first touch (~0.2 s per
+        _share(executor, lanes, touch)  # 128 MiB on a VM), and QKᵀ would meet it all on one thread
     with np.errstate(over="ignore", invalid="ignore"):
         np.matmul(inputs.q_head(h), inputs.k_head(h).T, out=scores[h])  # whole: bands would change the bits
         scores[h] *= inputs.scale / inputs.temperature
     if cancelled is not None and cancelled():
         return False
-    n_rows, n_keys = scores.shape[1:]
-    views = summarise and needs_overview(scores.shape)
-    (view_shape, tall) = overview_shape((n_rows, n_keys)) if views else ((0, 0), 1)
     shown = {stage: np.empty(view_shape, np.float32) for stage in ("scores", "weights")} if views else {}
-    step = max(tall, BLOCK_CELLS // n_keys // tall * tall)  # a block starts where an overview block does
-    tops = list(range(0, n_rows, step))
-    lanes = max(1, min(lanes if executor is not None else 1, len(tops)))
-    per = -(-len(tops) // lanes)
     failed = []  # bands that raised: a band after one of them stops, one before it goes on (it may fail first)
 
     def band(j):
@@ -202,13 +209,7 @@ def score_head(inputs, bufs, h, cancelled=None, summarise=True, executor=None, l
                 shown["weights"][at] = overview_rows(weights[h, rows], (n_rows, n_keys), signed=False)  # ≥ 0
         return lo, hi
 
-    futures = []
-    try:
-        futures += [executor.submit(band, j) for j in range(1, lanes)]
-        outcomes = [_outcome(band, 0)]
-    finally:
-        wait(futures)  # no band may still be writing when this returns
-    outcomes += [_outcome(f.result) for f in futures]
+    outcomes = _share(executor, lanes, band)
     for outcome in outcomes:  # the first band's error is the one a single thread would have met
         if isinstance(outcome, BaseException):
             raise outcome
@@ -218,6 +219,18 @@ def score_head(inputs, bufs, h, cancelled=None, summarise=True, executor=None, l
     for stage, view in shown.items():
         bufs.overviews[(stage, h)] = view
     return True
+
+
+def _share(executor, lanes, work):
+    """``work(j)`` for j = 0 … lanes − 1, j = 0 on this thread and the rest on ``executor``; returns
+    each one's outcome (its value, or the ArithmeticError or ValueError it raised) once all are done."""
+    futures = []
+    try:
+        futures += [executor.submit(work, j) for j in range(1, lanes)]
+        outcomes = [_outcome(work, 0)]
+    finally:
+        wait(futures)  # no band may still be writing when this returns
+    return outcomes + [_outcome(f.result) for f in futures]
 
 
 def _outcome(call, *args):
