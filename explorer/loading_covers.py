@@ -160,11 +160,15 @@ class LoadingCovers:
         """Let the dock's panel draw, and lift the cover unless the panel still shows another session:
         one that could not draw yet (not on screen, or a newer change pending) keeps it until it has."""
         panel = self.window.panels.built().get(key) if key in self.window.docks else None
+        cover = self.covers[key]
         if panel is not None:
+            view = cover.parentWidget()
+            view.setEnabled(True)  # it draws enabled: colours taken from a disabled palette stay grey
             panel.set_on_screen(self.window._dock_on_screen.get(key, True))  # renders if on screen
             if self._shows_another_session(panel):
+                view.setEnabled(False)
                 return
-        self.covers[key].uncover()
+        cover.uncover()
 
     def _shows_another_session(self, panel):
         return panel.reads_results and panel.drawn_load not in (None, self.model.loads)

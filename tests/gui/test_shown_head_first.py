@@ -318,3 +318,21 @@ def test_the_whole_results_do_not_draw_the_shown_head_again_and_an_edit_after_th
     want = run_pipeline(model._state.matrices, model.settings)
     assert_same_numbers(weights.heatmap.image_array(), want.heads.weights[0])
     assert_same_numbers(scores.heatmap.image_array(), want.heads.scores[0])
+
+
+def test_docks_uncovered_after_a_large_open_draw_their_titles_in_the_enabled_colours(qtbot, window, tmp_path,
+                                                                                    monkeypatch):
+    """A covered view is disabled; it draws at its uncover turn, and what it draws then must not take the
+    disabled (grey) colours of its palette."""
+    from PySide6.QtGui import QPalette
+
+    from explorer.core.session import save_session
+
+    monkeypatch.setattr(coordinator, "BACKGROUND_COST", 20_000)
+    save_session(replace(big_session(seed=4), tokens=tuple(f"w{i}" for i in range(64))), tmp_path / "big.json")
+    assert window.documents.open(tmp_path / "big.json", ask=False)  # new tokens: every title is set again
+    qtbot.waitUntil(lambda: not window.model.loading and not window.covers.is_up("output"), timeout=10_000)
+    enabled = window.palette().color(QPalette.ColorGroup.Active, QPalette.ColorRole.WindowText).name()
+    for name in ("scores", "weights", "output"):
+        axis = window.panels[name].heatmap.plot.getAxis("left")
+        assert axis.labelStyle.get("color") == enabled, name
