@@ -8,13 +8,16 @@ the cell slider (or the temperature slider) with the slider held down, exactly a
 
 Measured: the plain NumPy stages of ``edit_pixels.reference_stages`` for this window's Q, K, V (every
 head's scores, softmax and output: what a whole recompute must do at the least, the floor of the
-temperature slider); the recomputes (``model.changed`` emissions) while dragging against the events and the
-frames (16.7 ms) the drag lasted; and when the last event's value is on screen: the first
-``changed`` after it, then the pixels over the weights heatmap (read back from the X server with
-``--screen``; offscreen, ``window.grab()``, which repaints the whole window), checked against the
-model, counted from the moment the last event was due and from when it was delivered. "Drag duration"
-is that time in 16.7-ms frames; the frames actually painted are counted as the paint events of the
-weights heatmap's viewport during the drag.
+temperature slider); the results announced while dragging (``model.changed``: every panel;
+``model.shown_ready``: the shown head's ① and ② first, issue 18) against the events and the frames
+(16.7 ms) the drag lasted; how often the weights heatmap drew a new value during the drag, and its
+longest wait between two; and when the last event's value is on screen: once the weights panel has
+drawn results of the last value, the pixels over the weights heatmap (read back from the X server
+with ``--screen``; offscreen, ``window.grab()``, which repaints the whole window), checked against
+those results, counted from the moment the last event was due and from when it was delivered; then
+the same for every panel (the output heatmap's pixels, once ``changed`` brings the whole results).
+"Drag duration" is the first time in 16.7-ms frames; the frames actually painted are counted as the
+paint events of the weights heatmap's viewport during the drag.
 
 ``python -m benchmarks.drag --L 1024 --slider cell`` prints one BENCH_JSON line.
 """
@@ -90,32 +93,62 @@ def measure(length, dim, heads, events, rate, slider_name, seed, timeout_s=180.0
     positions = [start + direction * (k + 1) for k in range(events)]
     final_value = slider.value_at(positions[-1])
 
-    st = {"delivered": 0, "t0": None, "t_delivered": [None] * events, "recomputes": 0, "t_changed": [],
-          "t_screen": None, "consistent": None, "ticks": []}
+    st = {"delivered": 0, "t0": None, "t_delivered": [None] * events, "recomputes": 0, "firsts": 0,
+          "t_screen": None, "t_all": None, "consistent": None, "ticks": [], "draws": []}
     loop = QEventLoop()
+    weights = window.panels["weights"]
+    read_all = heatmap_rects(window)["output"]
+
+    def describes_last(result):
+        """Whether ``result`` holds the last event's value."""
+        if result is None:
+            return False
+        return (float(result.q_in[0, 0]) if slider_name == "cell" else float(result.temperature)) == final_value
 
     def shown_value():
         return float(model.matrix("Q")[0, 0]) if slider_name == "cell" else float(model.settings.temperature)
 
-    def finish():
-        if st["t_screen"] is not None:
-            return
+    def first_on_screen():
         app.processEvents()  # any paint still pending: "on screen" means painted and read back
         screen_pixels(app, window, read)
         st["t_screen"] = now()
         head = model.settings.selected_head
-        st["consistent"] = bool(shown_value() == final_value and np.allclose(
-            window.panels["scores"].heatmap.image_array(), model.results.heads.scores[head]))
-        loop.quit()
+        drawn = weights.drawn_from
+        st["consistent"] = bool(shown_value() == final_value and describes_last(drawn) and np.allclose(
+            window.panels["scores"].heatmap.image_array(), drawn.heads.scores[head]))
+        if st["t_all"] is not None:
+            loop.quit()
+
+    def all_on_screen():
+        app.processEvents()
+        screen_pixels(app, window, read_all)
+        st["t_all"] = now()
+        if st["t_screen"] is not None:
+            loop.quit()
+
+    def after_last():
+        return st["delivered"] == events and now() >= st["t_delivered"][-1]
+
+    def on_weights_drawn():
+        if st["t0"] is not None and st["t_screen"] is None:
+            st["draws"].append(now())
+            if after_last() and describes_last(weights.drawn_from):
+                st["draws"].pop()
+                QTimer.singleShot(0, first_on_screen)
+
+    def on_first(flags):
+        if st["t0"] is not None and st["t_screen"] is None:
+            st["firsts"] += 1
 
     def on_changed(flags):
         if st["t0"] is None:
             return
         st["recomputes"] += 1
-        st["t_changed"].append(now())
-        if st["delivered"] == events and st["t_screen"] is None and st["t_changed"][-1] >= st["t_delivered"][-1]:
-            QTimer.singleShot(0, finish)
+        if after_last() and st["t_all"] is None and model.up_to_date and describes_last(model.results):
+            QTimer.singleShot(0, all_on_screen)
 
+    weights.rendered.connect(on_weights_drawn)
+    model.shown_ready.connect(on_first)
     model.changed.connect(on_changed)
 
     def tick():
@@ -146,7 +179,9 @@ def measure(length, dim, heads, events, rate, slider_name, seed, timeout_s=180.0
     QTimer.singleShot(50, begin)
     loop.exec()
     model.changed.disconnect(on_changed)
-    if st["t_screen"] is None:
+    model.shown_ready.disconnect(on_first)
+    weights.rendered.disconnect(on_weights_drawn)
+    if st["t_screen"] is None or st["t_all"] is None:
         raise RuntimeError(f"the last value was not on screen within {timeout_s} s")
 
     t0 = st["t0"]
@@ -155,6 +190,8 @@ def measure(length, dim, heads, events, rate, slider_name, seed, timeout_s=180.0
     total = st["t_screen"] - t0
     gaps = np.diff(st["ticks"]) * 1000 if len(st["ticks"]) > 1 else np.zeros(1)
     lag = [1000 * (d - (t0 + k / rate)) for k, d in enumerate(st["t_delivered"])]
+    during = [t for t in st["draws"] if t <= last_delivered]  # new values drawn while the pointer moved
+    waits = np.diff([t0, *during, last_delivered]) * 1000
     return {
         "L": length, "d": dim, "heads": heads, "slider": slider_name, "events": events, "rate": rate,
         "recomputes": st["recomputes"],
@@ -167,6 +204,12 @@ def measure(length, dim, heads, events, rate, slider_name, seed, timeout_s=180.0
         "max_delivery_lag_ms": max(lag),
         "longest_tick_gap_ms": float(gaps.max()),
         "updates_per_s": st["recomputes"] / total,
+        "shown_head_first": st["firsts"],
+        "weights_drawn_during_drag": len(during),
+        "weights_drawn_per_s": len(during) / (last_delivered - t0),
+        "longest_wait_for_a_new_value_ms": float(waits.max()),
+        "all_latency_from_due_ms": 1000 * (st["t_all"] - last_due),
+        "all_latency_frames": 1000 * (st["t_all"] - last_due) / FRAME_MS,
         "weights_paints": paints.count - st["paints0"],
         "undo_steps": model.undo_stack.count(),
         "consistent": st["consistent"],

@@ -4,6 +4,7 @@ import argparse
 import gc
 import os
 import sys
+import time
 from pathlib import Path
 
 USAGE_SIZE = "WIDTHxHEIGHT, e.g. 1600x1000"
@@ -40,6 +41,26 @@ def bring_in_matrix(window, path, target, quiet=False):
         if quiet:
             del documents.error  # the class's own again
     return None if done else (reasons[0] if reasons else f"could not import {Path(path).name}")
+
+
+def open_session(app, window, path, quiet=False):
+    """Open the SESSION argument as File ▸ Open does: a large file is read off the GUI thread (a JSON
+    one in another process), the window shown and usable meanwhile. ``quiet``: wait until it is read
+    and return why it could not be opened, if so (a headless screenshot, or before --model);
+    otherwise a dialog says why. Returns None, or (not quiet) False when it failed at once."""
+    documents = window.documents
+    if not quiet:
+        return None if documents.open(path, ask=False, remember=False) else False
+    reasons = []
+    documents.error = lambda title, text: reasons.append(text)
+    try:
+        documents.open(path, ask=False, remember=False)
+        while documents.opening:
+            app.processEvents()
+            time.sleep(0.005)
+    finally:
+        del documents.error  # the class's own again
+    return reasons[0] if reasons else None
 
 
 def parse_size(text):
@@ -112,8 +133,6 @@ def main(argv=None):
 
     from PySide6.QtWidgets import QApplication
 
-    from explorer.core.errors import ExplorerError
-    from explorer.core.session import load_session
     from explorer.main_window import MainWindow
     from explorer.style import apply_style
 
@@ -122,21 +141,17 @@ def main(argv=None):
     app.setOrganizationName("AttentionExplorer")
     apply_style(app)
 
-    session, problem = None, None
+    problem = None
     target = matrix_target(args.session) if args.session else None
     if target == "":
         problem = matrix_advice(args.session)
-    elif args.session and target is None:
-        try:
-            session = load_session(args.session)
-        except ExplorerError as exc:
-            problem = str(exc)
-    window = MainWindow(session, path=args.session if session is not None else None,
-                        persist_layout=not args.screenshot, recovery=not args.screenshot)
-    if session is not None and session.layout:
-        window.apply_layout(session.layout, geometry=False)
+    session_path = args.session if args.session and target is None else None
+    window = MainWindow(persist_layout=not args.screenshot, recovery=not args.screenshot)
     if args.size or args.screenshot:
         window.resize(*(args.size or (1600, 1000)))
+    if session_path and (args.screenshot or args.model):  # needed before the picture, or before the model
+        problem = open_session(app, window, session_path, quiet=True)
+        session_path = None
     if args.model and not problem:
         problem = open_model(window, args)
     status = 0
@@ -151,8 +166,10 @@ def main(argv=None):
                 bring_in_matrix(window, args.session, target)  # says why in a dialog if it cannot
             elif problem:
                 window.documents.error("Could not open the session", problem)
-            elif window.recovery is not None:
-                window.recovery.offer()
+            else:
+                opened = session_path is None or open_session(app, window, session_path) is not False
+                if opened and window.recovery is not None:
+                    window.recovery.offer()  # (restoring overtakes a SESSION still being read)
             app.exec()
     finally:
         if window.recovery is not None:

@@ -44,6 +44,7 @@ class Documents:
         self.path = Path(path) if path else None
         self.opener = SessionOpener(window)
         self.opener.finished.connect(self._opened)
+        self._reading = None  # (request, done, failed) of the file being read in the background
 
     @property
     def model(self):
@@ -88,20 +89,29 @@ class Documents:
         path = self.ask_open_path("Open session", SESSION_FILTER)
         return self.open(path, ask=False) if path else False
 
-    def open(self, path, ask=True):
-        """Load ``path``; on any problem show why and leave the current session exactly as it was."""
+    def open(self, path, ask=True, remember=True):
+        """Load ``path``; on any problem show why and leave the current session exactly as it was.
+        ``remember``: list it among the recent files (not for the command line's SESSION)."""
         if ask and not self.maybe_save():
             return False
+        return self.read(path, lambda session: self._show_opened(session, path, remember),
+                         lambda why: self.error("Could not open the session", why))
+
+    def read(self, path, done, failed):
+        """Read the session file ``path``, then ``done(session)`` (validated) or ``failed(reason)``.
+        A file over BACKGROUND_BYTES is read off the GUI thread (a JSON one in another process) and
+        ``done`` comes later, the window usable meanwhile; a smaller one now. File ▸ Open, the command
+        line and crash recovery all read this way; the newest read wins (an older one is dropped).
+        False when it failed at once."""
         try:
             size = os.path.getsize(path)
         except OSError:
             size = 0  # load_session says what is wrong with it
-        self.opener.cancel()  # an open still being read is overtaken by this one
+        self.opener.cancel()  # a file still being read is overtaken by this one
+        self._reading = None
         if BACKGROUND_BYTES < size <= MAX_FILE_BYTES:  # (a larger one is refused at once, unread)
-            # read off the GUI thread (a JSON file in another process): the window stays usable and
-            # the session is shown when it has been read (``_opened``)
             self.window.statusBar().showMessage(f"Opening {Path(path).name} ({size / 2 ** 20:.0f} MB)…")
-            self.opener.open(path)
+            self._reading = (self.opener.open(path), done, failed)
             return True
         reading = (self.busy(f"Opening {Path(path).name} ({size / 2 ** 20:.0f} MB)…") if size > BUSY_BYTES
                    else nullcontext())
@@ -109,27 +119,35 @@ class Documents:
             with reading:
                 session = load_session(path)
         except ExplorerError as exc:
-            self.error("Could not open the session", str(exc))
+            failed(str(exc))
             return False
-        self._show_opened(session, path)
+        done(session)
         return True
 
-    def _opened(self, request, path, session, error):
-        """A file read in the background: shown, or why not (unless a newer open overtook it)."""
-        if request != self.opener.request:
-            return
-        if session is None:
-            self.error("Could not open the session", error)
-            return
-        self._show_opened(session, path)
+    @property
+    def opening(self):
+        """True while a session file is being read in the background."""
+        return self._reading is not None
 
-    def _show_opened(self, session, path):
+    def _opened(self, request, path, session, error):
+        """A file read in the background: handed on, or why not (unless a newer read overtook it)."""
+        if self._reading is None or request != self._reading[0]:
+            return
+        _, done, failed = self._reading
+        self._reading = None
+        if session is None:
+            failed(error)
+        else:
+            done(session)
+
+    def _show_opened(self, session, path, remember=True):
         # A large session's results come from the worker: the window stays responsive meanwhile (the
         # views of results are covered, the status bar says so); saving needs only the session.
         self.model.load(session, validated=True)  # load_session validated it
         self.window.apply_layout(session.layout, geometry=False)
         self.path = Path(path)
-        self._remember(self.path)
+        if remember:
+            self._remember(self.path)
         self.window.update_title()
         self.window.say_when_ready(f"Opened {self.path}")
 

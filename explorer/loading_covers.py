@@ -1,5 +1,6 @@
 """While a large session's results are computed on the worker: an opaque message over every view of
-results, so no number of the previous session shows, lifted dock by dock once the results come."""
+results, so no number of the previous session shows, lifted dock by dock once the results come —
+the selected head's scores and weights first, as soon as the worker has made them (a partial result)."""
 from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel
@@ -97,7 +98,7 @@ class LoadingCovers:
                         "Change it (fewer heads or tokens) to try again.")
                 if self._after_loading is not None and why and shown.endswith(why):
                     self._after_loading[2].add(shown)  # why it failed: replaced once results come
-            views = self._result_views()
+            views = [(key, target) for key, target in self._result_views() if not self._drawn_early(key)]
             self._keep_focus_out_of([target for _, target in views])
             for key, target in views:
                 cover = self.covers.get(key)
@@ -107,6 +108,8 @@ class LoadingCovers:
                 if key in self.window.docks and self.window.panels.is_built(key):
                     self.window.panels[key].set_on_screen(False)  # drawn when its cover comes off
             self.active = True
+            if any(self.early(key) for key, _ in views):  # the shown head's ① and ② came: those docks first
+                QTimer.singleShot(UNCOVER_STEP_MS, self.uncover_next)
             return
         if self.active:
             self.active = False
@@ -133,6 +136,21 @@ class LoadingCovers:
         else:
             focus.clearFocus()
 
+    def early(self, key):
+        """Whether dock ``key`` may come out from under its cover before the session's results are all
+        made: its panel draws only the selected head's ① or ②, and they have come."""
+        panel = self.window.panels.built().get(key) if key in self.window.docks else None
+        return panel is not None and panel.draws_shown_head and not panel.waiting()
+
+    def may_uncover(self, key):
+        """Whether dock ``key``'s cover may come off now (its panel drawing first)."""
+        return not self.active or self.early(key)
+
+    def _drawn_early(self, key):
+        """Dock ``key`` came out early and shows this session: it stays uncovered."""
+        return (self.early(key) and not self.is_up(key)
+                and self.window.panels[key].drawn_load == self.model.loads)
+
     def is_up(self, key):
         """True while the cover of dock (or view) ``key`` is up: its panel waits for ``_uncover``."""
         cover = self.covers.get(key)
@@ -142,18 +160,22 @@ class LoadingCovers:
         """Let the dock's panel draw, and lift the cover unless the panel still shows another session:
         one that could not draw yet (not on screen, or a newer change pending) keeps it until it has."""
         panel = self.window.panels.built().get(key) if key in self.window.docks else None
+        cover = self.covers[key]
         if panel is not None:
+            view = cover.parentWidget()
+            view.setEnabled(True)  # it draws enabled: colours taken from a disabled palette stay grey
             panel.set_on_screen(self.window._dock_on_screen.get(key, True))  # renders if on screen
             if self._shows_another_session(panel):
+                view.setEnabled(False)
                 return
-        self.covers[key].uncover()
+        cover.uncover()
 
     def _shows_another_session(self, panel):
         return panel.reads_results and panel.drawn_load not in (None, self.model.loads)
 
     def panel_rendered(self, key):
         """A panel drew the results: if it kept its cover after the session's results came, lift it."""
-        if not self.active and self.is_up(key) and not self._shows_another_session(self.window.panels[key]):
+        if self.may_uncover(key) and self.is_up(key) and not self._shows_another_session(self.window.panels[key]):
             self.covers[key].uncover()
 
     def views_added(self):
@@ -167,9 +189,7 @@ class LoadingCovers:
         ~20–80 ms at L = 4096) rather than the whole window in one block; the docks not on screen
         all at once (nothing to draw: those still showing another session keep their covers until
         they are shown and have drawn)."""
-        if self.active:
-            return  # a newer session is loading
-        waiting = [key for key, cover in self.covers.items() if not cover.isHidden()]
+        waiting = [key for key, cover in self.covers.items() if not cover.isHidden() and self.may_uncover(key)]
         on_screen = [key for key in waiting if self.seen(key)]
         for key in waiting:
             if key not in on_screen:

@@ -127,7 +127,7 @@ class MainWindow(QMainWindow):
         self._build_menus()
         style_status_bar(self.statusBar())
         self.model.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
-        for signal in (self.model.state_changed, self.model.changed, self.model.message):
+        for signal in (self.model.state_changed, self.model.shown_ready, self.model.changed, self.model.message):
             signal.connect(self.covers.follow)
         self.model.undo_stack.cleanChanged.connect(self.update_title)
         self.update_title()
@@ -207,7 +207,7 @@ class MainWindow(QMainWindow):
         if self.panels.is_built(name):
             if not self.covers.is_up(name):
                 self.panels[name].set_on_screen(on)
-            elif not self.covers.active:  # its session's results came while it was away: draw, then uncover
+            elif self.covers.may_uncover(name):  # its session's results came while it was away: draw, then uncover
                 self.covers.uncover(name)
             # (while the results are computed, ``uncover`` applies it at the dock's turn)
         elif on and not self._restoring and self._may_build_now(name):

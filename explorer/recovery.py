@@ -11,8 +11,10 @@ from pathlib import Path
 from PySide6.QtCore import QLockFile, QObject, QTimer
 from PySide6.QtWidgets import QMessageBox
 
+from explorer import documents
 from explorer.core.errors import ExplorerError
 from explorer.core.session import load_session, save_session
+from explorer.core.session_words import size_text
 from explorer.settings_store import data_dir
 
 AUTOSAVE_MS = 1500
@@ -26,10 +28,14 @@ def recovery_dir():
 
 
 def describe_orphan(path):
-    """' (of demo.json)' when the recovery copy remembers its file, else ''; never raises."""
+    """' of demo.json' when the recovery copy remembers its file, else ''; never raises. A copy too
+    large to read at once (it is read off the GUI thread when restored) is described by its size."""
     try:
+        size = path.stat().st_size
+        if size > documents.BACKGROUND_BYTES:
+            return f" ({size_text(size)})"
         original = (load_session(path).layout or {}).get("file")
-    except ExplorerError:
+    except (ExplorerError, OSError):
         return ""
     return f" of {Path(original).name}" if original else ""
 
@@ -59,6 +65,7 @@ class Recovery(QObject):
         self._pending = False
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="autosave")
         self._saving = None  # the write in progress (a Future of _timed_save)
+        self._replaces = None  # a restored recovery copy, removed once this window's own is written
         self._timer = QTimer(self)
         self._timer.setInterval(AUTOSAVE_MS)
         self._timer.timeout.connect(self._tick)
@@ -114,6 +121,9 @@ class Recovery(QObject):
             self.window.statusBar().showMessage(f"Autosave failed: {exc or 'not enough memory'}", 10000)
         else:
             self._timer.setInterval(max(AUTOSAVE_MS, int(took_s * 1000 / SAVE_SHARE)))
+            if self._replaces is not None:
+                self._replaces.unlink(missing_ok=True)
+                self._replaces = None
         return True
 
     def discard(self):
@@ -148,7 +158,8 @@ class Recovery(QObject):
         return sorted(found, key=lambda p: p.stat().st_mtime, reverse=True)
 
     def offer(self):
-        """At start-up: offer to restore the newest orphaned recovery file; True if one was restored."""
+        """At start-up: offer to restore the newest orphaned recovery file; True if one was restored
+        (or, large, is being read to be restored: off the GUI thread, as File ▸ Open reads it)."""
         for path in self.orphans():
             answer = QMessageBox.question(
                 self.window, "Restore unsaved work?",
@@ -159,27 +170,45 @@ class Recovery(QObject):
             if answer != QMessageBox.Yes:
                 path.unlink(missing_ok=True)
                 continue
-            try:
-                session = load_session(path)
-            except ExplorerError as exc:
-                # Never delete unsaved work we could not read (a newer version may read it): keep it aside,
-                # out of the pattern offered at start-up, and say where.
-                kept = path.with_name(f"unreadable-{path.name}")
-                try:
-                    path.replace(kept)
-                except OSError:
-                    kept = path
-                QMessageBox.warning(self.window, "Could not restore", f"{exc}\n\nThe file is kept as {kept}.")
+            later = []  # set once the read went to the background: a failure then offers the next one
+
+            def unreadable(why, path=path):
+                self._keep_unreadable(path, why)
+                if later:
+                    self.offer()
+
+            if not self.window.documents.read(path, lambda session, path=path: self._restore(path, session),
+                                              unreadable):
                 continue
-            # validated by load_session; a large one is computed in the background, as File ▸ Open does
-            self.window.model.load(session, validated=True)
-            self.window.model.undo_stack.resetClean()  # restored edits are not saved anywhere yet
-            original = (session.layout or {}).get("file")
-            self.window.documents.path = Path(original) if original else None
-            self.window.update_title()
-            path.unlink(missing_ok=True)
-            self._pending = True
-            self.autosave(wait=True)
-            self.window.say_when_ready("Restored the unsaved session from the last run.")
+            later.append(True)
             return True
         return False
+
+    def _restore(self, path, session):
+        """The recovery copy ``path`` was read (validated by load_session): it becomes the session; a
+        large one is computed in the background, as File ▸ Open does."""
+        self.window.model.load(session, validated=True)
+        self.window.model.undo_stack.resetClean()  # restored edits are not saved anywhere yet
+        original = (session.layout or {}).get("file")
+        self.window.documents.path = Path(original) if original else None
+        self.window.update_title()
+        # The copy goes once this window's own has been written (a large one on the writer thread,
+        # the GUI not waiting for it): never a moment with neither on disk.
+        self._replaces = path
+        self._pending = True
+        try:
+            large = path.stat().st_size > documents.BACKGROUND_BYTES
+        except OSError:
+            large = False
+        self.autosave(wait=not large)
+        self.window.say_when_ready("Restored the unsaved session from the last run.")
+
+    def _keep_unreadable(self, path, why):
+        """Never delete unsaved work we could not read (a newer version may read it): keep it aside,
+        out of the pattern offered at start-up, and say where."""
+        kept = path.with_name(f"unreadable-{path.name}")
+        try:
+            path.replace(kept)
+        except OSError:
+            kept = path
+        QMessageBox.warning(self.window, "Could not restore", f"{why}\n\nThe file is kept as {kept}.")

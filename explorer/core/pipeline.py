@@ -46,6 +46,9 @@ class PipelineResult:
     pe_src: np.ndarray | None = None  # … and their PE(Lk, D)
     # matrices larger than a screen: ("scores" | "weights", head) → each block's extreme value (pooling.py)
     overviews: dict | None = None
+    # A partial result (``recompute``'s ``on_shown``): only this head's ① and ② (scores, weights, their row
+    # sums, range and overviews) are final; the other heads are still being written and ③ is None.
+    partial_head: int | None = None
 
     def overview(self, stage, head, make=True):
         """The screen-sized overview of a head's scores or weights (pooling.overview), or None when the

@@ -38,7 +38,7 @@ def block_extreme(matrix, br, bc, signed=True):
             lo = _strided(full, br, bc, np.min, np.minimum)
             hi = np.where(hi >= -lo, hi, lo)
         out[:rf, :cf] = hi
-    if cf * bc < C:
+    if rf and cf * bc < C:
         put(slice(0, rf), cf, m[:rf * br, cf * bc:].reshape(rf, br, -1), (1, 2))
     if rf * br < R:
         tail = m[rf * br:]
@@ -78,6 +78,18 @@ def overview(matrix, signed=True):
     beside the 2 GiB of scores and weights)."""
     m = np.asarray(matrix)
     return block_extreme(m, *blocks_for(m.shape, (OVERVIEW, OVERVIEW)), signed).astype(np.float32)
+
+
+def overview_shape(shape):
+    """(rows, cols) of the ``overview`` of a matrix of ``shape``, and the height of its blocks."""
+    br, bc = blocks_for(shape, (OVERVIEW, OVERVIEW))
+    return (-(-shape[0] // br), -(-shape[1] // bc)), br
+
+
+def overview_rows(rows, shape, signed=True):
+    """The rows of the ``overview`` of a matrix of ``shape`` that a band of its ``rows`` makes (the band
+    starts at a multiple of the block height): an overview made band by band, as a recompute writes them."""
+    return block_extreme(rows, *blocks_for(shape, (OVERVIEW, OVERVIEW)), signed).astype(np.float32)
 
 
 def refresh_overview_rows(view, matrix, rows):

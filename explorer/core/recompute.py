@@ -19,7 +19,7 @@ from .alibi import alibi_bias
 from .errors import NonFiniteError
 from .heads import MultiHeadResult, merge_heads
 from .masks import combine_masks
-from .pooling import needs_overview, overview, refresh_overview_rows
+from .pooling import needs_overview, overview_rows, overview_shape, refresh_overview_rows
 from .pipeline import (PipelineResult, kv_heads_of, project, rope_positions, rotate, rotate_heads, scale_for,
                        slopes_for)
 
@@ -123,6 +123,7 @@ class Buffers:
     row_sums: np.ndarray  # (H, Lq): Σ_j weights — shown beside each row (each is 1); NaN until made
     score_range: np.ndarray  # (H, 2): min and max score of each head — the colour levels
     overviews: dict = field(default_factory=dict)  # ("scores" | "weights", head) → screen-sized overview
+    fresh: bool = False  # new arrays (their memory not yet touched), not the previous result's
 
 
 def buffers(inputs, previous=None):
@@ -134,7 +135,7 @@ def buffers(inputs, previous=None):
         if (p.scores.shape == (h, lq, lk) and p.head_outputs.shape == (h, lq, dv)
                 and p.scores.flags.writeable and p.scores.flags.c_contiguous):
             return Buffers(p.scores, p.weights, p.head_outputs, *small)
-    return Buffers(np.empty((h, lq, lk)), np.empty((h, lq, lk)), np.empty((h, lq, dv)), *small)
+    return Buffers(np.empty((h, lq, lk)), np.empty((h, lq, lk)), np.empty((h, lq, dv)), *small, fresh=True)
 
 
 def of_result(result):
@@ -147,34 +148,97 @@ def of_result(result):
 def compute_head(inputs, bufs, h, cancelled=None, summarise=True):
     """Steps ①②③ for head ``h`` into ``bufs``; False if ``cancelled()`` said stop (the head is then torn).
 
-    ``summarise``: also fill the head's row sums on the way (one more pass over its L² cells);
-    otherwise they stay NaN and ``PipelineResult.row_sums`` makes them if a panel asks. The score
-    range is always made: the Heads panel colours every head by it.
+    ``summarise``: also fill the head's row sums and, larger than a screen, its overviews on the way;
+    otherwise the row sums stay NaN and ``PipelineResult.row_sums`` makes them if a panel asks. The
+    score range is always made: the Heads panel colours every head by it.
     """
-    scores, weights, outputs = bufs.scores, bufs.weights, bufs.head_outputs
-    factor = inputs.scale / inputs.temperature
+    if not score_head(inputs, bufs, h, cancelled, summarise):
+        return False
+    _mix(inputs, bufs.weights[h], bufs.head_outputs[h], h)
+    return True
+
+
+def score_head(inputs, bufs, h, cancelled=None, summarise=True, executor=None, lanes=1):
+    """Steps ① and ② for head ``h`` into ``bufs``, its summaries made block by block on the way (see
+    ``compute_head``); False if ``cancelled()`` said stop. With ``lanes`` > 1 and an ``executor`` the
+    blocks after QKᵀ are shared out in bands of rows: the same numbers (each row's softmax is its own,
+    an overview block is its extreme), sooner — what the shown head of a recompute needs first.
+    """
+    scores, weights = bufs.scores, bufs.weights
+    if cancelled is not None and cancelled():  # before QKᵀ, which cannot stop half way (~0.1 s at L = 4096)
+        return False
+    n_rows, n_keys = scores.shape[1:]
+    views = summarise and needs_overview(scores.shape)
+    (view_shape, tall) = overview_shape((n_rows, n_keys)) if views else ((0, 0), 1)
+    step = max(tall, BLOCK_CELLS // n_keys // tall * tall)  # a block starts where an overview block does
+    tops = list(range(0, n_rows, step))
+    lanes = max(1, min(lanes if executor is not None else 1, len(tops)))
+    per = -(-len(tops) // lanes)
+
+    def touch(j):
+        scores[h, j * per * step:(j + 1) * per * step] = 0.0
+
+    if bufs.fresh and lanes > 1:  # new memory: the kernel maps and zeroes it at first touch (~0.2 s per
+        _share(executor, lanes, touch)  # 128 MiB on a VM), and QKᵀ would meet it all on one thread
     with np.errstate(over="ignore", invalid="ignore"):
-        np.matmul(inputs.q_head(h), inputs.k_head(h).T, out=scores[h])
-        scores[h] *= factor
+        np.matmul(inputs.q_head(h), inputs.k_head(h).T, out=scores[h])  # whole: bands would change the bits
+        scores[h] *= inputs.scale / inputs.temperature
     if cancelled is not None and cancelled():
         return False
-    step = max(1, BLOCK_CELLS // scores.shape[2])
-    lo, hi = np.inf, -np.inf
-    for top in range(0, scores.shape[1], step):
-        rows = slice(top, top + step)
-        inputs.add_bias(scores[h, rows], h, rows)
-        block_lo, block_hi = _softmax_rows(inputs.mask, scores[h, rows], weights[h, rows], top, h)
-        lo, hi = min(lo, block_lo), max(hi, block_hi)
-        if summarise:
-            bufs.row_sums[h, rows] = weights[h, rows].sum(axis=1)
-        if cancelled is not None and cancelled():
-            return False
-    bufs.score_range[h] = lo, hi
-    if summarise and needs_overview(scores.shape):  # larger than a screen: the shown head's overview, made here
-        bufs.overviews[("scores", h)] = overview(scores[h])
-        bufs.overviews[("weights", h)] = overview(weights[h], signed=False)  # weights are ≥ 0
-    _mix(inputs, weights[h], outputs[h], h)
+    shown = {stage: np.empty(view_shape, np.float32) for stage in ("scores", "weights")} if views else {}
+    failed = []  # bands that raised: a band after one of them stops, one before it goes on (it may fail first)
+
+    def band(j):
+        lo, hi = np.inf, -np.inf
+        for top in tops[j * per:(j + 1) * per]:
+            if any(f < j for f in failed) or (cancelled is not None and cancelled()):
+                return None
+            rows = slice(top, top + step)
+            try:
+                inputs.add_bias(scores[h, rows], h, rows)
+                block_lo, block_hi = _softmax_rows(inputs.mask, scores[h, rows], weights[h, rows], top, h)
+            except (ArithmeticError, ValueError):
+                failed.append(j)
+                raise
+            lo, hi = min(lo, block_lo), max(hi, block_hi)
+            if summarise:
+                bufs.row_sums[h, rows] = weights[h, rows].sum(axis=1)
+            if views:
+                at = slice(top // tall, -(-min(top + step, n_rows) // tall))
+                shown["scores"][at] = overview_rows(scores[h, rows], (n_rows, n_keys))
+                shown["weights"][at] = overview_rows(weights[h, rows], (n_rows, n_keys), signed=False)  # ≥ 0
+        return lo, hi
+
+    outcomes = _share(executor, lanes, band)
+    for outcome in outcomes:  # the first band's error is the one a single thread would have met
+        if isinstance(outcome, BaseException):
+            raise outcome
+    if any(outcome is None for outcome in outcomes):
+        return False
+    bufs.score_range[h] = min(lo for lo, _ in outcomes), max(hi for _, hi in outcomes)
+    for stage, view in shown.items():
+        bufs.overviews[(stage, h)] = view
     return True
+
+
+def _share(executor, lanes, work):
+    """``work(j)`` for j = 0 … lanes − 1, j = 0 on this thread and the rest on ``executor``; returns
+    each one's outcome (its value, or the ArithmeticError or ValueError it raised) once all are done."""
+    futures = []
+    try:
+        futures += [executor.submit(work, j) for j in range(1, lanes)]
+        outcomes = [_outcome(work, 0)]
+    finally:
+        wait(futures)  # no band may still be writing when this returns
+    return outcomes + [_outcome(f.result) for f in futures]
+
+
+def _outcome(call, *args):
+    """``call(*args)``, or the ArithmeticError or ValueError it raised."""
+    try:
+        return call(*args)
+    except (ArithmeticError, ValueError) as exc:
+        return exc
 
 
 def _softmax_rows(mask, s, w, top, h):
@@ -227,28 +291,41 @@ def finish(inputs, bufs):
             output = concat @ inputs.wo.T
         if not np.isfinite(output).all():
             _raise_overflow("output concat·W_oᵀ", output, 0, 0)
+    return _result(inputs, bufs, concat, output)
+
+
+def _result(inputs, bufs, concat, output, partial_head=None):
     heads = MultiHeadResult(scores=bufs.scores, weights=bufs.weights, head_outputs=bufs.head_outputs, concat=concat,
                             output=output, mask=inputs.mask, masked_rows=inputs.masked_rows, scale=inputs.scale,
                             row_sums=bufs.row_sums, score_range=bufs.score_range)
     return PipelineResult(q=inputs.q, k=inputs.k, v=inputs.v, heads=heads, scale=inputs.scale,
                           temperature=inputs.temperature, x=inputs.x, pe=inputs.pe, q_in=inputs.q_in,
                           k_in=inputs.k_in, wo=inputs.wo, slopes=inputs.slopes, x_src=inputs.x_src,
-                          pe_src=inputs.pe_src, overviews=bufs.overviews)
+                          pe_src=inputs.pe_src, overviews=bufs.overviews, partial_head=partial_head)
 
 
 def recompute(matrices, settings, previous=None, order=None, cancelled=None, summarise=None, executor=None,
-              lanes=1):
+              lanes=1, on_shown=None):
     """Every stage, head by head (in ``order``), reusing ``previous``'s buffers; None if cancelled.
 
     ``summarise``: the heads whose row sums are made on the way (default all; the others are made
     when asked). ``lanes`` > 1 with a ``concurrent.futures`` ``executor``: heads are
     dealt out in turn to this thread and ``lanes − 1`` tasks on the executor, each writing only its
     own heads — the same numbers, sooner on a machine with cores to spare.
+    ``on_shown(partial)``: the first head of ``order`` comes first, on every lane, and as soon as its
+    ① and ② are made they are handed over, on this thread, as a partial result (``partial_head``; ③
+    None): nothing writes them again in this call, while the other heads follow.
     """
     inputs = prepare(matrices, settings)
     bufs = buffers(inputs, previous)
     order = list(range(inputs.n_heads)) if order is None else list(order)
     summarise = set(order if summarise is None else summarise)
+    scored = set()  # heads whose ① and ② are made: only ③ is left
+    if on_shown is not None and order:
+        if not score_head(inputs, bufs, order[0], cancelled, order[0] in summarise, executor, lanes):
+            return None
+        on_shown(_result(inputs, bufs, None, None, partial_head=order[0]))
+        scored.add(order[0])
     lanes = max(1, min(lanes if executor is not None else 1, len(order)))
 
     failed, lock = [len(order)], Lock()  # the first position in order known to fail
@@ -266,7 +343,9 @@ def recompute(matrices, settings, previous=None, order=None, cancelled=None, sum
             if failed[0] < position:
                 return None
             try:
-                if not compute_head(inputs, bufs, h, stop, summarise=h in summarise):
+                if h in scored and not stop():
+                    _mix(inputs, bufs.weights[h], bufs.head_outputs[h], h)
+                elif h in scored or not compute_head(inputs, bufs, h, stop, summarise=h in summarise):
                     return None if failed[0] < position else (position, None)
             except (ArithmeticError, MemoryError, ValueError) as exc:
                 with lock:

@@ -42,6 +42,10 @@ class AttentionModel(Edits, QObject):
     # The state changed but its results come later from the worker: panels that show the state itself
     # (the editor's rows, the controls) follow now; ``changed`` follows with the results.
     state_changed = Signal(int)
+    # Newer results of the selected head's ① and ② came first, from the worker (``shown_results``); the
+    # other heads and ③ follow with ``changed``. Only panels that draw the selected head's scores or
+    # weights listen.
+    shown_ready = Signal(int)
     message = Signal(str)  # a refused edit or a problem, for the status bar
     history_moved = Signal(int)  # an edit, an undo or a redo: the position in the undo history
 
@@ -144,6 +148,18 @@ class AttentionModel(Edits, QObject):
     loading = property(lambda self: self.coordinator.loading,
                        doc="True from loading a large session until its results arrive (or one succeeds "
                            "after a failure): ``results`` are still another session's.")
+
+    def shown_results(self):
+        """The results to draw the selected head's ① and ② from: newer than ``results`` while the worker
+        makes the other heads (a partial result: ③ and the other heads are not there), or ``results``;
+        None while there are none to draw (``pending`` and no partial result of this head)."""
+        return self.coordinator.shown(self.selection.head)
+
+    def repeats(self, earlier, later):
+        """Whether the results ``later`` hold the very ① and ② numbers the partial result ``earlier`` held
+        (they complete it): a panel that drew ``earlier`` need not draw them again."""
+        return self.coordinator.repeats(earlier, later)
+
     edited = property(lambda self: self.coordinator.edited,
                       doc="With ``changed``: {matrix: (rows, cols)} written since the last one, or None.")
     flushing = property(lambda self: self.coordinator.flushing)

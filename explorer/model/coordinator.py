@@ -19,6 +19,18 @@ Events: SUBMIT (a whole recompute given to the worker, from copies), REWRITE (a 
 results' own buffers, here or on the worker), LOAD (a large session handed to the worker), DONE
 (the newest request's results arrived), DONE_OLDER (an older request's results were accepted on the
 way), FAIL, COMPUTED (a whole recompute succeeded on this thread).
+
+**The shown head first.** A whole recompute on the worker makes the selected head's ① and ② before
+anything else (on every lane) and hands them over at once as a *partial* result (``partial``,
+announced with the model's ``shown_ready``); the other heads and ③ follow with ``changed``. Panels
+that draw only the selected head's scores or weights read ``shown(head)``: the partial when it
+holds their head, else ``results`` when readable. A partial is never a half-written buffer: its
+head is not written again by its own job, and a later job that would rewrite it (results recomputed
+into their own buffers, at L = 4096) is not handed to the worker before the partial has reached this
+thread and been drawn — it is *held* (the newest state, taken when handed over), and the partial is
+dropped in the same turn it is handed over. A newer request stops a running job once that job has
+shown its head (``worker.supersede``), never before, so a drag shows the shown head of job after
+job however long a whole recompute takes, and the last value is one head away, not one recompute.
 """
 from enum import Enum
 
@@ -101,12 +113,18 @@ class Coordinator(QObject):
         self._dirty = []  # (matrix, rows, cols) written since the last recompute; None = recompute whole
         self._generation = 0  # of the newest request given to the worker
         self._accept_from = 0  # worker results of older requests are dropped (another shape, or overtaken)
+        self.partial = None  # newer results of which only the selected head's ① and ② are made, or None
+        self._partial_from = 0  # partial results of older requests than this are not shown (newer ones are)
+        self._unshown = None  # the whole recompute on the worker whose shown head has not reached this thread
+        self._held = 0  # flags of a request held until it has (it would rewrite the buffers that head is in)
+        self._repeated = None  # (partial, results): the whole results of the recompute that showed that partial
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(0)
         self.timer.timeout.connect(self.recompute)
         self.worker = RecomputeWorker(self)
         self.worker.done.connect(self._on_worker_done)
+        self.worker.shown.connect(self._on_shown)
 
     def _go(self, event):
         self.phase = TRANSITIONS[event][self.phase]
@@ -128,6 +146,22 @@ class Coordinator(QObject):
     @property
     def failed(self):
         return self.phase in FAILED
+
+    def shown(self, head):
+        """The newest results to draw head ``head``'s ① and ② from: the partial ones when they hold that
+        head (a newer state's, while the worker makes the rest), else ``results`` unless ``pending``;
+        None while there are none."""
+        if self._scheduled & COMPUTED_FLAGS:
+            return None
+        partial = self.partial
+        if partial is not None and partial.partial_head == head and self.fits(partial):
+            return partial
+        return None if self.pending else self.results
+
+    def repeats(self, earlier, later):
+        """Whether ``later`` are the whole results of the recompute whose partial result ``earlier`` was,
+        nothing written in between: the same ① and ② numbers of its head, in the same arrays."""
+        return self._repeated is not None and self._repeated[0] is earlier and self._repeated[1] is later
 
     def fits(self, result):
         """Whether a result (perhaps of an earlier state) has the shapes of the current state."""
@@ -188,6 +222,8 @@ class Coordinator(QObject):
             try:
                 small = not flags & ~(VALUES | SELECTION | LESSON)
                 edited = self._apply_edits(dirty, wait) if small else None
+                if edited is not None:
+                    self._repeated = None  # the results' numbers change where they are
                 if edited == "deferred":
                     self._unannounced |= flags
                     m.state_changed.emit(flags)
@@ -215,6 +251,10 @@ class Coordinator(QObject):
         self._dirty = None
         self._unannounced |= flags
         self._go("FAIL")
+        self._partial_from = self._generation + 1
+        if self.partial is not None:  # its head's panels go back to what the others show
+            self.partial = None
+            self.model.shown_ready.emit(VALUES)
         reason = exc if isinstance(exc, ExplorerError) else "not enough memory at this size"
         self.failure = str(reason)
         self.model.message.emit(f"Could not compute attention: {reason}")
@@ -224,7 +264,8 @@ class Coordinator(QObject):
         whatever the worker was doing is overtaken (its flags are returned, to be announced now)."""
         self.worker.cancel()
         self._accept_from = self._generation + 1
-        overtaken, self._unannounced = self._unannounced, 0
+        overtaken, self._unannounced = self._unannounced | self._held, 0
+        self.partial, self._unshown, self._held, self._repeated = None, None, 0, None
         previous = self.results if self._big() else None
         if previous is not None:
             self._go("REWRITE")  # stays unreadable if it fails half way through
@@ -262,9 +303,9 @@ class Coordinator(QObject):
         result = self.results
         snapshot = {name: np.array(matrices[name]) for name in merged}
 
-        def job(cancelled):
+        def job(run):
             for edit in edits:
-                if cancelled():
+                if run():
                     return None
                 apply_edit(result, snapshot, settings, *edit)
             return result
@@ -279,43 +320,90 @@ class Coordinator(QObject):
         return self.results is not None and 2 * self.results.heads.scores.nbytes > REUSE_BYTES
 
     def _submit(self, flags, snapshot=None):
-        """Give the worker a snapshot of the inputs; the selected head is computed first."""
+        """Give the worker a snapshot of the inputs; the selected head comes first, shown on its own."""
+        big = self._big()
+        fresh = bool(flags & STRUCTURE) or self.loading
+        if big and not fresh and self._unshown is not None:
+            # The running job writes into the results' buffers and its shown head has not reached this
+            # thread: the next job would rewrite that head before anyone saw it. Held until it has.
+            self._held |= flags
+            return
+        flags, self._held = flags | self._held, 0
         if snapshot is None:
             snapshot = {k: np.array(v) for k, v in self.model.state.matrices.items()}
         settings = self.model.settings
         first = min(settings.selected_head, settings.heads - 1)
         order = [first] + [h for h in range(settings.heads) if h != first]
-        big = self._big()
         previous = self.results if big else None
-        loading = self.loading
         self._generation += 1
-        if flags & STRUCTURE or loading:
+        if fresh:
             # Results of another shape must never be shown, nor, while a session loads, its results
             # from before an edit (nothing of it is on screen yet: the latest request wins).
             self._accept_from = self._generation
-        if big or flags & STRUCTURE or loading:
-            # The job still running is of no use (its buffers are rewritten, or its result is never
-            # accepted): it stops at its next check, and this one runs after it on the same thread
-            # (one writer at a time); the GUI waits for neither.
+        if big or fresh:
+            self.partial = None  # its buffers are rewritten from now on (or it is of another shape)
+        if fresh:
+            # The job still running is of no use: it stops at its next check, and this one runs after
+            # it on the same thread (one writer at a time); the GUI waits for neither.
             self.worker.cancel(wait=False)
+        else:
+            self.worker.supersede()  # it stops once it has shown its head, and this one runs after it
+        self._unshown = self._generation
         self._unannounced |= flags
         self._go("REWRITE" if big else "SUBMIT")
         sharing = self.worker.sharing()
-        self.worker.submit(self._generation, lambda cancelled: recompute(  # the shown head's summaries only
-            snapshot, settings, previous=previous, order=order, summarise=order[:1], cancelled=cancelled,
-            **sharing))
+        self.worker.submit(self._generation, lambda run: recompute(  # the shown head's summaries only
+            snapshot, settings, previous=previous, order=order, summarise=order[:1], cancelled=run,
+            on_shown=run.show, **sharing))
+
+    def _release(self):
+        """The job a request was held for has shown its head (or ended): hand the request over."""
+        if not self._held or self._unshown is not None:
+            return
+        flags = self._held
+        try:
+            self._submit(flags)
+        except MemoryError as exc:  # copying the inputs
+            self._held = 0
+            self._fail(flags, exc)
+            self.model.state_changed.emit(flags)
+
+    def _on_shown(self, generation, partial):
+        """The worker made the shown head's ① and ②: draw them (``shown_ready``) unless newer numbers
+        are shown already; then a request held for them goes to the worker."""
+        if generation == self._unshown:
+            self._unshown = None
+        rewritten = self._big() and generation != self._generation  # a newer job writes its arrays (held: never)
+        if generation >= max(self._accept_from, self._partial_from) and self.fits(partial) and not rewritten:
+            self.partial = partial
+            self._partial_from = generation + 1
+            self.model.shown_ready.emit(self._unannounced)  # panels of the shown head draw it now
+        # the job goes on once this turn (and the paint it asked for) is over, or a newer request stops it
+        QTimer.singleShot(0, self, lambda: self.worker.seen(generation))
+        self._release()
 
     def _on_worker_done(self, generation, outcome):
         """A background recompute finished: show it (a drag shows progress) unless a newer state of
         another shape, or a recompute on this thread, has overtaken it."""
+        if generation == self._unshown:
+            self._unshown = None  # it ended without showing its head (a failure)
+        self._take(generation, outcome)
+        self._release()
+
+    def _take(self, generation, outcome):
         if generation < self._accept_from or not self.fits(outcome):
             return
-        latest = generation == self._generation
+        latest = generation == self._generation and not self._held
         if isinstance(outcome, ExplorerError):
             if latest:  # (a half-rewritten result stays unreadable: ``pending`` keeps panels off it)
                 self._fail(0, outcome)
             return
         self.results = outcome
+        completes = self.partial is not None and self._partial_from == generation + 1
+        self._repeated = (self.partial, outcome) if completes else None
+        if self._partial_from <= generation + 1:  # the partial result is of this request or older
+            self.partial = None
+            self._partial_from = generation + 1
         flags = self._unannounced
         if latest:
             self._unannounced = 0
@@ -331,6 +419,8 @@ class Coordinator(QObject):
         computed on this thread (a failed recompute is tried again)."""
         self.flushing = True  # whoever draws what ``changed`` brings now draws it at once, not in steps
         try:
+            self._scheduled |= self._held  # a request held for the worker's shown head: computed now
+            self._held = 0
             if self.computing and not self._scheduled:
                 last = self.worker.finish()
                 if last is not None and last[0] == self._generation:

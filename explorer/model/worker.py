@@ -2,8 +2,9 @@
 
 The GUI thread hands over a snapshot of the inputs with a generation number and returns at once.
 A request that arrives while another waits replaces it (the older one is never computed); a job
-already running is finished, not restarted, so a long drag still shows progress, unless
-``cancel()`` stops it between blocks. Results come back on the GUI thread through ``done``.
+already running is stopped by ``cancel()`` between blocks, or by ``supersede()`` once it has shown
+its first head (``Run.show``: the shown head before the rest, so a drag shows progress however long
+a whole recompute takes). Results come back on the GUI thread through ``shown`` and ``done``.
 A whole recompute deals its heads out to this thread and, on a machine with more cores, to
 helper "lanes" (``sharing()``): NumPy releases the GIL in its loops, so they run side by side.
 """
@@ -19,6 +20,8 @@ from explorer.core.errors import ExplorerError
 
 
 SWITCH_INTERVAL_S = 0.0005
+# How long a job that has shown its first head waits for the GUI thread to draw it before going on.
+SEEN_WAIT_S = 0.25
 MAX_LANES = 4  # threads sharing out the heads of one recompute (NumPy releases the GIL in its loops)
 _blas_limited = False
 
@@ -63,17 +66,52 @@ def _stop_at_exit(worker):
         pass
 
 
+class Run:
+    """What a job is given: called, it says whether to stop now; ``show(partial)`` hands the GUI thread
+    part of the result early (after which a newer request may stop the job: ``supersede``)."""
+
+    def __init__(self, worker, generation):
+        self._worker = worker
+        self.generation = generation
+        self.shown = False
+
+    def __call__(self):
+        w = self._worker
+        return (w._stopping or self.generation < w._cancel_below
+                or (self.shown and self.generation < w._supersede_below))
+
+    def show(self, partial):
+        """Hand ``partial`` to the GUI thread, then wait until it has been drawn (``seen``), a newer
+        request stops this job, or SEEN_WAIT_S: the drawing has the cores to itself, and during a drag
+        the next value usually comes meanwhile, so heads of an overtaken state are never computed."""
+        self.shown = True
+        w = self._worker
+        if w._stopping:
+            return
+        try:
+            w.shown.emit(self.generation, partial)
+        except RuntimeError:  # the model was deleted without shutdown(): nobody to tell
+            w._stopping = True
+            return
+        with w._cv:
+            w._cv.wait_for(lambda: w._seen >= self.generation or self(), SEEN_WAIT_S)
+
+
 class RecomputeWorker(QObject):
-    """Runs recompute jobs on its own thread; ``done(generation, result or error)`` arrives in the GUI thread."""
+    """Runs recompute jobs on its own thread; ``shown(generation, partial result)`` and
+    ``done(generation, result or error)`` arrive in the GUI thread."""
 
     done = Signal(int, object)
+    shown = Signal(int, object)
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self._cv = threading.Condition()
-        self._request = None  # (generation, job): job(cancelled) → result, or None when cancelled
+        self._request = None  # (generation, job): job(run) → result, or None when cancelled
         self._running = None  # generation being computed
         self._cancel_below = 0  # jobs with a smaller generation stop at their next check
+        self._supersede_below = 0  # … once they have shown their first head
+        self._seen = 0  # the newest job whose shown head the GUI thread has drawn
         self._stopping = False
         self._thread = None
         self._last = None  # (generation, outcome) of the newest job that finished
@@ -90,7 +128,7 @@ class RecomputeWorker(QObject):
         return {"executor": self._helpers, "lanes": self._lanes}
 
     def submit(self, generation, job):
-        """Queue ``job(cancelled)`` (it must only read copied inputs); replaces any request still waiting."""
+        """Queue ``job(run)`` (a ``Run``; it must only read copied inputs); replaces any request still waiting."""
         one_blas_thread()
         with self._cv:
             if self._thread is None or not self._thread.is_alive():
@@ -113,13 +151,31 @@ class RecomputeWorker(QObject):
             self._request = None
             if self._running is not None:
                 self._cancel_below = self._running + 1
+                self._cv.notify_all()
             while wait and self._running is not None:
                 self._cv.wait()
+
+    def seen(self, generation):
+        """The GUI thread has drawn what job ``generation`` showed: it goes on with the other heads."""
+        with self._cv:
+            self._seen = max(self._seen, generation)
+            self._cv.notify_all()
+
+    def supersede(self):
+        """A newer request comes: the running job stops at its next check once it has shown its first
+        head (``Run.show``), not before, so every job of a drag shows something; one that shows
+        nothing runs to its end."""
+        with self._cv:
+            if self._running is not None:
+                self._supersede_below = self._running + 1
+                self._cv.notify_all()
 
     def finish(self):
         """Wait until every request has run; (generation, outcome) of the last one, or None."""
         with self._cv:
             while self._running is not None or self._request is not None:
+                self._seen = max(self._seen, self._running or 0)  # nobody draws while this thread waits
+                self._cv.notify_all()
                 self._cv.wait()
             return self._last
 
@@ -147,12 +203,9 @@ class RecomputeWorker(QObject):
                 self._request = None
                 self._running = generation
 
-            def cancelled():
-                return self._stopping or generation < self._cancel_below
-
             outcome = None
             try:
-                outcome = job(cancelled)
+                outcome = job(Run(self, generation))
             except ExplorerError as exc:
                 outcome = exc
             except MemoryError:

@@ -13,6 +13,9 @@ class Panel(QWidget):
     # Panels that draw the results wait while they are being recomputed; the editor and the controls
     # show the state itself and must follow every edit at once (a typed cell must land on its token).
     reads_results = True
+    # Panels that draw only the selected head's ① or ② may draw it before the other heads are made
+    # (``model.shown_results``, announced with ``shown_ready``).
+    draws_shown_head = False
     rendered = Signal()  # after a render from the results (the window uncovers a panel that has drawn)
     # True for panels whose views keep a readable minimum: the dock shows them whole down to it, then scrolls
     snug = False
@@ -26,6 +29,8 @@ class Panel(QWidget):
         model.changed.connect(self._on_changed)
         # the state moved ahead of its results (a large recompute on the worker)
         model.state_changed.connect(self._on_changed if not self.reads_results else self._on_state_ahead)
+        if self.draws_shown_head:
+            model.shown_ready.connect(self._on_changed)
 
     def set_on_screen(self, on):
         """Told by the dock (``visibilityChanged``): a panel behind another tab waits, then catches up."""
@@ -60,7 +65,7 @@ class Panel(QWidget):
         self._render_stale()
 
     def _render_stale(self):
-        if self.reads_results and self.model.pending:
+        if self.waiting():
             self.render_heading()
             return  # the model's state moved ahead of its results; the recompute will call us
         flags, self._stale = self._stale, 0
@@ -69,6 +74,15 @@ class Panel(QWidget):
             if self.reads_results:
                 self.drawn_load = self.model.loads
                 self.rendered.emit()
+
+    def waiting(self):
+        """True while what this panel draws cannot be read (the results are not the state's, or being
+        rewritten): it draws when they come."""
+        if not self.reads_results:
+            return False
+        if self.draws_shown_head:
+            return self.model.shown_results() is None
+        return self.model.pending
 
     def refresh(self):
         """Redraw everything now, visible or not (used before screenshots and in tests); a panel that

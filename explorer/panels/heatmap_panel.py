@@ -2,7 +2,7 @@
 import numpy as np
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
-from explorer.model import ALL_STAGES, SELECTION, STRUCTURE, VALUES
+from explorer.model import ALL_STAGES, DECODE, SELECTION, SETTINGS, STRUCTURE, VALUES
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.nice import nice_ceiling
 
@@ -40,10 +40,11 @@ class HeatmapPanel(Panel):
                                colorbar_label=self.colorbar_label, masked_text=self.masked_text, parent=self)
         self._drawn_head = None
         self._notes = ""  # what the last drawn results add to the caption (a warning), kept while they recompute
+        self._drawn_from = None  # the results the heatmap shows (its image is a view of their arrays)
         self._guess_seen = None  # (guess, history index when it was first outlined)
         model.history_moved.connect(self._outline_guess)
         self.heatmap.tooltip_provider = self._tooltip_if_shown
-        self.heatmap.image_valid = lambda: not self.model.pending
+        self.heatmap.image_valid = self._image_valid
         self.heatmap.cellClicked.connect(self._clicked)
         self.reveal_button = QPushButton(f"Reveal {'①②③'[self.stage - 1]}", self)
         self.reveal_button.setToolTip("Show this stage (guess first: click the cell you expect to be darkest)")
@@ -57,6 +58,29 @@ class HeatmapPanel(Panel):
         layout.addLayout(top)
         layout.addWidget(self.heatmap, 1)
 
+    def source(self):
+        """The results to draw: for the selected head's ① and ② possibly a partial result, newer than
+        the rest (``model.shown_results``); None while there are none to draw."""
+        if self.draws_shown_head:
+            return self.model.shown_results()
+        return None if self.model.pending else self.model.results
+
+    @property
+    def drawn_from(self):
+        """The results the heatmap shows (None before its first draw)."""
+        return self._drawn_from
+
+    def _image_valid(self):
+        """The arrays the heatmap shows may be read again (to re-sample them after a resize): they are
+        still what this panel would draw, so no recompute is writing them."""
+        return self._drawn_from is not None and self.source() is self._drawn_from and self.head() == self._drawn_head
+
+    def _drawn_already(self, flags):
+        """The whole results came after the partial result this panel drew from, and nothing else changed
+        what it shows: its head's numbers are those on screen (at L = 4096 a draw is 20–80 ms)."""
+        return (not flags & ~(VALUES | SETTINGS | STRUCTURE | DECODE | SELECTION) and self.head() == self._drawn_head
+                and self.model.repeats(self._drawn_from, self.source()))
+
     def hidden(self):
         return self.model.revealed < self.stage
 
@@ -67,7 +91,7 @@ class HeatmapPanel(Panel):
             self.model.set_selection(row=row, key=col if self.col_title == "key" else None)
 
     def _tooltip_if_shown(self, row, col):
-        if self.model.pending:  # the results belong to the state before the last edit (or are being rewritten)
+        if self.source() is None:  # the results belong to the state before the last edit (or are being rewritten)
             return "Recomputing…"
         if not self.hidden():
             return self.tooltip(row, col)
@@ -93,7 +117,7 @@ class HeatmapPanel(Panel):
 
     def masked(self):
         """True where the selected head's cells are masked, or None when nothing is."""
-        allowed = self.model.results.allowed(self.head())
+        allowed = self.source().allowed(self.head())
         return None if allowed is None else ~allowed
 
     def head_note(self):
@@ -129,8 +153,11 @@ class HeatmapPanel(Panel):
                                     ("key tokens" if cross else "key")
                                     if self.col_title == "key" else self.col_title)
         if flags & ~SELECTION or self.head() != self._drawn_head:
-            self.draw()
-            self._drawn_head = self.head()
+            if self._drawn_already(flags):
+                self._drawn_from = self.source()  # the same numbers, now of whole results
+            else:
+                self.draw()
+                self._drawn_head, self._drawn_from = self.head(), self.source()
         hidden = self.hidden()
         if flags == VALUES and not hidden:
             return  # new numbers only: what is revealed and outlined stays (the guess follows history_moved)

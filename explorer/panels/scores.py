@@ -10,9 +10,10 @@ from .heatmap_panel import HeatmapPanel, nice_symmetric_levels
 class ScoresPanel(HeatmapPanel):
     cmap = "diverging"
     colorbar_label = "score"
+    draws_shown_head = True
 
     def draw(self):
-        r, h = self.model.results, self.head()
+        r, h = self.source(), self.head()
         s = r.heads.scores[h]
         masked = self.masked()
         self.heatmap.set_matrix(s, row_labels=self.model.query_tokens, col_labels=self.model.tokens,
@@ -30,7 +31,7 @@ class ScoresPanel(HeatmapPanel):
         return f"<b>① S = Q Kᵀ · {scale}</b>{temp}{self.head_note()}: one dot product per cell"
 
     def tooltip(self, row, col):
-        r = self.model.results
+        r = self.source()
         dot, scale, temp, masked, score = r.score_parts(self.head(), row, col)
         tok, qtok = self.model.tokens, self.model.query_tokens
         text = (f"score[{qtok[row]} → {tok[col]}]\nq({qtok[row]}) · k({tok[col]}) = {format_number(dot)}\n"

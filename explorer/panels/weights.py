@@ -8,12 +8,13 @@ from .heatmap_panel import HeatmapPanel
 
 class WeightsPanel(HeatmapPanel):
     stage = 2
+    draws_shown_head = True
     cmap = "sequential"
     colorbar_label = "weight"
     masked_text = "0"
 
     def draw(self):
-        r, h = self.model.results, self.head()
+        r, h = self.source(), self.head()
         w = r.heads.weights[h]
         masked = self.masked()
         sums = r.row_sums(h)
@@ -35,7 +36,7 @@ class WeightsPanel(HeatmapPanel):
         return f"<b>② A = softmax(S)</b>{self.head_note()}: each row sums to 1"
 
     def tooltip(self, row, col):
-        r, tok, qtok = self.model.results, self.model.tokens, self.model.query_tokens
+        r, tok, qtok = self.source(), self.model.tokens, self.model.query_tokens
         dot, scale, temp, masked, score = r.score_parts(self.head(), row, col)
         weight = r.heads.weights[self.head(), row, col]
         if masked:
