@@ -73,6 +73,16 @@ def build_parser():
     return p
 
 
+def without_model(args):
+    """Why --text, --layer or --head cannot be used here (no --model), or None."""
+    given = [flag for flag, value in (("--text", args.text), ("--layer", args.layer), ("--head", args.head))
+             if value is not None]
+    if not given:
+        return None
+    return (f"{' and '.join(given)} {'needs' if len(given) == 1 else 'need'} --model (a checkpoint folder, a "
+            f"cached repo id, or 'embedded')")
+
+
 def open_model(window, args):
     """--model, --text, --layer and --head: the Model view runs the text; a chosen head becomes the
     session. Returns why it could not, or None."""
@@ -97,7 +107,7 @@ def open_model(window, args):
     if args.layer is not None:
         c = window.model.checkpoints.model.config
         if args.layer > c.layers or args.head > c.heads:
-            return (f"--layer {args.layer} --head {args.head}: {args.model} has layers 1…{c.layers} of heads "
+            return (f"--layer {args.layer} --head {args.head}: {args.model} has layers 1…{c.layers} and heads "
                     f"1…{c.heads}")
         if not panel.open_head(args.layer - 1, args.head - 1):
             return said[-1] if said else f"could not open layer {args.layer} head {args.head} of {args.model}"
@@ -137,8 +147,9 @@ def main(argv=None):
         window.apply_layout(session.layout, geometry=False)
     if args.size or args.screenshot:
         window.resize(*(args.size or (1600, 1000)))
-    if args.model and not problem:
-        problem = open_model(window, args)
+    model_problem = None
+    if not problem:
+        problem = model_problem = open_model(window, args) if args.model else without_model(args)
     status = 0
     try:
         if args.screenshot:
@@ -150,7 +161,8 @@ def main(argv=None):
             if target:
                 bring_in_matrix(window, args.session, target)  # says why in a dialog if it cannot
             elif problem:
-                window.documents.error("Could not open the session", problem)
+                window.documents.error("Could not open the model" if model_problem else "Could not open the session",
+                                       problem)
             elif window.recovery is not None:
                 window.recovery.offer()
             app.exec()

@@ -4,13 +4,15 @@ the editor and heatmaps, every one editable — and below, what the model says n
 edited (F25). A tiny model that ships with the app opens first. Layers and heads count from 1 here,
 as the rest of the window counts heads."""
 from html import escape
+from pathlib import Path
 
-from PySide6.QtCore import QEvent, QTimer
+from PySide6.QtCore import QEvent, QPointF, QTimer
 from PySide6.QtWidgets import (QBoxLayout, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
-                               QScrollArea, QSpinBox, QVBoxLayout)
+                               QScrollArea, QSpinBox, QToolTip, QVBoxLayout)
 
 from explorer.core.errors import ExplorerError
 from explorer.core.head_patterns import strongest_pattern
+from explorer.core.plural import count
 from explorer.widgets.fitting_text import shrinkable
 from explorer.widgets.head_grid import HeadGrid
 from explorer.widgets.heatmap import Heatmap
@@ -70,6 +72,7 @@ class ModelViewPanel(Panel):
         self.grid = HeadGrid(self)
         self.grid.cellHovered.connect(self._hovered)
         self.grid.cellClicked.connect(self.open_head)
+        self.grid.installEventFilter(self)  # a head's words as its tooltip too: the line below may be scrolled away
         self.info = QLabel(self)
         self.info.setWordWrap(True)
         self.next_tokens = NextTokensView(model.flow_back, self)
@@ -108,6 +111,7 @@ class ModelViewPanel(Panel):
         self.ck.failed.connect(self._failed)
         self.ck.generated.connect(self._generated)
         self._opened_at = None
+        self._said = ""  # the status line between runs ("Running…" stands in for it during one)
         model.history_moved.connect(self._history_moved)
         model.flow_back.changed.connect(lambda: QTimer.singleShot(0, self._arrange))  # the table's width changed
         self._fill_choices()
@@ -132,6 +136,26 @@ class ModelViewPanel(Panel):
             self.choose_folder()
         else:
             self.open_model(where)
+
+    def offer_models(self):
+        """Open the list of models to choose from (File ▸ Open model…), once the dock just shown is laid out."""
+        QTimer.singleShot(0, self.choice.showPopup)
+
+    def _show_open_model(self):
+        """The choice names the open model: its entry, or a new one for a folder opened from elsewhere (a
+        failed "Other folder…" goes back to it)."""
+        from explorer.models import EMBEDDED_MODEL
+        if self.ck.model is None:
+            return
+        here = Path(self.ck.model.folder).resolve()
+        for i in range(self.choice.count()):
+            where = self.choice.itemData(i)
+            if where is not None and (EMBEDDED_MODEL if where == EMBEDDED else Path(where)).resolve() == here:
+                self.choice.setCurrentIndex(i)
+                return
+        other = self.choice.count() - 1  # "Other folder…" stays last
+        self.choice.insertItem(other, f"{self.ck.model.name} — {here}", str(here))
+        self.choice.setCurrentIndex(other)
 
     def choose_folder(self):
         """Ask for a checkpoint folder (config.json, *.safetensors, tokenizer.json) and open it."""
@@ -158,6 +182,14 @@ class ModelViewPanel(Panel):
     def eventFilter(self, watched, event):
         if event.type() == QEvent.Type.Resize and watched is self.parentWidget():
             self._arrange()  # the dock's viewport: the panel itself keeps its minimum width when it shrinks
+        if event.type() == QEvent.Type.ToolTip and watched is self.grid:
+            cell = self.grid.cell_at(QPointF(event.pos()))
+            if cell is None or self.ck.latest is None:
+                QToolTip.hideText()
+            else:
+                QToolTip.showText(event.globalPos(), self.head_words(*cell), self.grid,
+                                  self.grid.cell_rect(*cell).toRect())
+            return True
         return super().eventFilter(watched, event)
 
     def _arrange(self):
@@ -178,17 +210,23 @@ class ModelViewPanel(Panel):
             QTimer.singleShot(0, self.open_model)  # the embedded model: nothing to download
 
     # ----- what the runs say -----------------------------------------------------------------------
+    def _say(self, text):
+        self._said = text
+        self.status.setText(text)
+
     def _opened(self, name):
-        self.status.setText(f"Opened {escape(name)}")
+        self._show_open_model()
+        self._say(f"Opened {escape(name)}")
 
     def _progress(self, text):
         if text and not self.ck.busy:
             return  # a layer's progress queued behind the run's end
-        self.status.setText(f"Running… {escape(text)}" if text else "")
+        self.status.setText(f"Running… {escape(text)}" if text else self._said)
         self.cancel_button.setEnabled(bool(text))
 
     def _failed(self, reason):
-        self.status.setText(f"<span style='color:#b00020'>{escape(reason)}</span>")
+        self._show_open_model()
+        self._say(f"<span style='color:#b00020'>{escape(reason)}</span>")
 
     def _ran(self):
         latest, m = self.ck.latest, self.ck.model
@@ -199,8 +237,8 @@ class ModelViewPanel(Panel):
         warn = (f" <span style='color:#b00020'>{unknown} of them unknown to this model (&lt;unk&gt;): its vocabulary "
                 f"has {c.vocab:,} entries{' (lower-case words)' if m.name == 'tiny-induction' else ''}</span>"
                 if unknown else "")
-        self.status.setText(f"{escape(m.name)}: {c.layers} layers × {c.heads} heads on "
-                            f"{len(latest.run.tokens)} tokens{warn} — hover a head, click it to make it the session")
+        self._say(f"{escape(m.name)}: {c.layers} layers × {c.heads} heads on "
+                  f"{count(len(latest.run.tokens), 'token')}{warn} — hover a head, click it to make it the session")
 
     def _generated(self):
         """The generated text, the newest token's 1 × t rows in every layer and head, the cache's size."""
@@ -220,20 +258,24 @@ class ModelViewPanel(Panel):
         self.rows.setVisible(True)
 
     def _hovered(self, layer, head):
-        latest = self.ck.latest
-        if layer < 0 or latest is None:
+        if layer < 0 or self.ck.latest is None:
             self.info.setText("Each square is one head's attention weights on the text (rows: query, columns: "
                               "key). <b>prev</b> marks a previous-token head, <b>ind</b> an induction head "
                               "(found on repeated random tokens: the weight on the token after the previous "
                               "occurrence).")
             return
-        words, score = strongest_pattern(latest.run.attentions[layer, head])
+        self.info.setText(self.head_words(layer, head))
+
+    def head_words(self, layer, head):
+        """What head (layer, head) (indices from 0) mostly does on the latest run's text, as rich text."""
+        run = self.ck.latest.run
+        words, score = strongest_pattern(run.attentions[layer, head], run.ids)
         known = [h for h in (self.ck.model.notable_heads or []) if (h.layer, h.head) == (layer, head)]
         role = "".join(f" — {'an' if h.role[0] in 'aeiou' else 'a'} {h.role} head (score {h.score:.2f})"
                        for h in known)
         where = f"mostly {words} ({score:.2f})" if not words.startswith("no one") else f"{words}, {score:.2f})"
-        self.info.setText(f"<b>layer {layer + 1}, head {head + 1}</b>: on this text its weight goes to {where}{role}. "
-                          f"Click to open it as the session.")
+        return (f"<b>layer {layer + 1}, head {head + 1}</b>: on this text its weight goes to {escape(where)}{role}. "
+                f"Click to open it as the session.")
 
     def open_head(self, layer, head):
         """Make head (layer, head) (indices from 0) of the latest run the session: one undo step, every
