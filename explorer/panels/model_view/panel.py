@@ -27,6 +27,11 @@ EMBEDDED = "embedded"
 BADGES = {"previous-token": "prev", "induction": "ind"}
 
 
+def least_width(widget):
+    """The width a layout leaves ``widget`` at the least: its minimum width when set, else its minimum hint."""
+    return max(widget.minimumWidth(), widget.minimumSizeHint().width())
+
+
 class ModelViewPanel(Panel):
     """Choose a model, type text, see every head; click one to make it the session."""
 
@@ -196,8 +201,8 @@ class ModelViewPanel(Panel):
         """Side by side when the grid at its smallest and the next-token table both fit the width."""
         room = self.parentWidget().width() if self.parentWidget() is not None else self.width()  # a dock's viewport
         margins = self.layout().contentsMargins()
-        need = (self.grid.minimumSizeHint().width() + 2 * self.grid_area.frameWidth() + self.split.spacing()
-                + self.next_tokens.minimumSizeHint().width() + margins.left() + margins.right())
+        need = (least_width(self.grid) + 2 * self.grid_area.frameWidth() + self.split.spacing()
+                + least_width(self.next_tokens) + margins.left() + margins.right())
         wanted = QBoxLayout.Direction.LeftToRight if room >= need else QBoxLayout.Direction.TopToBottom
         if self.split.direction() != wanted:
             self.split.setDirection(wanted)
@@ -232,6 +237,7 @@ class ModelViewPanel(Panel):
         latest, m = self.ck.latest, self.ck.model
         notable = {(h.layer, h.head): BADGES.get(h.role, h.role) for h in (m.notable_heads or [])}
         self.grid.set_thumbnails(latest.thumbnails, badges=notable, first=1)
+        self._arrange()  # the grid's least width follows its layers and heads
         c = m.config
         unknown = sum(t == "<unk>" for t in latest.run.tokens)
         warn = (f" <span style='color:#b00020'>{unknown} of them unknown to this model (&lt;unk&gt;): its vocabulary "
