@@ -154,3 +154,20 @@ def test_a_narrow_dock_puts_the_next_tokens_below_the_whole_grid_before_any_head
         qtbot.waitUntil(lambda: panel.split.direction() == QBoxLayout.Direction.LeftToRight)
     finally:
         model.shutdown()
+
+
+def test_generate_says_it_runs_the_model_as_trained_while_a_head_is_the_session(view, qtbot):
+    model, panel, run = view
+    panel.n_new.setValue(1)
+
+    def generate():
+        model.checkpoints.generation = None
+        panel.generate_button.click()
+        model.checkpoints.finish()
+        qtbot.waitUntil(lambda: model.checkpoints.generation is not None, timeout=20_000)
+        return panel.generated.text()
+
+    assert "as trained" not in generate()  # the demo is the session: nothing to say
+    panel.open_head(0, 1)
+    model.set_param("temperature", 20.0)
+    assert "tiny-induction as trained" in generate() and "layer 1 head 2" in panel.generated.text()
