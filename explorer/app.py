@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 
 USAGE_SIZE = "WIDTHxHEIGHT, e.g. 1600x1000"
+# What Qt's offscreen platform says on every headless screenshot; harmless, and absent on a real display
+OFFSCREEN_NOTES = ("This plugin does not support propagateSizeHints", "This plugin does not support raise")
 
 
 def matrix_target(path):
@@ -114,12 +116,30 @@ def open_model(window, args):
     return None
 
 
+def quiet_offscreen_notes():
+    """Leave out the offscreen platform's notes (a --screenshot run then prints only what is wrong); every
+    other Qt message goes where it went. Returns the handler it replaced, to put back."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    def handler(mode, context, message):
+        if message.startswith(OFFSCREEN_NOTES):
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            print(message, file=sys.stderr)
+
+    previous = qInstallMessageHandler(handler)
+    return previous
+
+
 def main(argv=None):
     """Run the application; returns the exit status (0 on every normal exit)."""
     args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
     if args.screenshot and not os.environ.get("QT_QPA_PLATFORM") and not os.environ.get("DISPLAY"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
 
+    from PySide6.QtCore import qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
 
     from explorer.core.errors import ExplorerError
@@ -127,6 +147,8 @@ def main(argv=None):
     from explorer.main_window import MainWindow
     from explorer.style import apply_style
 
+    offscreen = os.environ.get("QT_QPA_PLATFORM") == "offscreen"
+    previous_handler = quiet_offscreen_notes() if offscreen else None
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Attention Explorer")
     app.setOrganizationName("AttentionExplorer")
@@ -175,6 +197,8 @@ def main(argv=None):
         del window
         app.processEvents()
         gc.collect()
+        if offscreen:
+            qInstallMessageHandler(previous_handler)
     return status
 
 
