@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 
 USAGE_SIZE = "WIDTHxHEIGHT, e.g. 1600x1000"
+# What Qt's offscreen platform says on every headless screenshot; harmless, and absent on a real display
+OFFSCREEN_NOTES = ("This plugin does not support propagateSizeHints", "This plugin does not support raise")
 
 
 def matrix_target(path):
@@ -94,6 +96,16 @@ def build_parser():
     return p
 
 
+def without_model(args):
+    """Why --text, --layer or --head cannot be used here (no --model), or None."""
+    given = [flag for flag, value in (("--text", args.text), ("--layer", args.layer), ("--head", args.head))
+             if value is not None]
+    if not given:
+        return None
+    return (f"{' and '.join(given)} {'needs' if len(given) == 1 else 'need'} --model (a checkpoint folder, a "
+            f"cached repo id, or 'embedded')")
+
+
 def open_model(window, args):
     """--model, --text, --layer and --head: the Model view runs the text; a chosen head becomes the
     session. Returns why it could not, or None."""
@@ -118,11 +130,28 @@ def open_model(window, args):
     if args.layer is not None:
         c = window.model.checkpoints.model.config
         if args.layer > c.layers or args.head > c.heads:
-            return (f"--layer {args.layer} --head {args.head}: {args.model} has layers 1…{c.layers} of heads "
+            return (f"--layer {args.layer} --head {args.head}: {args.model} has layers 1…{c.layers} and heads "
                     f"1…{c.heads}")
         if not panel.open_head(args.layer - 1, args.head - 1):
             return said[-1] if said else f"could not open layer {args.layer} head {args.head} of {args.model}"
     return None
+
+
+def quiet_offscreen_notes():
+    """Leave out the offscreen platform's notes (a --screenshot run then prints only what is wrong); every
+    other Qt message goes where it went. Returns the handler it replaced, to put back."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    def handler(mode, context, message):
+        if message.startswith(OFFSCREEN_NOTES):
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            print(message, file=sys.stderr)
+
+    previous = qInstallMessageHandler(handler)
+    return previous
 
 
 def main(argv=None):
@@ -131,11 +160,14 @@ def main(argv=None):
     if args.screenshot and not os.environ.get("QT_QPA_PLATFORM") and not os.environ.get("DISPLAY"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
 
+    from PySide6.QtCore import qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
 
     from explorer.main_window import MainWindow
     from explorer.style import apply_style
 
+    offscreen = os.environ.get("QT_QPA_PLATFORM") == "offscreen"
+    previous_handler = quiet_offscreen_notes() if offscreen else None
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Attention Explorer")
     app.setOrganizationName("AttentionExplorer")
@@ -152,8 +184,9 @@ def main(argv=None):
     if session_path and (args.screenshot or args.model):  # needed before the picture, or before the model
         problem = open_session(app, window, session_path, quiet=True)
         session_path = None
-    if args.model and not problem:
-        problem = open_model(window, args)
+    model_problem = None
+    if not problem:
+        problem = model_problem = open_model(window, args) if args.model else without_model(args)
     status = 0
     try:
         if args.screenshot:
@@ -165,11 +198,13 @@ def main(argv=None):
             if target:
                 bring_in_matrix(window, args.session, target)  # says why in a dialog if it cannot
             elif problem:
-                window.documents.error("Could not open the session", problem)
+                window.documents.error("Could not open the model" if model_problem else "Could not open the session",
+                                       problem)
             else:
                 opened = session_path is None or open_session(app, window, session_path) is not False
-                if opened and window.recovery is not None:
-                    window.recovery.offer()  # (restoring overtakes a SESSION still being read)
+                # (restoring overtakes a SESSION still being read; a head asked for by --model is not replaced)
+                if opened and window.recovery is not None and not args.model:
+                    window.recovery.offer()
             app.exec()
     finally:
         if window.recovery is not None:
@@ -180,6 +215,8 @@ def main(argv=None):
         del window
         app.processEvents()
         gc.collect()
+        if offscreen:
+            qInstallMessageHandler(previous_handler)
     return status
 
 

@@ -51,7 +51,7 @@ class Documents:
         return self.window.model
 
     def display_name(self):
-        return self.path.name if self.path else (self.model.title or "Untitled")
+        return self.path.name if self.path else (self.model.session_title or "Untitled")
 
     def status(self, text):
         self.window.statusBar().showMessage(text, 10000)

@@ -130,6 +130,7 @@ class MainWindow(QMainWindow):
         for signal in (self.model.state_changed, self.model.shown_ready, self.model.changed, self.model.message):
             signal.connect(self.covers.follow)
         self.model.undo_stack.cleanChanged.connect(self.update_title)
+        self.model.history_moved.connect(self.update_title)  # opening a model's head (or undoing it) renames it
         self.update_title()
         self.say_when_ready("Edit any number in Q, K or V — every stage recomputes live. "
                             "Hover a cell to see how it was made.", 15000)
@@ -345,13 +346,15 @@ class MainWindow(QMainWindow):
             menu.addAction(act)
         return act
 
-    def open_model(self, folder=None):
-        """Show the Model view; open ``folder`` there (a checkpoint), or let the person choose."""
+    def open_model(self, folder=None, choose=False):
+        """Show the Model view; open ``folder`` there (a checkpoint), or with ``choose`` offer its list of models."""
         self.docks["model_view"].show()
         self.docks["model_view"].raise_()
         panel = self.panels["model_view"]
         if folder:
             panel.open_model(str(folder))
+        elif choose:
+            panel.offer_models()
         return panel
 
     def _build_menus(self):
@@ -363,7 +366,7 @@ class MainWindow(QMainWindow):
         for key, text in doc.PRESET_TITLES.items():
             self._action(f"preset_{key}", text, lambda checked=False, k=key: doc.new_session(k), menu=presets)
         self._action("open", "&Open…", doc.open_dialog, QKeySequence.Open, "Open a saved session (.json)", file)
-        self._action("open_model", "Open &model…", self.open_model, "Ctrl+Shift+M",
+        self._action("open_model", "Open &model…", lambda: self.open_model(choose=True), "Ctrl+Shift+M",
                      "See every head of a real model (the tiny one that ships with the explorer, one in your "
                      "Hugging Face cache, or a folder) and open any head as the session", file)
         self.recent_menu = file.addMenu("Open &Recent")

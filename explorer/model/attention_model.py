@@ -121,8 +121,16 @@ class AttentionModel(Edits, QObject):
         """(Q/K width, V width) of the attention actually computed."""
         return self._state.widths()
 
+    @property
+    def session_title(self):
+        """What the session is called (the window's title, what a save writes): while it is a real model's head,
+        that head ("layer 2 head 1 of tiny-induction"), part of the state so an undo names the session before;
+        else the title it was loaded with."""
+        head = self._state.model_head
+        return head.describe() if head is not None else self.title
+
     def to_session(self, layout=None):
-        return self._state.to_session(title=self.title, layout=layout, selection=self.selection)
+        return self._state.to_session(title=self.session_title, layout=layout, selection=self.selection)
 
     def demo_state(self):
         return State.from_session(demo_session())

@@ -59,7 +59,8 @@ class Checkpoints(QObject):
         try:
             model = models.open_embedded_model() if where == "embedded" else models.open_checkpoint(where)
         except (ExplorerError, OSError) as exc:
-            self.failed.emit(str(exc))
+            reason = str(exc)  # names the file ("config.json: …"); which folder, unless it says so already
+            self.failed.emit(reason if where == "embedded" or str(where) in reason else f"{where}: {reason}")
             return False
         self.cancel()
         self.model, self.latest = model, None

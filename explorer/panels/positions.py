@@ -24,6 +24,7 @@ DIRECT_NOTE = ("Sinusoidal positions are added to the token vectors X, and this 
                "directly. Switch to projected mode to see and use them — or use ALiBi, which needs no X.")
 ALIBI_FORMULA = ("<b>ALiBi</b> (Press et al.): no position vectors; head h adds −m<sub>h</sub>·|i − j| to its "
                  "scores, so a key costs more the further it is. Slopes m<sub>h</sub> = 2<sup>−8h/H</sup>.")
+MAP_MIN_H = 200  # px: the PE or bias map's rows stay readable with its axes and colour bar around them
 ALIBI_CROSS = (" In cross-attention i and j count positions in two different sequences: an experiment — "
                "encoder–decoder models do not put ALiBi on cross-attention.")
 
@@ -55,6 +56,8 @@ class PositionsPanel(Panel):
         self.note.setWordWrap(True)
         self.heatmap = Heatmap(cmap="diverging", row_title="position", col_title="dimension of X",
                                colorbar_label="PE", parent=self)
+        for view in (self.heatmap, self.bias_map):  # a low dock scrolls rather than squeeze them to a line
+            view.setMinimumHeight(MAP_MIN_H)
 
         self.seed = QSpinBox(self)
         self.seed.setRange(0, 999_999)

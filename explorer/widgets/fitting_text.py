@@ -19,7 +19,9 @@ class FittingText(QObject):
         if not widget.toolTip():
             widget.setToolTip(self.variants[0][1])
         widget.setText(self.variants[0][0])
-        self._chrome = widget.sizeHint().width() - self._text_width(self.variants[0][1])  # margins, indicator
+        # margins, a check box's indicator; never below 0 (a rich label's bold measure is generous, and its
+        # hint may be narrower than that: a negative minimum width is refused by Qt with a warning)
+        self._chrome = max(0.0, widget.sizeHint().width() - self._text_width(self.variants[0][1]))
         policy = widget.sizePolicy()
         policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
         widget.setSizePolicy(policy)

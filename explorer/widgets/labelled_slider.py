@@ -10,7 +10,7 @@ import math
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QValidator
-from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QSlider, QWidget
+from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QSlider, QToolTip, QWidget
 
 from explorer.widgets.number_text import format_number, parse_number
 
@@ -50,6 +50,24 @@ class _ReadOut(QDoubleSpinBox):
 
     def fixup(self, text: str) -> str:
         return text
+
+    def refusal(self, text: str) -> str | None:
+        """Why ``text`` cannot be taken (outside the range, or not a number), or None when it can."""
+        try:
+            value = parse_number(text)
+        except ValueError:
+            return f"“{text.strip()}” is not a number"
+        if not self.minimum() <= value <= self.maximum():
+            return (f"{text.strip()} is outside {self.textFromValue(self.minimum())} … "
+                    f"{self.textFromValue(self.maximum())}")
+        return None
+
+    def keyPressEvent(self, event) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            why = self.refusal(self.text())
+            if why:  # the old value comes back (CorrectToPreviousValue): say why, under the field
+                QToolTip.showText(self.mapToGlobal(self.rect().bottomLeft()), why, self)
+        super().keyPressEvent(event)
 
     def stepBy(self, steps: int) -> None:
         self._step_by(steps)

@@ -56,3 +56,33 @@ def test_a_head_with_no_strong_place_says_so():
     w = w / w.sum(axis=1, keepdims=True)
     words, score = strongest_pattern(np.where(np.eye(6, k=-2) > 0, 0.9, w * 0.1))
     assert words.startswith("no one place") and score < 0.4
+
+
+def test_an_induction_head_on_a_repeated_text_is_named_by_the_token_ids():
+    # "A B C A B C": the second A, B, C each look at the token after their first occurrence (B, C, A);
+    # the first three rows look at the first token. By hand: induction 1, first token 2/5, previous 1/5.
+    ids = [7, 8, 9, 7, 8, 9]
+    w = np.zeros((6, 6))
+    w[0:3, 0] = 1.0
+    w[3, 1] = w[4, 2] = w[5, 3] = 1.0
+    scores = pattern_scores(w, ids)
+    assert scores["induction"] == 1.0 and scores["first"] == 0.4 and scores["previous"] == 0.2
+    assert strongest_pattern(w, ids) == ("the token after this token's earlier occurrence (induction)", 1.0)
+    assert strongest_pattern(w) == ("the first token", 0.4)  # without the ids there is no telling
+    # half the weight on the token after the earlier occurrence, half on the query itself
+    half = np.zeros((6, 6))
+    half[0:3, 0] = 1.0
+    half[3, [1, 3]] = half[4, [2, 4]] = half[5, [3, 5]] = 0.5
+    assert pattern_scores(half, ids)["induction"] == 0.5
+
+
+def test_induction_counts_every_earlier_occurrence_and_skips_a_token_that_just_occurred():
+    from explorer.core.head_patterns import induction_score
+    # "x A y A A": query 3 (A) has A at 1 → key 2; query 4 (A) has A at 1 and 3, but 3 is just before it
+    # (its next token is query 4 itself), so only key 2 counts
+    ids = [5, 1, 6, 1, 1]
+    w = np.zeros((5, 5))
+    w[3, 2], w[3, 0] = 0.75, 0.25
+    w[4, 2], w[4, 4] = 0.5, 0.5
+    assert induction_score(w, ids) == (0.75 + 0.5) / 2
+    assert induction_score(w, [1, 2, 3, 4, 5]) is None and "induction" not in pattern_scores(w, [1, 2, 3, 4, 5])

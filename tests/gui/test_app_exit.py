@@ -96,6 +96,10 @@ def runs(tmp_path_factory):
         "broken": [main, str(broken), "--screenshot", "{dir}/out.png"],
         "bad_size": [main, "--screenshot", "{dir}/out.png", "--size", "12x"],
         "tiny_size": [main, "--screenshot", "{dir}/out.png", "--size", "10x10"],
+        "model": [main, "--model", "embedded", "--text", "the cat sat on the mat the cat sat on the mat",
+                  "--layer", "2", "--head", "1", "--screenshot", "{dir}/out.png"],
+        "model_bad_head": [main, "--model", "embedded", "--layer", "2", "--head", "9", "--screenshot",
+                           "{dir}/out.png"],
         "keeps_layout": [main, "--screenshot", "{dir}/out.png"],
         "quit": [str(driver), "plain"],
         "quit_after_edit": [str(driver), "edit"],
@@ -152,6 +156,17 @@ def test_screenshot_writes_a_non_blank_png(runs, name, size):
     assert_not_blank(image)
     # a screenshot run leaves no recovery file or lock behind
     assert not list((folder / "home").glob("recovery/session-*"))
+
+
+def test_a_model_head_screenshot_prints_nothing_and_a_bad_head_only_why(runs):
+    code, out, err, folder = runs["model"]
+    assert code == 0, err
+    assert err == ""  # not the offscreen platform's notes on every run either
+    assert_not_blank(png_size(folder / "out.png"))
+    code, out, err, folder = runs["model_bad_head"]
+    assert code == 1
+    assert err == "attention-explorer: --layer 2 --head 9: embedded has layers 1…2 and heads 1…4\n"
+    assert not (folder / "out.png").exists()
 
 
 def test_a_broken_session_fails_the_screenshot_with_a_message(runs):

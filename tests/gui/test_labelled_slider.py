@@ -1,6 +1,7 @@
 """LabelledSlider: float ranges on an integer slider, linear and log, with no echo loops."""
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QToolTip
 
 from explorer.widgets.labelled_slider import LabelledSlider
 
@@ -110,6 +111,19 @@ def test_typing_out_of_range_or_garbage_changes_nothing(qtbot, temperature):
         qtbot.keyClick(read_out, Qt.Key.Key_Return)
         read_out.clearFocus()
     assert seen == []
+    assert temperature.value() == 1.0
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support raise")  # the offscreen platform, on QToolTip
+def test_typing_out_of_range_says_the_range(qtbot, temperature):
+    temperature.show()
+    read_out = temperature.read_out
+    for text, said in (("50", "50 is outside 0.05 … 20"), ("abc", "“abc” is not a number")):
+        read_out.selectAll()
+        qtbot.keyClicks(read_out, text)
+        qtbot.keyClick(read_out, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: QToolTip.isVisible() and QToolTip.text() == said, timeout=2000)
+        QToolTip.hideText()
     assert temperature.value() == 1.0
 
 

@@ -9,9 +9,8 @@ from explorer.panels.generation.panel import TILE_MIN_H
 from tests.gui.conftest import open_window
 
 SMALL, DEFAULT = (1024, 640), (1600, 1000)
-# RoPE is left out: its plots need 404 px, 16 more than its dock has at 1024 × 640 (it scrolls sideways)
 DOCKS = ("editor", "controls", "lesson", "sqrt_d", "scores", "weights", "output", "readout", "lines", "heads",
-         "split_merge", "positions", "generation", "model_view")
+         "split_merge", "positions", "rope", "generation", "model_view")
 CONTROLS = (QLabel, QAbstractButton, QComboBox, QAbstractSpinBox, QSlider, QLineEdit)
 
 
@@ -66,6 +65,17 @@ def test_no_dock_scrolls_sideways(sized_window):
         panel = scroll.widget()
         assert not scroll.horizontalScrollBar().isVisible(), (name, panel.minimumSizeHint(), scroll.viewport().size())
         assert panel.width() <= scroll.viewport().width(), name
+
+
+def test_the_rope_dock_with_llama3_scaling_does_not_scroll_sideways(sized_window):
+    """Its base and factor read-outs and the low/high frequency factors stay in view (narrow: one group a row)."""
+    sized_window.model.set_param("rope_scaling", "llama3")
+    scroll = show_dock(sized_window, "rope").widget()
+    panel = scroll.widget()
+    assert panel.groups["high"].isVisible()
+    assert not scroll.horizontalScrollBar().isVisible(), (panel.minimumSizeHint(), scroll.viewport().size())
+    right = panel.factor_slider.read_out.mapTo(panel, panel.factor_slider.read_out.rect().topRight()).x()
+    assert right <= scroll.viewport().width()
 
 
 @pytest.mark.parametrize("name", ["editor", "controls", "positions", "generation", "model_view"])

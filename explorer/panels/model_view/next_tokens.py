@@ -73,15 +73,20 @@ def favourite(change):
     return f"; “{escape(first.label)}” {percent(first.before)} → <b>{percent(first.after)}</b>"
 
 
+def share(c):
+    """A share of weight that moved, with the digits it needs: "0.42", "0.003" (never a changed head's "0.00")."""
+    return f"{c:.2f}" if c >= 0.01 else f"{c:.3f}"
+
+
 def later_heads(change, source):
     """Which heads after the edited one changed most, counted from 1 as the window counts."""
     if source.layer + 1 >= change.layers:
         return (f"No layer comes after layer {source.layer + 1}: the edit changes the output only through the "
                 f"rest of this layer's block.")
-    moved = [(layer, head, c) for layer, head, c in change.later_heads if c >= 0.0005][:SHOWN_HEADS]
+    moved = [(layer, head, c) for layer, head, c in change.later_heads if c >= 0.001][:SHOWN_HEADS]
     if not moved:
         return "The heads of the later layers attend as before."
-    names = ", ".join(f"layer {layer + 1} head {head + 1} <b>{c:.2f}</b>" for layer, head, c in moved)
+    names = ", ".join(f"layer {layer + 1} head {head + 1} <b>{share(c)}</b>" for layer, head, c in moved)
     return (f"Later heads that changed most (the share of each row's weight that moved, on average): {names}.")
 
 
@@ -118,6 +123,7 @@ class NextTokensView(QFrame):
         layout.addWidget(self.status)
         layout.addWidget(self.numbers)
         layout.addWidget(self.later)
+        layout.addStretch(1)  # a tall dock leaves its room below, not between the lines
         flow.changed.connect(self.render)
         flow.progress.connect(self._progress)
         self.render()

@@ -4,13 +4,15 @@ the editor and heatmaps, every one editable — and below, what the model says n
 edited (F25). A tiny model that ships with the app opens first. Layers and heads count from 1 here,
 as the rest of the window counts heads."""
 from html import escape
+from pathlib import Path
 
-from PySide6.QtCore import QEvent, QTimer
+from PySide6.QtCore import QEvent, QPointF, QTimer
 from PySide6.QtWidgets import (QBoxLayout, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
-                               QScrollArea, QSpinBox, QVBoxLayout)
+                               QScrollArea, QSpinBox, QToolTip, QVBoxLayout)
 
 from explorer.core.errors import ExplorerError
 from explorer.core.head_patterns import strongest_pattern
+from explorer.core.plural import count
 from explorer.widgets.fitting_text import shrinkable
 from explorer.widgets.head_grid import HeadGrid
 from explorer.widgets.heatmap import Heatmap
@@ -23,6 +25,11 @@ DEFAULT_TEXT = "the cat sat on the mat and the dog ran to the door the cat sat o
 TYPING_PAUSE_MS = 300  # a run starts this long after the last keystroke (a newer one overtakes it)
 EMBEDDED = "embedded"
 BADGES = {"previous-token": "prev", "induction": "ind"}
+
+
+def least_width(widget):
+    """The width a layout leaves ``widget`` at the least: its minimum width when set, else its minimum hint."""
+    return max(widget.minimumWidth(), widget.minimumSizeHint().width())
 
 
 class ModelViewPanel(Panel):
@@ -70,6 +77,7 @@ class ModelViewPanel(Panel):
         self.grid = HeadGrid(self)
         self.grid.cellHovered.connect(self._hovered)
         self.grid.cellClicked.connect(self.open_head)
+        self.grid.installEventFilter(self)  # a head's words as its tooltip too: the line below may be scrolled away
         self.info = QLabel(self)
         self.info.setWordWrap(True)
         self.next_tokens = NextTokensView(model.flow_back, self)
@@ -108,6 +116,7 @@ class ModelViewPanel(Panel):
         self.ck.failed.connect(self._failed)
         self.ck.generated.connect(self._generated)
         self._opened_at = None
+        self._said = ""  # the status line between runs ("Running…" stands in for it during one)
         model.history_moved.connect(self._history_moved)
         model.flow_back.changed.connect(lambda: QTimer.singleShot(0, self._arrange))  # the table's width changed
         self._fill_choices()
@@ -132,6 +141,26 @@ class ModelViewPanel(Panel):
             self.choose_folder()
         else:
             self.open_model(where)
+
+    def offer_models(self):
+        """Open the list of models to choose from (File ▸ Open model…), once the dock just shown is laid out."""
+        QTimer.singleShot(0, self.choice.showPopup)
+
+    def _show_open_model(self):
+        """The choice names the open model: its entry, or a new one for a folder opened from elsewhere (a
+        failed "Other folder…" goes back to it)."""
+        from explorer.models import EMBEDDED_MODEL
+        if self.ck.model is None:
+            return
+        here = Path(self.ck.model.folder).resolve()
+        for i in range(self.choice.count()):
+            where = self.choice.itemData(i)
+            if where is not None and (EMBEDDED_MODEL if where == EMBEDDED else Path(where)).resolve() == here:
+                self.choice.setCurrentIndex(i)
+                return
+        other = self.choice.count() - 1  # "Other folder…" stays last
+        self.choice.insertItem(other, f"{self.ck.model.name} — {here}", str(here))
+        self.choice.setCurrentIndex(other)
 
     def choose_folder(self):
         """Ask for a checkpoint folder (config.json, *.safetensors, tokenizer.json) and open it."""
@@ -158,14 +187,22 @@ class ModelViewPanel(Panel):
     def eventFilter(self, watched, event):
         if event.type() == QEvent.Type.Resize and watched is self.parentWidget():
             self._arrange()  # the dock's viewport: the panel itself keeps its minimum width when it shrinks
+        if event.type() == QEvent.Type.ToolTip and watched is self.grid:
+            cell = self.grid.cell_at(QPointF(event.pos()))
+            if cell is None or self.ck.latest is None:
+                QToolTip.hideText()
+            else:
+                QToolTip.showText(event.globalPos(), self.head_words(*cell), self.grid,
+                                  self.grid.cell_rect(*cell).toRect())
+            return True
         return super().eventFilter(watched, event)
 
     def _arrange(self):
         """Side by side when the grid at its smallest and the next-token table both fit the width."""
         room = self.parentWidget().width() if self.parentWidget() is not None else self.width()  # a dock's viewport
         margins = self.layout().contentsMargins()
-        need = (self.grid.minimumSizeHint().width() + 2 * self.grid_area.frameWidth() + self.split.spacing()
-                + self.next_tokens.minimumSizeHint().width() + margins.left() + margins.right())
+        need = (least_width(self.grid) + 2 * self.grid_area.frameWidth() + self.split.spacing()
+                + least_width(self.next_tokens) + margins.left() + margins.right())
         wanted = QBoxLayout.Direction.LeftToRight if room >= need else QBoxLayout.Direction.TopToBottom
         if self.split.direction() != wanted:
             self.split.setDirection(wanted)
@@ -178,29 +215,36 @@ class ModelViewPanel(Panel):
             QTimer.singleShot(0, self.open_model)  # the embedded model: nothing to download
 
     # ----- what the runs say -----------------------------------------------------------------------
+    def _say(self, text):
+        self._said = text
+        self.status.setText(text)
+
     def _opened(self, name):
-        self.status.setText(f"Opened {escape(name)}")
+        self._show_open_model()
+        self._say(f"Opened {escape(name)}")
 
     def _progress(self, text):
         if text and not self.ck.busy:
             return  # a layer's progress queued behind the run's end
-        self.status.setText(f"Running… {escape(text)}" if text else "")
+        self.status.setText(f"Running… {escape(text)}" if text else self._said)
         self.cancel_button.setEnabled(bool(text))
 
     def _failed(self, reason):
-        self.status.setText(f"<span style='color:#b00020'>{escape(reason)}</span>")
+        self._show_open_model()
+        self._say(f"<span style='color:#b00020'>{escape(reason)}</span>")
 
     def _ran(self):
         latest, m = self.ck.latest, self.ck.model
         notable = {(h.layer, h.head): BADGES.get(h.role, h.role) for h in (m.notable_heads or [])}
         self.grid.set_thumbnails(latest.thumbnails, badges=notable, first=1)
+        self._arrange()  # the grid's least width follows its layers and heads
         c = m.config
         unknown = sum(t == "<unk>" for t in latest.run.tokens)
         warn = (f" <span style='color:#b00020'>{unknown} of them unknown to this model (&lt;unk&gt;): its vocabulary "
                 f"has {c.vocab:,} entries{' (lower-case words)' if m.name == 'tiny-induction' else ''}</span>"
                 if unknown else "")
-        self.status.setText(f"{escape(m.name)}: {c.layers} layers × {c.heads} heads on "
-                            f"{len(latest.run.tokens)} tokens{warn} — hover a head, click it to make it the session")
+        self._say(f"{escape(m.name)}: {c.layers} layers × {c.heads} heads on "
+                  f"{count(len(latest.run.tokens), 'token')}{warn} — hover a head, click it to make it the session")
 
     def _generated(self):
         """The generated text, the newest token's 1 × t rows in every layer and head, the cache's size."""
@@ -211,7 +255,7 @@ class ModelViewPanel(Panel):
         self.generated.setText(
             f"<b>{escape(' '.join(words))}</b> — K/V cache: 2 · {c.layers} layers · {c.kv_heads} K/V heads · "
             f"d_h {c.head_dim} = {per_token:,} numbers per token ({format_bytes(per_token * 2)} in float16), "
-            f"{format_bytes(gen.cache_bytes(c, 2))} for its {gen.cache_tokens} tokens")
+            f"{format_bytes(gen.cache_bytes(c, 2))} for its {gen.cache_tokens} tokens{self._as_trained()}")
         last = gen.rows[-1]  # (layers, heads, t): the newest token's rows, 1 × t per head
         labels = [m.token_label(t) for t in gen.prompt_ids + gen.new_ids[:-1]] + [words[-1]]
         flat = last.reshape(-1, last.shape[-1])
@@ -219,21 +263,34 @@ class ModelViewPanel(Panel):
                              col_labels=labels[:flat.shape[1]], levels=(0.0, 1.0), finite=True)
         self.rows.setVisible(True)
 
+    def _as_trained(self):
+        """While the session is a head of this model: a note that Generate ran the model without its edits (an
+        edited head holds numbers for the text's tokens only; "what the model says next" has them)."""
+        head = self.model.state.model_head
+        if head is None or not self.ck.serves(head):
+            return ""
+        return (f". <i>Generated by {escape(head.name)} as trained: the session's edits of layer {head.layer + 1} "
+                f"head {head.head + 1} show in what the model says next, not here</i>")
+
     def _hovered(self, layer, head):
-        latest = self.ck.latest
-        if layer < 0 or latest is None:
+        if layer < 0 or self.ck.latest is None:
             self.info.setText("Each square is one head's attention weights on the text (rows: query, columns: "
                               "key). <b>prev</b> marks a previous-token head, <b>ind</b> an induction head "
                               "(found on repeated random tokens: the weight on the token after the previous "
                               "occurrence).")
             return
-        words, score = strongest_pattern(latest.run.attentions[layer, head])
+        self.info.setText(self.head_words(layer, head))
+
+    def head_words(self, layer, head):
+        """What head (layer, head) (indices from 0) mostly does on the latest run's text, as rich text."""
+        run = self.ck.latest.run
+        words, score = strongest_pattern(run.attentions[layer, head], run.ids)
         known = [h for h in (self.ck.model.notable_heads or []) if (h.layer, h.head) == (layer, head)]
         role = "".join(f" — {'an' if h.role[0] in 'aeiou' else 'a'} {h.role} head (score {h.score:.2f})"
                        for h in known)
         where = f"mostly {words} ({score:.2f})" if not words.startswith("no one") else f"{words}, {score:.2f})"
-        self.info.setText(f"<b>layer {layer + 1}, head {head + 1}</b>: on this text its weight goes to {where}{role}. "
-                          f"Click to open it as the session.")
+        return (f"<b>layer {layer + 1}, head {head + 1}</b>: on this text its weight goes to {escape(where)}{role}. "
+                f"Click to open it as the session.")
 
     def open_head(self, layer, head):
         """Make head (layer, head) (indices from 0) of the latest run the session: one undo step, every

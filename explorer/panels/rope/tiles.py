@@ -1,4 +1,4 @@
-"""How the RoPE panel arranges itself: its controls in small groups on four rows (wide) or eight (narrow),
+"""How the RoPE panel arranges itself: its controls in small groups on four rows (wide) or ten (narrow),
 the plane beside the spectrum and the score plot, or all three in one column."""
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
@@ -13,7 +13,7 @@ class RopeTiles:
     """Part of RopePanel: groups the controls and places the tiles for the panel's width."""
 
     def _build_layout(self, labels):
-        # the controls come in small groups that flow onto four rows (wide) or eight (narrow); ``labels``: the
+        # the controls come in small groups that flow onto four rows (wide) or ten (narrow); ``labels``: the
         # label of each setting that has one
         self.groups = {"rope": self._group(self.rope_box), "base": self._group(self.base_slider),
                        "style": self._group(labels["rope_style"], self.style_combo),
@@ -29,7 +29,7 @@ class RopeTiles:
             label = QLabel(text, self)
             label.setBuddy(widget)
             self.groups[name] = self._group(label, widget)
-        self.bar_rows = [QHBoxLayout() for _ in range(8)]
+        self.bar_rows = [QHBoxLayout() for _ in range(10)]
         self.bar = QVBoxLayout()
         self.bar.setContentsMargins(0, 0, 0, 0)
         self.bar.setSpacing(4)
@@ -116,10 +116,10 @@ class RopeTiles:
         g = self.groups
         if columns == 2:
             rows = [["rope", "base*", "style", "offset"], ["scaling", "factor*"], ["low", "high", "context", ""],
-                    ["head", "query", "key", "pair*"], [], [], [], []]
-        else:
-            rows = [["rope", "base*"], ["style", "offset", ""], ["scaling", ""], ["factor*"], ["low", "high", ""],
-                    ["context", ""], ["head", "query", "key", ""], ["pair*"]]
+                    ["head", "query", "key", "pair*"], [], [], [], [], [], []]
+        else:  # one group a row where two side by side are wider than the Model-sized dock at 1024 × 640
+            rows = [["rope", "base*"], ["style", ""], ["offset", ""], ["scaling", ""], ["factor*"], ["low", ""],
+                    ["high", ""], ["context", ""], ["head", "query", "key", ""], ["pair*"]]
         for layout, names in zip(self.bar_rows, rows):
             while layout.count():
                 layout.takeAt(0)
