@@ -181,3 +181,19 @@ def test_a_large_recovery_copy_that_cannot_be_read_is_kept_aside(qtbot, window, 
     assert title == "Could not restore" and "newer" in said and str(kept) in said
     assert kept.exists() and not orphan.exists() and window.model.tokens == tokens
     assert window.recovery.offer() is False  # not offered again
+
+
+@pytest.mark.parametrize("with_model", [False, True])
+def test_a_head_asked_for_on_the_command_line_is_not_replaced_by_a_recovery_offer(qtbot, home, monkeypatch,
+                                                                                  with_model):
+    orphan = orphan_of(home, session_to_json(session(seed=11)))
+    asked = []
+    monkeypatch.setattr(QMessageBox, "question",
+                        lambda parent, title, text, *a, **k: asked.append(text) or QMessageBox.StandardButton.No)
+    argv = ["--model", "embedded", "--layer", "2", "--head", "1"] if with_model else []
+    status, seen = run_main(monkeypatch, argv, lambda w: True)
+    assert status == 0
+    if with_model:  # the offer waits for a launch that asked for nothing else; the copy is kept for it
+        assert not asked and orphan.exists() and "layer 2 head 1" in seen["title"]
+    else:
+        assert asked and not orphan.exists()  # offered and declined
