@@ -40,6 +40,7 @@ class ModelConfig:
     rope_theta: float | None    # None: learned positions (GPT-2)
     rope_scaling: Llama3Scaling | None   # None, or the llama3 parameters
     sliding_window: int | None
+    end_ids: tuple[int, ...] = ()   # eos_token_id: generation stops after one of these
 
     @property
     def group(self) -> int:
@@ -104,7 +105,14 @@ def _gpt2(raw: dict) -> ModelConfig:
         intermediate=_number(raw, "n_inner", 4 * hidden) if raw.get("n_inner") else 4 * hidden,
         vocab=_number(raw, "vocab_size"), max_positions=_number(raw, "n_positions", raw.get("n_ctx", 1024)),
         norm_eps=_number(raw, "layer_norm_epsilon", 1e-5, kind=float, low=0.0, high=1.0),
-        activation=activation, rope_theta=None, rope_scaling=None, sliding_window=None)
+        activation=activation, rope_theta=None, rope_scaling=None, sliding_window=None, end_ids=_end_ids(raw))
+
+
+def _end_ids(raw: dict) -> tuple[int, ...]:
+    """eos_token_id as a tuple: absent or null → (), one id or a list of ids (Llama 3 gives several)."""
+    value = raw.get("eos_token_id")
+    values = value if isinstance(value, list) else [] if value is None else [value]
+    return tuple(_number({"eos_token_id": v}, "eos_token_id", low=0, high=2 ** 31) for v in values)
 
 
 def _rope(raw: dict) -> tuple[float, Llama3Scaling | None]:
@@ -153,4 +161,4 @@ def _llama(raw: dict) -> ModelConfig:
         vocab=_number(raw, "vocab_size"), max_positions=_number(raw, "max_position_embeddings", 2048, high=2 ** 30),
         norm_eps=_number(raw, "rms_norm_eps", 1e-6, kind=float, low=0.0, high=1.0), activation="silu",
         rope_theta=theta, rope_scaling=scaling,
-        sliding_window=_number(raw, "sliding_window", high=2 ** 30) if window else None)
+        sliding_window=_number(raw, "sliding_window", high=2 ** 30) if window else None, end_ids=_end_ids(raw))

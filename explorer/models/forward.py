@@ -188,8 +188,8 @@ def _norm(x, weight, bias, config):
 def embed(layout: Layout, ids: np.ndarray) -> np.ndarray:
     config = layout.config
     if len(ids) > config.max_positions:
-        raise ShapeError(f"the text has {len(ids)} tokens; this {config.model_type} reads at most "
-                         f"{config.max_positions}")
+        raise ShapeError(f"the text has {len(ids)} tokens; the model reads at most {config.max_positions} "
+                         f"(its context, max_position_embeddings)")
     if len(ids) == 0:
         raise ShapeError("the text has no tokens")
     if ids.min() < 0 or ids.max() >= config.vocab:

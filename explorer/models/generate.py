@@ -19,6 +19,7 @@ class Generation:
     new_ids: list = field(default_factory=list)
     rows: list = field(default_factory=list)   # per new token: (layers, heads, t) float32
     cache_tokens: int = 0                      # tokens in every layer's cache now
+    ended: bool = False                        # the last new token is the model's end of text (eos_token_id)
 
     def cache_bytes(self, config, bytes_per_number=4):
         """The K/V cache's size now: 2 · layers · H_kv · d_h · t numbers."""
@@ -82,14 +83,15 @@ def embed_at(layout: Layout, ids, start):
         return embed(layout, ids)
     if start + len(ids) > config.max_positions:
         from explorer.core.errors import ShapeError
-        raise ShapeError(f"the text would reach {start + len(ids)} tokens; this {config.model_type} reads at "
-                         f"most {config.max_positions}")
+        raise ShapeError(f"the text would reach {start + len(ids)} tokens; the model reads at most "
+                         f"{config.max_positions} (its context, max_position_embeddings)")
     return layout.get("embed")[ids].astype(np.float32) + layout.get("positions")[start:start + len(ids)]
 
 
 def generate(layout: Layout, prompt_ids, n_new, *, progress: Callable[[str], None] | None = None,
              cancelled: Callable[[], bool] | None = None) -> Generation:
-    """Greedy: prefill the prompt, then ``n_new`` tokens one at a time, each the likeliest next token."""
+    """Greedy: prefill the prompt, then ``n_new`` tokens one at a time, each the likeliest next token; it
+    stops early after the model's end-of-text token, as Hugging Face's ``generate`` does."""
     config = layout.config
     prompt_ids = [int(i) for i in prompt_ids]
     cache = KVCache(config.layers)
@@ -106,4 +108,7 @@ def generate(layout: Layout, prompt_ids, n_new, *, progress: Callable[[str], Non
         gen.new_ids.append(token)
         gen.rows.append(rows[:, :, 0])
         gen.cache_tokens += 1
+        if token in config.end_ids:
+            gen.ended = True
+            break
     return gen

@@ -26,3 +26,20 @@ def test_the_cache_size_is_2_layers_kv_heads_head_dim_tokens():
     gen = model.generate("the cat", 2)
     c = model.config
     assert gen.cache_bytes(c) == 2 * c.layers * c.kv_heads * c.head_dim * gen.cache_tokens * 4
+
+
+def test_generation_stops_after_the_models_end_of_text_token(tmp_path):
+    import json
+
+    from explorer.models import open_checkpoint
+    from tests.core.checkpoint_factory import gpt2_checkpoint
+    gpt2_checkpoint(tmp_path)
+    free = open_checkpoint(tmp_path).generate("the cat sat on the mat", 3)
+    assert not free.ended and len(free.new_ids) == 3
+    config = json.loads((tmp_path / "config.json").read_text())
+    for eos in (free.new_ids[1], [7, free.new_ids[1]]):   # one id, or a list of them (Llama 3 gives several)
+        config["eos_token_id"] = eos
+        (tmp_path / "config.json").write_text(json.dumps(config))
+        gen = open_checkpoint(tmp_path).generate("the cat sat on the mat", 3)
+        first = free.new_ids.index(free.new_ids[1])   # its first time among the free run's tokens
+        assert gen.ended and gen.new_ids == free.new_ids[:first + 1]  # the end token is kept, as HF's generate does
