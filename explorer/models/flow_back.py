@@ -31,6 +31,7 @@ class HeadSource:
     head: int
     logits: np.ndarray  # (vocab,) float32, read-only: the unedited model's next-token logits
     hidden: int  # D, the width a head's output is carried back into
+    learned_positions: bool = False  # GPT-2: position vectors (wpe) are already added into X
 
     def same_head(self, other) -> bool:
         """The same head of the same checkpoint on the same token ids."""
@@ -47,7 +48,8 @@ def head_source(model, run, layer: int, head: int) -> HeadSource:
     logits = np.array(run.last_logits, dtype=np.float32)
     logits.flags.writeable = False
     return HeadSource(folder=Path(model.folder).resolve(), name=model.name, ids=tuple(int(i) for i in run.ids),
-                      layer=int(layer), head=int(head), logits=logits, hidden=model.config.hidden)
+                      layer=int(layer), head=int(head), logits=logits, hidden=model.config.hidden,
+                      learned_positions=model.config.rope_theta is None)
 
 
 def misfit(source: HeadSource, session) -> str | None:

@@ -1,6 +1,8 @@
 """Positions: the sinusoidal PE(L, D) added to X, or ALiBi's per-head bias on the scores, and
 "shuffle tokens" — with no positions the outputs permute exactly as the tokens do (attention is
 blind to order); with positions they do not."""
+from html import escape
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSignalBlocker
@@ -92,6 +94,9 @@ class PositionsPanel(Panel):
         layout.addLayout(top)
         layout.addWidget(self.alibi)
         layout.addWidget(self.note)
+        self.learned = QLabel(self)  # a GPT-2 head: its positions are inside X already
+        self.learned.setWordWrap(True)
+        layout.addWidget(self.learned)
         layout.addWidget(self.heatmap, 3)
         alibi_row = QHBoxLayout()  # side by side: the bias map keeps the panel's height
         alibi_row.addWidget(self.bias_map, 3)
@@ -109,6 +114,13 @@ class PositionsPanel(Panel):
         self.add.setEnabled(m.projected)
         self.to_projected.setVisible(not m.projected)
         self.note.setVisible(not m.projected and not alibi)
+        head = m.state.model_head
+        learned = head is not None and head.learned_positions and m.settings.positions == "none"
+        self.learned.setVisible(learned)
+        if learned:
+            self.learned.setText(f"This head comes from {escape(head.name)}, which learns a position vector per "
+                                 f"place (wpe) and adds it to each token's embedding: X already carries the "
+                                 f"order, so “none” here adds nothing more — order is not invisible to this head.")
         self.caption.setText(ALIBI_FORMULA + (ALIBI_CROSS if m.cross else "") if alibi else FORMULA)
         self.slopes.setVisible(alibi)
         self.heatmap.setVisible(not alibi and r.pe is not None)

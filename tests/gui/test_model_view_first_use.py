@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication, QBoxLayout, QScrollArea, QToolTip
 from explorer.model import AttentionModel
 from explorer.models import EMBEDDED_MODEL
 from explorer.panels.model_view import ModelViewPanel
+from tests.gui.panel_helpers import show_panel
 from explorer.panels.model_view import next_tokens
 from tests.core.checkpoint_factory import llama_checkpoint
 from tests.gui.test_model_view_flow_back import TEXT, click_head, ran, settled, view  # noqa: F401 (a fixture)
@@ -171,3 +172,27 @@ def test_generate_says_it_runs_the_model_as_trained_while_a_head_is_the_session(
     panel.open_head(0, 1)
     model.set_param("temperature", 20.0)
     assert "tiny-induction as trained" in generate() and "layer 1 head 2" in panel.generated.text()
+
+
+@pytest.mark.parametrize("family", ["gpt2", "llama"])
+def test_a_gpt2_head_says_its_positions_are_inside_x_already(qtbot, tmp_path, family):
+    from explorer.panels.positions import PositionsPanel
+    from tests.core.checkpoint_factory import gpt2_checkpoint, llama_checkpoint
+    (gpt2_checkpoint if family == "gpt2" else llama_checkpoint)(tmp_path)
+    model, panel = show_panel(qtbot, PositionsPanel, size=(700, 700))
+    ck = model.checkpoints
+    assert ck.open(str(tmp_path))
+    ck.run("the cat sat on the mat")
+    ck.finish()
+    qtbot.waitUntil(lambda: ck.latest is not None, timeout=20_000)
+    model.set_session(ck.head_session(0, 1), "Open a head", model_head=ck.head_source(0, 1))
+    model.flush()
+    said = panel.learned.text()
+    if family == "gpt2":  # learned positions (wpe) were added to the embeddings that X is made from
+        assert panel.learned.isVisible() and "wpe" in said and "not invisible" in said
+    else:  # RoPE is a setting of the session itself: nothing to add
+        assert not panel.learned.isVisible()
+    model.undo_stack.undo()
+    model.flush()
+    assert not panel.learned.isVisible()
+    model.shutdown()
