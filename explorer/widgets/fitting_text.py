@@ -18,12 +18,16 @@ class FittingText(QObject):
         self.variants = [(v, v) if isinstance(v, str) else tuple(v) for v in variants]
         if not widget.toolTip():
             widget.setToolTip(self.variants[0][1])
+        widget.setText(self.variants[-1][0])
+        # the shortest text whole, measured by the widget: the bold-all measure below, calibrated on a partly
+        # bold fullest text, came out too narrow for it (even negative: Qt refused it with a warning)
+        shortest = widget.sizeHint().width()
         widget.setText(self.variants[0][0])
         self._chrome = widget.sizeHint().width() - self._text_width(self.variants[0][1])  # margins, indicator
         policy = widget.sizePolicy()
         policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
         widget.setSizePolicy(policy)
-        widget.setMinimumWidth(self.needed(self.variants[-1][1]))
+        widget.setMinimumWidth(max(self.needed(self.variants[-1][1]), shortest))
         widget.installEventFilter(self)
         self.fit()
 
