@@ -174,9 +174,10 @@ class LoadingCovers:
         return panel.reads_results and panel.drawn_load not in (None, self.model.loads)
 
     def panel_rendered(self, key):
-        """A panel drew the results: if it kept its cover after the session's results came, lift it."""
+        """A panel drew the results: if it kept its cover after the session's results came, lift it (as
+        ``uncover`` does: the panel is told whether its dock is on screen, so it follows later results)."""
         if self.may_uncover(key) and self.is_up(key) and not self._shows_another_session(self.window.panels[key]):
-            self.covers[key].uncover()
+            self.uncover(key)
 
     def views_added(self):
         """A panel made new views of results (the editor's X·Wᵀ tables, the first time it shows a

@@ -202,6 +202,7 @@ class RecomputeWorker(QObject):
                 generation, job = self._request
                 self._request = None
                 self._running = generation
+                self._cv.notify_all()  # a finish() waiting counts this job's shown head as drawn
 
             outcome = None
             try:

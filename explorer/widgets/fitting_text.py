@@ -18,6 +18,10 @@ class FittingText(QObject):
         self.variants = [(v, v) if isinstance(v, str) else tuple(v) for v in variants]
         if not widget.toolTip():
             widget.setToolTip(self.variants[0][1])
+        widget.setText(self.variants[-1][0])
+        # the shortest text whole, measured by the widget: the bold-all measure below, calibrated on a partly
+        # bold fullest text, came out too narrow for it (even negative: Qt refused it with a warning)
+        shortest = widget.sizeHint().width()
         widget.setText(self.variants[0][0])
         # margins, a check box's indicator; never below 0 (a rich label's bold measure is generous, and its
         # hint may be narrower than that: a negative minimum width is refused by Qt with a warning)
@@ -25,7 +29,7 @@ class FittingText(QObject):
         policy = widget.sizePolicy()
         policy.setHorizontalPolicy(QSizePolicy.Policy.Ignored)
         widget.setSizePolicy(policy)
-        widget.setMinimumWidth(self.needed(self.variants[-1][1]))
+        widget.setMinimumWidth(max(self.needed(self.variants[-1][1]), shortest))
         widget.installEventFilter(self)
         self.fit()
 

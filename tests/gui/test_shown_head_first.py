@@ -341,3 +341,30 @@ def test_docks_uncovered_after_a_large_open_draw_their_titles_in_the_enabled_col
     for name in ("scores", "weights", "output"):
         axis = window.panels[name].heatmap.plot.getAxis("left")
         assert axis.labelStyle.get("color") == enabled, name
+
+
+def test_a_dock_drawn_by_refresh_under_its_cover_keeps_following_the_results(qtbot, window, after_shown, tmp_path,
+                                                                              monkeypatch):
+    """A refresh (screenshots, exports, tests) that draws the shown head under its cover lifts the cover as
+    the uncover tick would have: the panel is told its dock is on screen, so later results reach it."""
+    from explorer import loading_covers
+    from explorer.core.session import save_session
+
+    monkeypatch.setattr(coordinator, "BACKGROUND_COST", 20_000)
+    monkeypatch.setattr(loading_covers, "UNCOVER_STEP_MS", 60_000)  # no tick lifts a cover during the test
+    save_session(big_session(seed=9), tmp_path / "big.json")
+    assert window.documents.open(tmp_path / "big.json", ask=False)
+    model, weights = window.model, window.panels["weights"]
+    qtbot.waitUntil(lambda: bool(after_shown.shown) and not weights.waiting(), timeout=10_000)
+    assert window.covers.is_up("weights")
+    weights.refresh()  # draws the shown head; its cover comes off
+    assert not window.covers.is_up("weights") and weights.drawn_from is after_shown.shown[-1]
+    after_shown.armed = False
+    after_shown.release()
+    qtbot.waitUntil(lambda: not model.loading, timeout=10_000)
+    window.uncover_now()
+    assert model.set_param("temperature", 0.45)
+    model.flush()
+    want = run_pipeline(model._state.matrices, model.settings)
+    assert weights.drawn_from is model.results
+    assert_same_numbers(weights.heatmap.image_array(), want.heads.weights[0])
