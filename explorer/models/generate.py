@@ -55,7 +55,10 @@ def _step(layout: Layout, cache: KVCache, ids, start):
     rope_cs = _rope_at(config, range(start, start + n))
     heads, kv, d = config.heads, config.kv_heads, config.head_dim
     t = start + n
-    allowed = np.arange(t)[None, :] <= np.arange(start, t)[:, None]  # causal among the new rows
+    queries, keys = np.arange(start, t)[:, None], np.arange(t)[None, :]
+    allowed = keys <= queries  # causal among the new rows; a sliding window (Mistral) also drops the far ones
+    if config.sliding_window is not None:
+        allowed &= queries - keys < config.sliding_window
     bias = np.where(allowed, np.float32(0), np.float32(-np.inf))
     rows = np.empty((config.layers, heads, n, t), np.float32)
     for i in range(config.layers):

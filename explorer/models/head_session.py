@@ -84,7 +84,7 @@ def head_matrices(weights, config, x: np.ndarray, head: int) -> dict[str, np.nda
 
 def build_head_session(weights, config, x, labels, layer: int, head: int, title: str) -> Session:
     """The session of ``head`` in ``layer``, validated; CheckpointError if it cannot be held exactly."""
-    where = f"layer {layer} head {head}"
+    where = f"layer {layer + 1} head {head + 1}"   # as the window counts them (the arguments count from 0)
     check_exact(config, x.shape[0])
     check_fits(weights, config, x.shape[0], where)
     settings = Settings(source="projected", heads=1, causal=True, positions="none", scale_mode="inv_sqrt_d",

@@ -27,7 +27,11 @@ _in_lane = threading.local()  # work already on a lane runs its inner blocks the
 
 
 def cores() -> int:
-    return os.cpu_count() or 1
+    """The CPUs this process may run on (its affinity: under taskset or a cpuset, fewer than the machine's)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def _lanes() -> ThreadPoolExecutor:
@@ -61,9 +65,10 @@ def in_blocks(work: Callable[[int, int], None], rows: int, row_len: int, step: i
     """``work(start, stop)`` over blocks of ``step`` rows (by default as many as fit the cache), shared
     between the lanes when ``lanes`` is True and, for cache-sized blocks, the rows hold at least
     PARALLEL_CELLS numbers."""
+    cache_sized = step is None
     step = step or max(1, BLOCK_CELLS // max(row_len, 1))
     blocks = [(a, min(a + step, rows)) for a in range(0, rows, step)]
-    if not lanes or _serial() or len(blocks) < 2 or (step is None and rows * row_len < PARALLEL_CELLS):
+    if not lanes or _serial() or len(blocks) < 2 or (cache_sized and rows * row_len < PARALLEL_CELLS):
         for a, b in blocks:
             work(a, b)
         return

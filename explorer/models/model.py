@@ -90,6 +90,7 @@ class Model:
         if tokens is None:
             tokens = [self.tokenizer.id_to_token(i) or f"<{i}>" for i in ids]
         replaced = {key: self._edited_head(key, session, len(ids)) for key, session in (edits or {}).items()}
+        self.layout.store.check_unchanged()
         result = forward(self.layout, ids, progress=progress, cancelled=cancelled, head_outputs=replaced)
         return Run(tokens=list(tokens), ids=ids, labels=self.labels(tokens), attentions=result.attentions,
                    attn_inputs=result.attn_inputs, last_logits=result.last_logits, edits=dict(edits or {}))
@@ -99,6 +100,7 @@ class Model:
         (``generate.Generation``: the new ids, each one's 1 × t weights per layer and head)."""
         from .generate import generate
         _, ids = self.tokenize(text)
+        self.layout.store.check_unchanged()
         return generate(self.layout, ids, n_new, progress=progress, cancelled=cancelled)
 
     def token_label(self, token_id: int) -> str:

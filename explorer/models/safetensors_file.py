@@ -115,12 +115,28 @@ def _check_layout(path: Path, tensors: dict[str, TensorInfo], buffer: int) -> No
         raise _fail(path, f"the data has {buffer} bytes but its tensors end at byte {at} (truncated or padded)")
 
 
+def _identity(path: Path):
+    """What tells a file apart from its rewrite: device, inode, size, modification time (None if gone)."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
 class SafetensorsFile:
     """A checked safetensors file; ``tensor(name)`` reads one tensor as float32, nothing else."""
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        self._identity = _identity(self.path)
         self.tensors, self.data_start = read_header(self.path)
+
+    def check_unchanged(self) -> None:
+        """CheckpointError if the file was replaced or rewritten since it was opened: its tensors are
+        memory-mapped, and a file cut shorter under a mapping ends the process (SIGBUS) on the next read."""
+        if _identity(self.path) != self._identity:
+            raise _fail(self.path, "changed on disk since the model was opened; open the model again")
 
     def info(self, name: str) -> TensorInfo:
         return self.tensors[name]

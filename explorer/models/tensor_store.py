@@ -65,6 +65,11 @@ class TensorStore:
             raise CheckpointError(f"{name}: listed in {INDEX} but not in {self.folder}")
         return SafetensorsFile(path)
 
+    def check_unchanged(self) -> None:
+        """CheckpointError naming the first weights file rewritten or replaced since the folder was opened."""
+        for f in {id(f): f for f in self._where.values()}.values():
+            f.check_unchanged()
+
     @property
     def names(self):
         return self._where.keys()

@@ -171,3 +171,22 @@ def test_integer_weights_are_refused_when_read(tmp_path):
     model = open_checkpoint(tmp_path)
     with pytest.raises(CheckpointError, match="'model.norm.weight' is I32"):
         model.run("the cat")
+
+
+@pytest.mark.parametrize("how", ["rewritten shorter", "replaced"])
+def test_weights_changed_on_disk_after_opening_are_refused_before_the_next_pass(tmp_path, how):
+    """Tensors are memory-mapped: reading a mapping whose file was cut shorter would end the process
+    (SIGBUS), so every pass first checks that the weights files are those it opened."""
+    gpt2_checkpoint(tmp_path)
+    model = open_checkpoint(tmp_path, cache_weights=False)
+    model.run("the cat sat")
+    weights = tmp_path / "model.safetensors"
+    data = weights.read_bytes()
+    if how == "rewritten shorter":
+        weights.write_bytes(data[: len(data) // 2])      # as save_file into the same folder truncates first
+    else:
+        weights.unlink()
+        weights.write_bytes(data)                         # a new file (new inode) with the same bytes
+    for attempt in (lambda: model.run("the cat sat"), lambda: model.generate("the cat", 2)):
+        with pytest.raises(CheckpointError, match="model.safetensors: changed on disk since the model was opened"):
+            attempt()

@@ -186,3 +186,4 @@ def test_head_scores_on_repeated_random_tokens(tmp_path):
     assert scores.previous_token.shape == scores.induction.shape == (2, 4)
     assert np.all((0 <= scores.induction) & (scores.induction <= 1))
     json.dumps(scores.to_json())
+

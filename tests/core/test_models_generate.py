@@ -43,3 +43,19 @@ def test_generation_stops_after_the_models_end_of_text_token(tmp_path):
         gen = open_checkpoint(tmp_path).generate("the cat sat on the mat", 3)
         first = free.new_ids.index(free.new_ids[1])   # its first time among the free run's tokens
         assert gen.ended and gen.new_ids == free.new_ids[:first + 1]  # the end token is kept, as HF's generate does
+
+
+def test_cached_generation_keeps_a_sliding_window(tmp_path):
+    """Mistral's sliding window: a generated token sees only the last `window` positions, as in the full pass."""
+    from explorer.models import open_checkpoint
+    from tests.core.checkpoint_factory import llama_checkpoint, llama_config
+    llama_checkpoint(tmp_path, config=llama_config(model_type="mistral", architectures=["MistralForCausalLM"],
+                                                   sliding_window=3))
+    model = open_checkpoint(tmp_path)
+    gen = model.generate("the cat sat on the mat", 3)
+    ids = list(gen.prompt_ids)
+    for k, token in enumerate(gen.new_ids):
+        ids.append(token)
+        row = gen.rows[k]
+        np.testing.assert_allclose(row, model.run_ids(ids).attentions[:, :, -1, :], rtol=0, atol=1e-5)
+        assert np.all(row[:, :, :-3] == 0)   # only the window's 3 newest keys carry weight

@@ -171,12 +171,12 @@ def test_a_head_too_large_for_a_session_is_refused_before_its_matrices_are_made(
     x = np.lib.stride_tricks.as_strided(np.zeros(1, np.float32), (2049, 8192), (0, 0))   # 2049 rows, no memory
     with pytest.raises(CheckpointError) as info:
         build_head_session(weights, config, x, ["t"] * 2049, 3, 1, "too long")
-    assert str(info.value) == ("layer 3 head 1: matrices.X has 2049×8192 = 16785408 cells; the most is 16777216 "
+    assert str(info.value) == ("layer 4 head 2: matrices.X has 2049×8192 = 16785408 cells; the most is 16777216 "
                                "(this head cannot be opened as a session: a text of at most 2048 tokens would fit)")
     wide = _config(llama_config(hidden_size=MAX_DIM, num_attention_heads=2, num_key_value_heads=1, head_dim=128))
     with pytest.raises(CheckpointError) as info:
         build_head_session(_head_weights(rng, wide, True), wide, x[:4], ["t"] * 4, 0, 0, "too wide")
-    assert str(info.value) == (f"layer 0 head 0: matrices.Wq has {MAX_DIM + 1} columns; the most is {MAX_DIM} (this "
+    assert str(info.value) == (f"layer 1 head 1: matrices.Wq has {MAX_DIM + 1} columns; the most is {MAX_DIM} (this "
                                f"head cannot be opened as a session: a session holds widths up to {MAX_DIM}, and "
                                f"this llama is {MAX_DIM} wide plus the column of ones that carries its biases)")
     assert made == []
