@@ -9,15 +9,14 @@ from html import unescape
 import pytest
 from PySide6.QtCore import QEvent, QPoint
 from PySide6.QtGui import QHelpEvent
-from PySide6.QtWidgets import QApplication, QBoxLayout, QScrollArea, QToolTip
+from PySide6.QtWidgets import QApplication, QBoxLayout, QToolTip
 
-from explorer.model import AttentionModel
 from explorer.models import EMBEDDED_MODEL
-from explorer.panels.model_view import ModelViewPanel
-from tests.gui.panel_helpers import show_panel
 from explorer.panels.model_view import next_tokens
 from tests.core.checkpoint_factory import llama_checkpoint
-from tests.gui.test_model_view_flow_back import TEXT, click_head, ran, settled, view  # noqa: F401 (a fixture)
+from tests.gui.panel_helpers import show_panel
+from tests.gui.test_model_view_flow_back import (TEXT, click_head, docked_view, ran, settled,  # noqa: F401
+                                                 view)  # (view: a fixture)
 
 INDUCTION_WORDS = "the token after this token's earlier occurrence (induction)"
 
@@ -136,18 +135,8 @@ def test_a_head_past_the_last_names_the_layers_and_the_heads(view, qtbot, window
 def test_a_narrow_dock_puts_the_next_tokens_below_the_whole_grid_before_any_head_is_open(qtbot):
     """The next-token view is at least 260 px wide even while it only says that no head is open: beside the grid
     in a 388-px dock (the Model dock at 1024 × 640) it left the grid 114 px, one and a half heads."""
-    model = AttentionModel()
-    dock = QScrollArea()
-    qtbot.addWidget(dock)
-    dock.setWidgetResizable(True)
-    panel = ModelViewPanel(model)
-    dock.setWidget(panel)
-    dock.resize(390, 500)
-    dock.show()
+    model, dock, panel = docked_view(qtbot, (390, 500))
     try:
-        panel.text.setText(TEXT)
-        panel.run()
-        ran(model, qtbot)
         qtbot.waitUntil(lambda: panel.split.direction() == QBoxLayout.Direction.TopToBottom)
         qtbot.wait(20)
         assert panel.grid_area.viewport().width() >= panel.grid.minimumSizeHint().width()  # every head in view

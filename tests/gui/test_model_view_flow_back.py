@@ -145,21 +145,27 @@ def test_layers_and_heads_count_from_1_in_the_view_the_titles_and_the_command_li
         assert said in problem
 
 
-def test_the_heads_and_the_next_tokens_sit_side_by_side_where_they_fit(qtbot):
-    """In a dock (a scroll area, as the window holds every panel): beside each other when the dock is wide
-    enough for both, one above the other when it is not."""
+def docked_view(qtbot, size):
+    """(model, dock, panel): the Model view in a resizable scroll area (as the window holds every panel),
+    shown at ``size``, the shipped model run on TEXT."""
     model = AttentionModel()
     dock = QScrollArea()
     qtbot.addWidget(dock)
     dock.setWidgetResizable(True)
     panel = ModelViewPanel(model)
     dock.setWidget(panel)
-    dock.resize(900, 700)
+    dock.resize(*size)
     dock.show()
+    panel.text.setText(TEXT)
+    panel.run()
+    ran(model, qtbot)
+    return model, dock, panel
+
+
+def test_the_heads_and_the_next_tokens_sit_side_by_side_where_they_fit(qtbot):
+    """In a dock: beside each other when the dock is wide enough for both, one above the other when it is not."""
+    model, dock, panel = docked_view(qtbot, (900, 700))
     try:
-        panel.text.setText(TEXT)
-        panel.run()
-        ran(model, qtbot)
         panel.open_head(*INDUCTION)
         settled(model, qtbot)
         qtbot.waitUntil(lambda: panel.split.direction() == QBoxLayout.Direction.LeftToRight)
