@@ -43,6 +43,7 @@ class Checkpoints(QObject):
         self.latest = None  # the ModelRun of the newest text that finished
         self.generation = None  # the newest greedy generation (explorer.models.generate.Generation)
         self.text = ""
+        self._refused = {}  # resolved folder → why the last try to open it failed (until it opens)
         self._worker = RecomputeWorker(self)
         self._worker.done.connect(self._done)
         self._generation = self._handled = 0
@@ -56,16 +57,24 @@ class Checkpoints(QObject):
         """Open a checkpoint folder, a cached repo id ("gpt2"), or the embedded model. Reading the config
         and the tensor headers is quick (tensors stay memory-mapped); a bad file says why (``failed``)."""
         from explorer import models  # numpy-only, but tokenizers and safetensors load only when wanted
+        from pathlib import Path
         try:
             model = models.open_embedded_model() if where == "embedded" else models.open_checkpoint(where)
         except (ExplorerError, OSError) as exc:
             reason = str(exc)  # names the file ("config.json: …"); which folder, unless it says so already
+            if where != "embedded":
+                self._refused[Path(where).resolve()] = reason
             self.failed.emit(reason if where == "embedded" or str(where) in reason else f"{where}: {reason}")
             return False
         self.cancel()
         self.model, self.latest = model, None
+        self._refused.pop(Path(model.folder).resolve(), None)
         self.opened.emit(model.name)
         return True
+
+    def refusal(self, folder):
+        """Why the last try to open ``folder`` (a resolved Path) failed, or None (never tried, or opened since)."""
+        return self._refused.get(folder)
 
     def run(self, text):
         """Run ``text`` on the worker; a newer call overtakes the one in flight (it stops at its next layer)."""

@@ -6,7 +6,7 @@ from html import escape
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout
 
-from explorer.model.flow_back import CLOSED, FAILED, MISFIT, NONE, READY, STOPPED, WAITING
+from explorer.model.flow_back import CLOSED, FAILED, LOST, MISFIT, NONE, READY, STOPPED, WAITING
 from explorer.widgets.palette import BAD, BLUE, MUTED, VERMILLION, WEIGHT_BLUE
 
 EIGHTHS = " ▏▎▍▌▋▊▉█"
@@ -90,17 +90,30 @@ def later_heads(change, source):
     return (f"Later heads that changed most (the share of each row's weight that moved, on average): {names}.")
 
 
-class NextTokensView(QFrame):
-    """The next-token comparison for the session's model head, or why there is none."""
+def closed(source, open_model):
+    """Why a session's head shows no numbers while its model is not the open one (``open_model``: the open
+    explorer.models.Model, or None), and what opens it."""
+    where = f"{escape(source.describe())} (from {escape(str(source.folder))})"
+    if open_model is None:
+        return f"The session is {where}. Open {escape(source.name)} to see what its edits change in what it says next."
+    other = escape(open_model.name) + (f" from {escape(str(open_model.folder))}" if open_model.name == source.name
+                                       else "")
+    return (f"The session is {where}, which is not the open model now ({other} is): open {escape(source.name)} "
+            f"again to see what its edits change.")
 
-    def __init__(self, flow, parent=None):
+
+class NextTokensView(QFrame):
+    """The next-token comparison for the session's model head, or why there is none. ``open_folder(folder)``
+    opens the session's model when asked (the button of a session whose model is not open)."""
+
+    def __init__(self, flow, parent=None, open_folder=None):
         super().__init__(parent)
         self.flow = flow
+        self.open_folder = open_folder
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.title = QLabel(self)
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.action = QPushButton("Cancel", self)
-        self.action.setToolTip("Stop the forward pass with the edited head (at its next layer)")
         self.action.clicked.connect(self._act)
         self.status = QLabel(self)
         self.status.setWordWrap(True)
@@ -139,6 +152,9 @@ class NextTokensView(QFrame):
     def _act(self):
         if self.flow.state == WAITING:
             self.flow.cancel()
+        elif self.flow.state == CLOSED:
+            if self.open_folder is not None:
+                self.open_folder(self.flow.home())
         else:
             self.flow.rerun()
 
@@ -158,8 +174,12 @@ class NextTokensView(QFrame):
         state, result = flow.state, flow.result
         after = f" after “{escape(result.last_token)}”" if result is not None and state != NONE else ""
         self.title.setText(f"<b>What the model says next{after}</b>")
-        self.action.setVisible(state in (WAITING, STOPPED, FAILED))
-        self.action.setText("Cancel" if state == WAITING else "Run again")
+        offer = state == CLOSED and self.open_folder is not None
+        self.action.setVisible(state in (WAITING, STOPPED, FAILED) or offer)
+        self.action.setText("Cancel" if state == WAITING else f"Open {source.name}" if offer else "Run again")
+        self.action.setToolTip("Stop the forward pass with the edited head (at its next layer)" if state == WAITING
+                               else f"Open {source.folder} in the Model view" if offer
+                               else "Run the forward pass with the edited head again")
         shown = result is not None and state in (READY, WAITING, STOPPED)
         self.numbers.setVisible(shown)
         self.later.setVisible(shown)
@@ -172,8 +192,11 @@ class NextTokensView(QFrame):
                                 "flow back into. Click a head above: then every edit of its numbers runs through "
                                 "the rest of the model, and here you see what it says next change.")
         elif state == CLOSED:
-            self.status.setText(f"The session is {escape(source.describe())}, which is not the open model now: open "
-                                f"{escape(source.name)} again above to see what its edits change.")
+            self.status.setText(closed(source, flow.ck.model))
+        elif state == LOST:
+            self.status.setText(f"This session came from {escape(source.describe())} at {escape(str(source.folder))}, "
+                                f"which {escape(flow.reason)}. Its numbers are all here to edit; only what the model "
+                                f"says next cannot be shown.")
         elif state == MISFIT:
             self.status.setText(f"The session was {escape(source.describe())}, but it cannot stand in for that head "
                                 f"now: {escape(flow.reason)}.")
