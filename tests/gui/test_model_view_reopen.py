@@ -11,7 +11,7 @@ import pytest
 
 from explorer.core.presets import demo_session
 from explorer.core.session import load_session, save_session
-from explorer.model.flow_back import CLOSED, LOST, NONE, READY
+from explorer.model.flow_back import CLOSED, LOST, MISFIT, NONE
 from explorer.models import EMBEDDED_MODEL, open_embedded_model
 from tests.core.checkpoint_factory import gpt2_checkpoint
 from tests.gui.conftest import open_window
@@ -99,7 +99,7 @@ def test_a_session_whose_model_folder_is_gone_opens_and_says_so(window, qtbot, u
     qtbot.waitUntil(lambda: flow.state == LOST)
     said = unescape(panel.next_tokens.status.text())
     assert f"This session came from {HEAD} at {gone}, which cannot be opened" in said and "not there" in said
-    assert not panel.next_tokens.numbers.isVisible() and not panel.next_tokens.action.isVisible()
+    assert not panel.next_tokens.numbers.isVisible() and not panel.next_tokens.offer.isVisible()
     assert window.model.checkpoints.model is open_model  # nothing else changed
 
 
@@ -115,13 +115,14 @@ def test_with_another_model_open_the_view_offers_to_open_the_head_model(window, 
     flow, view = window.model.flow_back, panel.next_tokens
     qtbot.waitUntil(lambda: flow.state == CLOSED)
     said = unescape(view.status.text())
-    assert HEAD in said and str(EMBEDDED_MODEL) in said and "not the open model now (other is)" in said
+    assert HEAD in said and "not the open model now (other is)" in said
+    assert str(EMBEDDED_MODEL) in view.offer.toolTip()
     assert window.model.checkpoints.model.name == "other"  # not opened without being asked
-    assert view.action.isVisible() and view.action.text() == "Open tiny-induction"
-    view.action.click()
+    assert view.offer.isVisible() and view.offer.text() == "Open tiny-induction" and not view.action.isVisible()
+    view.offer.click()
     assert window.model.checkpoints.model.folder.resolve() == EMBEDDED_MODEL
     settled(window.model, qtbot)
-    assert view.numbers.text() == shown and not view.action.isVisible()
+    assert view.numbers.text() == shown and not view.offer.isVisible()
 
 
 def test_a_checkpoint_that_will_not_open_says_why_and_the_open_model_stays(window, qtbot, ui, tmp_path):
@@ -136,14 +137,14 @@ def test_a_checkpoint_that_will_not_open_says_why_and_the_open_model_stays(windo
     assert window.documents.open(tmp_path / "head.json")
     flow, view = window.model.flow_back, panel.next_tokens
     qtbot.waitUntil(lambda: flow.state == CLOSED)
-    assert view.action.text() == "Open my-tiny"
-    view.action.click()
+    assert view.offer.text() == "Open my-tiny"
+    view.offer.click()
     qtbot.waitUntil(lambda: flow.state == LOST)
     said = unescape(view.status.text())
     assert (f"This session came from layer 2 head 1 of my-tiny at {copy}, which cannot be opened: "
             f"config.json: cannot be read as JSON") in said
     assert window.model.checkpoints.model.folder.resolve() == EMBEDDED_MODEL  # the open model stays
-    assert not view.action.isVisible() and window.model.matrix("Wv")[0, 0] == 10
+    assert not view.offer.isVisible() and window.model.matrix("Wv")[0, 0] == 10
 
 
 @pytest.mark.parametrize("changes, said", [
@@ -200,3 +201,20 @@ def test_a_gpt2_head_reopened_says_again_that_its_positions_are_inside_x(qtbot, 
     model.flush()
     assert panel.learned.isVisible() and "gpt" in panel.learned.text() and "wpe" in panel.learned.text()
     model.shutdown()
+
+
+def test_a_session_with_a_token_more_than_its_head_is_saved_without_it_and_the_view_says_so(window, qtbot, ui,
+                                                                                            tmp_path):
+    panel, _ = edited_head(window, qtbot, ui)
+    window.model.add_token()
+    qtbot.waitUntil(lambda: window.model.flow_back.state == MISFIT)
+    assert "the file would not remember the head" in panel.next_tokens.status.text()
+    assert window.documents.save_to(tmp_path / "longer.json")
+    assert "model_head" not in json.loads((tmp_path / "longer.json").read_text("utf-8"))
+    window.model.undo_stack.undo()  # the head's tokens again: it is remembered
+    settled(window.model, qtbot)
+    assert window.documents.save_to(tmp_path / "head.json")
+    assert load_session(tmp_path / "head.json").model_head.name == "tiny-induction"
+    assert window.documents.open(tmp_path / "longer.json", ask=False)
+    qtbot.waitUntil(lambda: window.model.flow_back.state == NONE)
+    assert window.model.state.model_head is None and window.windowTitle().startswith("longer.json[*]")

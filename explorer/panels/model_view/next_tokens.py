@@ -92,12 +92,15 @@ def later_heads(change, source):
 
 def closed(source, open_model):
     """Why a session's head shows no numbers while its model is not the open one (``open_model``: the open
-    explorer.models.Model, or None), and what opens it."""
-    where = f"{escape(source.describe())} (from {escape(str(source.folder))})"
+    explorer.models.Model, or None), and what opens it; the folders only when the names alike do not tell."""
     if open_model is None:
-        return f"The session is {where}. Open {escape(source.name)} to see what its edits change in what it says next."
-    other = escape(open_model.name) + (f" from {escape(str(open_model.folder))}" if open_model.name == source.name
-                                       else "")
+        return (f"The session is {escape(source.describe())} (from {escape(str(source.folder))}). Open "
+                f"{escape(source.name)} to see what its edits change in what it says next.")
+    if open_model.name != source.name:
+        where, other = escape(source.describe()), escape(open_model.name)
+    else:
+        where = f"{escape(source.describe())} from {escape(str(source.folder))}"
+        other = f"{escape(open_model.name)} from {escape(str(open_model.folder))}"
     return (f"The session is {where}, which is not the open model now ({other} is): open {escape(source.name)} "
             f"again to see what its edits change.")
 
@@ -123,6 +126,9 @@ class NextTokensView(QFrame):
         self.numbers.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.later = QLabel(self)
         self.later.setWordWrap(True)
+        self.offer = QPushButton(self)  # "Open tiny-induction": the session's model, while another (or none) is open
+        self.offer.clicked.connect(lambda: self.open_folder(self.flow.home()))
+        self.offer.setVisible(False)
         for label in (self.status, self.later):  # wrapped text follows the table's width, never widens it
             label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
@@ -134,6 +140,10 @@ class NextTokensView(QFrame):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
         layout.addWidget(self.status)
+        offering = QHBoxLayout()
+        offering.addWidget(self.offer)
+        offering.addStretch(1)
+        layout.addLayout(offering)
         layout.addWidget(self.numbers)
         layout.addWidget(self.later)
         layout.addStretch(1)  # a tall dock leaves its room below, not between the lines
@@ -152,9 +162,6 @@ class NextTokensView(QFrame):
     def _act(self):
         if self.flow.state == WAITING:
             self.flow.cancel()
-        elif self.flow.state == CLOSED:
-            if self.open_folder is not None:
-                self.open_folder(self.flow.home())
         else:
             self.flow.rerun()
 
@@ -174,12 +181,15 @@ class NextTokensView(QFrame):
         state, result = flow.state, flow.result
         after = f" after “{escape(result.last_token)}”" if result is not None and state != NONE else ""
         self.title.setText(f"<b>What the model says next{after}</b>")
-        offer = state == CLOSED and self.open_folder is not None
-        self.action.setVisible(state in (WAITING, STOPPED, FAILED) or offer)
-        self.action.setText("Cancel" if state == WAITING else f"Open {source.name}" if offer else "Run again")
+        self.action.setVisible(state in (WAITING, STOPPED, FAILED))
+        self.action.setText("Cancel" if state == WAITING else "Run again")
         self.action.setToolTip("Stop the forward pass with the edited head (at its next layer)" if state == WAITING
-                               else f"Open {source.folder} in the Model view" if offer
                                else "Run the forward pass with the edited head again")
+        offer = state == CLOSED and self.open_folder is not None
+        self.offer.setVisible(offer)
+        if offer:
+            self.offer.setText(f"Open {source.name}")
+            self.offer.setToolTip(f"Open {source.folder} in the Model view")
         shown = result is not None and state in (READY, WAITING, STOPPED)
         self.numbers.setVisible(shown)
         self.later.setVisible(shown)
@@ -198,8 +208,10 @@ class NextTokensView(QFrame):
                                 f"which {escape(flow.reason)}. Its numbers are all here to edit; only what the model "
                                 f"says next cannot be shown.")
         elif state == MISFIT:
+            unsaved = (" Saved like this, the file would not remember the head: it keeps one only while the tokens "
+                       "are the model's text's." if flow.model.state.saved_head() is None else "")
             self.status.setText(f"The session was {escape(source.describe())}, but it cannot stand in for that head "
-                                f"now: {escape(flow.reason)}.")
+                                f"now: {escape(flow.reason)}.{unsaved}")
         elif state == WAITING:
             self.status.setText(self._running())
         elif state == STOPPED:
