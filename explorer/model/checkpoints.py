@@ -7,6 +7,7 @@ heads between the cores itself: ``explorer.models.lanes``); the window only rece
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
@@ -57,7 +58,6 @@ class Checkpoints(QObject):
         """Open a checkpoint folder, a cached repo id ("gpt2"), or the embedded model. Reading the config
         and the tensor headers is quick (tensors stay memory-mapped); a bad file says why (``failed``)."""
         from explorer import models  # numpy-only, but tokenizers and safetensors load only when wanted
-        from pathlib import Path
         try:
             model = models.open_embedded_model() if where == "embedded" else models.open_checkpoint(where)
         except (ExplorerError, OSError) as exc:
@@ -161,7 +161,6 @@ class Checkpoints(QObject):
 
     def serves(self, source):
         """True when the open model is the checkpoint ``source`` (a HeadSource) was made from."""
-        from pathlib import Path
         return self.model is not None and Path(self.model.folder).resolve() == source.folder
 
     def shutdown(self):

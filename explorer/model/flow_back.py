@@ -50,7 +50,7 @@ class FlowBack(QObject):
         self._baseline = None  # (source, the unedited run's weights of the later layers)
         self._unedited = None  # the source of a reopened session with the logits its first pass computed
         self._fits = None      # (source, open model, why that model no longer fits it or None): a cache
-        self._seen = None      # what the state was worked out for: (source, revision, open model)
+        self._seen = None      # what the state was worked out for: (source, revision, open model, why lost)
         self._done_for = None  # … and what ``result`` was computed for
         self._asked = 0        # generation of the newest pass asked for
         self._first_wait = None

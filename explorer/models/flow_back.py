@@ -41,8 +41,10 @@ class HeadSource:
 
     @classmethod
     def from_saved(cls, saved: ModelHead) -> "HeadSource":
-        """The source a session file names (``Session.model_head``), without logits."""
-        return cls(folder=Path(saved.folder).resolve(), name=saved.name, ids=tuple(saved.ids), layer=saved.layer,
+        """The source a session file names (``Session.model_head``), without logits. Its folder is resolved as the
+        open model's is (``Checkpoints.serves`` compares them); one written on another system stays as written."""
+        folder = Path(saved.folder)
+        return cls(folder=folder.resolve() if folder.is_absolute() else folder, name=saved.name, ids=tuple(saved.ids), layer=saved.layer,
                    head=saved.head, logits=None, hidden=saved.hidden, learned_positions=saved.learned_positions)
 
     def saved(self) -> ModelHead:

@@ -262,3 +262,15 @@ def test_a_checkpoint_that_is_no_longer_the_heads_says_why(tmp_path):
         f"its vocabulary has {highest:,} entries, and the text has token id {highest:,}")
     assert checkpoint_misfit(replace(c, vocab=highest + 1), source) is None
     assert "RoPE now" in checkpoint_misfit(replace(c, rope_theta=10000.0), source)
+
+
+def test_a_saved_folder_is_resolved_as_the_open_models_and_one_from_another_system_stays_as_written(tmp_path):
+    from explorer.core.session import ModelHead
+    from explorer.models import HeadSource
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    saved = ModelHead(folder=str(tmp_path / "link"), name="m", layer=0, head=0, hidden=8, ids=(1, 2))
+    assert HeadSource.from_saved(saved).folder == (tmp_path / "real").resolve()
+    windows = HeadSource.from_saved(replace(saved, folder="C:\\models\\gpt2"))
+    assert str(windows.folder) == "C:\\models\\gpt2" and not windows.folder.is_dir()
+    assert HeadSource.from_saved(saved).saved() == replace(saved, folder=str((tmp_path / "real").resolve()))

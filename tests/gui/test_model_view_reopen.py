@@ -163,7 +163,10 @@ def test_a_checkpoint_whose_config_no_longer_matches_says_how(window, qtbot, ui,
     assert not panel.next_tokens.numbers.isVisible()
 
 
-def test_with_no_model_open_the_model_view_opens_the_head_model_first(qtbot, ui, tmp_path, home):
+@pytest.mark.parametrize("broken", [False, True])
+def test_with_no_model_open_the_model_view_opens_the_head_model_first(qtbot, ui, tmp_path, home, broken):
+    """Shown with no model open, the Model view opens the session's checkpoint rather than the shipped one; if
+    that will not open, the shipped one, and the next-token section says why."""
     window = open_window(qtbot)
     copy = tmp_path / "my-tiny"
     shutil.copytree(EMBEDDED_MODEL, copy)
@@ -172,15 +175,23 @@ def test_with_no_model_open_the_model_view_opens_the_head_model_first(qtbot, ui,
     saved_and_closed(window, qtbot, tmp_path / "head.json")
     window.model.undo_stack.setClean()
     window.close()
+    if broken:
+        (copy / "tokenizer.json").write_text("[]", encoding="utf-8")
 
     later = open_window(qtbot)  # a new window: no model open, the Model view not shown
     assert later.documents.open(tmp_path / "head.json")
     assert later.model.flow_back.state == CLOSED and later.model.checkpoints.model is None
     panel = later.open_model()
     qtbot.waitUntil(lambda: later.model.checkpoints.model is not None, timeout=10_000)
-    assert later.model.checkpoints.model.folder.resolve() == copy.resolve()  # the session's model, not the shipped
-    settled(later.model, qtbot)
-    assert panel.next_tokens.numbers.text() == shown
+    if not broken:
+        assert later.model.checkpoints.model.folder.resolve() == copy.resolve()  # the session's, not the shipped
+        settled(later.model, qtbot)
+        assert panel.next_tokens.numbers.text() == shown
+    else:
+        assert later.model.checkpoints.model.folder.resolve() == EMBEDDED_MODEL
+        qtbot.waitUntil(lambda: later.model.flow_back.state == LOST)
+        said = unescape(panel.next_tokens.status.text())
+        assert f"layer 2 head 1 of my-tiny at {copy}, which cannot be opened: " in said and "tokenizer" in said
     later.model.undo_stack.setClean()
 
 

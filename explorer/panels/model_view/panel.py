@@ -215,10 +215,11 @@ class ModelViewPanel(Panel):
             QTimer.singleShot(0, self._open_first)
 
     def _open_first(self):
-        """The first model the view opens: the session's own (a head saved in its file), else the embedded one
-        (nothing to download)."""
-        if self.ck.model is None:
-            self.open_model(self.model.flow_back.home() or EMBEDDED)
+        """The first model the view opens: the session's own (a head saved in its file), else — or when that one
+        will not open (the next-token section says why) — the embedded one (nothing to download)."""
+        for where in (self.model.flow_back.home(), EMBEDDED):
+            if self.ck.model is None and where is not None and self.ck.open(where):
+                self.run()
 
     # ----- what the runs say -----------------------------------------------------------------------
     def _say(self, text):
