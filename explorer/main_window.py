@@ -454,7 +454,11 @@ class MainWindow(QMainWindow):
 
     # ----- title and closing ---------------------------------------------------------------------
     def update_title(self, *args):
+        """The file's name (or the session's), and the real model's head the session is, if it is one."""
         name = self.documents.display_name()
+        head = self.model.state.model_head
+        if head is not None and self.documents.path is not None:  # (without a file the name is the head's)
+            name = f"{name} · {head.describe()}"
         self.setWindowTitle(f"{name}[*] — Attention Explorer")
         self.setWindowModified(not self.model.undo_stack.isClean())
 

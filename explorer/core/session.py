@@ -1,9 +1,10 @@
 """The session file: a versioned, validated, human-readable JSON snapshot of what the user set.
 
 A session holds the tokens, the matrices Q, K, V, the settings of the controls (F6) and an opaque
-UI layout; a cross-attention session also the query tokens (Q has a row per query token). ``save_session`` refuses to write an invalid session; ``load_session`` refuses any file
-that is not a valid one and raises only :class:`SessionError`, whose message starts with the file
-name and names the place (``demo.json: matrices.K row 2 has 2 numbers but row 0 has 3``). The
+UI layout; a cross-attention session also the query tokens (Q has a row per query token); a session made
+from a real model's head also that head (``ModelHead``: which checkpoint, layer, head and token ids).
+``save_session`` refuses to write an invalid session; ``load_session`` refuses any file that is not a
+valid one and raises only :class:`SessionError`, whose message starts with the file name and names the place (``demo.json: matrices.K row 2 has 2 numbers but row 0 has 3``). The
 format is described in ``docs/session-format.md``.
 
 This module is the public face; the work is done, one job a module, in:
@@ -18,11 +19,11 @@ from __future__ import annotations
 
 from .errors import SessionError
 from .session_check import validate_session
-from .session_data import Session
+from .session_data import ModelHead, Session
 from .session_limits import (FORMAT_NAME, MATRIX_AXES, MAX_ABS_VALUE, MAX_CELLS, MAX_DIM, MAX_FILE_BYTES,
-                             MAX_LAYOUT_BYTES, MAX_TITLE_CHARS, MAX_TOKEN_CHARS, MAX_TOKENS,
-                             PROJECTION_MATRICES, REQUIRED_MATRICES, SOURCE_MATRIX, TOKEN_AXES, VERSION,
-                             matrix_axes)
+                             MAX_FOLDER_CHARS, MAX_LAYOUT_BYTES, MAX_MODEL_LAYERS, MAX_MODEL_NAME_CHARS,
+                             MAX_TITLE_CHARS, MAX_TOKEN_CHARS, MAX_TOKENS, MAX_VOCAB, PROJECTION_MATRICES,
+                             REQUIRED_MATRICES, SOURCE_MATRIX, TOKEN_AXES, VERSION, matrix_axes)
 from .session_read import UPGRADES, load_session, session_from_json
 from .session_settings import (POSITIONS, ROPE_BASE_MAX, ROPE_BASE_MIN, ROPE_OFFSET_MAX, ROPE_STYLES,
                                SCALE_MAX, SCALE_MODES, SOURCES, TEMPERATURE_MAX, TEMPERATURE_MIN,
@@ -35,7 +36,7 @@ __all__ = [
     "REQUIRED_MATRICES", "PROJECTION_MATRICES", "SOURCE_MATRIX",
     "TEMPERATURE_MIN", "TEMPERATURE_MAX", "SCALE_MAX",
     "MAX_TOKENS", "MAX_DIM", "MAX_CELLS", "MAX_FILE_BYTES", "MAX_TOKEN_CHARS", "MAX_ABS_VALUE",
-    "MAX_TITLE_CHARS", "MAX_LAYOUT_BYTES",
-    "Settings", "Session", "SessionError", "validate_session",
+    "MAX_TITLE_CHARS", "MAX_LAYOUT_BYTES", "MAX_FOLDER_CHARS", "MAX_MODEL_NAME_CHARS", "MAX_MODEL_LAYERS",
+    "MAX_VOCAB", "Settings", "Session", "ModelHead", "SessionError", "validate_session",
     "session_to_json", "session_from_json", "session_pieces", "save_session", "load_session",
 ]

@@ -7,16 +7,18 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any, Mapping
 
 import numpy as np
 
 from .errors import SessionError
 from .plural import count
-from .session_data import Session
-from .session_limits import (AXIS_TEXT, MATRIX_AXES, MAX_ABS_VALUE, MAX_CELLS, MAX_DIM, MAX_LAYOUT_BYTES,
-                             MAX_TITLE_CHARS, MAX_TOKEN_CHARS, MAX_TOKENS, PROJECTION_MATRICES,
-                             REQUIRED_MATRICES, SOURCE_MATRIX, TOKEN_AXES, VERSION, matrix_axes)
+from .session_data import ModelHead, Session
+from .session_limits import (AXIS_TEXT, MATRIX_AXES, MAX_ABS_VALUE, MAX_CELLS, MAX_DIM, MAX_FOLDER_CHARS,
+                             MAX_LAYOUT_BYTES, MAX_MODEL_LAYERS, MAX_MODEL_NAME_CHARS, MAX_TITLE_CHARS,
+                             MAX_TOKEN_CHARS, MAX_TOKENS, MAX_VOCAB, PROJECTION_MATRICES, REQUIRED_MATRICES,
+                             SOURCE_MATRIX, TOKEN_AXES, VERSION, matrix_axes)
 from .session_settings import _check_settings
 from .session_words import describe, short
 
@@ -205,6 +207,48 @@ def _check_layout(layout: Any, where: str) -> dict[str, str] | None:
     return dict(layout)
 
 
+def _check_whole(value: Any, place: str, where: str, low: int, high: int, note: str = "") -> int:
+    """An integer (never a boolean, never 2.0) in low..high, as a plain int."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise SessionError(f"{where}: {place} must be an integer, not {describe(value)}")
+    if not low <= value <= high:
+        shown = int(value) if abs(int(value)) < 10 ** 30 else "a very large integer"
+        raise SessionError(f"{where}: {place} is {shown}; it must be {low}..{high}{note}")
+    return int(value)
+
+
+def _check_model_head(head: Any, n_tokens: int, where: str) -> ModelHead | None:
+    """None, or the head a session was made from: an absolute folder, a name, a layer and a head counted from
+    0, a hidden width, true/false, and exactly one token id (0 ≤ id < MAX_VOCAB) per token."""
+    if head is None:
+        return None
+    if not isinstance(head, ModelHead):
+        raise SessionError(f"{where}: model_head must be a ModelHead, not {describe(head)}")
+    folder = _check_text(head.folder, "model_head.folder", where, min_chars=1, max_chars=MAX_FOLDER_CHARS)
+    if not (PurePosixPath(folder).is_absolute() or PureWindowsPath(folder).is_absolute()):
+        raise SessionError(f"{where}: model_head.folder {short(folder)} is not an absolute path (the checkpoint "
+                           f"folder is written whole, as /home/me/models/gpt2)")
+    name = _check_text(head.name, "model_head.name", where, min_chars=1, max_chars=MAX_MODEL_NAME_CHARS)
+    counted = " (counted from 0: the window's layer 1 head 1 is layer 0 head 0 here)"
+    layer = _check_whole(head.layer, "model_head.layer", where, 0, MAX_MODEL_LAYERS - 1, counted)
+    index = _check_whole(head.head, "model_head.head", where, 0, MAX_DIM - 1, counted)
+    hidden = _check_whole(head.hidden, "model_head.hidden", where, 1, MAX_DIM)
+    if not isinstance(head.learned_positions, (bool, np.bool_)):
+        raise SessionError(f"{where}: model_head.learned_positions must be true or false, not "
+                           f"{describe(head.learned_positions)}")
+    ids = head.ids
+    if not isinstance(ids, (tuple, list)):
+        raise SessionError(f"{where}: model_head.ids must be a list of token ids, not {describe(ids)}")
+    if len(ids) != n_tokens:  # (before a single id is looked at)
+        raise SessionError(f"{where}: model_head.ids has {count(len(ids), 'id')} but there are "
+                           f"{count(n_tokens, 'token')} (one token id per token of the model's text)")
+    if not (all(type(i) is int for i in ids) and 0 <= min(ids) and max(ids) < MAX_VOCAB):
+        for i, value in enumerate(ids):  # the first one that is wrong, named
+            _check_whole(value, f"model_head.ids[{i}]", where, 0, MAX_VOCAB - 1, " (a token id)")
+    return ModelHead(folder=folder, name=name, layer=layer, head=index, hidden=hidden,
+                     learned_positions=bool(head.learned_positions), ids=tuple(int(i) for i in ids))
+
+
 def validate_session(session: Any, where: str = "session") -> Session:
     """Check every rule of the format; a normalised copy, or SessionError naming the place."""
     if not isinstance(session, Session):
@@ -219,5 +263,6 @@ def validate_session(session: Any, where: str = "session") -> Session:
                                        _grouped(session.settings))
     settings = _check_settings(session.settings, widths, where, cross=query_tokens is not None)
     layout = _check_layout(session.layout, where)
+    model_head = _check_model_head(session.model_head, len(tokens), where)
     return Session(tokens=tokens, matrices=matrices, settings=settings, layout=layout,
-                   title=title, query_tokens=query_tokens)
+                   title=title, query_tokens=query_tokens, model_head=model_head)

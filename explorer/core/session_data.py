@@ -1,11 +1,11 @@
-"""The Session value: tokens, matrices, settings, layout, title and (cross-attention) query tokens,
-with read-only float64 arrays.
+"""The Session value: tokens, matrices, settings, layout, title, (cross-attention) query tokens and
+(version 6) the real model's head it was made from, with read-only float64 arrays.
 
 Built freely in memory (lists, any real dtype); ``validate_session`` says whether it is a valid one.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -32,6 +32,30 @@ def _frozen_array(value: Any) -> Any:
     return array
 
 
+@dataclass(frozen=True)
+class ModelHead:
+    """The real model's head a session was made from (F25), so that a reopened session finds its model again:
+    the checkpoint folder (an absolute path), the model's name, the layer and the head (counted from 0, as in
+    Python), the model's hidden width D, whether it learns position vectors (GPT-2's wpe), and the token ids
+    of its text, one per token of the session. Not the model's logits: they are computed again on opening."""
+
+    folder: str
+    name: str
+    layer: int
+    head: int
+    hidden: int
+    learned_positions: bool = False
+    ids: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if isinstance(self.ids, list):
+            object.__setattr__(self, "ids", tuple(self.ids))
+
+
+MODEL_HEAD_FIELDS = tuple(f.name for f in fields(ModelHead))   # in the order the writer writes them
+MODEL_HEAD_REQUIRED = tuple(name for name in MODEL_HEAD_FIELDS if name != "learned_positions")
+
+
 @dataclass(frozen=True, eq=False)
 class Session:
     """Everything a session file holds. Arrays are stored as read-only float64 copies.
@@ -45,6 +69,7 @@ class Session:
     layout: Mapping[str, str] | None = None   # opaque UI layout, strings only, <= 1 MiB
     title: str = ""
     query_tokens: tuple[str, ...] | None = None   # cross-attention: the queries' tokens
+    model_head: ModelHead | None = None   # the real model's head it was made from (version 6)
 
     @property
     def cross(self) -> bool:
@@ -66,7 +91,7 @@ class Session:
         if not isinstance(other, Session):
             return NotImplemented
         return (self.tokens == other.tokens and self.query_tokens == other.query_tokens
-                and self.settings == other.settings
+                and self.settings == other.settings and self.model_head == other.model_head
                 and self.title == other.title and _plain(self.layout) == _plain(other.layout)
                 and _matrices_identical(self.matrices, other.matrices))
 

@@ -6,7 +6,7 @@ live with the settings, in ``session_settings``).
 from __future__ import annotations
 
 FORMAT_NAME = "attention-explorer-session"
-VERSION = 5
+VERSION = 6
 
 MAX_TOKENS = 8192               # tokens (and query tokens) per session (= rows of a matrix)
 MAX_DIM = 16384                 # a width: columns of a matrix, rows of a W (Llama 3.1 405B's hidden size)
@@ -17,6 +17,11 @@ MAX_ABS_VALUE = 1e6             # |cell| bound, the same cap as the matrix edito
 MAX_TITLE_CHARS = 200           # characters of the title (may be empty)
 MAX_LAYOUT_BYTES = 2 ** 20      # UTF-8 bytes of all layout keys and values together
 MAX_NUMBER_CHARS = 100          # a JSON number literal longer than this is refused while parsing
+# model_head (version 6): the real model's head a session was made from
+MAX_FOLDER_CHARS = 4096         # characters of the checkpoint folder's path (PATH_MAX on Linux)
+MAX_MODEL_NAME_CHARS = 200      # characters of the model's name ("meta-llama/Llama-3.2-1B")
+MAX_MODEL_LAYERS = 1000         # layers of a model: explorer.models reads no config with more
+MAX_VOCAB = 2 ** 24             # token ids lie below this: explorer.models reads no larger vocabulary
 
 # The matrices and their axes. "L" is the number of tokens (the keys' and values' side) and "Lq" the
 # number of query tokens; any other axis must have the same length in every matrix that names it.
@@ -57,6 +62,8 @@ def matrix_axes(*, cross: bool = False, grouped: bool = False) -> dict[str, tupl
 
 # The fields of a file, in the order the writer writes them. Since version 3 only the first four
 # must be there; a missing title is "", missing settings take Settings() defaults, layout null;
-# query_tokens (version 4) is there only in a cross-attention session.
-TOP_FIELDS = ("format", "version", "title", "tokens", "query_tokens", "settings", "matrices", "layout")
+# query_tokens (version 4) is there only in a cross-attention session, model_head (version 6) only in a
+# session made from a real model's head.
+TOP_FIELDS = ("format", "version", "title", "tokens", "query_tokens", "settings", "model_head", "matrices",
+              "layout")
 REQUIRED_TOP_FIELDS = ("format", "version", "tokens", "matrices")

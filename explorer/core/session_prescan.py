@@ -12,8 +12,10 @@ import re
 import numpy as np
 
 from .errors import SessionError
-from .session_limits import (MATRIX_AXES, MAX_DIM, MAX_FILE_BYTES, MAX_LAYOUT_BYTES, MAX_TITLE_CHARS,
-                             MAX_TOKEN_CHARS, MAX_TOKENS, TOKEN_AXES, TOP_FIELDS)
+from .session_data import MODEL_HEAD_FIELDS
+from .session_limits import (MATRIX_AXES, MAX_DIM, MAX_FILE_BYTES, MAX_FOLDER_CHARS, MAX_LAYOUT_BYTES,
+                             MAX_MODEL_NAME_CHARS, MAX_TITLE_CHARS, MAX_TOKEN_CHARS, MAX_TOKENS, TOKEN_AXES,
+                             TOP_FIELDS)
 from .session_settings import SETTINGS_FIELDS
 from .session_words import size_text
 
@@ -21,6 +23,7 @@ from .session_words import size_text
 # holds, from the format's own limits (a cross-attention session: tokens and query tokens, X and X_src):
 _MAX_ROWS = sum(MAX_TOKENS if axes[0] in TOKEN_AXES else MAX_DIM for axes in MATRIX_AXES.values())
 _TOKEN_LISTS = 2                                    # tokens and query_tokens
+_ID_LISTS = 1                                       # model_head.ids (as many as the tokens)
 
 
 def _most_layout_keys(budget: int = MAX_LAYOUT_BYTES) -> int:
@@ -34,17 +37,20 @@ def _most_layout_keys(budget: int = MAX_LAYOUT_BYTES) -> int:
 
 _MAX_LAYOUT_MEMBERS = _most_layout_keys()
 _MOST = {
-    "objects": 4,                                   # the file, settings, matrices, layout
-    "lists": _TOKEN_LISTS + len(MATRIX_AXES) + _MAX_ROWS,  # the token lists, every matrix and its rows
-    "strings": (len(TOP_FIELDS) + 2 + 2 * len(SETTINGS_FIELDS) + len(MATRIX_AXES) + _TOKEN_LISTS * MAX_TOKENS
-                + 2 * _MAX_LAYOUT_MEMBERS),         # keys, format, title, settings, tokens, layout
-    "list values": max(MAX_TOKENS, MAX_DIM),        # the tokens, or one matrix row
-    "other values": (len(TOP_FIELDS) + len(SETTINGS_FIELDS) + len(MATRIX_AXES) + _MAX_ROWS
-                     + _MAX_LAYOUT_MEMBERS),        # fields, matrix rows, layout members
+    "objects": 5,                                   # the file, settings, model_head, matrices, layout
+    # the token lists, the ids, every matrix and its rows
+    "lists": _TOKEN_LISTS + _ID_LISTS + len(MATRIX_AXES) + _MAX_ROWS,
+    "strings": (len(TOP_FIELDS) + 2 + 2 * len(SETTINGS_FIELDS) + len(MODEL_HEAD_FIELDS) + 2 + len(MATRIX_AXES)
+                + _TOKEN_LISTS * MAX_TOKENS + 2 * _MAX_LAYOUT_MEMBERS),
+    # keys, format, title, settings, model_head's keys, folder and name, tokens, layout
+    "list values": max(MAX_TOKENS, MAX_DIM),        # the tokens, the ids, or one matrix row
+    "other values": (len(TOP_FIELDS) + len(SETTINGS_FIELDS) + len(MODEL_HEAD_FIELDS) + len(MATRIX_AXES)
+                     + _MAX_ROWS + _MAX_LAYOUT_MEMBERS),  # fields, matrix rows, layout members
     "string bytes": 6 * MAX_LAYOUT_BYTES,           # a layout value, every byte escaped (\u0001)
-    # characters of text (title, tokens, layout, the format's own keys and words): the text can
-    # hold any of the characters counted below, so the counts of the raw bytes allow for it
-    "text": MAX_TITLE_CHARS + _TOKEN_LISTS * MAX_TOKENS * MAX_TOKEN_CHARS + MAX_LAYOUT_BYTES + 1024,
+    # characters of text (title, tokens, model_head's folder and name, layout, the format's own keys and
+    # words): the text can hold any of the characters counted below, so the counts of the raw bytes allow for it
+    "text": (MAX_TITLE_CHARS + _TOKEN_LISTS * MAX_TOKENS * MAX_TOKEN_CHARS + MAX_FOLDER_CHARS + MAX_MODEL_NAME_CHARS
+             + MAX_LAYOUT_BYTES + 1024),
 }
 _NUMBERS_AND_SPACE = b"0123456789+-.eE \t\n\r"     # dropped: a matrix row becomes "[,,,]"
 _NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
@@ -123,7 +129,7 @@ def prescan(data: bytes, where: str) -> None:
     del skeleton
     objects, lists = outside.count(b"{"), outside.count(b"[")
     if objects > _prescan_limit("objects"):
-        raise refuse(f"it holds {objects:,} objects; a session holds {_MOST['objects']}", outside)
+        raise refuse(f"it holds {objects:,} objects; a session holds at most {_MOST['objects']}", outside)
     if lists > _prescan_limit("lists"):
         raise refuse(f"it holds {lists:,} lists; a session holds at most {_MOST['lists']:,} (the "
                      f"tokens, and every matrix and its rows)", outside)

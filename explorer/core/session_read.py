@@ -2,7 +2,8 @@
 
 Only SessionError escapes, its message starting with the file name. Since version 3 every field
 but format, version, tokens and matrices may be left out and takes its default (title "", the
-Settings() defaults, layout null, no query_tokens); the reader applies this to files of every version.
+Settings() defaults, layout null, no query_tokens, no model_head); the reader applies this to files of
+every version.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import numpy as np
 from .atomic import file_name, remove_stale_temporaries
 from .errors import SessionError
 from .session_check import _check_matrix_names, _check_tokens, validate_session
-from .session_data import Session
+from .session_data import MODEL_HEAD_FIELDS, MODEL_HEAD_REQUIRED, ModelHead, Session
 from .session_json import decode, parse
 from .session_limits import (FORMAT_NAME, MATRIX_AXES, MAX_CELLS, MAX_FILE_BYTES, REQUIRED_TOP_FIELDS,
                              TOP_FIELDS, VERSION)
@@ -54,10 +55,16 @@ def _upgrade_v4(data: dict) -> dict:
     return data
 
 
+def _upgrade_v5(data: dict) -> dict:
+    """Version 6 adds model_head (the real model's head a session was made from), optional, absent meaning
+    what version 5 did (no model's head): a v5 dict is a v6 dict."""
+    return data
+
+
 # UPGRADES[n] turns the dict of a version-n file into a version-(n + 1) dict. load applies them one
 # step at a time, so a file of any past version keeps loading.
 UPGRADES: dict[int, Callable[[dict], dict]] = {1: _upgrade_v1, 2: _upgrade_v2, 3: _upgrade_v3,
-                                               4: _upgrade_v4}
+                                               4: _upgrade_v4, 5: _upgrade_v5}
 
 
 def _upgraded(data: Any, where: str) -> dict:
@@ -149,6 +156,16 @@ def _matrix_from_json(rows: Any, place: str, where: str) -> Any:
     return array
 
 
+def _model_head_from_json(value: Any, where: str) -> ModelHead:
+    """The model_head object as a ModelHead: known fields only, the required ones there; its values are
+    checked with the session (``validate_session``: the ids against the tokens)."""
+    if not isinstance(value, dict):
+        raise SessionError(f"{where}: model_head must be an object, not {describe(value)} (leave it out when the "
+                           f"session is no real model's head)")
+    _check_fields(value, MODEL_HEAD_FIELDS, MODEL_HEAD_REQUIRED, "model_head", where)
+    return ModelHead(**value)
+
+
 def _session_from_data(data: Any, where: str, read_matrix=_matrix_from_json) -> Session:
     """The Session a parsed file holds: upgraded, fields checked, defaults for those left out.
     ``read_matrix(value, place, where)`` makes a matrix of a ``matrices`` entry (JSON rows, or in the
@@ -174,11 +191,13 @@ def _session_from_data(data: Any, where: str, read_matrix=_matrix_from_json) -> 
     _check_tokens(tokens, where)     # before the matrices, whose rows are counted against them
     if "query_tokens" in data:
         query_tokens = _check_tokens(query_tokens, where, "query_tokens")
+    model_head = _model_head_from_json(data["model_head"], where) if "model_head" in data else None
     _check_matrix_names(matrices, where, cross=query_tokens is not None)
     arrays = {name: read_matrix(matrices[name], f"matrices.{name}", where)
               for name in MATRIX_AXES if name in matrices}
     session = Session(tokens=tuple(tokens), matrices=arrays, settings=Settings(**settings),
-                      layout=layout, title=data.get("title", ""), query_tokens=query_tokens)
+                      layout=layout, title=data.get("title", ""), query_tokens=query_tokens,
+                      model_head=model_head)
     return validate_session(session, where)
 
 

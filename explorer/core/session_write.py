@@ -14,7 +14,7 @@ import numpy as np
 from .atomic import atomic_write_bytes, file_name
 from .errors import SessionError
 from .session_check import validate_session
-from .session_data import Session
+from .session_data import MODEL_HEAD_FIELDS, Session
 from .session_limits import FORMAT_NAME, MATRIX_AXES, MAX_FILE_BYTES, VERSION
 from .session_settings import SETTINGS_FIELDS
 from .session_words import size_text
@@ -65,20 +65,23 @@ def _matrix_lines_of(name: str, array: np.ndarray):
 
 def session_pieces(session: Session, where: str = "session", matrix_text=None):
     """The file text of a valid session (validated first) in pieces: indented JSON, a matrix row a
-    line; query_tokens only in a cross-attention session. A 4096 × 768 session is ~200 MB of text: made
-    and written a row at a time, never whole. ``matrix_text(name, array)``: the pieces standing for a
+    line; query_tokens only in a cross-attention session, model_head only in a real model's head (its ids on
+    one line). A 4096 × 768 session is ~200 MB of text: made and written a row at a time, never whole. ``matrix_text(name, array)``: the pieces standing for a
     matrix instead of its rows (the binary form names its .npy member)."""
     s = validate_session(session, where)
     settings = [(name, _dump(getattr(s.settings, name))) for name in SETTINGS_FIELDS]
     layout = "null" if s.layout is None else _object_lines(
         [(key, _dump(value)) for key, value in s.layout.items()], " ")
     names = [name for name in MATRIX_AXES if name in s.matrices]
+    head = [] if s.model_head is None else [("model_head", _object_lines(
+        [(name, _dump(list(value) if name == "ids" else value))
+         for name, value in ((name, getattr(s.model_head, name)) for name in MODEL_HEAD_FIELDS)], " "))]
     yield "{\n"
     yield ",\n".join(f' {_dump(key)}: {text}' for key, text in (
         ("format", _dump(FORMAT_NAME)), ("version", _dump(VERSION)), ("title", _dump(s.title)),
         ("tokens", _token_list(s.tokens)),
         *([] if s.query_tokens is None else [("query_tokens", _token_list(s.query_tokens))]),
-        ("settings", _object_lines(settings, " "))))
+        ("settings", _object_lines(settings, " ")), *head))
     yield ',\n "matrices": ' + ("{\n" if names else "{}")
     for k, name in enumerate(names):
         yield f"  {_dump(name)}: "

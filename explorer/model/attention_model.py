@@ -230,9 +230,14 @@ class AttentionModel(Edits, QObject):
         s = session.settings
         # A session's arrays are read-only copies of its own (``Session``): ``_origin`` (what Reset goes
         # back to, and what the worker reads) shares them; edits write into ``_state``'s copy.
+        head = session.model_head
+        if head is not None:  # a real model's head, saved: found again by folder, its logits computed again
+            from explorer.models.flow_back import HeadSource
+            head = HeadSource.from_saved(head)
         self._origin = State(tokens=tuple(session.tokens), matrices=dict(session.matrices),
                              settings=replace(s, selected_row=0, selected_head=0),
-                             query_tokens=None if session.query_tokens is None else tuple(session.query_tokens))
+                             query_tokens=None if session.query_tokens is None else tuple(session.query_tokens),
+                             model_head=head)
         self._state = self._origin.copy()
         self.revision += 1
         self.selection = Selection(s.selected_row, s.selected_head)

@@ -7,6 +7,7 @@ heads between the cores itself: ``explorer.models.lanes``); the window only rece
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QObject, Signal
@@ -43,6 +44,7 @@ class Checkpoints(QObject):
         self.latest = None  # the ModelRun of the newest text that finished
         self.generation = None  # the newest greedy generation (explorer.models.generate.Generation)
         self.text = ""
+        self._refused = {}  # resolved folder → why the last try to open it failed (until it opens)
         self._worker = RecomputeWorker(self)
         self._worker.done.connect(self._done)
         self._generation = self._handled = 0
@@ -60,12 +62,19 @@ class Checkpoints(QObject):
             model = models.open_embedded_model() if where == "embedded" else models.open_checkpoint(where)
         except (ExplorerError, OSError) as exc:
             reason = str(exc)  # names the file ("config.json: …"); which folder, unless it says so already
+            if where != "embedded":
+                self._refused[Path(where).resolve()] = reason
             self.failed.emit(reason if where == "embedded" or str(where) in reason else f"{where}: {reason}")
             return False
         self.cancel()
         self.model, self.latest = model, None
+        self._refused.pop(Path(model.folder).resolve(), None)
         self.opened.emit(model.name)
         return True
+
+    def refusal(self, folder):
+        """Why the last try to open ``folder`` (a resolved Path) failed, or None (never tried, or opened since)."""
+        return self._refused.get(folder)
 
     def run(self, text):
         """Run ``text`` on the worker; a newer call overtakes the one in flight (it stops at its next layer)."""
@@ -152,7 +161,6 @@ class Checkpoints(QObject):
 
     def serves(self, source):
         """True when the open model is the checkpoint ``source`` (a HeadSource) was made from."""
-        from pathlib import Path
         return self.model is not None and Path(self.model.folder).resolve() == source.folder
 
     def shutdown(self):

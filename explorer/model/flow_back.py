@@ -3,10 +3,14 @@ the model says next with the session in place of that head — run again after e
 (debounced, the newest edit wins, cancellable), beside what it said before any edit.
 
 The session's own numbers and settings go to ``explorer.models.next_token_change``, which runs the
-session's pipeline and the forward pass; nothing here computes. One state value says where it stands:
+session's pipeline and the forward pass; nothing here computes. A session reopened from a file knows its
+head (``HeadSource.from_saved``) but not what the model said before any edit: its first pass runs the
+original forward pass on the head's token ids again (``with_logits``). One state value says where it stands:
 
     NONE     the session is not a model's head (a preset, a file)   → a head is opened: WAITING
-    CLOSED   its model is no longer the open one                    → that model opened again: WAITING
+    CLOSED   its model is not the open one (another, or none yet)   → that model opened (again): WAITING
+    LOST     its checkpoint cannot serve it (``reason``): the folder is gone or does not open, or its
+             config no longer matches the head (width, layers, heads, vocabulary)
     MISFIT   the session cannot stand in for the head (a token more, two heads, …; ``reason`` says)
     WAITING  an edit is waiting for its pass, or the pass runs      → READY, FAILED or STOPPED
     READY    ``result`` describes the session as it is now           → an edit: WAITING
@@ -14,15 +18,17 @@ session's pipeline and the forward pass; nothing here computes. One state value 
     FAILED   the pass refused the numbers (``reason``)              → an edit: WAITING
 """
 import time
+from dataclasses import replace
 
+import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from explorer.core.errors import ExplorerError
 
 from .worker import RecomputeWorker
 
-NONE, CLOSED, MISFIT, WAITING, READY, STOPPED, FAILED = ("none", "closed", "misfit", "waiting", "ready", "stopped",
-                                                         "failed")
+NONE, CLOSED, LOST, MISFIT, WAITING, READY, STOPPED, FAILED = ("none", "closed", "lost", "misfit", "waiting", "ready",
+                                                               "stopped", "failed")
 PAUSE_MS = 120     # a pass starts this long after the last edit …
 MOST_WAIT_S = 0.4  # … or this long after the first one still waiting, so a long drag still shows results
 TOP_K = 8
@@ -42,7 +48,9 @@ class FlowBack(QObject):
         self.source = None   # the HeadSource ``result`` belongs to
         self.watching = False
         self._baseline = None  # (source, the unedited run's weights of the later layers)
-        self._seen = None      # what the state was worked out for: (source, revision, open model)
+        self._unedited = None  # the source of a reopened session with the logits its first pass computed
+        self._fits = None      # (source, open model, why that model no longer fits it or None): a cache
+        self._seen = None      # what the state was worked out for: (source, revision, open model, why lost)
         self._done_for = None  # … and what ``result`` was computed for
         self._asked = 0        # generation of the newest pass asked for
         self._first_wait = None
@@ -54,6 +62,8 @@ class FlowBack(QObject):
         model.changed.connect(self.refresh)
         model.history_moved.connect(self.refresh)
         checkpoints.opened.connect(self.refresh)
+        checkpoints.failed.connect(self.refresh)  # the head's own checkpoint may be the one that would not open
+        self.refresh()  # (made on first use: the session may be a model's head already)
 
     @property
     def busy(self):
@@ -66,10 +76,16 @@ class FlowBack(QObject):
         if self.watching and self.state == WAITING and not self.busy:
             self._schedule()
 
+    def home(self):
+        """The folder of the session's model while it is not open but can be tried (CLOSED), else None."""
+        return str(self.source.folder) if self.state == CLOSED else None
+
     def refresh(self, *_):
-        """Work out the state after an edit, an undo, a load or another model opened."""
+        """Work out the state after an edit, an undo, a load, another model opened or a model refused."""
         source = self.model.state.model_head
-        seen = (source, self.model.revision, self.ck.model)
+        served = source is not None and self.ck.serves(source)
+        lost = None if source is None else self._lost(source, served)
+        seen = (source, self.model.revision, self.ck.model, lost)
         if seen == self._seen:
             return
         self._seen = seen
@@ -77,7 +93,9 @@ class FlowBack(QObject):
             self.source, self.result, self._done_for = source, None, None
         if source is None:
             return self._stop(NONE)
-        if not self.ck.serves(source):
+        if lost is not None:
+            return self._stop(LOST, lost)
+        if not served:
             return self._stop(CLOSED)
         from explorer.models.flow_back import misfit
         problem = misfit(source, self.model.state)
@@ -113,6 +131,34 @@ class FlowBack(QObject):
         self._worker.stop()
 
     # ----- internals ---------------------------------------------------------------------------------
+    def _lost(self, source, served):
+        """Why the head's checkpoint cannot serve the session, or None: open, its config no longer matches the
+        head; not open, its folder is not there or the last try to open it failed."""
+        if served:
+            model = self.ck.model
+            if self._fits is None or self._fits[0] is not source or self._fits[1] is not model:
+                from explorer.models.flow_back import checkpoint_misfit
+                self._fits = (source, model, checkpoint_misfit(model.config, source))
+            why = self._fits[2]
+            return None if why is None else f"no longer matches it: {why}"
+        if not source.folder.is_dir():
+            return "cannot be opened: the folder is not there any more"
+        refused = self.ck.refusal(source.folder)
+        return None if refused is None else f"cannot be opened: {refused}"
+
+    def _known(self, source):
+        """The source with what the model said before any edit: its own logits (a head just opened), the ones a
+        reopened session's first pass computed, or the latest run's on the same ids; None: the pass must."""
+        if source.logits is not None:
+            return source
+        if self._unedited is not None and self._unedited.same_head(source):
+            return self._unedited
+        if self._latest_is(source):
+            logits = np.array(self.ck.latest.run.last_logits, dtype=np.float32)
+            logits.flags.writeable = False
+            return replace(source, logits=logits)
+        return None
+
     def _set(self, state, reason=""):
         if (state, reason) != (self.state, self.reason) or state == READY:
             self.state, self.reason = state, reason
@@ -144,18 +190,23 @@ class FlowBack(QObject):
         baseline = self._baseline[1] if self._baseline and self._baseline[0].same_head(source) else None
         if baseline is None and self._latest_is(source):
             baseline = self.ck.latest.run.attentions[source.layer + 1:]  # the run the head was opened from
+        known = self._known(source)
         self._asked += 1
         asked, seen, progress, exclusive = self._asked, self._seen, self.progress.emit, self.ck.exclusive
 
         def job(cancelled):
-            from explorer.models import RunCancelled, next_token_change
+            from explorer.models import RunCancelled, next_token_change, with_logits
             try:
                 with exclusive(cancelled):
-                    found = next_token_change(model, source, session, k=TOP_K, progress=progress,
-                                              cancelled=cancelled, baseline=baseline)
+                    full, unedited = known, baseline
+                    if full is None:  # a reopened session: the original pass on its ids, as when it was opened
+                        full, weights = with_logits(model, source, progress=progress, cancelled=cancelled)
+                        unedited = weights if unedited is None else unedited
+                    found = next_token_change(model, full, session, k=TOP_K, progress=progress,
+                                              cancelled=cancelled, baseline=unedited)
             except RunCancelled:
                 return None
-            return source, seen, found
+            return full, seen, found
 
         self._worker.cancel(wait=False)
         self._worker.submit(asked, job)
@@ -172,5 +223,7 @@ class FlowBack(QObject):
             return self._set(FAILED, str(outcome))
         source, seen, (change, baseline) = outcome
         self._baseline = (source, baseline)
+        if self.source is not None and self.source.logits is None and source.same_head(self.source):
+            self._unedited = source  # its first pass's logits serve every later one
         self.result, self._done_for = change, seen
         self._set(READY if seen == self._seen else WAITING)

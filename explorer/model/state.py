@@ -94,7 +94,13 @@ class State:
         """A deep copy, so later in-place cell edits cannot reach it."""
         return replace(self, matrices={n: a.copy() for n, a in self.matrices.items()})
 
+    def saved_head(self):
+        """What a session file keeps of the model's head (``core.session.ModelHead``), or None: no head, or the
+        tokens no longer one per token id of the model's text (a token added or removed: the file cannot hold it)."""
+        head = self.model_head
+        return None if head is None or len(head.ids) != len(self.tokens) else head.saved()
+
     def to_session(self, title="", layout=None, selection=Selection()):
         settings = replace(self.settings, selected_row=selection.row, selected_head=selection.head)
         return Session(tokens=self.tokens, matrices=self.matrices, settings=settings, title=title,
-                       layout=layout, query_tokens=self.query_tokens)
+                       layout=layout, query_tokens=self.query_tokens, model_head=self.saved_head())

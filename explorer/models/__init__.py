@@ -21,7 +21,8 @@ from pathlib import Path
 from explorer.core.errors import CheckpointError
 
 from .config import ModelConfig
-from .flow_back import HeadSource, NextToken, NextTokenChange, head_source, next_token_change
+from .flow_back import (HeadSource, NextToken, NextTokenChange, checkpoint_misfit, head_source, next_token_change,
+                        with_logits)
 from .forward import RunCancelled
 from .head_roles import HeadScores, NotableHead, induction_scores, previous_token_scores, repeated_random_ids
 from .hf_cache import CachedModel, find_cached, hub_cache_dir, list_cached_models
@@ -36,6 +37,6 @@ def open_embedded_model() -> Model:
 
 
 __all__ = ["CachedModel", "CheckpointError", "EMBEDDED_MODEL", "HeadScores", "HeadSource", "Model", "ModelConfig",
-           "NextToken", "NextTokenChange", "NotableHead", "Run", "RunCancelled", "find_cached",
+           "NextToken", "NextTokenChange", "NotableHead", "Run", "RunCancelled", "checkpoint_misfit", "find_cached",
            "head_source", "hub_cache_dir", "induction_scores", "list_cached_models", "next_token_change",
-           "open_checkpoint", "open_embedded_model", "previous_token_scores", "repeated_random_ids"]
+           "open_checkpoint", "open_embedded_model", "previous_token_scores", "repeated_random_ids", "with_logits"]

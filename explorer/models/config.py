@@ -12,6 +12,7 @@ from pathlib import Path
 
 from explorer.core.errors import CheckpointError
 from explorer.core.rope import Llama3Scaling
+from explorer.core.session_limits import MAX_MODEL_LAYERS, MAX_VOCAB  # (a session names a head by them)
 
 CONFIG = "config.json"
 GPT2_TYPES = ("gpt2",)
@@ -100,10 +101,11 @@ def _gpt2(raw: dict) -> ModelConfig:
         raise CheckpointError(f"{CONFIG}: gpt2 with scale_attn_by_inverse_layer_idx or without "
                               f"scale_attn_weights is not supported (only the standard 1/√d_h scale)")
     return ModelConfig(
-        model_type="gpt2", family="gpt2", layers=_number(raw, "n_layer", high=1000), heads=heads, kv_heads=heads,
-        head_dim=_divide(hidden, heads), hidden=hidden,
+        model_type="gpt2", family="gpt2", layers=_number(raw, "n_layer", high=MAX_MODEL_LAYERS), heads=heads,
+        kv_heads=heads, head_dim=_divide(hidden, heads), hidden=hidden,
         intermediate=_number(raw, "n_inner", 4 * hidden) if raw.get("n_inner") else 4 * hidden,
-        vocab=_number(raw, "vocab_size"), max_positions=_number(raw, "n_positions", raw.get("n_ctx", 1024)),
+        vocab=_number(raw, "vocab_size", high=MAX_VOCAB),
+        max_positions=_number(raw, "n_positions", raw.get("n_ctx", 1024)),
         norm_eps=_number(raw, "layer_norm_epsilon", 1e-5, kind=float, low=0.0, high=1.0),
         activation=activation, rope_theta=None, rope_scaling=None, sliding_window=None, end_ids=_end_ids(raw))
 
@@ -156,9 +158,11 @@ def _llama(raw: dict) -> ModelConfig:
     theta, scaling = _rope(raw)
     window = raw.get("sliding_window") if raw.get("use_sliding_window", model_type == "mistral") else None
     return ModelConfig(
-        model_type=model_type, family="llama", layers=_number(raw, "num_hidden_layers", high=1000), heads=heads,
-        kv_heads=kv_heads, head_dim=head_dim, hidden=hidden, intermediate=_number(raw, "intermediate_size"),
-        vocab=_number(raw, "vocab_size"), max_positions=_number(raw, "max_position_embeddings", 2048, high=2 ** 30),
+        model_type=model_type, family="llama", layers=_number(raw, "num_hidden_layers", high=MAX_MODEL_LAYERS),
+        heads=heads, kv_heads=kv_heads, head_dim=head_dim, hidden=hidden,
+        intermediate=_number(raw, "intermediate_size"),
+        vocab=_number(raw, "vocab_size", high=MAX_VOCAB),
+        max_positions=_number(raw, "max_position_embeddings", 2048, high=2 ** 30),
         norm_eps=_number(raw, "rms_norm_eps", 1e-6, kind=float, low=0.0, high=1.0), activation="silu",
         rope_theta=theta, rope_scaling=scaling,
         sliding_window=_number(raw, "sliding_window", high=2 ** 30) if window else None, end_ids=_end_ids(raw))

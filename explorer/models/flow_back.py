@@ -5,11 +5,13 @@ The session's own pipeline (``core.pipeline.run_pipeline``: X·Wᵀ with the bia
 ones, RoPE, scale, temperature, mask, softmax) gives the head's weights A (L, L) and its share of the
 attention output O·W_oᵀ (L, D), before the output bias that no single head owns. ``forward`` puts
 both in place of the model's head (``Model.run_ids(edits=…)``). Layers and heads are counted from 0
-here, as in Python; the window shows them from 1.
+here, as in Python; the window shows them from 1. A session file keeps the head's ``HeadSource`` without
+its logits (``saved``, ``from_saved``); ``with_logits`` computes them again, and ``checkpoint_misfit`` says
+when the checkpoint no longer is the one the head came from.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
@@ -17,6 +19,8 @@ import numpy as np
 
 from explorer.core.errors import ShapeError
 from explorer.core.pipeline import run_pipeline
+from explorer.core.plural import count
+from explorer.core.session_data import ModelHead
 
 
 @dataclass(frozen=True, eq=False)
@@ -29,9 +33,24 @@ class HeadSource:
     ids: tuple[int, ...]
     layer: int
     head: int
-    logits: np.ndarray  # (vocab,) float32, read-only: the unedited model's next-token logits
+    # (vocab,) float32, read-only: the unedited model's next-token logits; None for a source read from a
+    # session file, until ``with_logits`` computes them again
+    logits: np.ndarray | None
     hidden: int  # D, the width a head's output is carried back into
     learned_positions: bool = False  # GPT-2: position vectors (wpe) are already added into X
+
+    @classmethod
+    def from_saved(cls, saved: ModelHead) -> "HeadSource":
+        """The source a session file names (``Session.model_head``), without logits. Its folder is resolved as the
+        open model's is (``Checkpoints.serves`` compares them); one written on another system stays as written."""
+        folder = Path(saved.folder)
+        return cls(folder=folder.resolve() if folder.is_absolute() else folder, name=saved.name, ids=tuple(saved.ids), layer=saved.layer,
+                   head=saved.head, logits=None, hidden=saved.hidden, learned_positions=saved.learned_positions)
+
+    def saved(self) -> ModelHead:
+        """What a session file keeps of it: everything but the logits (they are computed again)."""
+        return ModelHead(folder=str(self.folder), name=self.name, layer=self.layer, head=self.head,
+                         hidden=self.hidden, learned_positions=self.learned_positions, ids=self.ids)
 
     def same_head(self, other) -> bool:
         """The same head of the same checkpoint on the same token ids."""
@@ -50,6 +69,33 @@ def head_source(model, run, layer: int, head: int) -> HeadSource:
     return HeadSource(folder=Path(model.folder).resolve(), name=model.name, ids=tuple(int(i) for i in run.ids),
                       layer=int(layer), head=int(head), logits=logits, hidden=model.config.hidden,
                       learned_positions=model.config.rope_theta is None)
+
+
+def checkpoint_misfit(config, source: HeadSource) -> str | None:
+    """Why a checkpoint of ``config`` (a ModelConfig) is no longer the one ``source`` came from, or None: the
+    head's layer or head beyond it, another hidden width, a vocabulary without the text's ids, other positions."""
+    if source.layer >= config.layers or source.head >= config.heads:
+        return (f"it has {count(config.layers, 'layer')} of {count(config.heads, 'head')}, and the session came "
+                f"from layer {source.layer + 1} head {source.head + 1}")
+    if config.hidden != source.hidden:
+        return f"its hidden width is {config.hidden}; the head's output was {source.hidden} wide"
+    highest = max(source.ids)
+    if highest >= config.vocab:
+        return f"its vocabulary has {config.vocab:,} entries, and the text has token id {highest:,}"
+    if (config.rope_theta is None) != source.learned_positions:
+        now = "learned position vectors" if config.rope_theta is None else "RoPE"
+        return f"it places tokens with {now} now, not as the model the head came from did"
+    return None
+
+
+def with_logits(model, source: HeadSource, *, progress: Callable[[str], None] | None = None,
+                cancelled: Callable[[], bool] | None = None) -> tuple[HeadSource, np.ndarray]:
+    """The original forward pass on the source's token ids, unedited: the source with that pass's next-token
+    logits (a source read from a session file has none), and the pass's weights of the layers after the head's."""
+    run = model.run_ids(source.ids, progress=progress, cancelled=cancelled)
+    logits = np.array(run.last_logits, dtype=np.float32)
+    logits.flags.writeable = False
+    return replace(source, logits=logits), run.attentions[source.layer + 1:]
 
 
 def misfit(source: HeadSource, session) -> str | None:
@@ -144,6 +190,8 @@ def next_token_change(model, source: HeadSource, session, *, k: int = 8,
     problem = misfit(source, session)
     if problem is not None:
         raise ShapeError(f"the session cannot stand in for {source.describe()}: {problem}")
+    if source.logits is None:
+        raise ShapeError(f"what {source.describe()} said before any edit is not known yet (with_logits computes it)")
     first = source.layer + 1
     if baseline is None:
         baseline = model.run_ids(source.ids, progress=progress, cancelled=cancelled).attentions[first:]

@@ -43,12 +43,13 @@ def test_each_session_example_loads(name, line, text):
 
 
 def test_the_format_doc_has_a_table_row_for_every_field():
-    """Every field the reader accepts (top level, settings, matrices) has its row in a table."""
+    """Every field the reader accepts (top level, settings, model_head, matrices) has its row in a table."""
+    from explorer.core.session_data import MODEL_HEAD_FIELDS
     from explorer.core.session_limits import MATRIX_AXES, TOP_FIELDS
     from explorer.core.session_settings import SETTINGS_FIELDS
 
     text = (ROOT / "docs" / "session-format.md").read_text("utf-8")
     rows = re.findall(r"^\| ([^|]*) \|", text, re.MULTILINE)
     documented = {name for row in rows for name in re.findall(r"`(\w+)`", row)}
-    fields = set(TOP_FIELDS) | set(SETTINGS_FIELDS) | set(MATRIX_AXES)
+    fields = set(TOP_FIELDS) | set(SETTINGS_FIELDS) | set(MODEL_HEAD_FIELDS) | set(MATRIX_AXES)
     assert fields - documented == set()

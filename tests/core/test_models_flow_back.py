@@ -216,3 +216,61 @@ def test_a_session_that_no_longer_fits_its_head_says_why(tmp_path):
     with pytest.raises(ShapeError, match="cannot stand in for layer 1 head 1"):
         next_token_change(model, source, two)
     assert source.describe() == f"layer 1 head 1 of {model.name}"
+
+
+# ----- a head kept in a session file (format version 6) --------------------------------------------------------
+def test_a_head_saved_in_a_session_file_comes_back_and_its_logits_are_computed_again(family, tmp_path):
+    """The file keeps the head but not the logits; with_logits runs the original pass again, and the change an
+    edit makes is then the same as for the head just opened — against the independent reference too."""
+    from explorer.core.session import load_session, save_session
+    from explorer.models import HeadSource, with_logits
+    model, reference, cfg, tensors = family
+    run = model.run(TEXT)
+    layer, head = 1, 0
+    source = head_source(model, run, layer, head)
+    hot = edited(model.head_session(run, layer, head), temperature=3.0)
+    save_session(replace(hot, model_head=source.saved()), tmp_path / "head.aesz")
+    loaded = load_session(tmp_path / "head.aesz")
+    back = HeadSource.from_saved(loaded.model_head)
+    assert back.logits is None and back.same_head(source) and back.describe() == source.describe()
+    assert (back.hidden, back.learned_positions) == (model.config.hidden, cfg.get("n_embd") is not None)
+    with pytest.raises(ShapeError, match="not known yet"):
+        next_token_change(model, back, loaded)
+    full, later = with_logits(model, back)
+    own = reference(tensors, cfg, run.ids)  # the unedited model, float64, from the paper's equations
+    np.testing.assert_allclose(probabilities(full.logits.astype(np.float64)), own, atol=1e-5)
+    np.testing.assert_array_equal(later, run.attentions[layer + 1:])
+    again, _ = next_token_change(model, full, loaded, k=5)
+    first, _ = next_token_change(model, source, hot, k=5)
+    assert again == first
+
+
+def test_a_checkpoint_that_is_no_longer_the_heads_says_why(tmp_path):
+    from explorer.models import checkpoint_misfit
+    gpt2_checkpoint(tmp_path)
+    model = open_checkpoint(tmp_path)
+    source = head_source(model, model.run(TEXT), 1, 3)
+    c = model.config
+    assert checkpoint_misfit(c, source) is None
+    assert checkpoint_misfit(replace(c, layers=1), source) == (
+        "it has 1 layer of 4 heads, and the session came from layer 2 head 4")
+    assert "came from layer 2 head 4" in checkpoint_misfit(replace(c, heads=3), source)
+    assert checkpoint_misfit(replace(c, hidden=c.hidden * 2), source) == (
+        f"its hidden width is {c.hidden * 2}; the head's output was {c.hidden} wide")
+    highest = max(source.ids)
+    assert checkpoint_misfit(replace(c, vocab=highest), source) == (
+        f"its vocabulary has {highest:,} entries, and the text has token id {highest:,}")
+    assert checkpoint_misfit(replace(c, vocab=highest + 1), source) is None
+    assert "RoPE now" in checkpoint_misfit(replace(c, rope_theta=10000.0), source)
+
+
+def test_a_saved_folder_is_resolved_as_the_open_models_and_one_from_another_system_stays_as_written(tmp_path):
+    from explorer.core.session import ModelHead
+    from explorer.models import HeadSource
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    saved = ModelHead(folder=str(tmp_path / "link"), name="m", layer=0, head=0, hidden=8, ids=(1, 2))
+    assert HeadSource.from_saved(saved).folder == (tmp_path / "real").resolve()
+    windows = HeadSource.from_saved(replace(saved, folder="C:\\models\\gpt2"))
+    assert str(windows.folder) == "C:\\models\\gpt2" and not windows.folder.is_dir()
+    assert HeadSource.from_saved(saved).saved() == replace(saved, folder=str((tmp_path / "real").resolve()))

@@ -17,7 +17,8 @@ from explorer.core import session_prescan as session_module  # the pre-scan's ow
 from explorer.core import session_read
 from explorer.core.errors import SessionError
 from explorer.core.presets import demo_session
-from explorer.core.session import (MAX_DIM, MAX_LAYOUT_BYTES, MAX_TOKEN_CHARS, MAX_TOKENS, Session, Settings,
+from explorer.core.session import (MAX_DIM, MAX_FOLDER_CHARS, MAX_LAYOUT_BYTES, MAX_MODEL_NAME_CHARS,
+                                   MAX_TOKEN_CHARS, MAX_TOKENS, MAX_VOCAB, ModelHead, Session, Settings,
                                    load_session, save_session, session_to_json)
 
 MiB = 2 ** 20
@@ -106,12 +107,13 @@ def test_huge_well_formed_json_is_refused_without_parsing(tmp_path, no_parsing, 
 def test_the_limits_come_from_the_format():
     """The most a session holds, derived from MAX_TOKENS, MAX_DIM and the matrices it may hold."""
     most = session_module._MOST
-    assert most["objects"] == 4
-    # the two token lists and 9 matrices; Q K V X X_src: a row a token (or query token); W: a row a width
-    assert most["lists"] == 2 + 9 + 5 * MAX_TOKENS + 4 * MAX_DIM
+    assert most["objects"] == 5  # the file, settings, model_head, matrices, layout
+    # the two token lists, the ids and 9 matrices; Q K V X X_src: a row a token (or query token); W: a row a width
+    assert most["lists"] == 2 + 1 + 9 + 5 * MAX_TOKENS + 4 * MAX_DIM
     assert most["list values"] == max(MAX_TOKENS, MAX_DIM)
     assert most["string bytes"] == 6 * MAX_LAYOUT_BYTES
-    assert most["text"] >= 2 * MAX_TOKENS * MAX_TOKEN_CHARS + MAX_LAYOUT_BYTES  # tokens and query tokens
+    # tokens and query tokens, the layout, model_head's folder and name
+    assert most["text"] >= 2 * MAX_TOKENS * MAX_TOKEN_CHARS + MAX_LAYOUT_BYTES + MAX_FOLDER_CHARS + 200
     # distinct non-empty keys without control characters in 1 MiB of UTF-8: 95 of 1 byte, then
     # 95² + 1,888 of 2 bytes, then 3 bytes each
     assert session_module._MAX_LAYOUT_MEMBERS == 95 + 95 ** 2 + 1888 + (
@@ -138,12 +140,15 @@ def test_a_large_session_still_round_trips(tmp_path):
 
 @pytest.mark.parametrize("chars", ["{", "[", '"', ",", "\\", "]}", '[{",\\]}'])
 def test_text_full_of_brackets_quotes_and_commas_still_loads(tmp_path, chars):
-    """The most text a session holds (tokens, title, layout), all of it characters one counts."""
+    """The most text a session holds (tokens, title, layout, a model's folder and name), all of it characters
+    one counts; and the most token ids."""
     text = chars * (MAX_LAYOUT_BYTES // len(chars))
     tokens = tuple(text[i % len(chars):][:MAX_TOKEN_CHARS] for i in range(MAX_TOKENS))
     ones = np.ones((MAX_TOKENS, 1))
+    head = ModelHead(folder="/" + text[:MAX_FOLDER_CHARS - 1], name=text[:MAX_MODEL_NAME_CHARS], layer=999,
+                     head=MAX_DIM - 1, hidden=MAX_DIM, ids=tuple(range(MAX_VOCAB - MAX_TOKENS, MAX_VOCAB)))
     s = Session(tokens, {"Q": ones, "K": ones, "V": ones}, title=text[:200],
-                layout={"s": text[:MAX_LAYOUT_BYTES - 1]})
+                layout={"s": text[:MAX_LAYOUT_BYTES - 1]}, model_head=head)
     round_trip(tmp_path, s)
 
 

@@ -20,7 +20,7 @@ from explorer.core.session import (
     TEMPERATURE_MIN, VERSION, Session, Settings, load_session, save_session, session_from_json,
     session_to_json, validate_session,
 )
-from tests.core.format_versions import as_version_4
+from tests.core.format_versions import as_version_4, as_version_5
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 DEMO_TOKENS = ("猫", "追", "红色", "激光点")
@@ -73,9 +73,17 @@ def test_frozen_v1_file_loads_exactly():
     assert s == demo_session()
 
 
-def test_frozen_v5_file_is_what_save_writes():
+def test_frozen_v6_file_is_what_save_writes():
     """The writer's output is stable: saving the demo reproduces the frozen file byte for byte."""
-    assert session_to_json(demo_session()) == (DATA / "session_v5.json").read_text("utf-8")
+    assert session_to_json(demo_session()) == (DATA / "session_v6.json").read_text("utf-8")
+
+
+def test_frozen_v5_file_differs_from_v6_only_by_its_version():
+    """Version 6 added model_head, written only for a real model's head: the demo written as version 5 is the
+    same text with its version, and loads to the same session (no model_head)."""
+    assert as_version_5(session_to_json(demo_session())) == (DATA / "session_v5.json").read_text("utf-8")
+    loaded = load_session(DATA / "session_v5.json")
+    assert loaded == demo_session() and loaded.model_head is None
 
 
 def test_frozen_v4_file_differs_from_v5_only_by_its_version_and_new_settings():
@@ -310,7 +318,7 @@ RULES = [
     (with_change("version", True), ["version must be an integer, not a boolean"]),
     (with_change("version", 0), ["version 0 is not valid (versions start at 1)"]),
     (with_change("version", 7), ["written by a newer version of Attention Explorer "
-                                 "(version 7; this one reads up to 5)"]),
+                                 "(version 7; this one reads up to 6)"]),
     (dict(demo_dict(), extra=1), ["unknown field 'extra'"]),
     (dict(demo_dict(), tokenz=[]), ["unknown field 'tokenz' (did you mean 'tokens'?)"]),
     (without("tokens"), ["missing field 'tokens'"]),
@@ -335,7 +343,7 @@ RULES = [
     (with_change("matrices", [[1]]), ["matrices must be an object of named matrices, "
                                       "not a list"]),
     (with_change("matrices.Y", [[1, 2, 3]] * 4), ["matrices: unknown matrix 'Y' "
-                                                  "(version 5 holds Q, K, V, X, X_src, Wq, Wk, Wv, "
+                                                  "(version 6 holds Q, K, V, X, X_src, Wq, Wk, Wv, "
                                                   "Wo)"]),
     (without("matrices.V"), ["matrices: missing matrix 'V'"]),
     # matrices: structure
@@ -561,7 +569,7 @@ def test_upgrade_failures_are_session_errors(monkeypatch):
 
 
 def test_current_version_has_no_pending_upgrades():
-    assert VERSION == 5 and sorted(session_module.UPGRADES) == list(range(1, VERSION))
+    assert VERSION == 6 and sorted(session_module.UPGRADES) == list(range(1, VERSION))
 
 
 # ----------------------------------------------------------------------------------------------

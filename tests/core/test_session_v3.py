@@ -83,9 +83,10 @@ def test_frozen_minimal_v3_file_loads_with_every_default():
 
 def test_a_loaded_minimal_file_saves_whole():
     """Left-out fields are written out on saving: the saved file has them all, as the current version
-    (a self-attention session has no query_tokens to write)."""
+    (a self-attention session has no query_tokens to write, a session of no model's head no model_head)."""
     saved = json.loads(session_to_json(load_session(DATA / "session_v3_minimal.json")))
-    assert saved["version"] == 5 and saved["title"] == "" and saved["layout"] is None
+    assert "model_head" not in saved
+    assert saved["version"] == 6 and saved["title"] == "" and saved["layout"] is None
     assert saved["settings"]["rope_style"] == "half" and len(saved["settings"]) == 21
     assert saved["settings"]["kv_heads"] == 0 and "query_tokens" not in saved
 

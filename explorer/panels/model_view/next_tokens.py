@@ -6,7 +6,7 @@ from html import escape
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout
 
-from explorer.model.flow_back import CLOSED, FAILED, MISFIT, NONE, READY, STOPPED, WAITING
+from explorer.model.flow_back import CLOSED, FAILED, LOST, MISFIT, NONE, READY, STOPPED, WAITING
 from explorer.widgets.palette import BAD, BLUE, MUTED, VERMILLION, WEIGHT_BLUE
 
 EIGHTHS = " ▏▎▍▌▋▊▉█"
@@ -90,17 +90,33 @@ def later_heads(change, source):
     return (f"Later heads that changed most (the share of each row's weight that moved, on average): {names}.")
 
 
-class NextTokensView(QFrame):
-    """The next-token comparison for the session's model head, or why there is none."""
+def closed(source, open_model):
+    """Why a session's head shows no numbers while its model is not the open one (``open_model``: the open
+    explorer.models.Model, or None), and what opens it; the folders only when the names alike do not tell."""
+    if open_model is None:
+        return (f"The session is {escape(source.describe())} (from {escape(str(source.folder))}). Open "
+                f"{escape(source.name)} to see what its edits change in what it says next.")
+    if open_model.name != source.name:
+        where, other = escape(source.describe()), escape(open_model.name)
+    else:
+        where = f"{escape(source.describe())} from {escape(str(source.folder))}"
+        other = f"{escape(open_model.name)} from {escape(str(open_model.folder))}"
+    return (f"The session is {where}, which is not the open model now ({other} is): open {escape(source.name)} "
+            f"again to see what its edits change.")
 
-    def __init__(self, flow, parent=None):
+
+class NextTokensView(QFrame):
+    """The next-token comparison for the session's model head, or why there is none. ``open_folder(folder)``
+    opens the session's model when asked (the button of a session whose model is not open)."""
+
+    def __init__(self, flow, parent=None, open_folder=None):
         super().__init__(parent)
         self.flow = flow
+        self.open_folder = open_folder
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.title = QLabel(self)
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.action = QPushButton("Cancel", self)
-        self.action.setToolTip("Stop the forward pass with the edited head (at its next layer)")
         self.action.clicked.connect(self._act)
         self.status = QLabel(self)
         self.status.setWordWrap(True)
@@ -110,6 +126,9 @@ class NextTokensView(QFrame):
         self.numbers.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.later = QLabel(self)
         self.later.setWordWrap(True)
+        self.offer = QPushButton(self)  # "Open tiny-induction": the session's model, while another (or none) is open
+        self.offer.clicked.connect(lambda: self.open_folder(self.flow.home()))
+        self.offer.setVisible(False)
         for label in (self.status, self.later):  # wrapped text follows the table's width, never widens it
             label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Preferred)
@@ -121,6 +140,10 @@ class NextTokensView(QFrame):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
         layout.addWidget(self.status)
+        offering = QHBoxLayout()
+        offering.addWidget(self.offer)
+        offering.addStretch(1)
+        layout.addLayout(offering)
         layout.addWidget(self.numbers)
         layout.addWidget(self.later)
         layout.addStretch(1)  # a tall dock leaves its room below, not between the lines
@@ -160,6 +183,13 @@ class NextTokensView(QFrame):
         self.title.setText(f"<b>What the model says next{after}</b>")
         self.action.setVisible(state in (WAITING, STOPPED, FAILED))
         self.action.setText("Cancel" if state == WAITING else "Run again")
+        self.action.setToolTip("Stop the forward pass with the edited head (at its next layer)" if state == WAITING
+                               else "Run the forward pass with the edited head again")
+        offer = state == CLOSED and self.open_folder is not None
+        self.offer.setVisible(offer)
+        if offer:
+            self.offer.setText(f"Open {source.name}")
+            self.offer.setToolTip(f"Open {source.folder} in the Model view")
         shown = result is not None and state in (READY, WAITING, STOPPED)
         self.numbers.setVisible(shown)
         self.later.setVisible(shown)
@@ -172,11 +202,16 @@ class NextTokensView(QFrame):
                                 "flow back into. Click a head above: then every edit of its numbers runs through "
                                 "the rest of the model, and here you see what it says next change.")
         elif state == CLOSED:
-            self.status.setText(f"The session is {escape(source.describe())}, which is not the open model now: open "
-                                f"{escape(source.name)} again above to see what its edits change.")
+            self.status.setText(closed(source, flow.ck.model))
+        elif state == LOST:
+            self.status.setText(f"This session came from {escape(source.describe())} at {escape(str(source.folder))}, "
+                                f"which {escape(flow.reason)}. Its numbers are all here to edit; only what the model "
+                                f"says next cannot be shown.")
         elif state == MISFIT:
+            unsaved = (" Saved like this, the file would not remember the head: it keeps one only while the tokens "
+                       "are the model's text's." if flow.model.state.saved_head() is None else "")
             self.status.setText(f"The session was {escape(source.describe())}, but it cannot stand in for that head "
-                                f"now: {escape(flow.reason)}.")
+                                f"now: {escape(flow.reason)}.{unsaved}")
         elif state == WAITING:
             self.status.setText(self._running())
         elif state == STOPPED:

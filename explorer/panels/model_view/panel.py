@@ -80,7 +80,7 @@ class ModelViewPanel(Panel):
         self.grid.installEventFilter(self)  # a head's words as its tooltip too: the line below may be scrolled away
         self.info = QLabel(self)
         self.info.setWordWrap(True)
-        self.next_tokens = NextTokensView(model.flow_back, self)
+        self.next_tokens = NextTokensView(model.flow_back, self, open_folder=self.open_model)
         self.grid_area = scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.grid)
@@ -212,7 +212,14 @@ class ModelViewPanel(Panel):
         if self.parentWidget() is not None:
             self.parentWidget().installEventFilter(self)  # (once: Qt ignores a second install)
         if self.ck.model is None:
-            QTimer.singleShot(0, self.open_model)  # the embedded model: nothing to download
+            QTimer.singleShot(0, self._open_first)
+
+    def _open_first(self):
+        """The first model the view opens: the session's own (a head saved in its file), else — or when that one
+        will not open (the next-token section says why) — the embedded one (nothing to download)."""
+        for where in (self.model.flow_back.home(), EMBEDDED):
+            if self.ck.model is None and where is not None and self.ck.open(where):
+                self.run()
 
     # ----- what the runs say -----------------------------------------------------------------------
     def _say(self, text):
