@@ -44,6 +44,9 @@ class HeadSource:
         """The source a session file names (``Session.model_head``), without logits. Its folder is resolved as the
         open model's is (``Checkpoints.serves`` compares them); one written on another system stays as written."""
         folder = Path(saved.folder)
+        from explorer.models import EMBEDDED_MODEL
+        if saved.name == EMBEDDED_MODEL.name and not folder.is_dir():   # the shipped model, saved by another install
+            folder = EMBEDDED_MODEL
         return cls(folder=folder.resolve() if folder.is_absolute() else folder, name=saved.name, ids=tuple(saved.ids), layer=saved.layer,
                    head=saved.head, logits=None, hidden=saved.hidden, learned_positions=saved.learned_positions)
 

@@ -274,3 +274,13 @@ def test_a_saved_folder_is_resolved_as_the_open_models_and_one_from_another_syst
     windows = HeadSource.from_saved(replace(saved, folder="C:\\models\\gpt2"))
     assert str(windows.folder) == "C:\\models\\gpt2" and not windows.folder.is_dir()
     assert HeadSource.from_saved(saved).saved() == replace(saved, folder=str((tmp_path / "real").resolve()))
+
+
+def test_the_shipped_model_saved_by_another_install_is_found_in_this_one(tmp_path):
+    from explorer.core.session import ModelHead
+    from explorer.models import EMBEDDED_MODEL, HeadSource
+    elsewhere = ModelHead(folder="/opt/other-install/explorer/resources/models/tiny-induction", name="tiny-induction",
+                          layer=1, head=0, hidden=64, ids=(1, 2))
+    assert HeadSource.from_saved(elsewhere).folder == EMBEDDED_MODEL.resolve()
+    other = replace(elsewhere, name="my-model", folder=str(tmp_path / "gone"))   # any other model stays as written
+    assert HeadSource.from_saved(other).folder == (tmp_path / "gone").resolve()

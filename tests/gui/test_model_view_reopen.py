@@ -89,16 +89,17 @@ def test_a_saved_head_reopens_with_its_title_and_the_same_next_token_numbers(win
 def test_a_session_whose_model_folder_is_gone_opens_and_says_so(window, qtbot, ui, tmp_path):
     panel, _ = edited_head(window, qtbot, ui)
     saved_and_closed(window, qtbot, tmp_path / "head.json")
-    gone = tmp_path / "models" / "tiny-induction"
-    rewritten(tmp_path / "head.json", folder=str(gone))
+    gone = tmp_path / "models" / "my-induction"   # (a shipped model's folder from another install is found here)
+    rewritten(tmp_path / "head.json", folder=str(gone), name="my-induction")
     open_model = window.model.checkpoints.model
+    head = "layer 2 head 1 of my-induction"
 
     assert window.documents.open(tmp_path / "head.json")
-    assert window.model.matrix("Wv")[0, 0] == 10 and window.windowTitle().startswith(f"head.json · {HEAD}")
+    assert window.model.matrix("Wv")[0, 0] == 10 and window.windowTitle().startswith(f"head.json · {head}")
     flow = window.model.flow_back
     qtbot.waitUntil(lambda: flow.state == LOST)
     said = unescape(panel.next_tokens.status.text())
-    assert f"This session came from {HEAD} at {gone}, which cannot be opened" in said and "not there" in said
+    assert f"This session came from {head} at {gone}, which cannot be opened" in said and "not there" in said
     assert not panel.next_tokens.numbers.isVisible() and not panel.next_tokens.offer.isVisible()
     assert window.model.checkpoints.model is open_model  # nothing else changed
 
