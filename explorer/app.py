@@ -131,10 +131,13 @@ def main(argv=None):
     if args.screenshot and not os.environ.get("QT_QPA_PLATFORM") and not os.environ.get("DISPLAY"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
 
-    from PySide6.QtWidgets import QApplication
+    from explorer.gc_pause import paused_collection
 
-    from explorer.main_window import MainWindow
-    from explorer.style import apply_style
+    with paused_collection():  # Qt, NumPy, pyqtgraph and the explorer load without collections between them
+        from PySide6.QtWidgets import QApplication
+
+        from explorer.main_window import MainWindow
+        from explorer.style import apply_style
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Attention Explorer")
