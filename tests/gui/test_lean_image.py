@@ -1,12 +1,13 @@
-"""The heatmaps' image item colours cells exactly as pyqtgraph's ImageItem does, into a 32-bit image,
-with its colour table made once per lookup table (issue 18: Qt scales an indexed image on a slow path)."""
+"""The heatmaps' image item colours cells exactly as pyqtgraph's ImageItem does — into a 32-bit image up to
+RGB_UP_TO cells (issue 18: Qt scales an indexed image on a slow path), an indexed one above — with its
+colour table made once per lookup table."""
 import numpy as np
 import pyqtgraph as pg
 import pytest
 from PySide6.QtGui import QImage
 
 import explorer.widgets.lean_image as lean_image
-from explorer.widgets.lean_image import LeanImageItem
+from explorer.widgets.lean_image import RGB_UP_TO, LeanImageItem
 from explorer.widgets.palette import colour_map
 
 
@@ -44,6 +45,21 @@ def test_cells_have_pyqtgraphs_colours(qapp, shape, levels):
     image.flat[:3] = [levels[0], levels[1], (levels[0] + levels[1]) / 2]
     reference, ours = both(image, levels, LUT)
     assert ours.qimage.format() == QImage.Format.Format_RGB32  # drawn on Qt's fast path
+    np.testing.assert_array_equal(pixels(ours.qimage), pixels(reference.qimage))
+
+
+def test_a_large_image_stays_indexed_with_pyqtgraphs_colours(qapp):
+    rows, cols = 601, 503  # more cells than RGB_UP_TO; lines of a width that is no multiple of 4
+    assert rows * cols > RGB_UP_TO
+    image = np.random.default_rng(1).normal(0.0, 1.0, (rows, cols))
+    reference, ours = both(image, (-2.0, 2.0), LUT)
+    assert ours.qimage.format() == QImage.Format.Format_Indexed8
+    np.testing.assert_array_equal(pixels(ours.qimage), pixels(reference.qimage))
+    ours.setImage(image[::2, ::2], autoLevels=False, levels=(-1.0, 1.0))  # smaller again: 32 bits
+    ours.render()
+    reference.setImage(image[::2, ::2], autoLevels=False, levels=(-1.0, 1.0))
+    reference.render()
+    assert ours.qimage.format() == QImage.Format.Format_RGB32
     np.testing.assert_array_equal(pixels(ours.qimage), pixels(reference.qimage))
 
 
