@@ -30,8 +30,8 @@ class LeanImageItem(pg.ImageItem):
     any other image is rendered by pyqtgraph as before."""
 
     def __init__(self, *args, **kwargs):
-        self._table = None  # (the lut it was made from, its pixels)
-        self._pixels = None  # the 32-bit buffer the QImage shows (kept while it is shown)
+        self._table = None  # (the lut it was made from, its 32-bit pixels, the same as a list)
+        self._pixels = None  # ((rows, line length, 32 bits?), the buffer the QImage shows: kept while shown)
         super().__init__(*args, **kwargs)
 
     def _colours(self):
