@@ -1,5 +1,7 @@
 """Command line and ``main()``: ``attention-explorer [SESSION] [--screenshot FILE] [--size WxH]
 [--model FOLDER [--text TEXT] [--layer N --head M]]``."""
+import explorer.blas_at_start  # noqa: F401  (first: before anything loads NumPy)
+
 import argparse
 import gc
 import os
@@ -160,11 +162,14 @@ def main(argv=None):
     if args.screenshot and not os.environ.get("QT_QPA_PLATFORM") and not os.environ.get("DISPLAY"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
 
-    from PySide6.QtCore import qInstallMessageHandler
-    from PySide6.QtWidgets import QApplication
+    from explorer.gc_pause import paused_collection
 
-    from explorer.main_window import MainWindow
-    from explorer.style import apply_style
+    with paused_collection():  # Qt, NumPy, pyqtgraph and the explorer load without collections between them
+        from PySide6.QtCore import qInstallMessageHandler
+        from PySide6.QtWidgets import QApplication
+
+        from explorer.main_window import MainWindow
+        from explorer.style import apply_style
 
     offscreen = os.environ.get("QT_QPA_PLATFORM") == "offscreen"
     previous_handler = quiet_offscreen_notes() if offscreen else None

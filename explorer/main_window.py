@@ -1,21 +1,25 @@
 """The main window: every panel a dock built from one table, the menus, the title and layout."""
-import importlib
-from collections.abc import Mapping
-from dataclasses import dataclass
+import explorer.blas_at_start  # noqa: F401  (first: before anything loads NumPy)
+from explorer.gc_pause import paused_collection
 
-from PySide6.QtCore import QByteArray, Qt, QTimer
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFrame, QMainWindow, QMessageBox, QScrollArea, QTabBar
+with paused_collection():  # the libraries and the explorer load without collections between them
+    import importlib
+    from collections.abc import Mapping
+    from dataclasses import dataclass
 
-from explorer import __version__
-from explorer.dock_layout import arrange_default, fit_default_sizes
-from explorer.documents import Documents
-from explorer.loading_covers import LoadingCovers
-from explorer.model import AttentionModel
-from explorer.recovery import Recovery
-from explorer.settings_store import qsettings
-from explorer.style import style_dock, style_status_bar
-from explorer.view_menu import panel_action, readable_tabs
+    from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer
+    from PySide6.QtGui import QAction, QKeySequence
+    from PySide6.QtWidgets import QApplication, QDockWidget, QFrame, QMainWindow, QMessageBox, QScrollArea, QTabBar
+
+    from explorer import __version__
+    from explorer.dock_layout import arrange_default, fit_default_sizes
+    from explorer.documents import Documents
+    from explorer.loading_covers import LoadingCovers
+    from explorer.model import AttentionModel
+    from explorer.recovery import Recovery
+    from explorer.settings_store import qsettings
+    from explorer.style import style_dock, style_status_bar
+    from explorer.view_menu import panel_action, readable_tabs
 
 L, R = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea
 
@@ -182,6 +186,8 @@ class MainWindow(QMainWindow):
         scroll.setWidget(panel)
         if scroll.isVisible():
             panel.show()  # a widget added to a scroll area already on screen stays hidden otherwise
+            if self._painted:  # laid out now, before the paint its showing asks for (not painted unlaid out first)
+                QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
         on = self._dock_on_screen.get(name)
         if self.covers.is_up(name):
             panel.set_on_screen(False)  # built while its dock is covered: drawn when uncovered

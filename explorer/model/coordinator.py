@@ -32,6 +32,7 @@ dropped in the same turn it is handed over. A newer request stops a running job 
 shown its head (``worker.supersede``), never before, so a drag shows the shown head of job after
 job however long a whole recompute takes, and the last value is one head away, not one recompute.
 """
+import weakref
 from enum import Enum
 
 import numpy as np
@@ -118,6 +119,7 @@ class Coordinator(QObject):
         self._unshown = None  # the whole recompute on the worker whose shown head has not reached this thread
         self._held = 0  # flags of a request held until it has (it would rewrite the buffers that head is in)
         self._repeated = None  # (partial, results): the whole results of the recompute that showed that partial
+        self._fit = None  # (weak reference to the results, the state, whether they fit it): ``fits``' answer
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(0)
@@ -167,12 +169,18 @@ class Coordinator(QObject):
         """Whether a result (perhaps of an earlier state) has the shapes of the current state."""
         if isinstance(result, ExplorerError):
             return True
-        m, state = self.model, self.model.state
+        state = self.model.state
+        seen = self._fit  # panels ask this of the results ~16 times per edit: a state's shapes are fixed
+        if seen is not None and seen[0]() is result and seen[1] is state:
+            return seen[2]
         widths = state.widths()
-        return (result is not None and result.n_heads == m.settings.heads and result.kv_heads == state.kv_heads
+        fits = (result is not None and result.n_heads == state.settings.heads and result.kv_heads == state.kv_heads
                 and result.q.shape == (len(state.queries), widths[0])
                 and result.k.shape == (len(state.tokens), state.kv_width()) and result.v.shape[1] == widths[1]
-                and (result.x is None) == (not m.projected))
+                and (result.x is None) == (state.settings.source != "projected"))
+        if result is not None and result is self.results:
+            self._fit = (weakref.ref(result), state, fits)
+        return fits
 
     # ----- what the model tells it ---------------------------------------------------------------
     def schedule(self, flags):

@@ -4,6 +4,7 @@ An edit returns True when done (or when it changes nothing) and a falsy ``Refusa
 when refused (also said on ``message`` for the status bar). ``with model.transaction(text):`` makes
 every edit inside one undo step, or none at all if any is refused.
 """
+import math
 from contextlib import contextmanager
 from dataclasses import replace
 
@@ -50,22 +51,29 @@ class Edits(SettingsEdits):
         if top < 0 or left < 0 or top + rows > arr.shape[0] or left + cols > arr.shape[1]:
             return self._refuse(f"{name}: a {rows}×{cols} block at row {top}, column d{left} does not fit "
                                 f"in the {arr.shape[0]}×{arr.shape[1]} matrix")
-        bad = ~np.isfinite(block) | (np.abs(block) > MAX_ABS_VALUE)
-        if bad.any():
-            r, c = (int(x) for x in np.argwhere(bad)[0])
+        if block.size == 1:  # a typed cell or a drag's step: one number, checked without passes over arrays
+            value = float(block[0, 0])
+            bad = None if math.isfinite(value) and abs(value) <= MAX_ABS_VALUE else (0, 0)
+            unchanged = bad is None and arr[top, left] == value
+        else:
+            flags = ~np.isfinite(block) | (np.abs(block) > MAX_ABS_VALUE)
+            bad = tuple(int(x) for x in np.argwhere(flags)[0]) if flags.any() else None
+            unchanged = bad is None and np.array_equal(arr[top:top + rows, left:left + cols], block)
+        if bad is not None:
+            r, c = bad
             return self._refuse(f"{name}[{self._row_name(name, top + r)}, d{left + c}]: {block[r, c]} is not a "
                                 f"finite number within ±{MAX_ABS_VALUE:g}")
-        if np.array_equal(arr[top:top + rows, left:left + cols], block):
+        if unchanged:
             return True
         if self._transaction is not None:
             self._write_block(name, top, left, block)
             return True
-        where = (f"{name}[{self._row_name(name, top)}, d{left}]" if block.size == 1
-                 else f"{rows}×{cols} block of {name}")
         top_command = self._open_command(CellsCommand)
         if top_command is not None and top_command.absorbs(name, top, left, block, self._gesture):
             top_command.absorb(block)
             return True
+        where = (f"{name}[{self._row_name(name, top)}, d{left}]" if block.size == 1
+                 else f"{rows}×{cols} block of {name}")
         self.undo_stack.push(CellsCommand(self, name, top, left, block, f"Edit {where}", self._gesture))
         return True
 

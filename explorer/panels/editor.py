@@ -58,6 +58,7 @@ class EditorPanel(Panel):
         self.actions = {}
         self._active = "Q"
         self._cell = None  # (name, row, col) the slider edits
+        self._shared_for = None  # the tables' fitted widths when the width was last shared out
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -281,6 +282,30 @@ class EditorPanel(Panel):
             self.pages.addWidget(self._projected_page)
             flags |= STRUCTURE
             self.viewsAdded.emit()
+        if flags & (STRUCTURE | SETTINGS):  # (a cell's new value changes none of these)
+            self._show_mode(projected)
+        for name, table in self.tables.items():
+            if name in LABELS and not self.model.has(name):
+                continue  # X and the W of a session that was never projected (or undone back)
+            if not table.editable and self.model.pending:
+                continue  # X·Wᵀ of the old state: the results' ``changed`` brings these up to date
+            if flags & STRUCTURE:
+                table.reset()  # the view fits its columns to the new numbers (widgets/column_fit.py)
+            elif flags & VALUES and table.editable and self.model.edited is not None:
+                if name in self.model.edited:  # a typed cell or a drag: repaint those cells only
+                    rows, cols = self.model.edited[name]
+                    table.refresh_cells(rows.start, cols.start, rows.stop - 1, cols.stop - 1)
+            elif flags & VALUES or (flags & SETTINGS and not table.editable):
+                table.refresh()  # computed tables (X·Wᵀ) also follow settings such as positions
+        if flags & (STRUCTURE | VALUES):
+            if flags & STRUCTURE or self._fitted() != self._shared_for:  # new numbers seldom widen a column
+                self._share_width()
+            self._sync_slider()
+        if flags & (STRUCTURE | SELECTION):
+            self._follow_selected_row()
+
+    def _show_mode(self, projected):
+        """The page, actions, tooltips and tables of the session's mode (projected or not, cross or not)."""
         self.pages.setCurrentIndex(1 if projected else 0)
         for key in ("add_dim_x", "remove_dim_x"):
             self.actions[key].setVisible(projected)
@@ -298,32 +323,19 @@ class EditorPanel(Panel):
                 w.setVisible(self.model.has("X_src"))
         if self._active not in self.model.editable():
             self._active = self.model.editable()[0]  # copy/paste go to a table that is on screen
-        for name, table in self.tables.items():
-            if name in LABELS and not self.model.has(name):
-                continue  # X and the W of a session that was never projected (or undone back)
-            if not table.editable and self.model.pending:
-                continue  # X·Wᵀ of the old state: the results' ``changed`` brings these up to date
-            if flags & STRUCTURE:
-                table.reset()  # the view fits its columns to the new numbers (widgets/column_fit.py)
-            elif flags & VALUES and table.editable and self.model.edited is not None:
-                if name in self.model.edited:  # a typed cell or a drag: repaint those cells only
-                    rows, cols = self.model.edited[name]
-                    table.refresh_cells(rows.start, cols.start, rows.stop - 1, cols.stop - 1)
-            elif flags & VALUES or (flags & SETTINGS and not table.editable):
-                table.refresh()  # computed tables (X·Wᵀ) also follow settings such as positions
-        if flags & (STRUCTURE | VALUES):
-            self._share_width()
-            self._sync_slider()
-        if flags & (STRUCTURE | SELECTION):
-            self._follow_selected_row()
 
     def _share_width(self):
         """Tables side by side share the width as their numbers need it (Q and K of four columns get
         more than a V of three), so none scrolls while another has room to spare."""
+        self._shared_for = self._fitted()
         self._fit_row_labels()
         for line, names in self._lines:
             for i, name in enumerate(names):
                 line.setStretch(i, max(1, self.views[name].column_fit.needed_width()))
+
+    def _fitted(self):
+        """The width each table's numbers need (what ``_share_width`` shares out, besides the shapes)."""
+        return tuple(view.column_fit.width for view in self.views.values())
 
     def _shared_rows(self, a, b):
         """Whether tables ``a`` and ``b`` (views) show the same rows now (K's are not Q's in cross-attention)."""

@@ -10,10 +10,14 @@ class OutputPanel(HeatmapPanel):
     colorbar_label = "value"
     col_title = "dimension"
 
+    _cols = ()  # the column labels d0, d1, … (one tuple per width: the heatmap skips labels it has)
+
     def draw(self):
         r = self.model.results
         o = r.heads.output
-        cols = [f"d{j}" for j in range(o.shape[1])]
+        if len(self._cols) != o.shape[1]:
+            self._cols = tuple(f"d{j}" for j in range(o.shape[1]))
+        cols = self._cols
         self.heatmap.set_matrix(o, row_labels=self.model.query_tokens, col_labels=cols, levels=nice_symmetric_levels(o),
                                 flagged_rows=r.heads.masked_rows, finite=True)
 

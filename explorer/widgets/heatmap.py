@@ -19,28 +19,18 @@ from PySide6.QtGui import QCursor, QFontMetricsF, QPalette
 from PySide6.QtWidgets import QToolTip
 
 from explorer.core.pooling import block_extreme, blocks_for
+from explorer.widgets.lean_image import LeanImageItem
 from explorer.widgets.lean_plot import LeanColorBarItem, LeanPlotItem, held_labels
-from explorer.widgets.nice import nice_step
 from explorer.widgets.plot_cache import cache_axes
 
 from .cell_text import MAX_CELLS, MIN_CELL_H, MIN_CELL_W, CellTextItem, contrast_is_white
 from .palette import CMAPS, colour_map
-from .heatmap_overlays import FLAG, MASK_FILL, LabelAxis, MaskOverlay, OutlineOverlay
+from .heatmap_overlays import MASK_FILL, LabelAxis, MaskOverlay, OutlineOverlay
+from .heatmap_ticks import cell_ticks
 
 MAX_CELL_ASPECT = 2.0  # cells fill the view but are never more than 2:1 (readability first)
 MIN_PLOT_H = 160.0  # the matrix (and so the colour bar) is never squeezed below this height
 LAYOUT_MARGIN = 6.0
-
-
-def _label_step(widths: np.ndarray, cell_px: float, gap: float) -> int:
-    """Smallest nice step at which neighbouring centred labels of these widths do not overlap."""
-    step = 1
-    while step < len(widths):
-        w = widths[::step]
-        if np.all((w[:-1] + w[1:]) / 2 + gap <= step * cell_px):
-            return step
-        step = nice_step(step + 1)
-    return step
 
 
 def _spread_levels(lo: float, hi: float) -> tuple[float, float]:
@@ -50,6 +40,10 @@ def _spread_levels(lo: float, hi: float) -> tuple[float, float]:
     d = max(abs(lo), 1.0)
     return lo - d, hi + d
 
+
+def _same_flags(a, b) -> bool:
+    """Two flagged-row arrays (or None) flag the same rows."""
+    return a is b or (a is not None and b is not None and np.array_equal(a, b))
 
 
 def _ink(widget):
@@ -86,11 +80,13 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self._display = np.zeros((0, 0))
         self._overview = None
         self._stride = None  # (rows, cols) between the cells handed to the image
+        self._placed = None  # (image shape, width, height in cells) the image was stretched over
         # Asked before re-sampling the matrix after a resize: False while its owner rewrites it.
         self.image_valid: Callable[[], bool] | None = None
         self._masked: np.ndarray | None = None
         self._row_labels: list[str] = []
         self._col_labels: list[str] = []
+        self._row_source = self._col_source = None  # the label tuples last given (their texts: the lists)
         self._row_notes: list[str] | None = None
         self._flagged: np.ndarray | None = None
         self._col_label_px = np.zeros(0)  # pixel width of each column label
@@ -124,7 +120,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
             self.plot.setLabel("left", row_title, color=fg.name())
             self.plot.setLabel("top", col_title, color=fg.name())
 
-        self.image_item = pg.ImageItem(axisOrder="row-major")
+        self.image_item = LeanImageItem(axisOrder="row-major")  # coloured into 32 bits: drawn 5× faster
         self.plot.addItem(self.image_item)
         self._mask_item = MaskOverlay()
         self._text_item = CellTextItem(masked_text, MASK_FILL)
@@ -135,6 +131,9 @@ class Heatmap(pg.GraphicsLayoutWidget):
 
         colormap = colour_map(cmap)
         self._lut = colormap.getLookupTable(nPts=256, alpha=False)  # (256, 3) uint8
+        self._white_text = contrast_is_white(self._lut)  # per colour of the map: white numbers read better
+        self._white_on_mask = bool(contrast_is_white(
+            np.array([[MASK_FILL.red(), MASK_FILL.green(), MASK_FILL.blue()]], dtype=np.uint8))[0])
         self.colorbar = LeanColorBarItem(
             values=(0.0, 1.0), colorMap=colormap, width=14, interactive=False, colorMapMenu=False
         )
@@ -222,25 +221,35 @@ class Heatmap(pg.GraphicsLayoutWidget):
         white = None
         if v.size <= MAX_CELLS:
             idx = np.clip(np.floor((display - lo) * (256.0 / (hi - lo))), 0, 255).astype(np.intp)
-            white = contrast_is_white(self._lut[idx])
+            white = self._white_text[idx]  # the colour each cell is painted, as the image colours it
             if m is not None:
-                fill = np.array([[MASK_FILL.red(), MASK_FILL.green(), MASK_FILL.blue()]], dtype=np.uint8)
-                white[m] = contrast_is_white(fill)[0]
+                white[m] = self._white_on_mask
         self._text_item.set_data(v, m, white)
 
-        labels_changed = list(col_labels) != self._col_labels
-        self._row_labels, self._col_labels = [str(s) for s in row_labels], [str(s) for s in col_labels]
-        self._row_notes = None if row_notes is None else [str(s) for s in row_notes]
-        self._flagged = flagged
-        if labels_changed:
-            fm = QFontMetricsF(self.font())
-            self._col_label_px = np.array([fm.horizontalAdvance(s) for s in self._col_labels])
+        # Labels, notes and flags are the same from one edit to the next: the ticks made from them
+        # (and the layout they size) are left alone then; a resize re-makes them (``_relayout``).
+        ticks_changed = (rows, cols) != self._shape
+        if not (isinstance(row_labels, tuple) and row_labels is self._row_source):  # a tuple cannot change
+            row_texts = [str(s) for s in row_labels]
+            ticks_changed |= row_texts != self._row_labels
+            self._row_labels, self._row_source = row_texts, row_labels
+        if not (isinstance(col_labels, tuple) and col_labels is self._col_source):
+            col_texts = [str(s) for s in col_labels]
+            if col_texts != self._col_labels:
+                fm = QFontMetricsF(self.font())
+                self._col_label_px = np.array([fm.horizontalAdvance(s) for s in col_texts])
+                ticks_changed = True
+            self._col_labels, self._col_source = col_texts, col_labels
+        notes = None if row_notes is None else [str(s) for s in row_notes]
+        ticks_changed |= notes != self._row_notes or not _same_flags(flagged, self._flagged)
+        self._row_notes, self._flagged = notes, flagged
         if (rows, cols) != self._shape:
             self._shape = (rows, cols)
             self._outline_item.set_shape(self._shape)
             self._set_hover(-1, -1)
             self._fit_view()
-        self._update_ticks()
+        if ticks_changed:
+            self._update_ticks()
         self.refresh_tooltip()
 
     def _show_image(self, levels=None) -> bool:
@@ -265,13 +274,19 @@ class Heatmap(pg.GraphicsLayoutWidget):
         if (fy > 1 or fx > 1) and o is not None and o.shape[0] >= want[0] and o.shape[1] >= want[1]:
             image = block_extreme(o, *blocks_for(o.shape, want))  # every block's extreme: no thin line dropped
             self.image_item.setImage(image, autoLevels=False, levels=levels or self.image_item.getLevels())
-            self.image_item.setRect(QRectF(-0.5, -0.5, cols, rows))
+            self._place(image.shape, cols, rows)
             return True
         image = self._display[::fy, ::fx]
         self.image_item.setImage(image, autoLevels=False, levels=levels or self.image_item.getLevels())
         # each sample covers the fy × fx cells it starts, so cell (i, j) stays centred on (j, i)
-        self.image_item.setRect(QRectF(-0.5, -0.5, image.shape[1] * fx, image.shape[0] * fy))
+        self._place(image.shape, image.shape[1] * fx, image.shape[0] * fy)
         return True
+
+    def _place(self, shape, width, height) -> None:
+        """Stretch an image of ``shape`` over ``width`` × ``height`` cells (unless it is there already)."""
+        if (shape, width, height) != self._placed:
+            self._placed = (shape, width, height)
+            self.image_item.setRect(QRectF(-0.5, -0.5, width, height))
 
     def image_array(self) -> np.ndarray:
         """The float array the image shows (non-finite values already clipped to the levels)."""
@@ -292,14 +307,18 @@ class Heatmap(pg.GraphicsLayoutWidget):
     def set_highlight(self, cells: Sequence[tuple[int, int]]) -> None:
         """Outline these cells (e.g. the true maximum of a row); an empty list clears."""
         rows, cols = self._shape
-        self._outline_item.cells = [(int(r), int(c)) for r, c in cells if 0 <= r < rows and 0 <= c < cols]
-        self._outline_item.update()
+        cells = [(int(r), int(c)) for r, c in cells if 0 <= r < rows and 0 <= c < cols]
+        if cells != self._outline_item.cells:  # (every edit moves the history, which re-sets the outline)
+            self._outline_item.cells = cells
+            self._outline_item.update()
 
     def set_marks(self, cells: Sequence[tuple[int, int]]) -> None:
         """Ring these cells (e.g. each row's strongest key: an alignment); an empty list clears."""
         rows, cols = self._shape
-        self._outline_item.marks = [(int(r), int(c)) for r, c in cells if 0 <= r < rows and 0 <= c < cols]
-        self._outline_item.update()
+        marks = [(int(r), int(c)) for r, c in cells if 0 <= r < rows and 0 <= c < cols]
+        if marks != self._outline_item.marks:
+            self._outline_item.marks = marks
+            self._outline_item.update()
 
     def set_titles(self, row_title: str, col_title: str) -> None:
         """Name what the rows and the columns are (left and top axis titles)."""
@@ -319,8 +338,10 @@ class Heatmap(pg.GraphicsLayoutWidget):
 
     def set_selected_row(self, row: int | None) -> None:
         """Outline a whole row, or none."""
-        self._outline_item.row = None if row is None or not 0 <= row < self._shape[0] else int(row)
-        self._outline_item.update()
+        row = None if row is None or not 0 <= row < self._shape[0] else int(row)
+        if row != self._outline_item.row:
+            self._outline_item.row = row
+            self._outline_item.update()
 
     # ---- geometry ---------------------------------------------------------------------------
     def cell_center(self, row: int, col: int) -> QPointF:
@@ -377,33 +398,21 @@ class Heatmap(pg.GraphicsLayoutWidget):
 
     def _update_ticks(self) -> None:
         """Ticks on cell centres; a subset (every 2nd, 5th, 10th, ...) when labels would overlap."""
-        rows, cols = self._shape
-        if rows == 0:
+        if self._shape[0] == 0:
             return
         vb = self.plot.getViewBox()
         (x0, x1), (y0, y1) = vb.viewRange()
-        cell_w = vb.width() / max(x1 - x0, 1e-9)
-        cell_h = vb.height() / max(y1 - y0, 1e-9)
-        fm = QFontMetricsF(self.font())
-        row_step = nice_step(math.ceil((fm.height() + 1) / max(cell_h, 1e-9)))
-        col_step = _label_step(self._col_label_px, cell_w, gap=8.0)
-        flagged = self._flagged
-        left = [
-            (i, f"{FLAG} {self._row_labels[i]}" if flagged is not None and flagged[i] else self._row_labels[i])
-            for i in range(0, rows, row_step)
-        ]
-        top = [(j, self._col_labels[j]) for j in range(0, cols, col_step)]
-        notes = self._row_notes
-        right = [(i, notes[i] if notes is not None else "") for i in range(0, rows, row_step)]
-        ticks = {"left": left, "top": top, "right": right, "notes": notes is not None}
+        ticks = cell_ticks(self._shape, self._row_labels, self._col_labels, self._col_label_px, self._row_notes,
+                           self._flagged, cell_w=vb.width() / max(x1 - x0, 1e-9),
+                           cell_h=vb.height() / max(y1 - y0, 1e-9), line_height=QFontMetricsF(self.font()).height())
         if ticks == self._ticks:
             return  # unchanged: setting them again would make every axis regenerate its picture
         self._ticks = ticks
-        self.plot.getAxis("left").setTicks([left, []])
-        self.plot.getAxis("top").setTicks([top, []])
-        self.plot.getAxis("right").setStyle(showValues=notes is not None)
-        self.plot.getAxis("right").setTicks([right, []])
-        self.plot.getAxis("bottom").setTicks([[(j, "") for j in range(0, cols, col_step)], []])
+        self.plot.getAxis("left").setTicks([ticks["left"], []])
+        self.plot.getAxis("top").setTicks([ticks["top"], []])
+        self.plot.getAxis("right").setStyle(showValues=ticks["notes"])
+        self.plot.getAxis("right").setTicks([ticks["right"], []])
+        self.plot.getAxis("bottom").setTicks([ticks["bottom"], []])
 
     # ---- pointer ----------------------------------------------------------------------------
     def _scene_pos(self, ev) -> QPointF:

@@ -29,7 +29,7 @@ _SIDES = ("top", "bottom", "left", "right")
 class LeanAxisItem(pg.AxisItem):
     """An AxisItem whose label is laid out once where pyqtgraph does it on every pen, style, range
     and SI-prefix change: once at the end of ``__init__`` (not 7 times), once per ``held_labels``
-    block, and its HTML is handed to Qt only when the text changed."""
+    block, and its HTML is handed to Qt only when the text changed and the label is shown."""
 
     def __init__(self, orientation, *args, **kwargs):
         self.__dict__["_held"] = True  # AxisItem.__init__ updates the label 7 times: once is enough
@@ -84,13 +84,20 @@ class LeanAxisItem(pg.AxisItem):
     def _updateLabel(self):
         if self.__dict__.get("_held"):
             return
-        html = self.labelString()
-        if html != self.__dict__.get("_label_html"):
-            self.__dict__["_label_html"] = html
-            self.label.setHtml(html)
+        if self.label.isVisible():  # a hidden label's HTML waits until it is shown (most are never)
+            html = self.labelString()
+            if html != self.__dict__.get("_label_html"):
+                self.__dict__["_label_html"] = html
+                self.label.setHtml(html)
         self._adjustSize()
         self.picture = None
         self.update()
+
+    def showLabel(self, show=True):
+        if show and not self.label.isVisible():
+            self.label.setVisible(True)
+            self._updateLabel()  # its text, before the axis sizes itself to it
+        super().showLabel(show)
 
 
 @contextmanager
