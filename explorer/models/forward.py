@@ -13,6 +13,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from explorer.core.errors import ShapeError
+from explorer.core.rope import rope_frequencies
 
 from .architectures import LayerWeights, Layout
 from .config import ModelConfig
@@ -71,8 +72,15 @@ ACTIVATIONS = {"gelu_new": gelu_new, "gelu_pytorch_tanh": gelu_new, "gelu_fast":
 def inverse_frequencies(config: ModelConfig) -> np.ndarray:
     """RoPE's θ_i = base^(−2i/d_h) in float64, changed by Llama 3.1's "llama3" scaling when configured: the one
     formula of ``explorer.core.rope``, which a head's session uses too."""
-    from explorer.core.rope import rope_frequencies
     return rope_frequencies(config.head_dim, config.rope_theta, config.rope_scaling)
+
+
+def rope_at(config: ModelConfig, positions) -> tuple[np.ndarray, np.ndarray] | None:
+    """cos and sin (len(positions), d_h / 2) of p·θ_i in float32; None for a model without RoPE (GPT-2)."""
+    if config.rope_theta is None:
+        return None
+    angles = np.asarray(positions, dtype=np.float64)[:, None] * inverse_frequencies(config)[None, :]
+    return np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
 
 
 def rotate_half(x, cos, sin):
@@ -82,9 +90,10 @@ def rotate_half(x, cos, sin):
     return np.concatenate([a * cos - b * sin, b * cos + a * sin], axis=-1)
 
 
-def causal_allowed(length: int, window: int | None) -> np.ndarray:
-    """(L, L) True where query i may see key j: j ≤ i, and i − j < window for sliding-window models."""
-    i, j = np.arange(length)[:, None], np.arange(length)[None, :]
+def causal_allowed(length: int, window: int | None, start: int = 0) -> np.ndarray:
+    """(L − start, L) True where query i (positions start … L − 1) may see key j: j ≤ i, and i − j < window
+    for sliding-window models (generation asks for its new rows only)."""
+    i, j = np.arange(start, length)[:, None], np.arange(length)[None, :]
     allowed = j <= i
     return allowed if window is None else allowed & (i - j < window)
 
@@ -209,10 +218,7 @@ def forward(layout: Layout, ids, *, progress: Callable[[str], None] | None = Non
     ids = np.asarray(ids, dtype=np.int64).reshape(-1)
     h = embed(layout, ids)
     length, n = len(ids), config.layers
-    rope_cs = None
-    if config.rope_theta is not None:
-        angles = np.arange(length, dtype=np.float64)[:, None] * inverse_frequencies(config)[None, :]
-        rope_cs = np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+    rope_cs = rope_at(config, range(length))
     mask_bias = np.where(causal_allowed(length, config.sliding_window), np.float32(0), np.float32(-np.inf))
     attentions = np.empty((n, config.heads, length, length), np.float32)
     inputs = np.empty((n, length, config.hidden), np.float32)

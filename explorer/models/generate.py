@@ -8,7 +8,8 @@ from typing import Callable
 import numpy as np
 
 from .architectures import Layout
-from .forward import RunCancelled, _norm, embed, inverse_frequencies, mlp_block, project_heads, softmax_rows
+from .forward import (RunCancelled, _norm, causal_allowed, embed, mlp_block, project_heads, rope_at,
+                      softmax_rows)
 
 
 @dataclass
@@ -39,27 +40,16 @@ class KVCache:
         return self.k[layer], self.v[layer]
 
 
-def _rope_at(config, positions):
-    if config.rope_theta is None:
-        return None
-    angles = np.asarray(positions, dtype=np.float64)[:, None] * inverse_frequencies(config)[None, :]
-    return np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
-
-
 def _step(layout: Layout, cache: KVCache, ids, start):
     """Run tokens ``ids`` at positions start, start + 1, … through every layer with the cache; returns
     the last position's logits and each layer's weights of the new rows (layers, H, n, t)."""
     config = layout.config
     n = len(ids)
     h = embed_at(layout, np.asarray(ids), start)
-    rope_cs = _rope_at(config, range(start, start + n))
+    rope_cs = rope_at(config, range(start, start + n))
     heads, kv, d = config.heads, config.kv_heads, config.head_dim
     t = start + n
-    queries, keys = np.arange(start, t)[:, None], np.arange(t)[None, :]
-    allowed = keys <= queries  # causal among the new rows; a sliding window (Mistral) also drops the far ones
-    if config.sliding_window is not None:
-        allowed &= queries - keys < config.sliding_window
-    bias = np.where(allowed, np.float32(0), np.float32(-np.inf))
+    bias = np.where(causal_allowed(t, config.sliding_window, start), np.float32(0), np.float32(-np.inf))
     rows = np.empty((config.layers, heads, n, t), np.float32)
     for i in range(config.layers):
         w = layout.layer(i)
