@@ -197,3 +197,19 @@ def gate(monkeypatch):
     yield g
     g.open()
     assert not g.timed_out, "the GUI thread waited for a held recompute"
+
+
+@pytest.fixture
+def background(monkeypatch):
+    """Every session file counts as large: read off the GUI thread, as File ▸ Open reads a large one."""
+    import explorer.documents as documents_module
+    monkeypatch.setattr(documents_module, "BACKGROUND_BYTES", 100)
+
+
+@pytest.fixture
+def warnings(monkeypatch):
+    """The (title, text) of every warning dialog, instead of showing it."""
+    from PySide6.QtWidgets import QMessageBox
+    seen = []
+    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text, *a, **k: seen.append((title, text)))
+    return seen

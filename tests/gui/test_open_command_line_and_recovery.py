@@ -20,11 +20,6 @@ from explorer.core.session_write import session_to_json
 
 
 @pytest.fixture
-def background(monkeypatch):
-    monkeypatch.setattr(documents_module, "BACKGROUND_BYTES", 100)  # every test file is "large"
-
-
-@pytest.fixture
 def readers(monkeypatch):
     """Every call of ``load_session`` by the window's code: (on the GUI thread?, file name)."""
     calls = []
@@ -37,13 +32,6 @@ def readers(monkeypatch):
 
         monkeypatch.setattr(module, "load_session", reading)
     return calls
-
-
-@pytest.fixture
-def warnings(monkeypatch):
-    seen = []
-    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text, *a, **k: seen.append((title, text)))
-    return seen
 
 
 def session(seed=4):

@@ -5,23 +5,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog
 
 import explorer.documents as documents_module
 from explorer.core import presets
 from explorer.core.session import save_session
-
-
-@pytest.fixture
-def background(monkeypatch):
-    monkeypatch.setattr(documents_module, "BACKGROUND_BYTES", 100)  # every test file is "large"
-
-
-@pytest.fixture
-def warnings(monkeypatch):
-    seen = []
-    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text, *a, **k: seen.append((title, text)))
-    return seen
 
 
 @pytest.mark.parametrize("suffix", [".json", ".aesz"])
