@@ -98,6 +98,29 @@ def test_view_menu_toggles_each_dock_and_reset_layout_brings_them_back(qtbot, wi
     assert window.dockWidgetArea(window.docks["weights"]) == Qt.DockWidgetArea.RightDockWidgetArea
 
 
+def test_reset_layout_in_a_small_window_gives_the_layout_a_fresh_start_gives(qtbot, home):
+    """View ▸ Reset layout at 1024 × 640 puts the docks where a fresh start at that size puts them, ① as
+    wide as ② and both far wider than a strip (a layout kept in pixels of 1600 × 1000 squeezed ① to ~20 px)."""
+    from tests.gui.conftest import open_window
+
+    names = ("editor", "controls", "scores", "weights", "output", "readout")
+
+    def geometry(w):
+        QApplication.processEvents()
+        return {n: w.docks[n].geometry().getRect() for n in names}
+
+    fresh = geometry(open_window(qtbot, size=(1024, 640), persist_layout=False, recovery=False))
+    window = open_window(qtbot, size=(1024, 640), persist_layout=False, recovery=False)
+    window.resizeDocks([window.docks["editor"], window.docks["scores"]], [700, 324], Qt.Orientation.Horizontal)
+    assert geometry(window) != fresh
+    window.actions["reset_layout"].trigger()
+    after = geometry(window)
+    for n in names:
+        assert all(abs(a - b) <= 2 for a, b in zip(after[n], fresh[n])), (n, after[n], fresh[n])
+    scores, weights = after["scores"][2], after["weights"][2]
+    assert abs(scores - weights) <= 2 and scores > 1024 // 4, after
+
+
 def test_a_hidden_panel_catches_up_when_shown_again(qtbot, window, ui):
     window.actions["view_weights"].trigger()
     window.model.set_cell("Q", 0, 0, 4.0)
