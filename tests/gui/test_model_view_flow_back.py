@@ -80,6 +80,13 @@ def test_an_edited_cell_changes_what_the_model_says_next_and_undo_brings_it_back
     assert "±0" in panel.next_tokens.numbers.text() and "−" not in panel.next_tokens.numbers.text()
 
 
+def test_a_small_change_of_probability_is_shown_with_the_digits_it_needs():
+    from explorer.panels.model_view.next_tokens import points
+    assert points(0.12345) == "+12.3" and points(-0.004) == "−0.4"
+    assert points(-0.0001) == "−0.01" and points(0.00043) == "+0.04"  # 0.05% → 0.04% is not "±0"
+    assert points(3e-6) == "±0" and points(-2e-5) == "±0"  # float32's noise on an unedited head
+
+
 def test_the_view_says_plainly_when_the_session_is_not_a_model_head_or_its_model_is_closed(view, qtbot,
                                                                                          tmp_path):
     model, panel, run = view

@@ -25,12 +25,15 @@ def percent(p):
     return "&lt;0.01%"  # (rich text)
 
 
+SAME_POINTS = 0.005  # a change below this many percentage points reads "±0": float32's own noise is ~0.001
+
+
 def points(change):
-    """A change of probability in percentage points: "+12.3", "−0.4", "±0"."""
+    """A change of probability in percentage points: "+12.3", "−0.4", "−0.01", "±0"."""
     value = 100 * change
-    if abs(value) < 0.05:
+    if abs(value) < SAME_POINTS:
         return "±0"
-    return f"{'+' if value > 0 else '−'}{abs(value):.1f}"
+    return f"{'+' if value > 0 else '−'}{abs(value):.{1 if abs(value) >= 0.05 else 2}f}"
 
 
 def bar(p):
@@ -54,7 +57,7 @@ def table(change, stale):
     rows = []
     for b, a in zip(change.before_top, change.after_top):
         delta = a.change
-        tint = MUTED if stale or abs(delta) < 0.0005 else (BLUE if delta > 0 else VERMILLION)
+        tint = MUTED if stale or 100 * abs(delta) < SAME_POINTS else (BLUE if delta > 0 else VERMILLION)
         rows.append(
             f"<tr>{token_cell(b, ink)}"
             f"<td align=right>{percent(b.before)}</td>"
