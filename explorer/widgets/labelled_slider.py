@@ -40,26 +40,24 @@ class _ReadOut(QDoubleSpinBox):
             return self.value()
 
     def validate(self, text: str, pos: int):
-        try:
-            value = parse_number(text)
-        except ValueError:
-            return QValidator.State.Intermediate, text, pos
-        if self.minimum() <= value <= self.maximum():
-            return QValidator.State.Acceptable, text, pos
-        return QValidator.State.Intermediate, text, pos
+        state = QValidator.State.Intermediate if self.refusal(text) else QValidator.State.Acceptable
+        return state, text, pos
 
     def fixup(self, text: str) -> str:
         return text
 
     def refusal(self, text: str) -> str | None:
-        """Why ``text`` cannot be taken (outside the range, or not a number), or None when it can."""
+        """Why ``text`` cannot be taken (not a number, outside the range, not whole where whole numbers are
+        asked), or None when it can."""
         try:
-            value = parse_number(text)
-        except ValueError:
-            return f"“{text.strip()}” is not a number"
+            value = parse_number(text, bounded=False)
+        except ValueError as exc:
+            return str(exc)
         if not self.minimum() <= value <= self.maximum():
             return (f"{text.strip()} is outside {self.textFromValue(self.minimum())} … "
                     f"{self.textFromValue(self.maximum())}")
+        if self._arrows and value != int(value):
+            return f"{text.strip()} is not a whole number"
         return None
 
     def keyPressEvent(self, event) -> None:

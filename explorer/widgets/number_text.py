@@ -32,13 +32,14 @@ def _normalise(text: str) -> str:
     return text.replace("\u2212", "-").replace("\u2013", "-")
 
 
-def parse_number(text: str) -> float:
+def parse_number(text: str, bounded: bool = True) -> float:
     """Parse one typed number ("1.5", " -2 ", "3e-2", "+4", full-width "１．５") into a finite float.
 
     A comma is taken as the decimal point ("1,5" is 1.5) only when the text has exactly one comma
     and no other separator (no '.', no space, no second comma); so "1,000" is 1.0, and "1,000.5"
     or "1,2,3" are refused. Raises ValueError naming the problem for empty text, non-numbers,
-    NaN, infinities, values that overflow, and magnitudes above MAX_ABS (1e6).
+    NaN, infinities, values that overflow, and (``bounded``) magnitudes above MAX_ABS (1e6); a field with a
+    range of its own passes ``bounded=False`` and names its range instead.
     """
     if not isinstance(text, str):
         raise ValueError(f"{text!r} is not text")
@@ -63,7 +64,7 @@ def parse_number(text: str) -> float:
     value = float(candidate)
     if math.isinf(value):
         return _fail(f"{_shown(cleaned)} overflows: it is too large to represent")
-    if abs(value) > MAX_ABS:
+    if bounded and abs(value) > MAX_ABS:
         return _fail(f"{_shown(cleaned)} is larger than 1e6 in magnitude")
     return value + 0.0  # -0.0 becomes 0.0
 

@@ -118,7 +118,8 @@ def test_typing_out_of_range_or_garbage_changes_nothing(qtbot, temperature):
 def test_typing_out_of_range_says_the_range(qtbot, temperature):
     temperature.show()
     read_out = temperature.read_out
-    for text, said in (("50", "50 is outside 0.05 … 20"), ("abc", "“abc” is not a number")):
+    for text, said in (("50", "50 is outside 0.05 … 20"), ("abc", "'abc' is not a number"),
+                       ("99999999", "99999999 is outside 0.05 … 20")):  # not "not a number", nor "above 1e6"
         read_out.selectAll()
         qtbot.keyClicks(read_out, text)
         qtbot.keyClick(read_out, Qt.Key.Key_Return)

@@ -1,5 +1,7 @@
 """LabelledSlider with ``integer=True``: whole numbers, one per slider position (the RoPE panel's m, n and pair)."""
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QToolTip
 
 from explorer.widgets.labelled_slider import LabelledSlider
 
@@ -26,6 +28,18 @@ def test_typed_numbers_are_rounded_and_clamped(position):
     assert position.value() == 20 and position.slider.value() == 20
     position.setValue(99)
     assert position.value() == 63
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support raise")  # the offscreen platform, on QToolTip
+def test_a_typed_fraction_is_refused_with_a_reason(qtbot, position):
+    position.show()
+    read_out = position.read_out
+    read_out.selectAll()
+    qtbot.keyClicks(read_out, "1.5")
+    qtbot.keyClick(read_out, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: QToolTip.isVisible() and QToolTip.text() == "1.5 is not a whole number", timeout=2000)
+    QToolTip.hideText()
+    assert position.value() == 5
 
 
 def test_a_single_number_range_disables_it_and_a_wider_one_enables_it(position):
