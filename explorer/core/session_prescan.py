@@ -7,6 +7,7 @@ is not a JSON object at all; well under a second at the 256 MiB cap.
 """
 from __future__ import annotations
 
+import codecs
 import re
 
 import numpy as np
@@ -64,6 +65,26 @@ _PAIRED_QUOTES_MAX = 2 ** 16                        # quotes paired one by one i
 def _prescan_limit(kind: str) -> int:
     """A quarter over the most a session holds, plus 64: near misses get the validator's message."""
     return _MOST[kind] + _MOST[kind] // 4 + 64
+
+
+def check_start(data: bytes, where: str) -> None:
+    """Refuse at once a file that cannot even begin JSON (a session begins with ``{``; other JSON values are
+    named later): an image, a note, a program's file is "not a session file", in words, not a decoder's complaint."""
+    first = _LEADING_SPACE.match(data).end()
+    start = data[first:first + 24]
+    if not start or start[:1] in b'{["-0123456789tfn' or start[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+        return  # (UTF-16: the decoder names it)
+    try:
+        text = start.decode("utf-8")
+    except UnicodeDecodeError as e:  # a character cut at the end of the sample is still text
+        text = start[:e.start].decode("utf-8") if e.start >= len(start) - 3 else ""
+    line = text.split("\n")[0]
+    if line and line.isprintable():
+        begins = f"“{line}{'…' if first + len(line.encode()) < len(data) else ''}”"
+    else:
+        begins = f"the byte 0x{start[0]:02x}, so it is not text"
+    raise SessionError(f"{where}: is not a session file: a session is JSON text that begins with “{{”, and this "
+                       f"file begins with {begins}")
 
 
 def prescan(data: bytes, where: str) -> None:

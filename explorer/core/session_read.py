@@ -21,7 +21,7 @@ from .session_data import MODEL_HEAD_FIELDS, MODEL_HEAD_REQUIRED, ModelHead, Ses
 from .session_json import decode, parse
 from .session_limits import (FORMAT_NAME, MATRIX_AXES, MAX_CELLS, MAX_FILE_BYTES, REQUIRED_TOP_FIELDS,
                              TOP_FIELDS, VERSION)
-from .session_prescan import prescan
+from .session_prescan import check_start, prescan
 from .session_settings import SETTINGS_FIELDS, Settings
 from .session_words import describe, short, size_text
 
@@ -205,9 +205,11 @@ def _from_json(text: Any, where: str, read_matrix=_matrix_from_json) -> Session:
     """session_from_json's work: the pre-scan on the raw bytes, then parse, then the Session."""
     if isinstance(text, (bytes, bytearray, memoryview)):
         raw = bytes(text)
+        check_start(raw, where)
         text = decode(raw, where)
     elif isinstance(text, str):
         raw = text.encode("utf-8", "surrogatepass")
+        check_start(raw, where)
     else:
         raise SessionError(f"{where}: expected the text of a session file, not "
                            f"{describe(text)}")

@@ -511,6 +511,12 @@ def test_duplicate_fields_are_refused():
     (b'{"format": "\xff"}', "is not UTF-8 text (byte 0xff at offset 12 cannot be decoded)"),
     (b'\xef\xbb\xbf{"t": "\xc3"}', "is not UTF-8 text (byte 0xc3 at offset 10"),
     (b'{"a": "\xed\xa0\x80"}', "is not UTF-8 text (byte 0xed at offset 7"),  # encoded surrogate
+    # files that cannot begin JSON: said in words, not as the decoder's or the parser's complaint
+    (b"\x89PNG\r\n\x1a\n\x00\x00", "is not a session file: a session is JSON text that begins with “{”, and this "
+                                   "file begins with the byte 0x89, so it is not text"),
+    ("My notes\nfor Monday", "is not a session file: a session is JSON text that begins with “{”, and this file "
+                             "begins with “My notes…”"),
+    ("  猫 追", "this file begins with “猫 追”"),
     (12, "expected the text of a session file, not a number (12)"),
     (None, "expected the text of a session file, not null"),
 ])
