@@ -260,8 +260,9 @@ def check_together(values: Mapping[str, Any], widths: Mapping[str, int], *, proj
             options = ", ".join(map(str, head_options(widths["qk"], widths["v"], values["rope"], widths.get("kv"))))
             rule = ("the Q width" if kv_head_count(heads, values.get("kv_heads", 0)) < heads
                     else "the Q/K width and the V width")
+            fit = "only 1 head fits" if options == "1" else f"these fit: {options}"
             raise ValueError(f"{prefix}heads is {heads}, which does not divide {text} {widths[axis]} (heads "
-                             f"must divide {rule}: {options})")
+                             f"must divide {rule}; {fit})")
     n_tokens, tokens_noun = (widths["Lq"], "query token") if cross else (widths["L"], "token")
     if not 0 <= values["selected_row"] < n_tokens:
         raise ValueError(f"{prefix}selected_row is {values['selected_row']}; with {count(n_tokens, tokens_noun)} it must "

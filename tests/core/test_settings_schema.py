@@ -39,8 +39,10 @@ def base(**changes):
 def test_rules_between_settings_name_what_is_wrong():
     widths = {"qk": 6, "v": 4, "L": 3}
     check_together(base(heads=2, positions="alibi"), widths, projected_matrices=False)  # ALiBi needs no X
-    with pytest.raises(ValueError, match=r"heads is 3, which does not divide the V width 4 .*: 1, 2\)"):
+    with pytest.raises(ValueError, match=r"heads is 3, which does not divide the V width 4 .*; these fit: 1, 2\)"):
         check_together(base(heads=3), widths, projected_matrices=False)
+    with pytest.raises(ValueError, match=r"does not divide the Q/K width 3 .*; only 1 head fits\)"):  # 3 and 4: only 1
+        check_together(base(heads=2), {"qk": 3, "v": 4, "L": 3}, projected_matrices=False)
     with pytest.raises(ValueError, match="only the 'projected' source has"):
         check_together(base(positions="sinusoidal"), widths, projected_matrices=False)
     with pytest.raises(ValueError, match="d_h = 3 is odd"):
