@@ -447,8 +447,11 @@ class MainWindow(QMainWindow):
         check = self.model.shuffle_result()
         if check is None:
             return  # the shuffled session could not be computed (the status bar says why)
-        verdict = "equivariant ✓" if check.equivariant else "not equivariant ✗"
-        self.statusBar().showMessage(f"Shuffled the tokens: the outputs are {verdict} "
+        if self.model.cross:  # the menu moves the keys (with their values): the same output, not a permuted one
+            moved, verdict = "keys", "the same ✓" if check.equivariant else "not the same ✗"
+        else:
+            moved, verdict = "tokens", "equivariant ✓" if check.equivariant else "not equivariant ✗"
+        self.statusBar().showMessage(f"Shuffled the {moved}: the outputs are {verdict} "
                                      f"(max difference {check.max_difference:.2g})", 10000)
 
     def about(self):

@@ -43,6 +43,14 @@ def kv_head_options(n_heads):
     return [g for g in range(1, n_heads + 1) if n_heads % g == 0]
 
 
+def sharing_name(n_heads, n_kv):
+    """What H query heads reading H_kv K/V heads is called: "multi-head", "multi-query" (one K/V head) or
+    "grouped-query attention"."""
+    if n_kv >= n_heads:
+        return "multi-head attention"
+    return "multi-query attention" if n_kv == 1 else "grouped-query attention"
+
+
 def kv_head_count(n_heads, kv_heads=None):
     """H_kv: ``kv_heads``, or H when it is None or 0 (the setting's default, ordinary multi-head attention)."""
     return int(n_heads) if not kv_heads else int(kv_heads)

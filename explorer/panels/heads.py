@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPalette, QPen
 from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton,
                                QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
+from explorer.core.heads import sharing_name
 from explorer.core.plural import count
 from explorer.model import SELECTION
 from explorer.widgets.heatmap import Heatmap
@@ -319,7 +320,7 @@ class HeadsPanel(Panel):
         scale = scale_text(s, d_head)
         shared = ""
         if kv < n_heads:
-            shared = (f" They share {count(kv, 'K/V head')} (grouped-query attention): heads of one colour read "
+            shared = (f" They share {count(kv, 'K/V head')} ({sharing_name(n_heads, kv)}): heads of one colour read "
                       f"the same K and V, {n_heads // kv} query heads to each, in Hugging Face's repeat_kv order.")
         self.caption.setText(
             f"<b>Heads</b>: D = {D} cut into H = {n_heads} slices of d_h = {d_head}; each head attends on its own "

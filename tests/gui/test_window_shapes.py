@@ -72,9 +72,25 @@ def test_the_controls_offer_the_k_v_heads_that_divide_the_heads(qtbot):
 
 def test_grouped_heads_are_coloured_and_named_by_their_kv_head(qtbot):
     model, panel = show_panel(qtbot, HeadsPanel, grouped_query_session(), size=(900, 700))
-    assert "share 2 K/V heads" in panel.caption.text()
+    assert "share 2 K/V heads (grouped-query attention)" in panel.caption.text()
     text = panel.tooltip(5, 3, 1)
     assert "reads K/V head 2 of 2, with query heads 5, 6, 7, 8" in text
     q, k = model.matrix("Q"), model.matrix("K")
     s = q[3, 10:12] @ k[1, 2:4] / math.sqrt(2)  # head 6 of d_h = 2 reads K's columns 2-3
     assert np.isclose(model.results.heads.scores[5, 3, 1], s, rtol=0, atol=1e-12)
+
+
+def test_one_kv_head_is_called_multi_query_attention(qtbot):
+    model, panel = show_panel(qtbot, HeadsPanel, grouped_query_session(), size=(900, 700))
+    assert model.set_param("kv_heads", 1)
+    model.flush()
+    qtbot.waitUntil(lambda: "share 1 K/V head (multi-query attention)" in panel.caption.text(), timeout=2000)
+
+
+def test_shuffling_the_keys_of_a_cross_session_says_the_output_is_the_same(qtbot, home):
+    from tests.gui.conftest import open_window
+    window = open_window(qtbot, session=translation_session(), recovery=False, persist_layout=False)
+    window.actions["shuffle"].trigger()
+    message = window.statusBar().currentMessage()
+    assert message.startswith("Shuffled the keys: the outputs are the same ✓"), message
+    window.model.undo_stack.setClean()

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout
 
 from explorer.core.errors import ExplorerError
+from explorer.core.heads import sharing_name
 from explorer.core.kv_cache import DecodeShape, Decoder, cost_curves
 from explorer.core.pipeline import run_pipeline
 from explorer.core.plural import count
@@ -197,7 +198,8 @@ class GenerationPanel(Panel):
         grouped = ""
         if decoder.inputs.n_kv < decoder.inputs.n_heads:
             grouped = (f" The cache holds {count(decoder.inputs.n_kv, 'K/V head')} for "
-                       f"{count(decoder.inputs.n_heads, 'query head')} (grouped-query attention).")
+                       f"{count(decoder.inputs.n_heads, 'query head')} "
+                       f"({sharing_name(decoder.inputs.n_heads, decoder.inputs.n_kv)}).")
         self.caption.setText(f"<b>Generation · KV cache</b> — t = {step.stop} of {n} ({kind}): {new} {read}.{grouped}")
         self.trap.setVisible(not m.cross)  # a decode step's mask: self-attention only
         self.causal_note.setVisible(not s.causal and not m.cross)

@@ -261,7 +261,7 @@ class ModelViewPanel(Panel):
         per_token = 2 * c.layers * c.kv_heads * c.head_dim
         self.generated.setText(
             f"<b>{escape(' '.join(words))}</b>{' (stopped: the model ended its text)' if gen.ended else ''}"
-            f" — K/V cache: 2 · {c.layers} layers · {c.kv_heads} K/V heads · "
+            f" — K/V cache: 2 (K and V) · {c.layers} layers · {c.kv_heads} K/V heads · "
             f"d_h {c.head_dim} = {per_token:,} numbers per token ({format_bytes(per_token * 2)} in float16), "
             f"{format_bytes(gen.cache_bytes(c, 2))} for its {gen.cache_tokens} tokens{self._as_trained()}")
         last = gen.rows[-1]  # (layers, heads, t): the newest token's rows, 1 × t per head
