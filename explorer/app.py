@@ -136,6 +136,7 @@ def open_model(window, args):
                     f"1…{c.heads}")
         if not panel.open_head(args.layer - 1, args.head - 1):
             return said[-1] if said else f"could not open layer {args.layer} head {args.head} of {args.model}"
+        window.model.undo_stack.setClean()  # the session asked for, as a file opened: nothing to save yet
     return None
 
 

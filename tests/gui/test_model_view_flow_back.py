@@ -145,6 +145,7 @@ def test_layers_and_heads_count_from_1_in_the_view_the_titles_and_the_command_li
     args = build_parser().parse_args(["--model", "embedded", "--text", TEXT, "--layer", "2", "--head", "1"])
     assert open_model(window, args) is None
     assert window.model.undo_stack.undoText() == "Open tiny-induction · layer 2 head 1"
+    assert window.model.undo_stack.isClean()  # nothing edited yet: quitting asks nothing
     window.model.flush()
     np.testing.assert_allclose(window.model.results.heads.weights[0], run.attentions[INDUCTION], atol=1e-5)
     for bad, said in ((["--layer", "0", "--head", "1"], "count from 1"), (["--layer", "3", "--head", "1"], "1…2")):
