@@ -87,6 +87,24 @@ def test_a_small_change_of_probability_is_shown_with_the_digits_it_needs():
     assert points(3e-6) == "±0" and points(-2e-5) == "±0"  # float32's noise on an unedited head
 
 
+def test_the_sessions_head_stays_outlined_through_its_edits(window, qtbot, ui):
+    panel = window.open_model()
+    panel.text.setText(TEXT)
+    panel.run()
+    ran(window.model, qtbot)
+    assert panel.grid.selected is None
+    click_head(qtbot, panel, *INDUCTION)
+    assert panel.grid.selected == INDUCTION and "outlined head is the session" in panel.info.text()
+    settled(window.model, qtbot)
+    ui.type_into(qtbot, window.panels["editor"].views["Wv"], 0, 0, "10")
+    assert panel.grid.selected == INDUCTION  # an edit keeps it: the session is still that head
+    window.actions["undo"].trigger()
+    window.actions["undo"].trigger()  # back before the head was opened: the demo is no head
+    assert panel.grid.selected is None and "outlined" not in panel.info.text()
+    window.actions["redo"].trigger()
+    assert panel.grid.selected == INDUCTION
+
+
 def test_the_view_says_plainly_when_the_session_is_not_a_model_head_or_its_model_is_closed(view, qtbot,
                                                                                          tmp_path):
     model, panel, run = view

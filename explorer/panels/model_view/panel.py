@@ -115,9 +115,8 @@ class ModelViewPanel(Panel):
         self.ck.ran.connect(self._ran)
         self.ck.failed.connect(self._failed)
         self.ck.generated.connect(self._generated)
-        self._opened_at = None
         self._said = ""  # the status line between runs ("Running…" stands in for it during one)
-        model.history_moved.connect(self._history_moved)
+        model.history_moved.connect(self._outline_session_head)
         model.flow_back.changed.connect(lambda: QTimer.singleShot(0, self._arrange))  # the table's width changed
         self._fill_choices()
         self._hovered(-1, -1)
@@ -244,6 +243,7 @@ class ModelViewPanel(Panel):
         latest, m = self.ck.latest, self.ck.model
         notable = {(h.layer, h.head): BADGES.get(h.role, h.role) for h in (m.notable_heads or [])}
         self.grid.set_thumbnails(latest.thumbnails, badges=notable, first=1)
+        self._outline_session_head()
         self._arrange()  # the grid's least width follows its layers and heads
         c = m.config
         unknown = sum(t == "<unk>" for t in latest.run.tokens)
@@ -282,10 +282,13 @@ class ModelViewPanel(Panel):
 
     def _hovered(self, layer, head):
         if layer < 0 or self.ck.latest is None:
+            outlined = ("" if self.grid.selected is None else
+                        " The outlined head is the session: the grid shows the model as trained, and what the "
+                        "session's edits change is under “What the model says next”.")
             self.info.setText("Each square is one head's attention weights on the text (rows: query, columns: "
                               "key). <b>prev</b> marks a previous-token head, <b>ind</b> an induction head "
                               "(found on repeated random tokens: the weight on the token after the previous "
-                              "occurrence).")
+                              f"occurrence).{outlined}")
             return
         self.info.setText(self.head_words(layer, head))
 
@@ -313,15 +316,23 @@ class ModelViewPanel(Panel):
         opened = self.model.set_session(session, f"Open {session.title}",
                                         model_head=self.ck.head_source(layer, head))
         self.model.set_selection(row=session.settings.selected_row)  # the last token: where a pattern shows
-        self.grid.selected = (layer, head)  # outlined until the history moves on (an undo, an edit)
-        self._opened_at = self.model.history_index()
-        self.grid.update()
+        self._outline_session_head()
         return opened
 
-    def _history_moved(self, index):
-        if self.grid.selected is not None and index != self._opened_at:
-            self.grid.selected = None
+    def _session_head(self):
+        """(layer, head) of the session while it is a head of the open model on the grid's text, else None."""
+        head, latest = self.model.state.model_head, self.ck.latest
+        if head is None or latest is None or not self.ck.serves(head) or tuple(latest.run.ids) != head.ids:
+            return None
+        return head.layer, head.head
+
+    def _outline_session_head(self, *_):
+        """The session's head stays outlined through its edits; another session (an undo, a file) drops it."""
+        where = self._session_head()
+        if where != self.grid.selected:
+            self.grid.selected = where
             self.grid.update()
+            self._hovered(-1, -1)
 
     def render(self, flags):
         """The grid follows the model's runs, not the session."""
