@@ -105,6 +105,21 @@ def test_the_sessions_head_stays_outlined_through_its_edits(window, qtbot, ui):
     assert panel.grid.selected == INDUCTION
 
 
+def test_the_generation_note_on_the_sessions_edits_goes_with_the_session(window, qtbot):
+    panel = window.open_model()
+    panel.text.setText(TEXT)
+    panel.run()
+    ran(window.model, qtbot)
+    click_head(qtbot, panel, *INDUCTION)
+    panel.n_new.setValue(2)
+    panel.generate_button.click()
+    window.model.checkpoints.finish()
+    qtbot.waitUntil(lambda: window.model.checkpoints.generation is not None, timeout=20_000)
+    assert "the session's edits of layer 2 head 1" in panel.generated.text()
+    window.actions["undo"].trigger()  # the demo again: no head of the model
+    assert "K/V cache" in panel.generated.text() and "session's edits" not in panel.generated.text()
+
+
 def test_the_view_says_plainly_when_the_session_is_not_a_model_head_or_its_model_is_closed(view, qtbot,
                                                                                          tmp_path):
     model, panel, run = view

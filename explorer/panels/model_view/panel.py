@@ -257,6 +257,18 @@ class ModelViewPanel(Panel):
         """The generated text, the newest token's 1 × t rows in every layer and head, the cache's size."""
         gen, m = self.ck.generation, self.ck.model
         c = m.config
+        words = self._say_generated()
+        last = gen.rows[-1]  # (layers, heads, t): the newest token's rows, 1 × t per head
+        labels = [m.token_label(t) for t in gen.prompt_ids + gen.new_ids[:-1]] + [words[-1]]
+        flat = last.reshape(-1, last.shape[-1])
+        self.rows.set_matrix(flat, row_labels=[f"L{i + 1} H{j + 1}" for i in range(c.layers) for j in range(c.heads)],
+                             col_labels=labels[:flat.shape[1]], levels=(0.0, 1.0), finite=True)
+        self.rows.setVisible(True)
+
+    def _say_generated(self):
+        """The line under Generate (its note on the session's edits follows the session); the generated words."""
+        gen, m = self.ck.generation, self.ck.model
+        c = m.config
         words = [m.token_label(t) for t in gen.new_ids]
         per_token = 2 * c.layers * c.kv_heads * c.head_dim
         self.generated.setText(
@@ -264,12 +276,7 @@ class ModelViewPanel(Panel):
             f" — K/V cache: 2 (K and V) · {c.layers} layers · {c.kv_heads} K/V heads · "
             f"d_h {c.head_dim} = {per_token:,} numbers per token ({format_bytes(per_token * 2)} in float16), "
             f"{format_bytes(gen.cache_bytes(c, 2))} for its {gen.cache_tokens} tokens{self._as_trained()}")
-        last = gen.rows[-1]  # (layers, heads, t): the newest token's rows, 1 × t per head
-        labels = [m.token_label(t) for t in gen.prompt_ids + gen.new_ids[:-1]] + [words[-1]]
-        flat = last.reshape(-1, last.shape[-1])
-        self.rows.set_matrix(flat, row_labels=[f"L{i + 1} H{j + 1}" for i in range(c.layers) for j in range(c.heads)],
-                             col_labels=labels[:flat.shape[1]], levels=(0.0, 1.0), finite=True)
-        self.rows.setVisible(True)
+        return words
 
     def _as_trained(self):
         """While the session is a head of this model: a note that Generate ran the model without its edits (an
@@ -329,6 +336,8 @@ class ModelViewPanel(Panel):
     def _outline_session_head(self, *_):
         """The session's head stays outlined through its edits; another session (an undo, a file) drops it."""
         where = self._session_head()
+        if self.ck.generation is not None and self.ck.model is not None:
+            self._say_generated()  # File ▸ New: no more "the session's edits of layer … head …"
         if where != self.grid.selected:
             self.grid.selected = where
             self.grid.update()
