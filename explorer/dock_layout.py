@@ -28,6 +28,7 @@ def arrange_default(window):
     window.tabifyDockWidget(d["positions"], d["rope"])
     window.tabifyDockWidget(d["rope"], d["generation"])
     window.tabifyDockWidget(d["generation"], d["model_view"])
+    window.tabifyDockWidget(d["model_view"], d["block"])
     d["controls"].raise_()
     d["readout"].raise_()
     window.resizeDocks([d["editor"], d["scores"]], [640, 960], Qt.Horizontal)

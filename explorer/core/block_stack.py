@@ -18,7 +18,7 @@ from .pipeline import run_pipeline
 from .positions import sinusoidal_positions
 
 # Work the window does for the block on its own thread: L² per head per block, and L·D·F per block.
-MAX_WORK = 40_000_000
+MAX_WORK = 150_000_000
 
 
 class BlockUnavailable(ExplorerError):
@@ -70,8 +70,21 @@ def why_unavailable(settings, cross, widths):
                 "attend to themselves. Make it self-attention to see its block.")
     if widths["D_o"] != widths["D"]:
         return (f"W_o gives back {widths['D_o']} columns, but the residual stream X is D = {widths['D']} wide: "
-                f"x + Attn needs W_o to have D = {widths['D']} rows.")
+                f"x + Attn needs W_o to have D = {widths['D']} rows (a session switched from direct mode has "
+                f"X = [Q | K | V] and W_o = I of V's width).")
     return None
+
+
+def stream_wo(wo, width):
+    """A W_o that writes the heads' output into a residual stream of ``width`` D: the old W_o in the last rows
+    (in a session switched from direct mode, X = [Q | K | V]: attention then adds to X's V columns), zeros in
+    the others; a W_o with more rows than D keeps its first D."""
+    wo = np.asarray(wo, dtype=np.float64)
+    if wo.shape[0] >= width:
+        return wo[:width].copy()
+    out = np.zeros((int(width), wo.shape[1]))
+    out[width - wo.shape[0]:] = wo
+    return out
 
 
 def block_work(length, width, heads, settings):
