@@ -14,10 +14,10 @@ import numpy as np
 
 from .errors import ShapeError
 
-PLACEMENTS = (("pre", "pre-LN  (GPT-2, Llama)"), ("post", "post-LN  (original Transformer, BERT)"))
-NORMS = (("layernorm", "LayerNorm"), ("rmsnorm", "RMSNorm  (Llama)"))
-ACTIVATIONS = (("gelu", "GELU  (erf)"), ("gelu_tanh", "GELU-tanh  (GPT-2)"), ("relu", "ReLU  (original)"),
-               ("swiglu", "SwiGLU  (Llama)"))
+# (value, label): pre-LN as GPT-2 and Llama, post-LN as the original Transformer and BERT
+PLACEMENTS = (("pre", "pre-LN"), ("post", "post-LN"))
+NORMS = (("layernorm", "LayerNorm"), ("rmsnorm", "RMSNorm"))
+ACTIVATIONS = (("gelu", "GELU"), ("gelu_tanh", "GELU-tanh"), ("relu", "ReLU"), ("swiglu", "SwiGLU"))
 FFN_MULTS = (1, 2, 4, 8)  # F = mult · D (4 in the original Transformer and GPT-2)
 EPS = 1e-5  # PyTorch's layer_norm_eps default
 
@@ -180,7 +180,7 @@ def transformer_block(x, attend, weights, settings):
         raise ShapeError(f"the block's input must be (L, D) with D = {weights.width}, got shape {x.shape}")
     n1 = lambda y: norm(y, weights.gain1, weights.bias1, settings)  # noqa: E731
     n2 = lambda y: norm(y, weights.gain2, weights.bias2, settings)  # noqa: E731
-    name = dict(NORMS)[settings.norm].split()[0]
+    name = dict(NORMS)[settings.norm]
     nodes = [Node("x", "x — the residual stream in", x)]
 
     def attention_of(y):
@@ -211,7 +211,7 @@ def transformer_block(x, attend, weights, settings):
         nodes += [Node("attn", "Attn(x) — tokens talk along L (交流)", a),
                   Node("sum1", "x + Attn — 存款 into the residual stream", s),
                   Node("h", f"h = {name}₁(x + Attn) — 摁住范数", h)]
-    act = dict(ACTIVATIONS)[settings.activation].split()[0]
+    act = dict(ACTIVATIONS)[settings.activation]
     nodes += [Node("hidden", f"FFN hidden {act}(·W₁ᵀ) — F wide, each token alone (加工)", hidden),
               Node("ffn", "FFN out ·W₂ᵀ — back to D", f)]
     if settings.placement == "pre":

@@ -5,11 +5,13 @@ The chapter: "归一化 → 注意力(token 之间沿 L 轴交流)→ 加回残�
 再加回。交流一拍、加工一拍,轮流往残差流里存款". The numbers come from ``explorer.model.block_view`` (which
 calls ``explorer.core.block_stack``); this file only draws them.
 """
+from html import escape
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea, QSizePolicy,
+from PySide6.QtWidgets import (QBoxLayout, QComboBox, QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea,
                                QSpinBox, QVBoxLayout, QWidget)
 
 from explorer.core.block import ACTIVATIONS, FFN_MULTS, NORMS, PLACEMENTS
@@ -18,12 +20,15 @@ from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import BLUE
 from explorer.widgets.plots import lesson_plot
+from explorer.widgets.wrap_row import WrapRow
 
 from .base import Panel
 
 NODES = 8  # x, then seven steps: both orders of the block have eight nodes
 NODE_H = 120  # px: a node's heatmap, small enough for a chain, tall enough for a few rows of numbers
-CHAIN_MIN_W = 300
+CHAIN_MIN_W = 240
+CHAIN_MIN_H = 2 * NODE_H  # px: at least two nodes in view when the panel stacks the plot under the chain
+NARROW = 560  # px: below this width the plot of the residual norm goes under the chain
 FORMULAS = {
     "pre": "<b>Pre-LN</b> &nbsp; h = x + Attn(Norm₁(x)), &nbsp; out = h + FFN(Norm₂(h))",
     "post": "<b>Post-LN</b> &nbsp; h = Norm₁(x + Attn(x)), &nbsp; out = Norm₂(h + FFN(h))",
@@ -118,7 +123,7 @@ class BlockPanel(Panel):
 
         fg, bg = (self.palette().color(role) for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Base))
         self.plot = lesson_plot(self, fg, bg, "", "block n (0 = the input x)", "mean ‖x_n‖ over tokens",
-                                min_size=(200, 160))
+                                min_size=(180, 150))
         self.plot.setToolTip("The residual stream's size after each of N stacked copies of the block: post-LN "
                              "ends each block in a norm, so it stays put; pre-LN keeps adding to the raw stream")
         self.curve = self.plot.plot([], [], pen=pg.mkPen(BLUE, width=2), symbol="o", symbolSize=6,
@@ -129,24 +134,26 @@ class BlockPanel(Panel):
         side.addWidget(self.plot, 1)
         side.addWidget(self.norm_text)
 
-        controls = QHBoxLayout()
-        for box in (self.placement, self.norm, self.activation, self.ffn, self.seed, self.blocks):
-            box.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
-            controls.addWidget(box)
-        controls.addStretch(1)
-        body = QHBoxLayout()
-        body.addWidget(self.chain, 3)
-        body.addLayout(side, 2)
+        controls = WrapRow([[self.placement, self.norm], [self.activation, self.ffn], [self.seed, self.blocks]], self)
+        self.body = QBoxLayout(QBoxLayout.Direction.LeftToRight)
+        self.body.addWidget(self.chain, 3)
+        self.body.addLayout(side, 2)
         unavailable = QHBoxLayout()
         unavailable.addWidget(self.note, 1)
         unavailable.addWidget(self.make_ready, 0, Qt.AlignmentFlag.AlignTop)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.formula)
-        layout.addLayout(controls)
+        layout.addWidget(controls)
         layout.addLayout(unavailable)
-        layout.addLayout(body, 1)
+        layout.addLayout(self.body, 1)
         self.show_settings()
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        narrow = self.width() < NARROW
+        self.body.setDirection(QBoxLayout.Direction.TopToBottom if narrow else QBoxLayout.Direction.LeftToRight)
+        self.chain.setMinimumHeight(CHAIN_MIN_H if narrow else 0)
 
     # ----- the block's own settings (not the session's: no undo step, not saved) ----------------------
     def _change(self, **changes):
@@ -187,11 +194,14 @@ class BlockPanel(Panel):
             matrix = node.matrix
             size = float(np.linalg.norm(matrix, axis=1).mean())
             arrow = "" if node.key == "x" else "↓ "
-            caption.setText(f"{arrow}<b>{node.caption}</b> &nbsp; ({matrix.shape[0]}×{matrix.shape[1]}, "
+            caption.setText(f"{arrow}<b>{escape(node.caption)}</b> &nbsp; ({matrix.shape[0]}×{matrix.shape[1]}, "
                             f"mean ‖row‖ = {format_number(size, 3)})")
             reach = float(np.abs(matrix).max()) or 1.0
             cols = [f"h{j}" if node.key == "hidden" else f"x{j}" for j in range(matrix.shape[1])]
             heatmap.set_matrix(matrix, row_labels=tokens, col_labels=cols, levels=(-reach, reach), finite=True)
+            heatmap.tooltip_provider = (lambda i, j, node=node, cols=cols:
+                                        f"{escape(node.caption)}<br>{escape(tokens[i])}, {cols[j]}: "
+                                        f"{format_number(node.matrix[i, j], 6)}")
         self.draw_norms(stack)
 
     def draw_norms(self, stack):
