@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .erf import erf
 from .errors import ShapeError
 
 # (value, label): pre-LN as GPT-2 and Llama, post-LN as the original Transformer and BERT
@@ -102,12 +103,9 @@ def rms_norm(x, gain, eps=EPS):
     return x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps) * gain
 
 
-_erf = np.frompyfunc(math.erf, 1, 1)
-
-
 def gelu(x):
     """GELU(x) = x·Φ(x) = x·(1 + erf(x/√2))/2 (Hendrycks & Gimpel), PyTorch's default ``approximate='none'``."""
-    return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)).astype(np.float64))
+    return 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
 
 
 def gelu_tanh(x):

@@ -87,11 +87,13 @@ def stream_wo(wo, width):
     return out
 
 
-def block_work(length, width, heads, settings):
-    """Roughly the multiply-adds of the N stacked blocks: per block the four projections 4·L·D², the scores
-    and the mixing 2·L²·D, the FFN's up to 3·L·D·F, and a softmax of L² per head."""
+def block_work(length, width, matrices, heads, settings):
+    """Roughly the multiply-adds of the N stacked blocks: per block the projections L·(|W_q| + |W_k| + |W_v| +
+    |W_o|), the scores and the mixing 2·L²·(Q/K width), a softmax of L² per head, and the FFN's up to 3·L·D·F."""
+    sizes = sum(np.size(matrices[name]) for name in ("Wq", "Wk", "Wv", "Wo"))
+    qk = np.shape(matrices["Wq"])[0]
     f = int(settings.ffn_mult) * width
-    per_block = 4 * length * width ** 2 + 2 * length ** 2 * width + 3 * length * width * f + heads * length ** 2
+    per_block = length * sizes + 2 * length ** 2 * qk + heads * length ** 2 + 3 * length * width * f
     return int(settings.blocks) * per_block
 
 
@@ -109,7 +111,7 @@ def session_block(matrices, settings, block_settings, cross=False, first_attenti
     if reason:
         raise BlockUnavailable(reason)
     length, width = x.shape
-    work = block_work(length, width, settings.heads, block_settings)
+    work = block_work(length, width, matrices, settings.heads, block_settings)
     if work > MAX_WORK:
         raise BlockUnavailable(f"The block of {length} tokens of width {width}, {block_settings.blocks} deep, "
                                f"would take ~{work / 1e6:.0f} M multiply-adds on every edit; it is drawn for "

@@ -33,6 +33,8 @@ FORMULAS = {
     "pre": "<b>Pre-LN</b> &nbsp; h = x + Attn(Norm₁(x)), &nbsp; out = h + FFN(Norm₂(h))",
     "post": "<b>Post-LN</b> &nbsp; h = Norm₁(x + Attn(x)), &nbsp; out = Norm₂(h + FFN(h))",
 }
+WHOSE = ("<br><small>Attn is the session's own attention (its W_q, W_k, W_v, W_o, heads, mask, scale); the norms' γ, β "
+         "and the FFN's weights are drawn from the seed.</small>")
 CHAPTER = ("归一化 → 注意力 (token 之间沿 L 轴交流) → 加回残差流; 再归一化 → FFN (每个 token 独立沿 D 轴精加工) → "
            "再加回 — talk along L, work along D, each deposits into the residual stream.")
 TIPS = {
@@ -81,7 +83,8 @@ class BlockPanel(Panel):
         self.view = BlockView(model)
         self.formula = QLabel(self)
         self.formula.setWordWrap(True)
-        self.formula.setToolTip(CHAPTER)
+        self.formula.setToolTip(CHAPTER + WHOSE.replace("<br>", "\n").replace("<small>", "").replace("</small>", ""))
+        self._narrow = False
         self.placement = _combo(self, PLACEMENTS, TIPS["placement"])
         self.norm = _combo(self, NORMS, TIPS["norm"])
         self.activation = _combo(self, ACTIVATIONS, TIPS["activation"])
@@ -152,6 +155,9 @@ class BlockPanel(Panel):
     def resizeEvent(self, event):
         super().resizeEvent(event)
         narrow = self.width() < NARROW
+        if narrow != self._narrow:  # a narrow dock keeps the line on whose weights these are for the tooltip
+            self._narrow = narrow
+            self.show_settings()
         self.body.setDirection(QBoxLayout.Direction.TopToBottom if narrow else QBoxLayout.Direction.LeftToRight)
         self.chain.setMinimumHeight(CHAIN_MIN_H if narrow else 0)
 
@@ -171,7 +177,7 @@ class BlockPanel(Panel):
         for box, value in ((self.seed, s.seed), (self.blocks, s.blocks)):
             with QSignalBlocker(box):
                 box.setValue(value)
-        self.formula.setText(FORMULAS[s.placement])
+        self.formula.setText(FORMULAS[s.placement] + ("" if self._narrow else WHOSE))
 
     # ----- drawing ---------------------------------------------------------------------------------
     def render(self, flags):
@@ -190,6 +196,7 @@ class BlockPanel(Panel):
         if stack is None:
             return
         tokens = self.model.query_tokens
+        row = self.model.settings.selected_row
         for node, caption, heatmap in zip(stack.first.nodes, self.captions, self.maps):
             matrix = node.matrix
             size = float(np.linalg.norm(matrix, axis=1).mean())
@@ -199,6 +206,7 @@ class BlockPanel(Panel):
             reach = float(np.abs(matrix).max()) or 1.0
             cols = [f"h{j}" if node.key == "hidden" else f"x{j}" for j in range(matrix.shape[1])]
             heatmap.set_matrix(matrix, row_labels=tokens, col_labels=cols, levels=(-reach, reach), finite=True)
+            heatmap.set_selected_row(row)
             heatmap.tooltip_provider = (lambda i, j, node=node, cols=cols:
                                         f"{escape(node.caption)}<br>{escape(tokens[i])}, {cols[j]}: "
                                         f"{format_number(node.matrix[i, j], 6)}")
