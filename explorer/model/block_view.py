@@ -55,7 +55,7 @@ class BlockView:
 
     def _compute(self):
         m = self.model
-        results = None if m.pending else m.results
+        results = m.results if m.up_to_date else None  # the session's own attention, when it is of this state
         own = getattr(getattr(results, "heads", None), "output", None)
         try:
             stack = session_block(m.state.matrices, m.state.settings, self.settings, cross=m.cross,
