@@ -20,6 +20,7 @@ def arrange_default(window):
     window.splitDockWidget(d["editor"], d["controls"], Qt.Vertical)
     window.tabifyDockWidget(d["controls"], d["lesson"])
     window.tabifyDockWidget(d["lesson"], d["sqrt_d"])
+    window.tabifyDockWidget(d["sqrt_d"], d["block"])
     window.addDockWidget(R, d["scores"])
     window.splitDockWidget(d["scores"], d["output"], Qt.Vertical)
     window.splitDockWidget(d["scores"], d["weights"], Qt.Horizontal)
