@@ -3,6 +3,7 @@ numbers to 1e-12 — for the presets, for each setting that changes the results,
 makes across them (self- and cross-attention, direct and projected, GQA, PE, ALiBi, RoPE and llama3)."""
 import re
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,7 +11,7 @@ from hypothesis import HealthCheck, given, settings as hyp_settings, strategies 
 
 from explorer.core import as_code, presets, settings_schema
 from explorer.core.errors import ExportError, SessionError
-from explorer.core.session import Session, Settings, validate_session
+from explorer.core.session import Session, Settings, load_session, validate_session
 from tests.core.as_code_checks import assert_reproduces, exported_results
 
 NOT_WRITTEN = "no script was written"
@@ -19,6 +20,14 @@ NOT_WRITTEN = "no script was written"
 @pytest.mark.parametrize("name", sorted(presets.PRESETS))
 def test_every_preset_is_reproduced(name, tmp_path):
     assert_reproduces(presets.PRESETS[name](), tmp_path)
+
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+@pytest.mark.parametrize("path", sorted(DATA.glob("session_v*.json")), ids=lambda p: p.name)
+def test_every_session_file_of_every_version_is_reproduced(path, tmp_path):
+    assert_reproduces(load_session(path), tmp_path)
 
 
 def with_settings(session, **changes):
