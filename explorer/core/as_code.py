@@ -37,12 +37,10 @@ REPRODUCED = {
     "rope_original_max_position_embeddings": None,
 }
 
-# What each matrix is, in the chapter's words (its rows are tokens when the second item says so)
-MEANING = {"Q": ("what each token looks for", True), "K": ("what each token can be found by", True),
-           "V": ("what each token carries away", True), "X": ("the token vectors", True),
-           "X_src": ("the keys' token vectors", True), "W_q": ("Q = X·W_qᵀ", False),
-           "W_k": ("K = X·W_kᵀ", False), "W_v": ("V = X·W_vᵀ", False),
-           "W_o": ("output = concat·W_oᵀ", False)}
+# What each matrix is, in the chapter's words
+MEANING = {"Q": "what each token looks for", "K": "what each token can be found by",
+           "V": "what each token carries away", "X": "the token vectors", "X_src": "the keys' token vectors",
+           "W_q": "Q = X·W_qᵀ", "W_k": "K = X·W_kᵀ", "W_v": "V = X·W_vᵀ", "W_o": "output = concat·W_oᵀ"}
 SCRIPT_NAMES = {"Wq": "W_q", "Wk": "W_k", "Wv": "W_v", "Wo": "W_o"}   # as the chapter writes them
 
 
@@ -70,6 +68,18 @@ def refusal(settings, where="session"):
     return None
 
 
+def rule(title):
+    """A section's heading line: ``# ── title ─────…`` to the width of the script."""
+    return f"# ── {title} ".ljust(LINE, "─")
+
+
+def aligned(lines):
+    """Lines of ``code   # comment`` with their comments lined up (the longest code decides)."""
+    split = [line.split("   # ", 1) if "   # " in line else [line] for line in lines]
+    width = max((len(p[0]) for p in split if len(p) == 2), default=0)
+    return [p[0].ljust(width) + "   # " + p[1] if len(p) == 2 else p[0] for p in split]
+
+
 def comment_text(text):
     """``text`` as it may stand in a comment: itself when printable on one line, else its ``repr``."""
     return text if text.isprintable() else repr(text)
@@ -89,11 +99,11 @@ def number_rows(array):
         yield lines
 
 
-def matrix_literal(name, array, labels=None):
+def matrix_literal(name, array, labels=None, meaning=None):
     """``NAME = np.array([...])`` with a row per line, each row after its token in a comment."""
-    meaning, _ = MEANING[name]
+    meaning = meaning or MEANING[name]
     rows, cols = array.shape
-    out = [f"{name} = np.array([   # {name} ({rows} × {cols}): {meaning}"]
+    out = []
     for i, lines in enumerate(number_rows(array)):
         note = f"   # {comment_text(labels[i])}" if labels is not None else ""
         if len(lines) == 1:
@@ -102,8 +112,9 @@ def matrix_literal(name, array, labels=None):
             out.append(f"    [{lines[0]},{note}")
             out.extend(f"     {line}," for line in lines[1:-1])
             out.append(f"     {lines[-1]}],")
-    out.append("])")
-    return "\n".join(out)
+    if labels is not None and len(out) == rows:  # a line per row: the tokens lined up
+        out = aligned(out)
+    return "\n".join([f"{name} = np.array([   # {name} ({rows} × {cols}): {meaning}", *out, "])"])
 
 
 def _inputs(session):
@@ -129,25 +140,42 @@ def _tokens_section(session):
                   "# X is that layer's normalised attention input, the W are the head's own (a last column of ones",
                   "# in X carries the biases, if the model has any). Only this head's attention is recomputed here;",
                   "# what the model says next needs the whole model."]
-    lines += ["", "# ── The tokens ────────────────────────────────────────────────────────────────",
-              f"TOKENS = {list(session.tokens)!r}   # one per row of K and V"]
+    lines += ["", rule("The tokens"), *list_literal("TOKENS", session.tokens, "one per row of K and V")]
     if session.cross:
-        lines.append(f"QUERY_TOKENS = {list(session.query_tokens)!r}   # cross-attention: these ask, one per "
-                     f"row of Q")
+        lines += list_literal("QUERY_TOKENS", session.query_tokens, "cross-attention: these ask, one per row of Q")
     else:
         lines.append("QUERY_TOKENS = TOKENS   # self-attention: the same tokens ask and answer")
     return lines
 
 
+def list_literal(name, texts, comment):
+    """``NAME = ['a', 'b', …]   # comment``, each text its ``repr`` (a string literal, never code); a long list
+    continued over lines."""
+    one = f"{name} = {list(texts)!r}   # {comment}"
+    if len(one) <= LINE + 20:
+        return [one]
+    lines, piece = [f"{name} = [   # {comment}"], ""
+    for text in map(repr, texts):
+        if piece and len(piece) + len(text) + 2 > LINE - 4:
+            lines.append("    " + piece.rstrip())
+            piece = ""
+        piece += text + ", "
+    return lines + ["    " + piece.rstrip(), "]"]
+
+
 def _numbers_section(inputs, session, data_name):
-    lines = ["", "# ── The numbers ───────────────────────────────────────────────────────────────"]
+    lines = ["", rule("The numbers")]
     if session.settings.source == "projected":
         lines.append("# The token vectors X and the projections that give each token its three personalities "
                      "(三种人格)")
     else:
         lines.append("# Each token's three personalities (三种人格): a row of Q, of K and of V")
+    meanings = dict(MEANING)
+    if session.cross:
+        meanings.update(W_k="K = X_src·W_kᵀ", W_v="V = X_src·W_vᵀ")
     if data_name is None:
-        lines += [matrix_literal(name, array, _labels(session, name)) for name, array in inputs.items()]
+        lines += [matrix_literal(name, array, _labels(session, name), meanings[name])
+                  for name, array in inputs.items()]
         return lines
     count = sum(a.size for a in inputs.values())
     lines += [f"# {count:,} numbers: too many to read here, so they are in the .npz beside this script,",
@@ -155,7 +183,7 @@ def _numbers_section(inputs, session, data_name):
               f"NUMBERS = np.load(HERE.with_name({data_name!r}), allow_pickle=False)"]
     for name, array in inputs.items():
         lines.append(f"{name} = NUMBERS[{name!r}]   # {name} ({array.shape[0]} × {array.shape[1]}): "
-                     f"{MEANING[name][0]}")
+                     f"{meanings[name]}")
     return lines
 
 
@@ -168,7 +196,7 @@ def _scale_line(settings):
 
 
 def _settings_section(settings, grouped):
-    lines = ["", "# ── The settings ──────────────────────────────────────────────────────────────",
+    lines = ["", rule("The settings"),
              f"HEADS = {settings.heads}   # H heads: the columns of Q and K are cut into H slices of d_h (切头)"]
     if grouped:
         lines.append(f"KV_HEADS = {kv_head_count(settings.heads, settings.kv_heads)}   # grouped-query attention: "
@@ -188,12 +216,12 @@ def _settings_section(settings, grouped):
                       f"HIGH_FREQ_FACTOR = {float(settings.rope_high_freq_factor)!r}",
                       f"ORIGINAL_CONTEXT = {int(settings.rope_original_max_position_embeddings)}   # "
                       f"original_max_position_embeddings"]
-    return lines
+    return aligned(lines)
 
 
 def _projection_section(settings, cross):
     side = "X_src" if cross else "X"
-    lines = ["", "# ── The three personalities: Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ ─────────────────────"]
+    lines = ["", rule("The three personalities: Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ")]
     if settings.positions == "sinusoidal":
         lines.append("X = X + sinusoidal_positions(*X.shape)   # each token's position vector added to it first")
         if cross:
@@ -218,20 +246,20 @@ def script_text(session, data_name=None):
     parts.append("\n\nprint(TITLE or 'Attention Explorer session')\nprint()")
     if s.source == "projected":
         parts += _projection_section(s, session.cross)
-    parts += ["", "# ── Every head: ① → ② → ③ ─────────────────────────────────────────────────────────",
-              "D_HEAD = Q.shape[1] // HEADS   # d_h: each head's width of Q and K",
+    before = ["D_HEAD = Q.shape[1] // HEADS   # d_h: each head's width of Q and K",
               f"D_V = V.shape[1] // {'KV_HEADS' if grouped else 'HEADS'}   # each head's width of V",
               _scale_line(s)]
     if s.rope:
-        parts += ["Q = rotate(Q, ROPE_OFFSET + np.arange(len(Q), dtype=float))   # RoPE: the queries at their "
+        before += ["Q = rotate(Q, ROPE_OFFSET + np.arange(len(Q), dtype=float))   # RoPE: the queries at their "
                   "positions …",
                   "K = rotate(K, ROPE_OFFSET + np.arange(len(K), dtype=float))   # … and the keys at theirs"]
     if s.positions == "alibi":
-        parts += ["SLOPES = alibi_slopes(HEADS)   # ALiBi: no position vectors, a bias on the scores instead",
+        before += ["SLOPES = alibi_slopes(HEADS)   # ALiBi: no position vectors, a bias on the scores instead",
                   "DISTANCE = np.abs(np.arange(len(Q))[:, None] - np.arange(len(K))[None, :])   # |i − j|"]
-    parts += ["allowed = np.ones((len(Q), len(K)), dtype=bool)   # True: the query may look at the key",
-              "if CAUSAL:",
-              "    allowed = np.tril(allowed)   # no peeking at the future: keys j > i are set to −∞"]
+    before += ["allowed = np.ones((len(Q), len(K)), dtype=bool)   # True: the query may look at the key",
+               "if CAUSAL:",
+               "    allowed = np.tril(allowed)   # no peeking at the future: keys j > i are set to −∞"]
+    parts += ["", rule("Every head: ① → ② → ③"), *aligned(before)]
     if grouped:
         kv = ("    g = h // (HEADS // KV_HEADS)               # the K/V head it reads (Hugging Face's repeat_kv "
               "order)\n"

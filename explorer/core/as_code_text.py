@@ -131,7 +131,7 @@ def width(text):
 
 
 def listed(tokens, most=8):
-    return " ".join(tokens[:most]) + (f" … ({len(tokens)} in all)" if len(tokens) > most else "")
+    return ", ".join(tokens[:most]) + (f", … ({len(tokens)} in all)" if len(tokens) > most else "")
 
 
 def show(heading, M, rows, columns=None):
