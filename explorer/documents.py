@@ -340,8 +340,11 @@ class Documents:
             if not path:
                 return False
         self.window.panels["editor"].commit_edits()
+        cells = self._cells()
+        writing = self.busy(f"Exporting {Path(path).name}…") if cells * 8 > BUSY_BYTES else nullcontext()
         try:
-            written = write_script(self.model.to_session(), path)
+            with writing:
+                written = write_script(self.model.to_session(), path)
         except ExplorerError as exc:
             self.error("Could not export the script", str(exc))
             return False

@@ -203,8 +203,8 @@ def _settings_section(settings, grouped):
                      f"the H query heads share H_kv K/V heads")
     lines += [f"TEMPERATURE = {float(settings.temperature)!r}   # T divides the scores before the softmax: low T → "
               f"one key takes all",
-              f"CAUSAL = {bool(settings.causal)!r}   # the lower-triangular pass (下三角通行证): query i sees keys j ≤ i "
-              f"only"]
+              f"CAUSAL = {bool(settings.causal)!r}   # the lower-triangular pass (下三角通行证): "
+              f"query i sees keys j ≤ i only"]
     if settings.rope:
         lines += [f"ROPE_BASE = {float(settings.rope_base)!r}   # RoPE: θ_i = base^(−2i/d_h)",
                   f"ROPE_OFFSET = {int(settings.rope_offset)}   # RoPE turns token t by the angle of position "
@@ -306,7 +306,7 @@ def write_script(session, path):
         if exported.matrices_name:
             buffer = io.BytesIO()
             np.savez(buffer, **exported.matrices)
-            atomic_write_bytes(Path(path).with_name(exported.matrices_name), buffer.getvalue())
+            atomic_write_bytes(Path(path).with_name(exported.matrices_name), buffer.getbuffer())
         atomic_write_text(path, exported.text)
     except OSError as e:
         raise ExportError(f"{name}: could not be written ({e.strerror or e})") from e

@@ -171,5 +171,6 @@ concat = np.concatenate(O_heads, axis=1)       # 拼头: the heads' outputs side
 SAVE = '''
 np.savez(args.results, S=np.stack(S_heads), A=np.stack(A_heads), O=np.stack(O_heads), concat=concat,
          output=output, Q=Q, K=K, V=V, tokens=np.array(TOKENS), query_tokens=np.array(QUERY_TOKENS))
-print(f"Saved S, A, O (one per head), concat, output and Q, K, V as used to {args.results}")
+saved = args.results if args.results.endswith(".npz") else args.results + ".npz"   # as np.savez names it
+print(f"Saved S, A, O (one per head), concat, output and Q, K, V as used to {saved}")
 '''

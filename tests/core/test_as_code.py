@@ -225,8 +225,8 @@ def test_a_folder_that_cannot_be_written_is_named(tmp_path):
 def test_the_script_prints_each_stage_with_the_tokens(tmp_path):
     saved, run, exported = exported_results(presets.demo_session(), tmp_path)
     out = run.stdout
-    for heading in ("① S = q·kᵀ·scale, head 1 of 1", "② A = softmax(S), head 1 of 1", "③ O = A·v, head 1 of 1",
-                    "Saved S, A, O"):
+    for heading in ("① S = q·kᵀ·scale, head 1 of 1", "② A = softmax(S), head 1 of 1",
+                    "③ O = A·v, head 1 of 1", "Saved S, A, O"):
         assert heading in out
     assert re.search(r"\n  追 +\[0\.4548 0\.0452 0\.0452 0\.4548\]\n", out)   # 追 looks at 猫 and 激光点 alike
     np.testing.assert_allclose(saved["A"][0].sum(axis=1), 1.0, rtol=0, atol=1e-15)

@@ -20,7 +20,8 @@ def save_dialog(monkeypatch):
 
     Dialog.asked, Dialog.warnings = [], []
     monkeypatch.setattr(QFileDialog, "getSaveFileName", get_save)
-    monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text, *a, **k: Dialog.warnings.append((title, text)))
+    monkeypatch.setattr(QMessageBox, "warning",
+                        lambda parent, title, text, *a, **k: Dialog.warnings.append((title, text)))
     return Dialog
 
 
