@@ -230,3 +230,12 @@ def test_the_script_prints_each_stage_with_the_tokens(tmp_path):
         assert heading in out
     assert re.search(r"\n  追 +\[0\.4548 0\.0452 0\.0452 0\.4548\]\n", out)   # 追 looks at 猫 and 激光点 alike
     np.testing.assert_allclose(saved["A"][0].sum(axis=1), 1.0, rtol=0, atol=1e-15)
+
+
+def test_numbers_are_written_bit_for_bit(tmp_path):
+    """repr is the shortest text that reads back to the same float64: -0.0, the smallest subnormal, thirds."""
+    q = np.array([[-0.0, 5e-324, 1 / 3], [0.1, -1e6, 2.2250738585072014e-308], [123456.789, 1e-300, -2 / 3]])
+    session = validate_session(Session(tokens=("a", "b", "c"), matrices={"Q": q, "K": q[::-1], "V": q}))
+    saved, run, exported = exported_results(session, tmp_path)
+    for name in "QKV":
+        assert saved[name].tobytes() == session.matrices[name].tobytes()
