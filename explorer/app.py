@@ -1,5 +1,5 @@
-"""Command line and ``main()``: ``attention-explorer [SESSION] [--screenshot FILE] [--size WxH]
-[--model FOLDER [--text TEXT] [--layer N --head M]]``."""
+"""Command line and ``main()``: ``attention-explorer [SESSION] [--screenshot FILE] [--export-script FILE]
+[--size WxH] [--model FOLDER [--text TEXT] [--layer N --head M]]``."""
 import explorer.blas_at_start  # noqa: F401  (first: before anything loads NumPy)
 
 import argparse
@@ -84,6 +84,8 @@ def build_parser():
                                             "Q, K or V (Q.npy, K.csv, …) is imported into that matrix, an .npz "
                                             "with members Q, K and V into all three")
     p.add_argument("--screenshot", metavar="FILE", help="render the window headless to a PNG file and exit")
+    p.add_argument("--export-script", metavar="FILE", help="write the session (SESSION, --model's head, or the demo) "
+                   "as a NumPy script that recomputes, prints and saves its attention, and exit (2 if it cannot)")
     p.add_argument("--size", type=parse_size, default=None, metavar="WxH",
                    help="window size (default 1600x1000 for screenshots)")
     p.add_argument("--model", metavar="FOLDER", help="open a real model in the Model view: a checkpoint folder "
@@ -160,7 +162,8 @@ def quiet_offscreen_notes():
 def main(argv=None):
     """Run the application; returns the exit status (0 on every normal exit)."""
     args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
-    if args.screenshot and not os.environ.get("QT_QPA_PLATFORM") and not os.environ.get("DISPLAY"):
+    headless = bool(args.screenshot or args.export_script)
+    if headless and not os.environ.get("QT_QPA_PLATFORM") and not os.environ.get("DISPLAY"):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
 
     from explorer.gc_pause import paused_collection
@@ -184,10 +187,10 @@ def main(argv=None):
     if target == "":
         problem = matrix_advice(args.session)
     session_path = args.session if args.session and target is None else None
-    window = MainWindow(persist_layout=not args.screenshot, recovery=not args.screenshot)
+    window = MainWindow(persist_layout=not headless, recovery=not headless)
     if args.size or args.screenshot:
         window.resize(*(args.size or (1600, 1000)))
-    if session_path and (args.screenshot or args.model):  # needed before the picture, or before the model
+    if session_path and (headless or args.model):  # needed before the picture or script, or before the model
         problem = open_session(app, window, session_path, quiet=True)
         session_path = None
     model_problem = None
@@ -195,10 +198,14 @@ def main(argv=None):
         problem = model_problem = open_model(window, args) if args.model else without_model(args)
     status = 0
     try:
-        if args.screenshot:
+        if headless:
             if target:
                 problem = bring_in_matrix(window, args.session, target, quiet=True)
-            status = take_screenshot(app, window, args.screenshot, problem)
+            if args.export_script:
+                status = export_script(window, args.export_script, problem)
+                problem = None
+            if args.screenshot and status == 0:
+                status = take_screenshot(app, window, args.screenshot, problem)
         else:
             window.show()
             if target:
@@ -224,6 +231,23 @@ def main(argv=None):
         if offscreen:
             qInstallMessageHandler(previous_handler)
     return status
+
+
+def export_script(window, path, problem=None):
+    """--export-script: write the session as File ▸ Export ▸ Session as Python script… does; 0, or 2 with the
+    reason on stderr (nothing is written when the session could not be opened or a setting has no code)."""
+    from explorer.core.as_code import write_script
+    from explorer.core.errors import ExplorerError
+
+    if problem:
+        print(f"attention-explorer: {problem}; no script written to {path}", file=sys.stderr)
+        return 2
+    try:
+        write_script(window.model.to_session(), path)
+    except ExplorerError as exc:
+        print(f"attention-explorer: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def take_screenshot(app, window, path, problem=None):

@@ -10,6 +10,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QWidget
 
 from explorer.core import presets
+from explorer.core.as_code import write_script
 from explorer.widgets.plot_cache import axes_as_vectors
 from explorer.core.errors import ExplorerError
 from explorer.core.matrix_io import load_matrix, save_matrix
@@ -327,6 +328,28 @@ class Documents:
             self.error(f"Could not export {name}", str(exc))
             return False
         self.status(f"Exported {name} to {path}")
+        return True
+
+    # ----- the session as code (F20) ---------------------------------------------------------------
+    def export_script(self, path=None):
+        """The session as a runnable NumPy script that recomputes, prints and saves ① S, ② A, ③ O (its numbers
+        in an .npz beside it when they are many); a setting it cannot reproduce is refused by name."""
+        if path is None:
+            suggestion = (self.path.stem if self.path else "attention") + ".py"
+            path = self.ask_save_path("Export the session as a Python script", suggestion, "Python script (*.py)")
+            if not path:
+                return False
+        self.window.panels["editor"].commit_edits()
+        cells = self._cells()
+        writing = self.busy(f"Exporting {Path(path).name}…") if cells * 8 > BUSY_BYTES else nullcontext()
+        try:
+            with writing:
+                written = write_script(self.model.to_session(), path)
+        except ExplorerError as exc:
+            self.error("Could not export the script", str(exc))
+            return False
+        beside = f", its numbers in {written.matrices_name} beside it" if written.matrices_name else ""
+        self.status(f"Exported the session as a Python script to {path}{beside} — run it with python3")
         return True
 
     # ----- figures -------------------------------------------------------------------------------

@@ -398,6 +398,10 @@ class MainWindow(QMainWindow):
         for name in doc.EXPORTABLE:
             self._action(f"export_matrix_{name}", f"{name}…", lambda checked=False, n=name: doc.export_matrix(n),
                          menu=matrices)
+        export.addSeparator()
+        self._action("export_script", "Session as Python script…", doc.export_script,
+                     tip="Write the session as a NumPy script that recomputes ① S, ② A, ③ O of every head, prints them "
+                         "and saves them: the chapter's code with your numbers", menu=export)
         file.addSeparator()
         self._action("quit", "&Quit", self.close, QKeySequence.Quit, "Leave Attention Explorer", file)
 

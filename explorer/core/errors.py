@@ -27,3 +27,7 @@ class EditRefused(ExplorerError):
 
 class CheckpointError(ExplorerError):
     """A model checkpoint (config, safetensors, tokenizer) that cannot be used (names the file and tensor)."""
+
+
+class ExportError(ExplorerError):
+    """A session exported as a script that could not be (names the setting it cannot reproduce, or the file)."""
