@@ -128,6 +128,8 @@ class ModelViewPanel(Panel):
         model.history_moved.connect(self._history_moved)
         model.flow_back.changed.connect(lambda: QTimer.singleShot(0, self._next_tokens_changed))
         self._reveal = False  # a head just opened: bring what the model says next into the dock's view
+        self._followed_load = None  # the session load whose head (if any) the grid and the text have followed
+        model.changed.connect(self._maybe_follow)
         self._fill_choices()
         self._hovered(-1, -1)
 
@@ -219,9 +221,32 @@ class ModelViewPanel(Panel):
 
     def _next_tokens_changed(self):
         self._arrange()  # the table's width changed
+        self._follow_loaded_head()
         if self._reveal:
             self._reveal = self.model.flow_back.state in (NONE, WAITING)  # until the head's numbers (or why not)
             QTimer.singleShot(0, self.reveal_next_tokens)  # once the dock has laid out the table's new size
+
+    def _maybe_follow(self, _flags):
+        if self.model.loads != self._followed_load:  # (cheap: it runs on every edit)
+            QTimer.singleShot(0, self._follow_loaded_head)
+
+    def _follow_loaded_head(self):
+        """A session opened from a file as a head of the open model: the text box, the grid and its outline
+        become that head's (its own token ids run again), not whatever the view had run before."""
+        source, loads = self.model.state.model_head, self.model.loads
+        if loads == self._followed_load or (source is not None and not self.ck.serves(source)):
+            return  # followed already, or (its model not open yet) when it opens
+        self._followed_load = loads
+        if source is None:
+            return
+        self._typing.stop()
+        self.text.setText(self.ck.model.text_of(source.ids))
+        self.grid.selected = (source.layer, source.head)
+        self._opened_at = self.model.history_index()
+        self.grid.update()
+        latest = self.ck.latest
+        if latest is None or tuple(latest.run.ids) != tuple(source.ids):
+            self.ck.run_ids(source.ids, self.text.text())
 
     def reveal_next_tokens(self):
         """Scroll the dock (a low one) just far enough that what the model says next is in view."""
@@ -335,6 +360,7 @@ class ModelViewPanel(Panel):
                                         model_head=self.ck.head_source(layer, head))
         self.model.set_selection(row=session.settings.selected_row)  # the last token: where a pattern shows
         self.grid.selected = (layer, head)  # outlined until the history moves on (an undo, an edit)
+        self._followed_load = self.model.loads  # (the session now is this head: nothing loaded to follow)
         self._reveal = opened
         if opened:
             QTimer.singleShot(0, self.reveal_next_tokens)
