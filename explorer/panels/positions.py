@@ -106,6 +106,12 @@ class PositionsPanel(Panel):
         layout.addWidget(self.check)
         layout.addStretch(0)  # with no map to show (direct mode), what is left of the dock goes below the text
 
+    def render_heading(self):
+        """The formula of the positions chosen (the settings): it follows at once, before the results."""
+        m = self.model
+        self.caption.setText(ALIBI_FORMULA + (ALIBI_CROSS if m.cross else "")
+                             if m.settings.positions == "alibi" else FORMULA)
+
     def render(self, flags):
         m, r = self.model, self.model.results
         alibi = r.slopes is not None
@@ -122,7 +128,7 @@ class PositionsPanel(Panel):
             self.learned.setText(f"This head comes from {escape(head.name)}, which learns a position vector per "
                                  f"place (wpe) and adds it to each token's embedding: X already carries the "
                                  f"order, so “none” here adds nothing more — order is not invisible to this head.")
-        self.caption.setText(ALIBI_FORMULA + (ALIBI_CROSS if m.cross else "") if alibi else FORMULA)
+        self.render_heading()
         self.slopes.setVisible(alibi)
         self.heatmap.setVisible(not alibi and r.pe is not None)
         self.bias_map.setVisible(alibi)
