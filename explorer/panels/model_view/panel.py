@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QApplication, QBoxLayout, QComboBox, QFileDialog,
 from explorer.core.errors import ExplorerError
 from explorer.core.head_patterns import strongest_pattern
 from explorer.core.plural import count
-from explorer.model.flow_back import NONE, WAITING
+from explorer.model.flow_back import LOST, NONE, WAITING
 from explorer.widgets.fitting_text import shrinkable
 from explorer.widgets.head_grid import HeadGrid
 from explorer.widgets.heatmap import Heatmap
@@ -237,8 +237,8 @@ class ModelViewPanel(Panel):
         if loads == self._followed_load or (source is not None and not self.ck.serves(source)):
             return  # followed already, or (its model not open yet) when it opens
         self._followed_load = loads
-        if source is None:
-            return
+        if source is None or self.model.flow_back.state == LOST:
+            return  # (LOST: the open model no longer matches the head, and says so; its ids are not run)
         self._typing.stop()
         self.text.setText(self.ck.model.text_of(source.ids))
         self.grid.selected = (source.layer, source.head)
