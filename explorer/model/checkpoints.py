@@ -86,6 +86,17 @@ class Checkpoints(QObject):
 
         self._submit(job)
 
+    def run_ids(self, ids, text):
+        """Run exactly these token ids (a reopened head's), ``text`` being what they spell; as ``run``."""
+        self.text = text
+        ids = [int(i) for i in ids]
+
+        def job(model, progress, cancelled):
+            run = model.run_ids(ids, progress=progress, cancelled=cancelled)
+            return ModelRun(run, max_pool(run.attentions, THUMB, THUMB))
+
+        self._submit(job)
+
     def generate(self, text, n_new):
         """Generate ``n_new`` tokens greedily after ``text`` with a K/V cache in every layer (on the worker)."""
         self._submit(lambda model, progress, cancelled: model.generate(text, n_new, progress=progress,

@@ -31,7 +31,7 @@ NONE, CLOSED, LOST, MISFIT, WAITING, READY, STOPPED, FAILED = ("none", "closed",
                                                                "stopped", "failed")
 PAUSE_MS = 120     # a pass starts this long after the last edit …
 MOST_WAIT_S = 0.4  # … or this long after the first one still waiting, so a long drag still shows results
-TOP_K = 8
+TOP_K = 5  # the likeliest next tokens shown: the whole comparison fits a low dock (1024 × 640)
 
 
 class FlowBack(QObject):

@@ -103,6 +103,10 @@ class Model:
         self.layout.store.check_unchanged()
         return generate(self.layout, ids, n_new, progress=progress, cancelled=cancelled)
 
+    def text_of(self, ids) -> str:
+        """The text these token ids spell, special tokens (BOS) left out: what was typed to get them."""
+        return self.tokenizer.decode([int(i) for i in ids], skip_special_tokens=True)
+
     def token_label(self, token_id: int) -> str:
         return label(self.tokenizer.id_to_token(int(token_id)) or f"<{token_id}>", self._byte_level)
 

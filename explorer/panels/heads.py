@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFrame, QGridLayout, QHB
 from explorer.core.heads import sharing_name
 from explorer.core.plural import count
 from explorer.model import SELECTION
+from explorer.widgets.details import Details
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import BAD, BAND, CMAPS, FRAME, INK, head_colour
@@ -121,9 +122,7 @@ class HeadsPanel(Panel):
         self._built = None  # (H shown, mode) the cells were made for
         self._tight = False
 
-        self.caption = QLabel(self)
-        self.caption.setWordWrap(True)
-        self.caption.setTextFormat(Qt.TextFormat.RichText)
+        self.caption = Details("", "", self)  # one line; the whole explanation folded under it
 
         self.heads_combo = QComboBox(self)
         self.heads_combo.setToolTip("Number of heads H: only divisors of the widths of Q/K and V are offered")
@@ -322,7 +321,9 @@ class HeadsPanel(Panel):
         if kv < n_heads:
             shared = (f" They share {count(kv, 'K/V head')} ({sharing_name(n_heads, kv)}): heads of one colour read "
                       f"the same K and V, {n_heads // kv} query heads to each, in Hugging Face's repeat_kv order.")
-        self.caption.setText(
+        gqa = f", {count(kv, 'K/V head')}" if kv < n_heads else ""
+        self.caption.set_summary(f"<b>Heads</b>: H = {n_heads} × d_h = {d_head}, scale {escape(scale)}{gqa}")
+        self.caption.set_text(
             f"<b>Heads</b>: D = {D} cut into H = {n_heads} slices of d_h = {d_head}; each head attends on its own "
             f"with scale {escape(scale)}.{shared} Shown: each head's {what} (rows: query, columns: key). Click a head "
             f"to show it in the other panels.")

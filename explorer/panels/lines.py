@@ -79,6 +79,14 @@ class AttentionLinesPanel(Panel):
             self.top_k.setRange(0, max(n, 1))
             self.top_k.setValue(min(self._user_k if self._user_k is not None else default, n))
 
+    def render_heading(self):
+        """The caption from the state: it names the new head count at once, before its results."""
+        m = self.model
+        head = min(m.settings.selected_head, m.settings.heads - 1)
+        two = " (cross-attention: the queries' sequence on the left, the keys' on the right)" if m.cross else ""
+        self.caption.setText("Each line: a query (left) attends to a key (right); darker and thicker = more weight"
+                             f"{two}. Head {head + 1} of {m.settings.heads}.")
+
     def render(self, flags):
         m, tokens, keys = self.model, self.model.query_tokens, self.model.tokens
         n = len(tokens)
@@ -86,9 +94,7 @@ class AttentionLinesPanel(Panel):
         r = m.results
         n_heads = r.n_heads if r is not None else m.settings.heads
         head = min(m.settings.selected_head, n_heads - 1)
-        two = " (cross-attention: the queries' sequence on the left, the keys' on the right)" if m.cross else ""
-        self.caption.setText("Each line: a query (left) attends to a key (right); darker and thicker = more weight"
-                             f"{two}. Head {head + 1} of {n_heads}.")
+        self.render_heading()
         selected = min(m.settings.selected_row, n - 1)
         if r is None or r.heads.weights.shape[1] != n or m.revealed < 2:
             message = HIDDEN_TEXT if m.revealed < 2 else "no weights to show"

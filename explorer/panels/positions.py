@@ -98,12 +98,19 @@ class PositionsPanel(Panel):
         self.learned.setWordWrap(True)
         layout.addWidget(self.learned)
         layout.addWidget(self.heatmap, 3)
-        alibi_row = QHBoxLayout()  # side by side: the bias map keeps the panel's height
+        self.alibi_row = alibi_row = QHBoxLayout()  # side by side: the bias map keeps the panel's height
         alibi_row.addWidget(self.bias_map, 3)
         alibi_row.addWidget(self.slopes, 1)
         layout.addLayout(alibi_row, 3)
         layout.addLayout(shuffle_row)
         layout.addWidget(self.check)
+        layout.addStretch(0)  # with no map to show (direct mode), what is left of the dock goes below the text
+
+    def render_heading(self):
+        """The formula of the positions chosen (the settings): it follows at once, before the results."""
+        m = self.model
+        self.caption.setText(ALIBI_FORMULA + (ALIBI_CROSS if m.cross else "")
+                             if m.settings.positions == "alibi" else FORMULA)
 
     def render(self, flags):
         m, r = self.model, self.model.results
@@ -121,10 +128,14 @@ class PositionsPanel(Panel):
             self.learned.setText(f"This head comes from {escape(head.name)}, which learns a position vector per "
                                  f"place (wpe) and adds it to each token's embedding: X already carries the "
                                  f"order, so “none” here adds nothing more — order is not invisible to this head.")
-        self.caption.setText(ALIBI_FORMULA + (ALIBI_CROSS if m.cross else "") if alibi else FORMULA)
+        self.render_heading()
         self.slopes.setVisible(alibi)
         self.heatmap.setVisible(not alibi and r.pe is not None)
         self.bias_map.setVisible(alibi)
+        layout = self.layout()  # the stretch goes to the map shown, or below the text when none is (direct mode)
+        layout.setStretchFactor(self.heatmap, 3 if self.heatmap.isVisibleTo(self) else 0)
+        layout.setStretchFactor(self.alibi_row, 3 if alibi else 0)
+        layout.setStretch(layout.count() - 1, 0 if alibi or r.pe is not None else 1)
         if alibi:
             self.draw_alibi(r, m.settings.selected_head)
         elif r.pe is not None:

@@ -15,7 +15,7 @@ from explorer.model import LESSON, SETTINGS, STRUCTURE, VALUES
 from explorer.widgets.split_merge_canvas import SplitMergeCanvas, Stage
 
 from .base import Panel
-from .head_style import scale_text
+from .head_style import head_width, scale_text
 
 MAX_NUMBERS_L = 8  # the numbers are printed while L ≤ 8 and every width ≤ 12
 MAX_NUMBERS_D = 12
@@ -69,6 +69,24 @@ class SplitMergePanel(Panel):
         return self.canvas.has_wo
 
     # ----- model → drawing -----------------------------------------------------------------------
+    def render_heading(self, has_wo=None):
+        """The caption from the state (widths, heads, K/V heads, scale): it follows a new head count at once,
+        before its results. ``has_wo``: whether the drawing has the W_o step (else: the session is projected)."""
+        m = self.model
+        H, dh, D = m.settings.heads, head_width(m), m.widths()[0]
+        kv, has_wo = m.state.kv_heads, m.projected if has_wo is None else has_wo
+        dv = H * (m.widths()[1] // kv)  # the heads' outputs side by side
+        merge = ("concatenated back to (L, d_v)" if kv == H else f"concatenated side by side (L, H·d_v/H_kv = {dv})") + (
+            ", then projected by W_o" if has_wo else "")
+        hide = " — outputs hidden until ③ is revealed" if m.revealed < 3 else ""
+        kv_text = ("K and V the same way" if kv == H else
+                   f"K and V into H_kv = {count(kv, 'K/V head')}, each read by {H // kv} query heads in turn")
+        text = (f"<b>Split and merge</b>: (L, D) → (H, L, d_h) — Q's D = {D} columns are cut into H = {count(H, 'head')} of "
+                f"d_h = {dh} ({kv_text}); each head attends on its own with scale {escape(scale_text(m.settings, dh))}; "
+                f"the heads' outputs are {merge}.{hide}")
+        self.caption.setText(text)
+        self.canvas.setToolTip(text)
+
     def render(self, flags):
         r = self.model.results
         if r is None or not flags & (STRUCTURE | VALUES | SETTINGS | LESSON):
@@ -111,17 +129,7 @@ class SplitMergePanel(Panel):
                        Stage("matrix", "output", out.shape, out, [None] * d_out, "output",
                              f"(L={L}, D={d_out})", hidden=hidden)]
         self.canvas.set_data(self.model.query_tokens, H, stages, small, has_wo)
-
-        merge = ("concatenated back to (L, d_v)" if kv == H else f"concatenated side by side (L, H·d_v/H_kv = {dv})") + (
-            ", then projected by W_o" if has_wo else "")
-        hide = " — outputs hidden until ③ is revealed" if hidden else ""
-        kv_text = ("K and V the same way" if kv == H else
-                   f"K and V into H_kv = {count(kv, 'K/V head')}, each read by {H // kv} query heads in turn")
-        text = (f"<b>Split and merge</b>: (L, D) → (H, L, d_h) — Q's D = {D} columns are cut into H = {count(H, 'head')} of "
-                f"d_h = {dh} ({kv_text}); each head attends on its own with scale {escape(scale)}; the "
-                f"heads' outputs are {merge}.{hide}")
-        self.caption.setText(text)
-        self.canvas.setToolTip(text)
+        self.render_heading(has_wo)  # what is drawn (the results'): the same as the state's once they come
 
 
 def _sharing(results, kv, most=4):

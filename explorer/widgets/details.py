@@ -50,6 +50,9 @@ class Details(QWidget):
     def set_open(self, on):
         self.arrow.setChecked(on)
 
+    def set_summary(self, summary):
+        self.summary.setText(summary)
+
     def text(self):
         return self.body.text()
 

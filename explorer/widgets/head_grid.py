@@ -74,6 +74,10 @@ class HeadGrid(QWidget):
         rows, cols = self._shape
         return QSize(LABEL_W + cols * 90, LABEL_H + rows * 90)
 
+    def width_for(self, cell):
+        """The width that shows every column at ``cell`` pixels."""
+        return LABEL_W + self._shape[1] * (cell + GAP)
+
     def minimumSizeHint(self):
         rows, cols = self._shape
         return QSize(LABEL_W + cols * (MIN_CELL + GAP), LABEL_H + rows * (MIN_CELL + GAP))

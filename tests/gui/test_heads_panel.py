@@ -253,3 +253,19 @@ def test_labels_sit_beside_their_rows_after_a_resize(qtbot):
             # the same text rows, give or take one (text drawn into a cache may be shaded a little differently)
             assert all({r - 1, r, r + 1} & expected for r in got), size
             assert all({r - 1, r, r + 1} & got for r in expected), size
+
+
+def test_the_caption_is_one_line_that_opens_onto_the_whole_explanation(qtbot):
+    """A low dock gives its height to the heads: the caption is one line (H, d_h, scale, K/V heads) at the
+    default dock's width; its explanation opens under it."""
+    from explorer.core.presets import grouped_query_session
+    model, panel = make(qtbot, session=grouped_query_session(), size=(560, 300))  # 8 heads of d_h = 2, 2 K/V
+    summary, details = panel.caption.summary, panel.caption
+    qtbot.waitUntil(lambda: summary.height() > 0)
+    assert not details.body.isVisible()
+    assert summary.text() == "<b>Heads</b>: H = 8 × d_h = 2, scale 1/√2 = 0.7071, 2 K/V heads"
+    line = summary.fontMetrics().lineSpacing()
+    assert summary.height() < 2 * line  # one line
+    assert "4 query heads to each" in details.text() and "Click a head" in details.text()
+    qtbot.mouseClick(summary, Qt.MouseButton.LeftButton)
+    assert details.body.isVisible()

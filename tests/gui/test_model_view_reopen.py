@@ -78,7 +78,7 @@ def test_a_saved_head_reopens_with_its_title_and_the_same_next_token_numbers(win
         np.testing.assert_allclose([(t.before, t.after) for t in a], [(t.before, t.after) for t in b], atol=1e-7)
     # independently: the unedited model's distribution from a fresh copy of the shipped model
     fresh = probabilities(open_embedded_model().run_ids(list(ids)).last_logits)
-    top = np.argsort(-fresh, kind="stable")[:8]
+    top = np.argsort(-fresh, kind="stable")[:5]
     assert [t.token_id for t in again.before_top] == list(top)
     np.testing.assert_allclose([t.before for t in again.before_top], fresh[top], atol=1e-6)
     assert again.moved == pytest.approx(0.5 * np.abs(np.array(

@@ -90,7 +90,7 @@ def later_heads(change, source):
     if not moved:
         return "The heads of the later layers attend as before."
     names = ", ".join(f"layer {layer + 1} head {head + 1} <b>{share(c)}</b>" for layer, head, c in moved)
-    return (f"Later heads that changed most (the share of each row's weight that moved, on average): {names}.")
+    return f"Later heads that changed most: {names}."
 
 
 def closed(source, open_model):
@@ -129,6 +129,8 @@ class NextTokensView(QFrame):
         self.numbers.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.later = QLabel(self)
         self.later.setWordWrap(True)
+        self.later.setToolTip("Each number: the share of each row's attention weight that moved in that head, on "
+                              "average over the rows")
         self.offer = QPushButton(self)  # "Open tiny-induction": the session's model, while another (or none) is open
         self.offer.clicked.connect(lambda: self.open_folder(self.flow.home()))
         self.offer.setVisible(False)
@@ -141,6 +143,7 @@ class NextTokensView(QFrame):
         top.addWidget(self.action)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(3)  # the whole comparison fits a low dock (1024 × 640) once scrolled to
         layout.addLayout(top)
         layout.addWidget(self.status)
         offering = QHBoxLayout()
@@ -221,7 +224,8 @@ class NextTokensView(QFrame):
             self.status.setText("Stopped." + (" The numbers below are from before the last edit." if shown else ""))
         elif state == FAILED:
             self.status.setText(f"<span style='color:{BAD}'>{escape(flow.reason)}</span>")
-        else:
-            self.status.setText(
-                f"{escape(source.name)} with its layer {source.layer + 1} head {source.head + 1} as the session has "
-                f"it now: <b>{percent(result.moved)}</b> of the probability moved{favourite(result)}.")
+        else:  # who is speaking is in the tooltip: the line stays short above the table
+            self.status.setText(f"<b>{percent(result.moved)}</b> of the probability moved{favourite(result)}.")
+        self.status.setToolTip(
+            f"{source.name} with its layer {source.layer + 1} head {source.head + 1} as the session has it now, "
+            f"against the model before any edit" if state == READY else "")

@@ -7,12 +7,13 @@ from html import escape
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QPointF, QTimer
-from PySide6.QtWidgets import (QBoxLayout, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
-                               QScrollArea, QSpinBox, QToolTip, QVBoxLayout)
+from PySide6.QtWidgets import (QApplication, QBoxLayout, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit,
+                               QPushButton, QScrollArea, QSpinBox, QToolTip, QVBoxLayout)
 
 from explorer.core.errors import ExplorerError
 from explorer.core.head_patterns import strongest_pattern
 from explorer.core.plural import count
+from explorer.model.flow_back import LOST, NONE, WAITING
 from explorer.widgets.fitting_text import shrinkable
 from explorer.widgets.head_grid import HeadGrid
 from explorer.widgets.heatmap import Heatmap
@@ -25,6 +26,12 @@ DEFAULT_TEXT = "the cat sat on the mat and the dog ran to the door the cat sat o
 TYPING_PAUSE_MS = 300  # a run starts this long after the last keystroke (a newer one overtakes it)
 EMBEDDED = "embedded"
 BADGES = {"previous-token": "prev", "induction": "ind"}
+SIDE_CELL = 44  # px: the heads' thumbnails beside the next-token table at least this big, else it goes below them
+LEGEND = ("Squares: each head's weights on the text. <b>prev</b>: a previous-token head, <b>ind</b>: an induction "
+          "head")
+LEGEND_TIP = ("Each square is one head's attention weights on the text (rows: query, columns: key). prev marks a "
+              "previous-token head, ind an induction head (found on repeated random tokens: the weight on the token "
+              "after the previous occurrence). Hover a head to read what it mostly does on this text.")
 
 
 def least_width(widget):
@@ -80,6 +87,7 @@ class ModelViewPanel(Panel):
         self.grid.installEventFilter(self)  # a head's words as its tooltip too: the line below may be scrolled away
         self.info = QLabel(self)
         self.info.setWordWrap(True)
+        self.info.setToolTip(LEGEND_TIP)
         self.next_tokens = NextTokensView(model.flow_back, self, open_folder=self.open_model)
         self.grid_area = scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
@@ -117,7 +125,10 @@ class ModelViewPanel(Panel):
         self.ck.generated.connect(self._generated)
         self._said = ""  # the status line between runs ("Running…" stands in for it during one)
         model.history_moved.connect(self._outline_session_head)
-        model.flow_back.changed.connect(lambda: QTimer.singleShot(0, self._arrange))  # the table's width changed
+        model.flow_back.changed.connect(lambda: QTimer.singleShot(0, self._next_tokens_changed))
+        self._reveal = False  # a head just opened: bring what the model says next into the dock's view
+        self._followed_load = None  # the session load whose head (if any) the grid and the text have followed
+        model.changed.connect(self._maybe_follow)
         self._fill_choices()
         self._hovered(-1, -1)
 
@@ -197,14 +208,50 @@ class ModelViewPanel(Panel):
         return super().eventFilter(watched, event)
 
     def _arrange(self):
-        """Side by side when the grid at its smallest and the next-token table both fit the width."""
+        """Side by side when the grid with SIDE_CELL thumbnails and the next-token table both fit the width
+        (a wide dock), else the table under the grid."""
         room = self.parentWidget().width() if self.parentWidget() is not None else self.width()  # a dock's viewport
         margins = self.layout().contentsMargins()
-        need = (least_width(self.grid) + 2 * self.grid_area.frameWidth() + self.split.spacing()
-                + least_width(self.next_tokens) + margins.left() + margins.right())
+        need = (max(least_width(self.grid), self.grid.width_for(SIDE_CELL)) + 2 * self.grid_area.frameWidth()
+                + self.split.spacing() + least_width(self.next_tokens) + margins.left() + margins.right())
         wanted = QBoxLayout.Direction.LeftToRight if room >= need else QBoxLayout.Direction.TopToBottom
         if self.split.direction() != wanted:
             self.split.setDirection(wanted)
+
+    def _next_tokens_changed(self):
+        self._arrange()  # the table's width changed
+        self._follow_loaded_head()
+        if self._reveal:
+            self._reveal = self.model.flow_back.state in (NONE, WAITING)  # until the head's numbers (or why not)
+            QTimer.singleShot(0, self.reveal_next_tokens)  # once the dock has laid out the table's new size
+
+    def _maybe_follow(self, _flags):
+        if self.model.loads != self._followed_load:  # (cheap: it runs on every edit)
+            QTimer.singleShot(0, self._follow_loaded_head)
+
+    def _follow_loaded_head(self):
+        """A session opened from a file as a head of the open model: the text box, the grid and its outline
+        become that head's (its own token ids run again), not whatever the view had run before."""
+        source, loads = self.model.state.model_head, self.model.loads
+        if loads == self._followed_load or (source is not None and not self.ck.serves(source)):
+            return  # followed already, or (its model not open yet) when it opens
+        self._followed_load = loads
+        if source is None or self.model.flow_back.state == LOST:
+            return  # (LOST: the open model no longer matches the head, and says so; its ids are not run)
+        self._typing.stop()
+        self.text.setText(self.ck.model.text_of(source.ids))
+        self._outline_session_head()  # (outlined once the grid is of its ids: after the run below)
+        latest = self.ck.latest
+        if latest is None or tuple(latest.run.ids) != tuple(source.ids):
+            self.ck.run_ids(source.ids, self.text.text())
+
+    def reveal_next_tokens(self):
+        """Scroll the dock (a low one) just far enough that what the model says next is in view."""
+        scroll = self.parentWidget().parentWidget() if self.parentWidget() is not None else None
+        if isinstance(scroll, QScrollArea):
+            for _ in range(3):  # the table's new height, then the panel's, then the scroll area's range
+                QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+            scroll.ensureWidgetVisible(self.next_tokens, 0, 0)
 
     def showEvent(self, event):
         super().showEvent(event)
@@ -251,7 +298,7 @@ class ModelViewPanel(Panel):
                 f"has {c.vocab:,} entries{' (lower-case words)' if m.name == 'tiny-induction' else ''}</span>"
                 if unknown else "")
         self._say(f"{escape(m.name)}: {c.layers} layers × {c.heads} heads on "
-                  f"{count(len(latest.run.tokens), 'token')}{warn} — hover a head, click it to make it the session")
+                  f"{count(len(latest.run.tokens), 'token')}{warn} — click a head to make it the session")
 
     def _generated(self):
         """The generated text, the newest token's 1 × t rows in every layer and head, the cache's size."""
@@ -290,12 +337,9 @@ class ModelViewPanel(Panel):
     def _hovered(self, layer, head):
         if layer < 0 or self.ck.latest is None:
             outlined = ("" if self.grid.selected is None else
-                        " The outlined head is the session: the grid shows the model as trained, and what the "
-                        "session's edits change is under “What the model says next”.")
-            self.info.setText("Each square is one head's attention weights on the text (rows: query, columns: "
-                              "key). <b>prev</b> marks a previous-token head, <b>ind</b> an induction head "
-                              "(found on repeated random tokens: the weight on the token after the previous "
-                              f"occurrence).{outlined}")
+                        ". The outlined head is the session, shown as trained: its edits' effect is under “What "
+                        "the model says next”")
+            self.info.setText(LEGEND + outlined)
             return
         self.info.setText(self.head_words(layer, head))
 
@@ -324,6 +368,10 @@ class ModelViewPanel(Panel):
                                         model_head=self.ck.head_source(layer, head))
         self.model.set_selection(row=session.settings.selected_row)  # the last token: where a pattern shows
         self._outline_session_head()
+        self._followed_load = self.model.loads  # (the session now is this head: nothing loaded to follow)
+        self._reveal = opened
+        if opened:
+            QTimer.singleShot(0, self.reveal_next_tokens)
         return opened
 
     def _session_head(self):

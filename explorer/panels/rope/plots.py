@@ -25,6 +25,13 @@ BAND_WORDS = {"kept": "kept: it turns faster than 2π·high_freq_factor / origin
               "slowed": "divided by the factor: it turns slower than 2π·low_freq_factor / original context"}
 
 
+def log_ticks(lo, hi, most=5):
+    """Ticks for a log10 axis from 10^lo to 10^hi: the powers of ten, every k-th when there are more than
+    ``most`` (one a decade is as close as a short plot labels them apart); (log10 value, text) pairs."""
+    powers = list(range(int(np.ceil(lo - 1e-9)), int(np.floor(hi + 1e-9)) + 1))
+    return [(float(k), format_number(10.0 ** k, 3)) for k in powers[::-(-len(powers) // most)]]
+
+
 def _pen(color, width=2.0, style=Qt.PenStyle.SolidLine):
     return pg.mkPen(color, width=width, style=style)
 
@@ -206,7 +213,10 @@ class RopePlots:
         vb = self.spectrum.getPlotItem().getViewBox()
         lo, hi = np.log10(min([theta.min(), *limits])), np.log10(max([plain.max(), *limits]))
         room = 0.35 if scaling is None else 0.8       # the labels of the limits need a line's height
+        if hi - lo < 2:  # one pair, or a few close ones (d_h = 2): two decades, so three powers of ten are labelled
+            lo, hi = (lo + hi) / 2 - 1, (lo + hi) / 2 + 1
         vb.setRange(xRange=(-0.5, max(len(theta) - 0.5, 0.5)), yRange=(lo - room, hi + room), padding=0)
+        self.spectrum.getPlotItem().getAxis("left").setTicks([log_ticks(lo - room, hi + room), []])
         axis = self.spectrum.getPlotItem().getAxis("bottom")
         step = max(1, int(np.ceil(len(theta) / 12)))
         axis.setTicks([[(float(j), str(j)) for j in range(0, len(theta), step)], []])

@@ -1,12 +1,16 @@
-"""How the RoPE panel arranges itself: its controls in small groups on four rows (wide) or ten (narrow),
-the plane beside the spectrum and the score plot, or all three in one column."""
-from PySide6.QtCore import Qt
+"""How the RoPE panel arranges itself: its controls in small groups on four rows (wide) or as many to a row
+as fit (narrow), the plane beside the spectrum and the score plot, or all three in one column."""
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.plots import lesson_plot
 
 NARROW = 760  # px: below this width the tiles stack in one column
+ORDER = ("rope", "base*", "style", "offset", "scaling", "factor*", "low", "high", "context", "head", "query", "key",
+         "pair*")  # the groups in reading order; * a slider, which takes what its row has left
+SLIDER_ROOM = 200  # px a slider group needs at the least to be dragged with some precision
+ROW_SPACING = 12
 
 
 class RopeTiles:
@@ -29,13 +33,14 @@ class RopeTiles:
             label = QLabel(text, self)
             label.setBuddy(widget)
             self.groups[name] = self._group(label, widget)
-        self.bar_rows = [QHBoxLayout() for _ in range(10)]
+        self.bar_rows = [QHBoxLayout() for _ in ORDER]
+        self._bar = None  # the groups on each row, as last arranged
         self.bar = QVBoxLayout()
         self.bar.setContentsMargins(0, 0, 0, 0)
         self.bar.setSpacing(4)
         for row in self.bar_rows:
             row.setContentsMargins(0, 0, 0, 0)
-            row.setSpacing(12)
+            row.setSpacing(ROW_SPACING)
             self.bar.addLayout(row)
 
         self.plane_tile, plane_layout = self._tile()
@@ -112,14 +117,36 @@ class RopeTiles:
             row.addWidget(w, 1 if isinstance(w, LabelledSlider) else 0)
         return group
 
+    def _packed_rows(self):
+        """The shown groups in reading order, as many to a row as fit the panel's width (a narrow dock)."""
+        outer = self.parentWidget()  # a dock's viewport: the panel itself keeps its minimum width when it shrinks
+        margins = self.layout().contentsMargins()
+        room = (outer.width() if outer is not None else self.width()) - margins.left() - margins.right()
+        rows, used = [[]], 0
+        for name in ORDER:
+            group = self.groups[name.rstrip("*")]
+            if group.isHidden():
+                continue
+            width = max(group.minimumSizeHint().width(), SLIDER_ROOM if name.endswith("*") else
+                        group.sizeHint().width())
+            if rows[-1] and used + ROW_SPACING + width > room:
+                rows.append([])
+                used = 0
+            used += width + (ROW_SPACING if rows[-1] else 0)
+            rows[-1].append(name)
+        return [row if any(n.endswith("*") for n in row) else row + [""] for row in rows]
+
     def _arrange_bar(self, columns):
         g = self.groups
         if columns == 2:
             rows = [["rope", "base*", "style", "offset"], ["scaling", "factor*"], ["low", "high", "context", ""],
-                    ["head", "query", "key", "pair*"], [], [], [], [], [], []]
-        else:  # one group a row where two side by side are wider than the Model-sized dock at 1024 × 640
-            rows = [["rope", "base*"], ["style", ""], ["offset", ""], ["scaling", ""], ["factor*"], ["low", ""],
-                    ["high", ""], ["context", ""], ["head", "query", "key", ""], ["pair*"]]
+                    ["head", "query", "key", "pair*"]]
+        else:
+            rows = self._packed_rows()
+        if rows == self._bar:
+            return
+        self._bar = rows
+        rows = rows + [[]] * (len(self.bar_rows) - len(rows))
         for layout, names in zip(self.bar_rows, rows):
             while layout.count():
                 layout.takeAt(0)
@@ -152,7 +179,18 @@ class RopeTiles:
         for r, s in enumerate(stretches):
             self.tiles.setRowStretch(r, s)
 
+    def showEvent(self, event):
+        super().showEvent(event)
+        if self.parentWidget() is not None:
+            self.parentWidget().installEventFilter(self)  # (once: Qt ignores a second install)
+
+    def eventFilter(self, watched, event):
+        if event.type() == QEvent.Type.Resize and watched is self.parentWidget() and self._columns == 1:
+            self._arrange_bar(1)  # the dock's viewport narrower than the panel's least width: pack again
+        return super().eventFilter(watched, event)
+
     def resizeEvent(self, event):
         super().resizeEvent(event)
         self._arrange(2 if self.width() >= NARROW else 1)
+        self._arrange_bar(self._columns)  # narrow: how many groups a row holds follows the width
 
