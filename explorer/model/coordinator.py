@@ -120,6 +120,7 @@ class Coordinator(QObject):
         self._held = 0  # flags of a request held until it has (it would rewrite the buffers that head is in)
         self._repeated = None  # (partial, results): the whole results of the recompute that showed that partial
         self._fit = None  # (weak reference to the results, the state, whether they fit it): ``fits``' answer
+        self._spare = None  # SpareBuffers the next session loaded may write its results into
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(0)
@@ -197,11 +198,19 @@ class Coordinator(QObject):
         """The next recompute must be whole (the state was replaced)."""
         self._dirty = None
 
+    def expect(self, spare):
+        """The next session loaded may write its results into ``spare`` (None: forget any)."""
+        if self._spare is not None and self._spare is not spare:
+            self._spare.release()
+        self._spare = spare
+
     def load(self, wait, snapshot):
-        """A new session: computed here when cheap (or ``wait``), else on the worker."""
+        """A new session: computed here when cheap (or ``wait``), else on the worker (into the spare
+        buffers made for it, when there are and the results' own do not fit)."""
         self._dirty = None
         state = self.model.state
         if wait or full_cost(state.matrices, state.settings) <= BACKGROUND_COST:
+            self.expect(None)
             self.recompute(wait=True)  # a small session is never shown without its results
             return
         if self.results is None:
@@ -343,6 +352,7 @@ class Coordinator(QObject):
         first = min(settings.selected_head, settings.heads - 1)
         order = [first] + [h for h in range(settings.heads) if h != first]
         previous = self.results if big else None
+        spare, self._spare = (self._spare, None) if self.loading else (None, self._spare)
         self._generation += 1
         if fresh:
             # Results of another shape must never be shown, nor, while a session loads, its results
@@ -362,7 +372,7 @@ class Coordinator(QObject):
         sharing = self.worker.sharing()
         self.worker.submit(self._generation, lambda run: recompute(  # the shown head's summaries only
             snapshot, settings, previous=previous, order=order, summarise=order[:1], cancelled=run,
-            on_shown=run.show, **sharing))
+            on_shown=run.show, spare=spare, **sharing))
 
     def _release(self):
         """The job a request was held for has shown its head (or ended): hand the request over."""
