@@ -22,6 +22,7 @@ from .masks import combine_masks
 from .pooling import needs_overview, overview_rows, overview_shape, refresh_overview_rows
 from .pipeline import (PipelineResult, kv_heads_of, project, rope_positions, rotate, rotate_heads, scale_for,
                        slopes_for)
+from .spare_buffers import results_array
 
 BLOCK_CELLS = 1 << 19  # cells per softmax block: temporaries of ~4 MiB whatever L is
 
@@ -142,7 +143,7 @@ def buffers(inputs, previous=None, spare=None):
     taken = spare.take((h, lq, lk)) if spare is not None else None
     if taken is not None:  # its thread has stopped: these arrays are this recompute's alone
         return Buffers(*taken, np.empty((h, lq, dv)), *small, fresh=True, warm=(spare.head, spare.touched_rows))
-    return Buffers(np.empty((h, lq, lk)), np.empty((h, lq, lk)), np.empty((h, lq, dv)), *small, fresh=True)
+    return Buffers(results_array((h, lq, lk)), results_array((h, lq, lk)), np.empty((h, lq, dv)), *small, fresh=True)
 
 
 def of_result(result):

@@ -255,6 +255,11 @@ class AttentionModel(Edits, QObject):
         their shown head's memory touched, while its file was read); None: forget any such."""
         self.coordinator.expect(spare)
 
+    def shown_drawn(self):
+        """The window has drawn a loading session's shown head (``shown_ready``): the worker, which waited
+        so the drawing had the cores to itself, goes on with the other heads."""
+        self.coordinator.shown_drawn()
+
     def results_shape(self):
         """(H, Lq, Lk) of the results' scores, whose buffers a session of that shape reuses; or None."""
         results = self.coordinator.results

@@ -121,6 +121,7 @@ class Coordinator(QObject):
         self._repeated = None  # (partial, results): the whole results of the recompute that showed that partial
         self._fit = None  # (weak reference to the results, the state, whether they fit it): ``fits``' answer
         self._spare = None  # SpareBuffers the next session loaded may write its results into
+        self._unseen = None  # the job whose shown head a loading session's window has not yet drawn
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(0)
@@ -392,13 +393,24 @@ class Coordinator(QObject):
         if generation == self._unshown:
             self._unshown = None
         rewritten = self._big() and generation != self._generation  # a newer job writes its arrays (held: never)
-        if generation >= max(self._accept_from, self._partial_from) and self.fits(partial) and not rewritten:
+        taken = generation >= max(self._accept_from, self._partial_from) and self.fits(partial) and not rewritten
+        if taken and self.loading:
+            # A loading session's ① and ② come out from under their covers a turn or two later: the job
+            # goes on when the window says they are drawn (``shown_drawn``), or a newer request stops it.
+            self._unseen = generation
+        else:  # the job goes on once this turn (and the paint it asked for) is over
+            QTimer.singleShot(0, self, lambda: self.worker.seen(generation))
+        if taken:
             self.partial = partial
             self._partial_from = generation + 1
             self.model.shown_ready.emit(self._unannounced)  # panels of the shown head draw it now
-        # the job goes on once this turn (and the paint it asked for) is over, or a newer request stops it
-        QTimer.singleShot(0, self, lambda: self.worker.seen(generation))
         self._release()
+
+    def shown_drawn(self):
+        """The window has drawn the loading session's shown head: the worker goes on with the other heads."""
+        generation, self._unseen = self._unseen, None
+        if generation is not None:
+            self.worker.seen(generation)
 
     def _on_worker_done(self, generation, outcome):
         """A background recompute finished: show it (a drag shows progress) unless a newer state of
