@@ -140,7 +140,8 @@ class LoadingCovers:
     def _when_shown_head_drawn(self):
         """Once no dock of the shown head's ① and ② on screen waits under its cover, tell the model after
         this turn's paint (its worker waits meanwhile, so the drawing has the cores to itself)."""
-        if self.active and not any(self.early(key) and self.is_up(key) and self.seen(key) for key in self.covers):
+        early = [key for key in self.covers if self.early(key)]  # none before the shown head has come
+        if self.active and early and not any(self.is_up(key) and self.seen(key) for key in early):
             QTimer.singleShot(0, self.model.shown_drawn)
 
     def early(self, key):
