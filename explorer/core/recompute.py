@@ -188,8 +188,8 @@ def score_head(inputs, bufs, h, cancelled=None, summarise=True, executor=None, l
     def touch(j):
         scores[h, warm + j * (n_rows - warm) // lanes:warm + (j + 1) * (n_rows - warm) // lanes] = 0.0
 
-    if bufs.fresh and lanes > 1 and warm < n_rows:  # new memory: the kernel maps and zeroes it at first touch (~0.2 s per
-        _share(executor, lanes, touch)  # 128 MiB on a VM), and QKᵀ would meet it all on one thread
+    if bufs.fresh and lanes > 1 and warm < n_rows:  # new memory: the kernel maps it at first touch (~0.1 s
+        _share(executor, lanes, touch)  # per 128 MiB on a VM), and QKᵀ would meet it all on one thread
     with np.errstate(over="ignore", invalid="ignore"):
         np.matmul(inputs.q_head(h), inputs.k_head(h).T, out=scores[h])  # whole: bands would change the bits
         scores[h] *= inputs.scale / inputs.temperature

@@ -1,13 +1,13 @@
 """Read a session file in another process and hand it back in the binary form (no Qt).
 
 ``python -m explorer.core.session_convert SOURCE TARGET.aesz``: ``load_session(SOURCE)`` (every
-check of the format) then ``save_session(TARGET)``. As soon as the file is parsed, before its matrices
-are checked, one line on stdout gives its shape: ``OUTLINE heads queries keys head`` (``spare_buffers``:
-the window prepares the shown head's memory meanwhile); nothing if the settings cannot be a session's. The window runs this for a large JSON session:
+check of the format) then ``save_session(TARGET)``. The window runs this for a large JSON session:
 ``json.loads`` of 130 MB holds the GIL ~1.3 s (the whole read ~2.5 s), which on any thread of the
 window's process would freeze it; the binary form it gets back reads in a fraction of that, mostly
 outside the GIL. Exit status 0, or 2 with the SessionError's message (which names SOURCE's file) as
-the last line on stderr.
+the last line on stderr. As soon as the file is parsed, before its matrices are checked, one line on
+stdout gives its shape, ``OUTLINE heads queries keys head`` (nothing if its settings cannot be a
+session's): the window makes the shown head's memory ready meanwhile (``spare_buffers``).
 """
 from __future__ import annotations
 

@@ -21,8 +21,6 @@ from .settings_schema import SCHEMA, check_value
 # touch is too short to be worth a thread.
 SPARE_BYTES = 256 * 2**20
 _CHUNK_BYTES = 4 * 2**20  # touched a block of rows at a time: ``take`` waits for one block at most
-
-
 _SMALL_PAGES_FROM = 4 * 2**20  # bytes: NumPy asks for transparent huge pages from here on
 
 

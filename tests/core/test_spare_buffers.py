@@ -164,7 +164,8 @@ def test_the_outline_counts_the_query_tokens_of_a_cross_attention_session(tmp_pa
     save_session(session, path)
     told = []
     load_session(path, on_outline=lambda q, k, settings: told.append((q, k)))
-    assert told == [(len(session.query_tokens), len(session.tokens))] and len(session.query_tokens) != len(session.tokens)
+    assert len(session.query_tokens) != len(session.tokens)
+    assert told == [(len(session.query_tokens), len(session.tokens))]
 
 
 def test_the_converting_process_says_the_outline_first(tmp_path):
