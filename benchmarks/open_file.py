@@ -63,6 +63,8 @@ def open_once(app, window, path, length, timeout_s=120.0, heartbeat_ms=2):
         shows.append(now() - t)
 
     documents._show_opened = timed_show  # this process only: how long handing the session over takes
+    from explorer.widgets import heatmap_ticks
+    heatmap_ticks._widths_seen.clear()  # the labels measured as a new file's are (the same file is reopened)
     heart.start()
     t0 = now()
     st["beats"].append(t0)

@@ -112,7 +112,7 @@ class Documents:
         self._reading = None
         if BACKGROUND_BYTES < size <= MAX_FILE_BYTES:  # (a larger one is refused at once, unread)
             self.window.statusBar().showMessage(f"Opening {Path(path).name} ({size / 2 ** 20:.0f} MB)…")
-            self._reading = (self.opener.open(path), done, failed)
+            self._reading = (self.opener.open(path, keep=self.model.results_shape()), done, failed)
             return True
         reading = (self.busy(f"Opening {Path(path).name} ({size / 2 ** 20:.0f} MB)…") if size > BUSY_BYTES
                    else nullcontext())
@@ -136,10 +136,17 @@ class Documents:
             return
         _, done, failed = self._reading
         self._reading = None
+        spare = self.opener.spare(request)  # its result buffers, made ready while it was read
         if session is None:
+            if spare is not None:
+                spare.release()
             failed(error)
-        else:
+            return
+        self.model.expect(spare)
+        try:
             done(session)
+        finally:
+            self.model.expect(None)  # not loaded after all (or loaded without them): let them go
 
     def _show_opened(self, session, path, remember=True):
         # A large session's results come from the worker: the window stays responsive meanwhile (the

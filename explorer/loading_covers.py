@@ -110,6 +110,7 @@ class LoadingCovers:
             self.active = True
             if any(self.early(key) for key, _ in views):  # the shown head's ① and ② came: those docks first
                 QTimer.singleShot(UNCOVER_STEP_MS, self.uncover_next)
+            self._when_shown_head_drawn()
             return
         if self.active:
             self.active = False
@@ -135,6 +136,13 @@ class LoadingCovers:
             view.setFocus()
         else:
             focus.clearFocus()
+
+    def _when_shown_head_drawn(self):
+        """Once no dock of the shown head's ① and ② on screen waits under its cover, tell the model after
+        this turn's paint (its worker waits meanwhile, so the drawing has the cores to itself)."""
+        early = [key for key in self.covers if self.early(key)]  # none before the shown head has come
+        if self.active and early and not any(self.is_up(key) and self.seen(key) for key in early):
+            QTimer.singleShot(0, self.model.shown_drawn)
 
     def early(self, key):
         """Whether dock ``key`` may come out from under its cover before the session's results are all
@@ -199,6 +207,7 @@ class LoadingCovers:
             self.uncover(key)
             if self.covers[key].isHidden():  # it drew: the next one at the next tick
                 QTimer.singleShot(UNCOVER_STEP_MS, self.uncover_next)
+                self._when_shown_head_drawn()
                 return
         # the rest could not draw yet (a newer change is pending): each lifts when its panel draws
 

@@ -8,6 +8,10 @@ hands it back in the binary form, which the thread then reads. If no such proces
 the thread reads the JSON itself (slower for the window, never wrong).
 
 The newest request wins: a result of an older one is dropped, and its process is stopped.
+
+As soon as the file's description gives the session's shape (before its matrices are read; from the
+other process for JSON), a large session's result buffers are made and its shown head's memory is
+touched on a thread (``core.spare_buffers``): ``spare(request)`` hands them on with the session.
 """
 from __future__ import annotations
 
@@ -22,8 +26,9 @@ from PySide6.QtCore import QObject, Signal
 
 from explorer.core.errors import SessionError
 from explorer.core.session import load_session
-from explorer.core.session_convert import FAILED
+from explorer.core.session_convert import FAILED, read_outline
 from explorer.core.session_read import ZIP_SIGNATURE
+from explorer.core.spare_buffers import outline_shape, spare_for
 
 _ROOT = str(Path(__file__).resolve().parents[1])  # where ``explorer`` is importable from
 
@@ -43,11 +48,15 @@ class SessionOpener(QObject):
         self.request = 0
         self._process = None
         self._lock = threading.Lock()
+        self._spare = None  # (request, SpareBuffers) made for the request's session while it is read
+        self._keep = None  # the (H, Lq, Lk) of results the window will reuse: no spare for those
 
-    def open(self, path) -> int:
-        """Start reading ``path``; returns the request number ``finished`` will carry."""
+    def open(self, path, keep=None) -> int:
+        """Start reading ``path``; returns the request number ``finished`` will carry. ``keep``: the
+        shape (H, Lq, Lk) of the window's current results (a session of that shape reuses them)."""
         self.cancel()
         self.request += 1
+        self._keep = keep
         threading.Thread(target=self._read, args=(self.request, path), daemon=True,
                          name="session-opener").start()
         return self.request
@@ -59,6 +68,35 @@ class SessionOpener(QObject):
             process, self._process = self._process, None
         if process is not None and process.poll() is None:
             process.kill()
+        self.spare(None)
+
+    def spare(self, request):
+        """The SpareBuffers made for ``request``'s session (once; the caller takes them over), or None;
+        any made for another request are released."""
+        with self._lock:
+            made, self._spare = self._spare, None
+        if made is not None and made[0] == request:
+            return made[1]
+        if made is not None:
+            made[1].release()
+        return None
+
+    def _prepare(self, request, shape):
+        """The read found the session's shape: make its result buffers ready meanwhile (if large)."""
+        if request != self.request:
+            return
+        try:
+            made = spare_for(shape, self._keep)
+        except Exception:  # noqa: BLE001 — a bug here must never stop the file from opening
+            return
+        if made is None:
+            return
+        with self._lock:
+            old, self._spare = self._spare, (request, made)
+        if old is not None:
+            old[1].release()
+        if request != self.request:  # overtaken meanwhile
+            self.spare(None)
 
     def busy(self) -> bool:
         return self._process is not None
@@ -66,7 +104,8 @@ class SessionOpener(QObject):
     def _read(self, request, path):
         session, error = None, ""
         try:
-            session = load_session(path) if _is_binary(path) else self._read_json(request, path)
+            session = (load_session(path, on_outline=lambda *outline: self._prepare(request, outline_shape(*outline)))
+                       if _is_binary(path) else self._read_json(request, path))
         except SessionError as exc:
             error = str(exc)
         except OSError:
@@ -85,15 +124,22 @@ class SessionOpener(QObject):
         try:
             env = dict(os.environ)
             env["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, env.get("PYTHONPATH", "")) if p)
-            try:
-                process = subprocess.Popen(
-                    [sys.executable, "-m", "explorer.core.session_convert", os.fspath(path), converted],
-                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-            except OSError:
-                return load_session(path)  # no process to be had: read it here
-            with self._lock:
-                self._process = process
-            _, err = process.communicate()
+            # its errors go to a file: a pipe left unread while its outline is awaited could fill up
+            with tempfile.TemporaryFile() as errors:
+                try:
+                    process = subprocess.Popen(
+                        [sys.executable, "-m", "explorer.core.session_convert", os.fspath(path), converted],
+                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=errors, env=env)
+                except OSError:
+                    return load_session(path)  # no process to be had: read it here
+                with self._lock:
+                    self._process = process
+                with process.stdout:
+                    for line in process.stdout:  # its outline, when parsed; the end when it exits (or is killed)
+                        self._prepare(request, read_outline(line.decode("ascii", "replace")))
+                process.wait()
+                errors.seek(0)
+                err = errors.read()
             with self._lock:
                 if self._process is process:
                     self._process = None

@@ -22,6 +22,7 @@ from .masks import combine_masks
 from .pooling import needs_overview, overview_rows, overview_shape, refresh_overview_rows
 from .pipeline import (PipelineResult, kv_heads_of, project, rope_positions, rotate, rotate_heads, scale_for,
                        slopes_for)
+from .spare_buffers import results_array
 
 BLOCK_CELLS = 1 << 19  # cells per softmax block: temporaries of ~4 MiB whatever L is
 
@@ -124,18 +125,25 @@ class Buffers:
     score_range: np.ndarray  # (H, 2): min and max score of each head — the colour levels
     overviews: dict = field(default_factory=dict)  # ("scores" | "weights", head) → screen-sized overview
     fresh: bool = False  # new arrays (their memory not yet touched), not the previous result's
+    warm: tuple = (None, 0)  # (head, rows): of fresh arrays, the first rows of that head's scores already touched
 
 
-def buffers(inputs, previous=None):
-    """Buffers to write into: the previous result's (H, Lq, Lk) arrays when the shapes still fit."""
+def buffers(inputs, previous=None, spare=None):
+    """Buffers to write into: the previous result's (H, Lq, Lk) arrays when the shapes still fit, else
+    ``spare``'s (``SpareBuffers``, made while the file was read) when they fit, else new ones."""
     h, lq, lk, dv = inputs.n_heads, inputs.q.shape[0], inputs.k.shape[0], inputs.dv_head
     small = np.full((h, lq), np.nan), np.empty((h, 2))  # row sums: NaN until made (see pipeline)
     if previous is not None:
         p = previous.heads
         if (p.scores.shape == (h, lq, lk) and p.head_outputs.shape == (h, lq, dv)
                 and p.scores.flags.writeable and p.scores.flags.c_contiguous):
+            if spare is not None:
+                spare.release()
             return Buffers(p.scores, p.weights, p.head_outputs, *small)
-    return Buffers(np.empty((h, lq, lk)), np.empty((h, lq, lk)), np.empty((h, lq, dv)), *small, fresh=True)
+    taken = spare.take((h, lq, lk)) if spare is not None else None
+    if taken is not None:  # its thread has stopped: these arrays are this recompute's alone
+        return Buffers(*taken, np.empty((h, lq, dv)), *small, fresh=True, warm=(spare.head, spare.touched_rows))
+    return Buffers(results_array((h, lq, lk)), results_array((h, lq, lk)), np.empty((h, lq, dv)), *small, fresh=True)
 
 
 def of_result(result):
@@ -175,11 +183,13 @@ def score_head(inputs, bufs, h, cancelled=None, summarise=True, executor=None, l
     lanes = max(1, min(lanes if executor is not None else 1, len(tops)))
     per = -(-len(tops) // lanes)
 
-    def touch(j):
-        scores[h, j * per * step:(j + 1) * per * step] = 0.0
+    warm = bufs.warm[1] if bufs.warm[0] == h else 0  # rows touched while the file was read
 
-    if bufs.fresh and lanes > 1:  # new memory: the kernel maps and zeroes it at first touch (~0.2 s per
-        _share(executor, lanes, touch)  # 128 MiB on a VM), and QKᵀ would meet it all on one thread
+    def touch(j):
+        scores[h, warm + j * (n_rows - warm) // lanes:warm + (j + 1) * (n_rows - warm) // lanes] = 0.0
+
+    if bufs.fresh and lanes > 1 and warm < n_rows:  # new memory: the kernel maps it at first touch (~0.1 s
+        _share(executor, lanes, touch)  # per 128 MiB on a VM), and QKᵀ would meet it all on one thread
     with np.errstate(over="ignore", invalid="ignore"):
         np.matmul(inputs.q_head(h), inputs.k_head(h).T, out=scores[h])  # whole: bands would change the bits
         scores[h] *= inputs.scale / inputs.temperature
@@ -305,7 +315,7 @@ def _result(inputs, bufs, concat, output, partial_head=None):
 
 
 def recompute(matrices, settings, previous=None, order=None, cancelled=None, summarise=None, executor=None,
-              lanes=1, on_shown=None):
+              lanes=1, on_shown=None, spare=None):
     """Every stage, head by head (in ``order``), reusing ``previous``'s buffers; None if cancelled.
 
     ``summarise``: the heads whose row sums are made on the way (default all; the others are made
@@ -315,9 +325,10 @@ def recompute(matrices, settings, previous=None, order=None, cancelled=None, sum
     ``on_shown(partial)``: the first head of ``order`` comes first, on every lane, and as soon as its
     ① and ② are made they are handed over, on this thread, as a partial result (``partial_head``; ③
     None): nothing writes them again in this call, while the other heads follow.
+    ``spare``: ``SpareBuffers`` to write into when ``previous``'s do not fit (taken, or released).
     """
     inputs = prepare(matrices, settings)
-    bufs = buffers(inputs, previous)
+    bufs = buffers(inputs, previous, spare)
     order = list(range(inputs.n_heads)) if order is None else list(order)
     summarise = set(order if summarise is None else summarise)
     scored = set()  # heads whose ① and ② are made: only ③ is left

@@ -5,7 +5,9 @@ check of the format) then ``save_session(TARGET)``. The window runs this for a l
 ``json.loads`` of 130 MB holds the GIL ~1.3 s (the whole read ~2.5 s), which on any thread of the
 window's process would freeze it; the binary form it gets back reads in a fraction of that, mostly
 outside the GIL. Exit status 0, or 2 with the SessionError's message (which names SOURCE's file) as
-the last line on stderr.
+the last line on stderr. As soon as the file is parsed, before its matrices are checked, one line on
+stdout gives its shape, ``OUTLINE heads queries keys head`` (nothing if its settings cannot be a
+session's): the window makes the shown head's memory ready meanwhile (``spare_buffers``).
 """
 from __future__ import annotations
 
@@ -13,14 +15,31 @@ import sys
 
 from .errors import SessionError
 from .session import load_session, save_session
+from .spare_buffers import outline_shape
 
 FAILED = 2
+OUTLINE = "OUTLINE"
+
+
+def _say_outline(n_queries, n_keys, settings):
+    shape = outline_shape(n_queries, n_keys, settings)
+    if shape is not None:
+        sys.stdout.write(f"{OUTLINE} {' '.join(str(n) for n in shape)}\n")
+        sys.stdout.flush()
+
+
+def read_outline(line):
+    """(heads, queries, keys, head) from a line this process wrote, or None."""
+    words = line.split()
+    if len(words) == 5 and words[0] == OUTLINE and all(w.isdigit() for w in words[1:]):
+        return tuple(int(w) for w in words[1:])
+    return None
 
 
 def main(argv=None) -> int:
     source, target = (sys.argv[1:] if argv is None else argv)
     try:
-        save_session(load_session(source), target)
+        save_session(load_session(source, on_outline=_say_outline), target)
     except SessionError as exc:
         sys.stderr.write(str(exc).replace("\n", " ") + "\n")
         return FAILED

@@ -166,10 +166,11 @@ def _model_head_from_json(value: Any, where: str) -> ModelHead:
     return ModelHead(**value)
 
 
-def _session_from_data(data: Any, where: str, read_matrix=_matrix_from_json) -> Session:
+def _session_from_data(data: Any, where: str, read_matrix=_matrix_from_json, on_outline=None) -> Session:
     """The Session a parsed file holds: upgraded, fields checked, defaults for those left out.
     ``read_matrix(value, place, where)`` makes a matrix of a ``matrices`` entry (JSON rows, or in the
-    binary form the name of an .npy member)."""
+    binary form the name of an .npy member). ``on_outline(queries, keys, settings)``: told the token
+    counts and the settings as the file has them (unchecked) before any matrix is read."""
     data = _upgraded(data, where)
     _check_fields(data, TOP_FIELDS, REQUIRED_TOP_FIELDS, "", where)
     tokens = data["tokens"]
@@ -193,6 +194,8 @@ def _session_from_data(data: Any, where: str, read_matrix=_matrix_from_json) -> 
         query_tokens = _check_tokens(query_tokens, where, "query_tokens")
     model_head = _model_head_from_json(data["model_head"], where) if "model_head" in data else None
     _check_matrix_names(matrices, where, cross=query_tokens is not None)
+    if on_outline is not None:
+        on_outline(len(tokens) if query_tokens is None else len(query_tokens), len(tokens), settings)
     arrays = {name: read_matrix(matrices[name], f"matrices.{name}", where)
               for name in MATRIX_AXES if name in matrices}
     session = Session(tokens=tuple(tokens), matrices=arrays, settings=Settings(**settings),
@@ -201,7 +204,7 @@ def _session_from_data(data: Any, where: str, read_matrix=_matrix_from_json) -> 
     return validate_session(session, where)
 
 
-def _from_json(text: Any, where: str, read_matrix=_matrix_from_json) -> Session:
+def _from_json(text: Any, where: str, read_matrix=_matrix_from_json, on_outline=None) -> Session:
     """session_from_json's work: the pre-scan on the raw bytes, then parse, then the Session."""
     if isinstance(text, (bytes, bytearray, memoryview)):
         raw = bytes(text)
@@ -217,14 +220,16 @@ def _from_json(text: Any, where: str, read_matrix=_matrix_from_json) -> Session:
     del raw
     data = parse(text, where)
     del text
-    return _session_from_data(data, where, read_matrix)
+    return _session_from_data(data, where, read_matrix, on_outline)
 
 
-def session_from_json(text: str | bytes, where: str = "<string>", read_matrix=_matrix_from_json) -> Session:
-    """Parse and validate a session's text (str, or UTF-8 bytes). Only SessionError escapes."""
+def session_from_json(text: str | bytes, where: str = "<string>", read_matrix=_matrix_from_json,
+                      on_outline=None) -> Session:
+    """Parse and validate a session's text (str, or UTF-8 bytes). Only SessionError escapes.
+    ``on_outline``: see ``_session_from_data``."""
     where = str(where)
     try:
-        return _from_json(text, where, read_matrix)
+        return _from_json(text, where, read_matrix, on_outline)
     except SessionError:
         raise
     except RecursionError:
@@ -236,10 +241,12 @@ def session_from_json(text: str | bytes, where: str = "<string>", read_matrix=_m
                            f"{str(e)[:200]})") from e
 
 
-def load_session(path) -> Session:
+def load_session(path, on_outline=None) -> Session:
     """Read, parse and validate a session file; refuses huge files before reading them.
 
-    Also removes the temporaries that killed saves of this file left beside it.
+    Also removes the temporaries that killed saves of this file left beside it. ``on_outline(queries,
+    keys, settings)`` is told the shape the file describes before its matrices are read (unchecked:
+    to prepare for the session, never to trust it).
     """
     name = file_name(path)
     try:
@@ -272,5 +279,5 @@ def load_session(path) -> Session:
     if data[:4] == ZIP_SIGNATURE:  # the binary form (.aesz): its matrices are .npy members
         from .session_zip import read_session_zip  # (imports matrix_io, which imports this module)
 
-        return read_session_zip(io.BytesIO(data), len(data), name)
-    return session_from_json(data, where=name)
+        return read_session_zip(io.BytesIO(data), len(data), name, on_outline)
+    return session_from_json(data, where=name, on_outline=on_outline)

@@ -80,10 +80,11 @@ def session_zip_pieces(session: Session, where: str = "session"):
     yield out.take()  # the central directory
 
 
-def read_session_zip(f: BinaryIO, size: int, where: str) -> Session:
-    """The session in an open binary-form file of ``size`` bytes. Only SessionError escapes."""
+def read_session_zip(f: BinaryIO, size: int, where: str, on_outline=None) -> Session:
+    """The session in an open binary-form file of ``size`` bytes. Only SessionError escapes.
+    ``on_outline``: see ``session_read.load_session``."""
     try:
-        return _read(f, size, where)
+        return _read(f, size, where, on_outline)
     except SessionError:
         raise
     except MatrixFileError as e:
@@ -95,7 +96,7 @@ def read_session_zip(f: BinaryIO, size: int, where: str) -> Session:
                            f"{str(e)[:200]})") from None
 
 
-def _read(f: BinaryIO, size: int, where: str) -> Session:
+def _read(f: BinaryIO, size: int, where: str, on_outline=None) -> Session:
     if size > MAX_FILE_BYTES:
         raise SessionError(f"{where}: is {size_text(size)}; session files are limited to "
                            f"{size_text(MAX_FILE_BYTES)}")
@@ -139,4 +140,4 @@ def _read(f: BinaryIO, size: int, where: str) -> Session:
             array.flags.writeable = False
             return array
 
-        return session_from_json(text, where, read_matrix=read_matrix)
+        return session_from_json(text, where, read_matrix=read_matrix, on_outline=on_outline)

@@ -250,6 +250,21 @@ class AttentionModel(Edits, QObject):
         self.coordinator.schedule(STRUCTURE | VALUES | SETTINGS | SELECTION | LESSON | DECODE)
         self.coordinator.load(wait, snapshot=self._origin.matrices)  # never written: no copy for the worker
 
+    def expect(self, spare):
+        """The next session loaded may write its results into ``spare`` (``core.spare_buffers``: made,
+        their shown head's memory touched, while its file was read); None: forget any such."""
+        self.coordinator.expect(spare)
+
+    def shown_drawn(self):
+        """The window has drawn a loading session's shown head (``shown_ready``): the worker, which waited
+        so the drawing had the cores to itself, goes on with the other heads."""
+        self.coordinator.shown_drawn()
+
+    def results_shape(self):
+        """(H, Lq, Lk) of the results' scores, whose buffers a session of that shape reuses; or None."""
+        results = self.coordinator.results
+        return None if results is None else tuple(results.heads.scores.shape)
+
     # ----- the view: selection and lesson (never undo steps) -------------------------------------
     def set_selection(self, row=None, head=None, key=None):
         """Choose the query row and head the panels focus on (saved with the session, not an undo step) and

@@ -120,6 +120,8 @@ class Coordinator(QObject):
         self._held = 0  # flags of a request held until it has (it would rewrite the buffers that head is in)
         self._repeated = None  # (partial, results): the whole results of the recompute that showed that partial
         self._fit = None  # (weak reference to the results, the state, whether they fit it): ``fits``' answer
+        self._spare = None  # SpareBuffers the next session loaded may write its results into
+        self._unseen = None  # the job whose shown head a loading session's window has not yet drawn
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(0)
@@ -197,11 +199,19 @@ class Coordinator(QObject):
         """The next recompute must be whole (the state was replaced)."""
         self._dirty = None
 
+    def expect(self, spare):
+        """The next session loaded may write its results into ``spare`` (None: forget any)."""
+        if self._spare is not None and self._spare is not spare:
+            self._spare.release()
+        self._spare = spare
+
     def load(self, wait, snapshot):
-        """A new session: computed here when cheap (or ``wait``), else on the worker."""
+        """A new session: computed here when cheap (or ``wait``), else on the worker (into the spare
+        buffers made for it, when there are and the results' own do not fit)."""
         self._dirty = None
         state = self.model.state
         if wait or full_cost(state.matrices, state.settings) <= BACKGROUND_COST:
+            self.expect(None)
             self.recompute(wait=True)  # a small session is never shown without its results
             return
         if self.results is None:
@@ -343,6 +353,7 @@ class Coordinator(QObject):
         first = min(settings.selected_head, settings.heads - 1)
         order = [first] + [h for h in range(settings.heads) if h != first]
         previous = self.results if big else None
+        spare, self._spare = (self._spare, None) if self.loading else (None, self._spare)
         self._generation += 1
         if fresh:
             # Results of another shape must never be shown, nor, while a session loads, its results
@@ -362,7 +373,7 @@ class Coordinator(QObject):
         sharing = self.worker.sharing()
         self.worker.submit(self._generation, lambda run: recompute(  # the shown head's summaries only
             snapshot, settings, previous=previous, order=order, summarise=order[:1], cancelled=run,
-            on_shown=run.show, **sharing))
+            on_shown=run.show, spare=spare, **sharing))
 
     def _release(self):
         """The job a request was held for has shown its head (or ended): hand the request over."""
@@ -382,13 +393,24 @@ class Coordinator(QObject):
         if generation == self._unshown:
             self._unshown = None
         rewritten = self._big() and generation != self._generation  # a newer job writes its arrays (held: never)
-        if generation >= max(self._accept_from, self._partial_from) and self.fits(partial) and not rewritten:
+        taken = generation >= max(self._accept_from, self._partial_from) and self.fits(partial) and not rewritten
+        if taken and self.loading:
+            # A loading session's ① and ② come out from under their covers a turn or two later: the job
+            # goes on when the window says they are drawn (``shown_drawn``), or a newer request stops it.
+            self._unseen = generation
+        else:  # the job goes on once this turn (and the paint it asked for) is over
+            QTimer.singleShot(0, self, lambda: self.worker.seen(generation))
+        if taken:
             self.partial = partial
             self._partial_from = generation + 1
             self.model.shown_ready.emit(self._unannounced)  # panels of the shown head draw it now
-        # the job goes on once this turn (and the paint it asked for) is over, or a newer request stops it
-        QTimer.singleShot(0, self, lambda: self.worker.seen(generation))
         self._release()
+
+    def shown_drawn(self):
+        """The window has drawn the loading session's shown head: the worker goes on with the other heads."""
+        generation, self._unseen = self._unseen, None
+        if generation is not None:
+            self.worker.seen(generation)
 
     def _on_worker_done(self, generation, outcome):
         """A background recompute finished: show it (a drag shows progress) unless a newer state of

@@ -26,7 +26,7 @@ from explorer.widgets.plot_cache import cache_axes
 from .cell_text import MAX_CELLS, MIN_CELL_H, MIN_CELL_W, CellTextItem, contrast_is_white
 from .palette import CMAPS, colour_map
 from .heatmap_overlays import MASK_FILL, LabelAxis, MaskOverlay, OutlineOverlay
-from .heatmap_ticks import cell_ticks
+from .heatmap_ticks import cell_ticks, label_widths
 
 MAX_CELL_ASPECT = 2.0  # cells fill the view but are never more than 2:1 (readability first)
 MIN_PLOT_H = 160.0  # the matrix (and so the colour bar) is never squeezed below this height
@@ -236,8 +236,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
         if not (isinstance(col_labels, tuple) and col_labels is self._col_source):
             col_texts = [str(s) for s in col_labels]
             if col_texts != self._col_labels:
-                fm = QFontMetricsF(self.font())
-                self._col_label_px = np.array([fm.horizontalAdvance(s) for s in col_texts])
+                self._col_label_px = label_widths(self.font(), col_texts)
                 ticks_changed = True
             self._col_labels, self._col_source = col_texts, col_labels
         notes = None if row_notes is None else [str(s) for s in row_notes]

@@ -6,11 +6,32 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from PySide6.QtGui import QFontMetricsF
 
 from .heatmap_overlays import FLAG
 from .nice import nice_step
 
 LABEL_GAP = 8.0  # px between neighbouring column labels
+
+
+_WIDTHS_KEPT = 4  # label lists whose widths are remembered (the scores and weights share theirs)
+_widths_seen: dict = {}
+
+
+def label_widths(font, texts: list[str]) -> np.ndarray:
+    """The pixel width of each text in ``font`` (read-only), each distinct text measured once; the last
+    few lists are remembered, so two heatmaps of the same 4096 tokens measure them once (~20 ms)."""
+    key = (font.key(), tuple(texts))
+    widths = _widths_seen.get(key)
+    if widths is None:
+        fm = QFontMetricsF(font)
+        measured = {s: fm.horizontalAdvance(s) for s in dict.fromkeys(texts)}
+        widths = np.array([measured[s] for s in texts], dtype=float)
+        widths.flags.writeable = False
+        if len(_widths_seen) >= _WIDTHS_KEPT:
+            del _widths_seen[next(iter(_widths_seen))]
+        _widths_seen[key] = widths
+    return widths
 
 
 def label_step(widths: np.ndarray, cell_px: float, gap: float) -> int:
