@@ -59,6 +59,7 @@ DOCKS = (
     DockSpec("generation", "Generation · KV cache", "generation.GenerationPanel", R, "Ctrl+Shift+4"),
     DockSpec("model_view", "Model · real heads", "model_view.ModelViewPanel", R, "Ctrl+Shift+5",
              reads_results=False),
+    DockSpec("efficient", "Efficient attention", "efficient.EfficientPanel", R, "Ctrl+Shift+7"),
 )
 SPECS = {spec.name: spec for spec in DOCKS}
 # Shown at start but second in line: built just after the window's first paint, so it appears sooner.

@@ -1,0 +1,73 @@
+"""What the Efficient attention panel says: each mechanism's name, its sentence in the chapter's words, and
+what each parameter means (the tooltips)."""
+from html import escape
+
+SCHOOLS_ZH = ("那张 (L, L) 分数表是整个架构最贵的家当,围绕它已经形成了几个省钱流派 ……"
+              "每条战线的武器,都是你行囊里的旧零件:稀疏、低秩、结合律。")
+
+NAMES = {
+    "window": "Sliding window",
+    "global_window": "Global + window",
+    "strided": "Sparse Transformer · strided",
+    "fixed": "Sparse Transformer · fixed",
+    "linformer": "Linformer (low rank)",
+    "linear": "Linear attention",
+}
+
+SENTENCES = {
+    "window": ("滑动窗口注意力 (Mistral): each token looks only at its nearest neighbours, |i − j| < w "
+               "(causal: the w latest keys) — the score table becomes a band, L² falls to L·w; the far reach is "
+               "built by stacking layers, as convolutions do."),
+    "global_window": ("全局锚点 + 窗口 (Longformer, BigBird): the band of a sliding window, plus g global tokens "
+                      "that every token sees and that see every token."),
+    "strided": ("稀疏/块状注意力 — 跳跃 (Sparse Transformer, Child et al. 2019, strided): the l latest keys and "
+                "every l-th key further back — about L·(l + L/l) cells, least at l ≈ √L."),
+    "fixed": ("稀疏/块状注意力 (Sparse Transformer, Child et al. 2019, fixed): one's own block of l tokens, and "
+              "the last c positions of every block — its “summary” that later blocks read."),
+    "linformer": ("低秩流派 (Linformer, Wang et al. 2020): bet that the attention matrix is low rank — project K "
+                  "and V along L to k rows first (E K, F V with E, F of shape k × L), then attend: L² becomes "
+                  "L·k. Linformer learns E and F; here they are random, N(0, 1/k), drawn with the seed."),
+    "linear": ("结合律 (linear attention, Katharopoulos et al. 2020): replace exp(q·k) by φ(q)·φ(k) and regroup, "
+               "φ(Q)(φ(K)ᵀV) / φ(Q)(φ(K)ᵀ1) — no L × L table at all, L·d·d_v instead of L²·d "
+               "(causal: running sums over the keys)."),
+}
+
+SHOWN = {  # what the left heatmap shows for each kind
+    "pattern": "A′ = softmax of S over the computed cells (hatched: not computed)",
+    "linformer": "A′ = P·F with P = softmax(Q(EK)ᵀ·scale), L × k — a mix of V's rows, not a distribution",
+    "linear": "A′ = φ(q_i)·φ(k_j) normalised by rows (it never builds them)",
+}
+
+TIPS = {
+    "kind": "Which money-saving school to try on the shown head's own Q, K, V",
+    "window": "w: a query sees keys with |i − j| < w (causal: i − w < j ≤ i)",
+    "stride": "l: strided — the l latest keys and every l-th one back; fixed — the block length",
+    "summary": "c: fixed pattern — the last c positions of every block are its summary, seen by all later tokens",
+    "global_tokens": "g: the first g tokens are global anchors: they see every token and every token sees them",
+    "rank": "k: Linformer projects the L keys and values to k rows (E K, F V with E, F of shape k × L)",
+    "seed": "The seed of Linformer's random E and F: the same seed draws the same numbers",
+    "phi": "φ: elu(x) + 1 (the paper's, always > 0) or relu(x) (a query may then find no weight at all)",
+}
+
+NOT_SAVED = "These choices belong to this panel: they are not saved in the session."
+NO_CAUSAL_LINFORMER = ("⚠ Linformer has no causal form: E and F mix every position, later ones too, into "
+                       "each projected key (the paper uses it in encoders) — the mask cannot be kept.")
+NO_BIAS = "ALiBi's bias is not in φ(q)·φ(k) or Q(EK)ᵀ: only the patterns keep it."
+PHI_NO_SCALE = "φ takes Q and K as the scores use them, without the scale (as in the paper)."
+
+
+def legend(*entries):
+    """A one-line legend in HTML: (symbol, colour, text) per entry."""
+    return " &nbsp; ".join(f"<span style='color:{c}'>{s}</span>&nbsp;{escape(t)}" for s, c, t in entries)
+
+
+def sig3(x):
+    """Three significant digits ("0.123", "1.00e-05"), ∞ for infinity."""
+    if x == float("inf"):
+        return "∞"
+    return f"{x:.3g}" if 1e-3 <= abs(x) < 1e4 or x == 0 else f"{x:.2e}"
+
+
+def count(n):
+    """A whole number with thin spaces between thousands (“16 777 216”)."""
+    return f"{int(n):,}".replace(",", "\u2009")
