@@ -27,8 +27,8 @@ class CostPlot:
 
     def __init__(self, parent, fg, bg):
         self.fg = fg
-        self.widget = lesson_plot(parent, fg, bg, "", "L (tokens)", "multiply-adds", grid_alpha=0.12,
-                                  min_size=(200, 150), fixed_ticks=True)
+        self.widget = lesson_plot(parent, fg, bg, "", "L (tokens)", "multiply-adds per head", grid_alpha=0.12,
+                                  min_size=(200, 170), fixed_ticks=True)
         item = self.widget.getPlotItem()
         item.getViewBox().disableAutoRange()
         item.getAxis("bottom").setTicks([[(float(np.log2(v)), f"{v}") for v in X_TICKS],
@@ -44,7 +44,7 @@ class CostPlot:
         item.addItem(self.line, ignoreBounds=True)
         self.shown = None  # (lengths, full, mine, here): what is drawn, in the data's own units
 
-    def show(self, name, lengths, full, mine, here):
+    def show(self, name, lengths, full, mine, here, bill=""):
         """Draw ``full`` and ``mine`` (multiply-adds, > 0 where drawn) over ``lengths``; mark L = ``here``."""
         self.shown = (list(lengths), np.asarray(full), np.asarray(mine), here)
         x = np.log2(np.asarray(lengths, dtype=np.float64))
@@ -63,8 +63,8 @@ class CostPlot:
                        [(float(e), "") for e in range(int(lo), int(hi) + 1)]])
         self.widget.setXRange(0.6, L_MAX_EXP + 0.4, padding=0)
         self.widget.setYRange(lo - 0.3, hi + 0.3, padding=0)
-        set_title(self.widget, "cost of one head<br>" + legend(("━━", FULL_COLOR, "full L²"), ("━━", MINE_COLOR, name),
-                                                             ("●", HERE_COLOR, f"L = {here}")), self.fg.name())
+        key = legend(("━━", FULL_COLOR, "full L²"), ("━━", MINE_COLOR, name), ("●", HERE_COLOR, "here"))
+        set_title(self.widget, f"multiply-adds: {bill}<br>{key}", self.fg.name())
 
 
 def _superscript(n):

@@ -9,26 +9,29 @@ from html import escape
 import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QScrollArea, QSpinBox,
+                               QVBoxLayout, QWidget)
 
 from explorer.core.efficient import (MECHANISMS, Mechanism, approximate, cost_curve, error_figures, head_inputs,
-                                     multiply_adds, score_cells)
+                                     multiply_adds)
 from explorer.core.linear_attention import FEATURE_MAPS
 from explorer.core.sparse_patterns import PATTERNS
 from explorer.model import SELECTION, VALUES
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.nice import nice_ceiling
 from explorer.widgets.number_text import format_number
-from explorer.widgets.palette import BAD, MUTED
+from explorer.widgets.palette import BAD
 
 from ..base import Panel
 from .cost_plot import CostPlot, curve_lengths
-from .words import (NAMES, NO_BIAS, NO_CAUSAL_LINFORMER, NOT_SAVED, PHI_NO_SCALE, SENTENCES, SHOWN, TIPS, count,
+from .words import (NAMES, SHORT, NO_BIAS, NO_CAUSAL_LINFORMER, NOT_SAVED, PHI_NO_SCALE, SENTENCES, SHOWN, TIPS, count,
                     sig3)
 
 PARAM_MAX = 8192  # w, l, g: as far as the cost curves go
 MAP_MIN_H = 170  # px: a heatmap keeps its rows readable; a low dock scrolls
-NARROW = 760  # px: below this the cost plot goes under the two heatmaps
+NARROW = 900  # px: below this the cost plot and the chapter's sentence go under the two heatmaps
+NARROWEST = 560  # px: below this every tile takes the whole width, one under another
+CAPTION_MIN_H = 48  # px: about three lines of the sentence show; the rest scrolls in its tile
 PARAMS = {  # which controls each mechanism uses
     "window": ("window",), "global_window": ("window", "global_tokens"), "strided": ("stride",),
     "fixed": ("stride", "summary"), "linformer": ("rank", "seed"), "linear": ("phi",),
@@ -69,11 +72,19 @@ class EfficientPanel(Panel):
         controls.addStretch(1)
 
         self.caption = self._label()
+        self.caption.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.caption_tile = QScrollArea(self)  # the chapter's sentence scrolls in its tile, never pushing the maps
+        self.caption_tile.setWidgetResizable(True)
+        self.caption_tile.setFrameShape(QFrame.Shape.NoFrame)
+        self.caption_tile.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.caption_tile.setWidget(self.caption)
+        self.caption_tile.setMinimumHeight(CAPTION_MIN_H)
         self.readout = self._label()
         self.notes = self._label()
         self.approx_title = self._label()
         self.exact_title = self._label()
-        self.exact_title.setText("<b>②</b> the session's exact weights A = softmax(S)")
+        self.exact_title.setText("<b>②</b> exact A = softmax(S)")
+        self.exact_title.setToolTip("The session's own weights ② of the shown head, as the Weights panel shows them")
         self.approx = Heatmap(cmap="sequential", row_title="query", col_title="key", colorbar_label="weight",
                               masked_text="·", parent=self)
         self.mixed = Heatmap(cmap="diverging", row_title="query", col_title="key", colorbar_label="P·F", parent=self)
@@ -104,7 +115,6 @@ class EfficientPanel(Panel):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(4)
         layout.addLayout(controls)
-        layout.addWidget(self.caption)
         layout.addWidget(self.readout)
         layout.addWidget(self.notes)
         layout.addLayout(self.tiles, 1)
@@ -131,26 +141,26 @@ class EfficientPanel(Panel):
         self.boxes[name], self.box_labels[name] = box, label
 
     def _arrange(self, columns):
-        """The two heatmaps and the cost plot side by side, or the plot under them when narrow."""
+        """Wide: the two heatmaps and the cost plot in a row, the sentence under them. Narrow: the heatmaps,
+        then the cost plot beside the sentence. Narrowest: one under another."""
         if columns == self._columns:
             return
         self._columns = columns
-        for w in (self.left_tile, self.right_tile, self.cost.widget):
+        for w in (self.left_tile, self.right_tile, self.cost.widget, self.caption_tile):
             self.tiles.removeWidget(w)
-        self.tiles.addWidget(self.left_tile, 0, 0)
-        self.tiles.addWidget(self.right_tile, 0, 1)
-        if columns == 3:
-            self.tiles.addWidget(self.cost.widget, 0, 2)
-        else:
-            self.tiles.addWidget(self.cost.widget, 1, 0, 1, 2)
+        places = {3: ((0, 0), (0, 1), (0, 2), (1, 0, 1, 3)), 2: ((0, 0), (0, 1), (1, 0), (1, 1)),
+                  1: ((0, 0), (1, 0), (2, 0), (3, 0))}[columns]
+        for w, place in zip((self.left_tile, self.right_tile, self.cost.widget, self.caption_tile), places):
+            self.tiles.addWidget(w, *place)
         for c in range(3):
             self.tiles.setColumnStretch(c, 1 if c < columns else 0)
-        self.tiles.setRowStretch(0, 3 if columns == 2 else 1)
-        self.tiles.setRowStretch(1, 2 if columns == 2 else 0)
+        stretches = {3: (4, 1, 0, 0), 2: (3, 2, 0, 0), 1: (1, 1, 1, 0)}[columns]
+        for row, stretch in enumerate(stretches):
+            self.tiles.setRowStretch(row, stretch)
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
-        self._arrange(3 if self.width() >= NARROW else 2)
+        self._arrange(3 if self.width() >= NARROW else 2 if self.width() >= NARROWEST else 1)
 
     # ----- state --------------------------------------------------------------------------------
     def mechanism(self):
@@ -211,7 +221,9 @@ class EfficientPanel(Panel):
         self.approx.setVisible(not linformer)
         self.mixed.setVisible(linformer)
         heads = f", head {h + 1}/{r.n_heads}" if r.n_heads > 1 else ""
-        self.approx_title.setText(f"<b>{NAMES[mech.kind]}</b>{heads}: {escape(SHOWN[shown])}")
+        title, tip = SHOWN[shown]
+        self.approx_title.setText(f"<b>{NAMES[mech.kind]}</b>{heads}: {escape(title)}")
+        self.approx_title.setToolTip(tip)
         if linformer:
             reach = nice_ceiling(max(float(np.abs(approx.weights).max()), 1e-12))
             self.mixed.set_matrix(approx.weights, row_labels=rows, col_labels=cols, levels=(-reach, reach))
@@ -223,41 +235,40 @@ class EfficientPanel(Panel):
                               masked=None if allowed is None else ~allowed, finite=True,
                               overview=r.overview("weights", h))
         self.caption.setText(escape(SENTENCES[mech.kind]))
-        self.readout.setText(self.readout_text(mech, approx, figures, n_q, n_k, allowed, r))
+        self.readout.setText(self.readout_text(mech, approx, figures, n_q, n_k))
         self.notes.setText(self.notes_text(mech, allowed is not None, r.slopes is not None))
         self.notes.setVisible(bool(self.notes.text()))
         d, d_v = q.shape[1], v.shape[1]
         lengths = curve_lengths(n_k)
         full, mine = cost_curve(mech, lengths, d, d_v, causal=allowed is not None)
-        self.cost.show(NAMES[mech.kind], lengths, full, mine, n_k)
+        self.cost.show(SHORT[mech.kind], lengths, full, mine, n_k, self.cost_text(mech, n_k, d, d_v, allowed is not None))
 
     @staticmethod
-    def readout_text(mech, approx, figures, n_q, n_k, allowed, r):
-        """The line of figures: cells computed, output error, KL, mass inside, multiply-adds at this L."""
+    def cost_text(mech, n_k, d, d_v, causal):
+        """The bill at the session's L: the mechanism's multiply-adds against full attention's L²·(d + d_v)."""
+        mine, full = multiply_adds(mech, n_k, d, d_v, causal), n_k * n_k * (d + d_v)
+        return f"{count(mine)} vs {count(full)} at L = {n_k} ({mine / full:.2g}×)"
+
+    @staticmethod
+    def readout_text(mech, approx, figures, n_q, n_k):
+        """The line of figures: cells computed, output error, KL, mass inside."""
         table = n_q * n_k
         if approx.computed is not None:
             cells = int(approx.computed.sum())
-            work = f"computes <b>{count(cells)}</b> of {count(table)} cells ({100 * cells / table:.0f} %)"
+            work = f"<b>{count(cells)}</b> of {count(table)} cells ({100 * cells / table:.0f} %)"
         elif mech.kind == "linformer":
-            work = f"computes L·k = <b>{count(n_q * mech.rank)}</b> scores against k = {mech.rank} projected keys"
+            work = f"L·k = <b>{count(n_q * mech.rank)}</b> scores, against k = {mech.rank} projected keys"
         else:
-            work = "builds <b>no</b> score table"
+            work = "<b>no</b> score table"
         parts = [work]
         frob = "—, O is all zeros" if figures.frobenius is None else sig3(figures.frobenius)
         parts.append(f"‖O′ − O‖/‖O‖ = <b>{frob}</b>")
         if figures.kl is None:
             parts.append("KL: — (A′ rows are not distributions)" if not approx.distributions else "KL: —")
         else:
-            parts.append(f"mean KL(A′‖A) = <b>{sig3(figures.kl)}</b> nats over {figures.kl_rows} rows")
+            parts.append(f"mean KL(A′‖A) = <b>{sig3(figures.kl)}</b> nats ({figures.kl_rows} rows)")
         if figures.mass is not None:
             parts.append(f"exact mass inside = <b>{sig3(figures.mass)}</b>")
-        d, d_v = r.d_head, r.heads.head_outputs.shape[2]
-        mine = multiply_adds(mech, n_k, d, d_v, causal=allowed is not None)
-        full = n_k * n_k * (d + d_v)
-        cells = score_cells(mech, n_k, causal=allowed is not None)
-        note = f"; {count(cells)} cells" if cells and mech.kind in PATTERNS and n_q != n_k else ""
-        parts.append(f"<span style='color:{MUTED}'>multiply-adds at L = {n_k}: {count(mine)} vs "
-                     f"{count(full)} full ({mine / full:.2g}×){note}</span>")
         return " · ".join(parts)
 
     @staticmethod

@@ -14,6 +14,9 @@ NAMES = {
     "linear": "Linear attention",
 }
 
+SHORT = {"window": "window", "global_window": "global + window", "strided": "strided", "fixed": "fixed",
+         "linformer": "Linformer", "linear": "linear"}  # in the cost plot's legend
+
 SENTENCES = {
     "window": ("滑动窗口注意力 (Mistral): each token looks only at its nearest neighbours, |i − j| < w "
                "(causal: the w latest keys) — the score table becomes a band, L² falls to L·w; the far reach is "
@@ -32,10 +35,14 @@ SENTENCES = {
                "(causal: running sums over the keys)."),
 }
 
-SHOWN = {  # what the left heatmap shows for each kind
-    "pattern": "A′ = softmax of S over the computed cells (hatched: not computed)",
-    "linformer": "A′ = P·F with P = softmax(Q(EK)ᵀ·scale), L × k — a mix of V's rows, not a distribution",
-    "linear": "A′ = φ(q_i)·φ(k_j) normalised by rows (it never builds them)",
+SHOWN = {  # what the left heatmap shows for each kind: (its title, what its tooltip adds)
+    "pattern": ("A′ — hatched: not computed",
+                "A′ = softmax of the session's scores S over the computed cells only (re-normalised there)"),
+    "linformer": ("A′ = P·F — a mix, not a distribution",
+                  "A′ = P·F with P = softmax(Q(EK)ᵀ·scale), L × k: what each query takes from each row of V"),
+    "linear": ("A′ = φ(q_i)·φ(k_j) by rows",
+               "A′ = φ(q_i)·φ(k_j) normalised by rows: the weights linear attention amounts to (it never builds "
+               "them)"),
 }
 
 TIPS = {
