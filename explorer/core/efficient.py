@@ -11,12 +11,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .linear_attention import causal_linear_attention, feature_map, linear_attention, linear_weights
-from .low_rank import linformer, random_projections
+from .low_rank import linformer, pooling_projection, random_projections
 from .softmax import softmax
 from .sparse_patterns import PATTERNS, pattern_cells, pattern_mask
 
 MECHANISMS = PATTERNS + ("linformer", "linear")
+PROJECTIONS = ("random", "pooling")
 DISTRIBUTION_TOL = 1e-9  # a row is a distribution when it is ≥ 0 and sums to 1 within this
+BLOCK_CELLS = 1 << 18  # rows are taken in bands of about this many cells: temporaries stay in the cache
 
 
 @dataclass(frozen=True)
@@ -30,11 +32,14 @@ class Mechanism:
     global_tokens: int = 1  # g: global + window — the first g tokens are global anchors
     rank: int = 2  # Linformer's k
     seed: int = 0  # Linformer's random E, F
+    projection: str = "random"  # Linformer's E = F: "random" (seeded, N(0, 1/k)) or "pooling" (means of stretches)
     phi: str = "elu+1"  # linear attention's feature map
 
     def __post_init__(self):
         if self.kind not in MECHANISMS:
             raise ValueError(f"mechanism must be one of {', '.join(MECHANISMS)}, got {self.kind!r}")
+        if self.projection not in PROJECTIONS:
+            raise ValueError(f"Linformer's projection must be one of {', '.join(PROJECTIONS)}, got {self.projection!r}")
 
     @property
     def pattern_params(self):
@@ -45,10 +50,10 @@ class Mechanism:
 class Approximation:
     """A mechanism's result on one head, with its shape of the exact one's."""
 
-    weights: np.ndarray  # (Lq, Lk): approximate weights (Linformer: the effective P·F, not a distribution)
+    weights: np.ndarray  # (Lq, Lk): approximate weights (Linformer: the effective P·F)
     output: np.ndarray  # (Lq, d_v)
     computed: np.ndarray | None  # (Lq, Lk) True = a score cell computed; None: no (L, L) table at all
-    distributions: bool  # its rows are meant to be distributions (not Linformer's P·F)
+    distributions: bool  # its rows are meant to be distributions (not Linformer's P·F with random E, F)
     projected: np.ndarray | None = None  # Linformer's P = softmax(Q (E K)ᵀ), (Lq, k)
 
 
@@ -83,12 +88,15 @@ def approximate(mechanism, scores, q, k, v, c, allowed=None):
         computed = pattern_mask(m.kind, n_q, n_k, causal=allowed is not None, **m.pattern_params)
         if allowed is not None:
             computed &= allowed
-        weights = softmax(np.where(computed, scores, -np.inf))
+        weights = np.empty(np.shape(scores))
+        for rows in _bands(n_q, n_k):
+            weights[rows] = softmax(np.where(computed[rows], scores[rows], -np.inf))
         return Approximation(weights, weights @ v, computed, True)
     if m.kind == "linformer":
-        e, f = random_projections(m.rank, n_k, m.seed)
+        pooled = m.projection == "pooling"
+        e, f = (pooling_projection(m.rank, n_k),) * 2 if pooled else random_projections(m.rank, n_k, m.seed)
         p, out, eff = linformer(q, k, v, e, f, scale=c)
-        return Approximation(eff, out, None, False, projected=p)
+        return Approximation(eff, out, None, pooled, projected=p)  # pooling: P·F's rows are distributions
     fq, fk = feature_map(q, m.phi), feature_map(k, m.phi)
     out = linear_attention(fq, fk, v) if allowed is None else causal_linear_attention(fq, fk, v)
     return Approximation(linear_weights(fq, fk, allowed), out, None, True)
@@ -108,6 +116,12 @@ def row_kl(p, q):
     return terms.sum(axis=1)
 
 
+def _bands(n_rows, n_cols):
+    """Slices of rows of about BLOCK_CELLS cells each, covering ``n_rows``."""
+    step = max(1, BLOCK_CELLS // max(n_cols, 1))
+    return [slice(top, top + step) for top in range(0, n_rows, step)]
+
+
 def error_figures(approx, exact_weights, exact_output, allowed=None):
     """Relative Frobenius error of the output, mean KL(A′ ‖ A) over the rows where both are distributions,
     and the exact weights' mass inside the computed cells (every allowed cell when there is no table).
@@ -116,17 +130,21 @@ def error_figures(approx, exact_weights, exact_output, allowed=None):
     per row (the pattern's softmax is the exact row cut to the pattern and re-normalised)."""
     norm = float(np.linalg.norm(exact_output))
     frob = float(np.linalg.norm(approx.output - exact_output)) / norm if norm > 0 else None
-    live = distribution_rows(exact_weights)
-    both = live & distribution_rows(approx.weights) if approx.distributions else np.zeros_like(live)
-    kl = float(row_kl(approx.weights[both], exact_weights[both]).mean()) if both.any() else None
+    n_rows, n_cols = np.shape(exact_weights)
     inside = approx.computed if approx.computed is not None else allowed
-    if not live.any():
-        mass = None
-    elif inside is None:
-        mass = 1.0
-    else:
-        mass = float(np.where(inside, exact_weights, 0.0)[live].sum(axis=1).mean())
-    return ErrorFigures(frob, kl, int(both.sum()), mass)
+    live, both = np.zeros(n_rows, bool), np.zeros(n_rows, bool)
+    kl, mass = np.zeros(n_rows), np.ones(n_rows)
+    for rows in _bands(n_rows, n_cols):  # row by row, in bands: no temporaries the size of the table
+        a, e = approx.weights[rows], exact_weights[rows]
+        live[rows] = distribution_rows(e)
+        if approx.distributions:
+            both[rows] = live[rows] & distribution_rows(a)
+            kl[rows] = row_kl(a, e)
+        if inside is not None:
+            mass[rows] = np.where(inside[rows], e, 0.0).sum(axis=1)
+    mean_kl = float(kl[both].mean()) if both.any() else None
+    mean_mass = float(mass[live].mean()) if live.any() else None
+    return ErrorFigures(frob, mean_kl, int(both.sum()), mean_mass)
 
 
 def full_multiply_adds(length, d, d_v):

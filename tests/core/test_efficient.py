@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from explorer.core.efficient import (Mechanism, approximate, cost_curve, error_figures, full_multiply_adds,
                                      head_inputs, multiply_adds, score_cells)
 from explorer.core.linear_attention import causal_linear_attention, feature_map, linear_attention
-from explorer.core.low_rank import linformer, random_projections
+from explorer.core.low_rank import linformer, pooling_projection, random_projections
 from explorer.core.pipeline import run_pipeline
 from explorer.core.presets import demo_session, random_session
 
@@ -203,3 +203,33 @@ def test_unknown_mechanism_is_named():
     with pytest.raises(ValueError, match="mechanism must be one of window, global_window, strided, fixed, "
                                          "linformer, linear"):
         Mechanism("performer")
+
+
+def test_pooling_projection_by_hand():
+    """L = 5, k = 2: stretches ⌊0·5/2⌋…⌊5/2⌋ − 1 = positions 0, 1 and 2…4 — rows (½, ½, 0, 0, 0), (0, 0, ⅓, ⅓, ⅓)."""
+    np.testing.assert_allclose(pooling_projection(2, 5), [[0.5, 0.5, 0, 0, 0], [0, 0, 1 / 3, 1 / 3, 1 / 3]],
+                               rtol=1e-15)
+    np.testing.assert_array_equal(pooling_projection(4, 4), np.eye(4))
+    with pytest.raises(ValueError, match="from 1 to L = 4 for pooling, got 5"):
+        pooling_projection(5, 4)
+
+
+@PROPS
+@given(shapes)
+def test_linformer_pooling_with_k_equal_l_is_exact(shape):
+    seed, n, d, d_v = shape
+    q, k, v = qkv(seed, n, n, d, d_v)
+    s, a, o = exact(q, k, v, 0.5)
+    approx = approximate(Mechanism("linformer", rank=n, projection="pooling"), s, q, k, v, 0.5)
+    np.testing.assert_allclose(approx.weights, a, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(approx.output, o, rtol=0, atol=1e-12)
+    f = error_figures(approx, a, o)
+    assert f.frobenius < 1e-12 and abs(f.kl) < 1e-12 and f.kl_rows == n
+
+
+def test_linformer_pooling_rows_are_distributions():
+    q, k, v = qkv(4, 7, 7, 3, 2)
+    s, a, o = exact(q, k, v, 1.0)
+    approx = approximate(Mechanism("linformer", rank=3, projection="pooling"), s, q, k, v, 1.0)
+    np.testing.assert_allclose(approx.weights.sum(axis=1), 1.0, atol=1e-12)
+    assert (approx.weights >= 0).all() and error_figures(approx, a, o).kl_rows == 7

@@ -80,7 +80,7 @@ def test_controls_follow_the_mechanism(qtbot):
     panel.set_mechanism("fixed", stride=3)
     assert visible() == {"stride", "summary"} and panel.boxes["summary"].maximum() == 3
     panel.set_mechanism("linformer")
-    assert visible() == {"rank", "seed"} and panel.boxes["rank"].maximum() == 4  # k ≤ L
+    assert visible() == {"rank", "projection", "seed"} and panel.boxes["rank"].maximum() == 4  # k ≤ L
     assert panel.mixed.isVisible() and not panel.approx.isVisible()
     assert "rows are not distributions" in plain(panel.readout)
     assert not panel.notes.isVisible()
@@ -89,6 +89,9 @@ def test_controls_follow_the_mechanism(qtbot):
     assert panel.notes.isVisible() and "Linformer has no causal form" in plain(panel.notes)
     panel.set_mechanism("linear")
     assert visible() == {"phi"} and panel.approx.isVisible()
+    panel.set_mechanism("linformer", projection="pooling")
+    assert panel.approx.isVisible() and not panel.boxes["seed"].isEnabled()
+    assert panel.approx.masked_array() is None  # no mask kept, none drawn
     for name, box in panel.boxes.items():
         assert box.toolTip(), name
 
@@ -107,6 +110,24 @@ def test_linear_attention_causal_matches_the_masked_formula(qtbot):
     np.testing.assert_allclose(panel.approx.image_array(), a, atol=1e-12)
     np.testing.assert_array_equal(panel.approx.masked_array(), ~np.tri(4, dtype=bool))
     np.testing.assert_allclose(panel.approximation.output, a @ v, atol=1e-12)
+
+
+def test_linformer_pooling_on_the_demo_by_hand(qtbot):
+    """k = 2 on 4 tokens: E = F pool (猫, 追) and (红色, 激光点); P = softmax(Q(EK)ᵀ/√3), A′ = P·F: each row gives
+    half of P's first weight to 猫 and 追 and half of its second to 红色 and 激光点."""
+    model, panel = show_panel(qtbot, EfficientPanel, size=(1100, 420))
+    panel.set_mechanism("linformer", rank=2, projection="pooling")
+    s = demo_session()
+    q, k, v = (np.asarray(s.matrices[n], dtype=np.float64) for n in "QKV")
+    pooled_k = np.stack([k[:2].mean(axis=0), k[2:].mean(axis=0)])
+    e = np.exp(q @ pooled_k.T / math.sqrt(3))
+    p = e / e.sum(axis=1, keepdims=True)
+    a = np.repeat(p / 2, 2, axis=1)
+    np.testing.assert_allclose(panel.approx.image_array(), a, atol=1e-12)
+    _, exact, _ = demo_reference(np.ones((4, 4), bool))
+    kl = np.mean(np.sum(a * np.log(a / exact), axis=1))
+    assert panel.figures.kl == pytest.approx(kl, rel=1e-9)
+    assert f"mean KL(A′‖A) = {kl:.3g} nats (4 rows)" in plain(panel.readout)
 
 
 def test_cost_plot_marks_the_sessions_length(qtbot):

@@ -7,7 +7,7 @@ The exact head is the session's results; the approximation, the error figures an
 from html import escape
 
 import numpy as np
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QScrollArea, QSpinBox,
                                QVBoxLayout, QWidget)
@@ -34,10 +34,13 @@ NARROWEST = 560  # px: below this every tile takes the whole width, one under an
 CAPTION_MIN_H = 48  # px: about three lines of the sentence show; the rest scrolls in its tile
 PARAMS = {  # which controls each mechanism uses
     "window": ("window",), "global_window": ("window", "global_tokens"), "strided": ("stride",),
-    "fixed": ("stride", "summary"), "linformer": ("rank", "seed"), "linear": ("phi",),
+    "fixed": ("stride", "summary"), "linformer": ("rank", "projection", "seed"),
+    "linear": ("phi",),
 }
 LABELS = {"window": "w", "stride": "l", "summary": "c", "global_tokens": "g", "rank": "k", "seed": "seed",
-          "phi": "φ"}
+          "phi": "φ", "projection": "E = F"}
+CHOICES = {"phi": [(phi.replace("elu+1", "elu + 1"), phi) for phi in FEATURE_MAPS],
+           "projection": [("random N(0, 1/k)", "random"), ("mean pooling", "pooling")]}
 
 
 class EfficientPanel(Panel):
@@ -64,11 +67,12 @@ class EfficientPanel(Panel):
             box.setValue(start)
             self._add_control(controls, name, box)
             box.valueChanged.connect(self._changed)
-        self.phi = QComboBox(self)
-        for phi in FEATURE_MAPS:
-            self.phi.addItem(phi.replace("elu+1", "elu + 1"), phi)
-        self._add_control(controls, "phi", self.phi)
-        self.phi.currentIndexChanged.connect(self._changed)
+        for name, items in CHOICES.items():
+            box = QComboBox(self)
+            for text, value in items:
+                box.addItem(text, value)
+            self._add_control(controls, name, box)
+            box.currentIndexChanged.connect(self._changed)
         controls.addStretch(1)
 
         self.caption = self._label()
@@ -165,14 +169,14 @@ class EfficientPanel(Panel):
     # ----- state --------------------------------------------------------------------------------
     def mechanism(self):
         """The Mechanism the controls describe."""
-        values = {name: box.value() for name, box in self.boxes.items() if name != "phi"}
-        return Mechanism(kind=self.kind.currentData(), phi=self.phi.currentData(), **values)
+        values = {name: box.currentData() if name in CHOICES else box.value() for name, box in self.boxes.items()}
+        return Mechanism(kind=self.kind.currentData(), **values)
 
     def set_mechanism(self, kind, **params):
         """Choose a mechanism and parameters as a person would (used by tests and screenshots)."""
         for name, value in params.items():
             box = self.boxes[name]
-            if name == "phi":
+            if name in CHOICES:
                 box.setCurrentIndex(box.findData(value))
             else:
                 box.setValue(value)
@@ -184,6 +188,7 @@ class EfficientPanel(Panel):
             box = self.boxes[name]
             box.setVisible(name in used)
             self.box_labels[name].setVisible(name in used)
+        self.boxes["seed"].setEnabled(self.boxes["projection"].currentData() == "random")
         stride = self.boxes["stride"].value()
         self.boxes["summary"].setMaximum(stride)  # c ≤ l: a block has l positions
 
@@ -206,8 +211,9 @@ class EfficientPanel(Panel):
             return
         h = self._drawn_head = min(m.settings.selected_head, r.n_heads - 1)
         n_q, n_k = r.heads.weights.shape[1:]
-        self.boxes["rank"].setMaximum(max(1, n_k))
-        self.boxes["global_tokens"].setMaximum(n_k)
+        for name in ("rank", "global_tokens"):  # k ≤ L and g ≤ L: a shorter session clamps them, quietly
+            with QSignalBlocker(self.boxes[name]):
+                self.boxes[name].setMaximum(max(1, n_k))
         mech = self.mechanism()
         allowed = r.allowed(h)
         q, k, v, c = head_inputs(r, h)
@@ -217,7 +223,9 @@ class EfficientPanel(Panel):
         self.approximation, self.figures = approx, figures
         rows, cols = m.query_tokens, m.tokens
         shown = "pattern" if mech.kind in PATTERNS else mech.kind
-        linformer = mech.kind == "linformer"
+        linformer = mech.kind == "linformer" and not approx.distributions  # random E, F: signed mixes
+        if mech.kind == "linformer" and not linformer:
+            shown = "pooling"
         self.approx.setVisible(not linformer)
         self.mixed.setVisible(linformer)
         heads = f", head {h + 1}/{r.n_heads}" if r.n_heads > 1 else ""
@@ -228,7 +236,7 @@ class EfficientPanel(Panel):
             reach = nice_ceiling(max(float(np.abs(approx.weights).max()), 1e-12))
             self.mixed.set_matrix(approx.weights, row_labels=rows, col_labels=cols, levels=(-reach, reach))
         else:
-            hatched = approx.computed if approx.computed is not None else allowed
+            hatched = approx.computed if approx.computed is not None else None if mech.kind == "linformer" else allowed
             self.approx.set_matrix(approx.weights, row_labels=rows, col_labels=cols, levels=(0.0, 1.0),
                                    masked=None if hatched is None else ~hatched, finite=True)
         self.exact.set_matrix(exact_w, row_labels=rows, col_labels=cols, levels=(0.0, 1.0),

@@ -29,7 +29,8 @@ SENTENCES = {
               "the last c positions of every block — its “summary” that later blocks read."),
     "linformer": ("低秩流派 (Linformer, Wang et al. 2020): bet that the attention matrix is low rank — project K "
                   "and V along L to k rows first (E K, F V with E, F of shape k × L), then attend: L² becomes "
-                  "L·k. Linformer learns E and F; here they are random, N(0, 1/k), drawn with the seed."),
+                  "L·k. Linformer learns E and F; here they are random, N(0, 1/k), drawn with the seed — or mean pooling, "
+                  "each projected row the average of a stretch of L/k positions."),
     "linear": ("结合律 (linear attention, Katharopoulos et al. 2020): replace exp(q·k) by φ(q)·φ(k) and regroup, "
                "φ(Q)(φ(K)ᵀV) / φ(Q)(φ(K)ᵀ1) — no L × L table at all, L·d·d_v instead of L²·d "
                "(causal: running sums over the keys)."),
@@ -40,6 +41,8 @@ SHOWN = {  # what the left heatmap shows for each kind: (its title, what its too
                 "A′ = softmax of the session's scores S over the computed cells only (re-normalised there)"),
     "linformer": ("A′ = P·F — a mix, not a distribution",
                   "A′ = P·F with P = softmax(Q(EK)ᵀ·scale), L × k: what each query takes from each row of V"),
+    "pooling": ("A′ = P·F — pooled keys, rows sum to 1",
+                "A′ = P·F with P = softmax(Q(EK)ᵀ·scale), L × k, and F averaging stretches of positions"),
     "linear": ("A′ = φ(q_i)·φ(k_j) by rows",
                "A′ = φ(q_i)·φ(k_j) normalised by rows: the weights linear attention amounts to (it never builds "
                "them)"),
@@ -53,6 +56,8 @@ TIPS = {
     "global_tokens": "g: the first g tokens are global anchors: they see every token and every token sees them",
     "rank": "k: Linformer projects the L keys and values to k rows (E K, F V with E, F of shape k × L)",
     "seed": "The seed of Linformer's random E and F: the same seed draws the same numbers",
+    "projection": ("E = F, k × L: random with entries N(0, 1/k) (the Johnson–Lindenstrauss scale; a Linformer "
+                   "learns its own), or mean pooling — row r the average of the r-th stretch of L/k positions"),
     "phi": "φ: elu(x) + 1 (the paper's, always > 0) or relu(x) (a query may then find no weight at all)",
 }
 
