@@ -3,19 +3,21 @@ weights and output of a mechanism, how far they are from the exact ones, and wha
 
 The exact attention is the session's own (its scores, weights and head output, as the pipeline made them);
 this module only makes the approximation and compares. Sliding window and sparse patterns keep the session's
-scores in their cells and re-normalise there (softmax over the computed cells only); Linformer and linear
-attention make their own similarities from the head's Q, K (as the scores use them, RoPE included) and V.
+scores in their cells and re-normalise there (softmax over the computed cells only); Linformer, linear
+attention and Performer make their own similarities from the head's Q, K (as the scores use them, RoPE
+included) and V.
 """
 from dataclasses import dataclass
 
 import numpy as np
 
-from .linear_attention import causal_linear_attention, feature_map, linear_attention, linear_weights
+from .linear_attention import (causal_linear_attention, feature_map, linear_attention, linear_weights,
+                               positive_features, random_features)
 from .low_rank import linformer, pooling_projection, random_projections
 from .softmax import softmax
 from .sparse_patterns import PATTERNS, pattern_cells, pattern_mask
 
-MECHANISMS = PATTERNS + ("linformer", "linear")
+MECHANISMS = PATTERNS + ("linformer", "linear", "performer")
 PROJECTIONS = ("random", "pooling")
 DISTRIBUTION_TOL = 1e-9  # a row is a distribution when it is ≥ 0 and sums to 1 within this
 BLOCK_CELLS = 1 << 18  # rows are taken in bands of about this many cells: temporaries stay in the cache
@@ -34,6 +36,7 @@ class Mechanism:
     seed: int = 0  # Linformer's random E, F
     projection: str = "random"  # Linformer's E = F: "random" (seeded, N(0, 1/k)) or "pooling" (means of stretches)
     phi: str = "elu+1"  # linear attention's feature map
+    features: int = 64  # Performer's m random features (drawn with ``seed``)
 
     def __post_init__(self):
         if self.kind not in MECHANISMS:
@@ -97,7 +100,12 @@ def approximate(mechanism, scores, q, k, v, c, allowed=None):
         e, f = (pooling_projection(m.rank, n_k),) * 2 if pooled else random_projections(m.rank, n_k, m.seed)
         p, out, eff = linformer(q, k, v, e, f, scale=c)
         return Approximation(eff, out, None, pooled, projected=p)  # pooling: P·F's rows are distributions
-    fq, fk = feature_map(q, m.phi), feature_map(k, m.phi)
+    if m.kind == "performer":  # φ(q)·φ(k) estimates exp(c·q·k): the features see √c·q and √c·k
+        w = random_features(m.features, np.shape(q)[1], m.seed)
+        root = np.sqrt(c)
+        fq, fk = positive_features(root * q, w, per_row=True), positive_features(root * k, w, per_row=False)
+    else:
+        fq, fk = feature_map(q, m.phi), feature_map(k, m.phi)
     out = linear_attention(fq, fk, v) if allowed is None else causal_linear_attention(fq, fk, v)
     return Approximation(linear_weights(fq, fk, allowed), out, None, True)
 
@@ -160,19 +168,22 @@ def score_cells(mechanism, length, causal=False):
         return pattern_cells(m.kind, length, causal=causal, **m.pattern_params)
     if m.kind == "linformer":
         return length * m.rank
-    return 0
+    return 0  # linear attention and Performer
 
 
 def multiply_adds(mechanism, length, d, d_v, causal=False):
     """A mechanism's multiply-adds for one head of ``length`` tokens, query and key width d, value width d_v.
 
     Patterns: (d + d_v) per computed cell. Linformer: E·K and F·V (k·L·(d + d_v)), then Q(EK)ᵀ and P(FV)
-    (L·k·(d + d_v)). Linear attention: φ(K)ᵀV and φ(Q)·that (2·L·d·d_v), φ(K)ᵀ1 and φ(Q)·z (2·L·d)."""
+    (L·k·(d + d_v)). Linear attention: φ(K)ᵀV and φ(Q)·that (2·L·d·d_v), φ(K)ᵀ1 and φ(Q)·z (2·L·d).
+    Performer: the same with m features instead of d, after W·q and W·k (2·L·m·d)."""
     m = mechanism
     if m.kind in PATTERNS:
         return score_cells(m, length, causal) * (d + d_v)
     if m.kind == "linformer":
         return 2 * length * m.rank * (d + d_v)
+    if m.kind == "performer":
+        return 2 * length * m.features * d + 2 * length * m.features * (d_v + 1)
     return 2 * length * d * (d_v + 1)
 
 

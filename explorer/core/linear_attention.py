@@ -3,6 +3,8 @@
 The chapter names the trick "结合律": softmax(QKᵀ)V must build the (L, L) table, but with a similarity
 φ(q)·φ(k) the product regroups — φ(Q)(φ(K)ᵀV) / φ(Q)(φ(K)ᵀ1) — and costs L·d·d_v instead of L²·d.
 Causal: the sums φ(K)ᵀV and φ(K)ᵀ1 become prefix sums over the keys (a running state, as an RNN keeps).
+Performer (Choromanski et al. 2021, FAVOR+) picks φ so that φ(q)·φ(k) estimates exp(q·k) itself: positive
+random features exp(w·x − |x|²/2)/√m with w ~ N(0, I) — softmax attention without the table, in expectation.
 """
 import numpy as np
 
@@ -18,6 +20,24 @@ def feature_map(x, phi="elu+1"):
     if phi == "relu":
         return np.maximum(x, 0.0)
     raise ValueError(f"feature map φ must be one of {', '.join(FEATURE_MAPS)}, got {phi!r}")
+
+
+def random_features(m, d, seed=0):
+    """Performer's W: m × d, rows drawn from N(0, I) by ``seed`` (the same seed draws the same numbers)."""
+    if int(m) != m or m < 1:
+        raise ValueError(f"Performer's number of features m must be a whole number ≥ 1, got {m!r}")
+    return np.random.default_rng(int(seed)).standard_normal((int(m), int(d)))
+
+
+def positive_features(x, w, per_row):
+    """FAVOR+'s φ(x) = exp(w·x − |x|²/2)/√m for each row of x, w the rows of ``w``; E[φ(x)·φ(y)] = exp(x·y).
+
+    Shifted before exp by each row's largest exponent (``per_row``, for queries: a row's scale cancels in its
+    normalisation) or by the largest of all (keys: a common scale cancels everywhere), so nothing overflows."""
+    x = np.asarray(x, dtype=np.float64)
+    z = x @ w.T - 0.5 * np.sum(x * x, axis=1, keepdims=True)
+    z -= z.max(axis=1, keepdims=True) if per_row else z.max()
+    return np.exp(z) / np.sqrt(len(w))
 
 
 def linear_attention(fq, fk, v):

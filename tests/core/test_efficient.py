@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from explorer.core.efficient import (Mechanism, approximate, cost_curve, error_figures, full_multiply_adds,
                                      head_inputs, multiply_adds, score_cells)
-from explorer.core.linear_attention import causal_linear_attention, feature_map, linear_attention
+from explorer.core.linear_attention import causal_linear_attention, feature_map, linear_attention, random_features
 from explorer.core.low_rank import linformer, pooling_projection, random_projections
 from explorer.core.pipeline import run_pipeline
 from explorer.core.presets import demo_session, random_session
@@ -201,8 +201,8 @@ def test_costs_by_hand():
 
 def test_unknown_mechanism_is_named():
     with pytest.raises(ValueError, match="mechanism must be one of window, global_window, strided, fixed, "
-                                         "linformer, linear"):
-        Mechanism("performer")
+                                         "linformer, linear, performer"):
+        Mechanism("flash")
 
 
 def test_pooling_projection_by_hand():
@@ -233,3 +233,41 @@ def test_linformer_pooling_rows_are_distributions():
     approx = approximate(Mechanism("linformer", rank=3, projection="pooling"), s, q, k, v, 1.0)
     np.testing.assert_allclose(approx.weights.sum(axis=1), 1.0, atol=1e-12)
     assert (approx.weights >= 0).all() and error_figures(approx, a, o).kl_rows == 7
+
+
+def test_performer_features_estimate_exp_of_the_dot_product():
+    """E[φ(x)·φ(y)] = exp(x·y) (FAVOR+'s positive features): with 200 000 features, within 2 %."""
+    x, y = np.array([[0.3, -0.5, 0.2]]), np.array([[0.4, 0.1, -0.6]])
+    w = random_features(200_000, 3, seed=5)
+    z = lambda a: np.exp(a @ w.T - 0.5 * np.sum(a * a)) / np.sqrt(len(w))  # noqa: E731  (unshifted)
+    assert (z(x) @ z(y).T).item() == pytest.approx(math.exp((x @ y.T).item()), rel=0.02)
+
+
+def test_performer_shift_before_exp_changes_no_weight():
+    """Each query row's shift cancels in its normalisation, the keys' common shift everywhere."""
+    q, k, v = qkv(8, 5, 6, 3, 2)
+    w = random_features(32, 3, seed=1)
+    plain_ = lambda a: np.exp(a @ w.T - 0.5 * np.sum(a * a, axis=1, keepdims=True))  # noqa: E731
+    sim = plain_(q) @ plain_(k).T
+    expected = sim / sim.sum(axis=1, keepdims=True)
+    s, a, o = exact(q, k, v, 1.0)
+    approx = approximate(Mechanism("performer", features=32, seed=1), s, q, k, v, 1.0)
+    np.testing.assert_allclose(approx.weights, expected, rtol=1e-12)
+    np.testing.assert_allclose(approx.output, expected @ v, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_performer_approaches_softmax_with_many_features(causal):
+    q, k, v = qkv(2, 5, 5, 3, 2)
+    q, k = 0.5 * q, 0.5 * k
+    s, a, o = exact(q, k, v, 0.8, causal)
+    allowed = np.isfinite(s) if causal else None
+    approx = approximate(Mechanism("performer", features=100_000, seed=3), s, q, k, v, 0.8, allowed)
+    np.testing.assert_allclose(approx.weights, a, atol=0.02)
+    assert error_figures(approx, a, o, allowed).frobenius < 0.05
+    few = approximate(Mechanism("performer", features=4, seed=3), s, q, k, v, 0.8, allowed)
+    assert error_figures(few, a, o, allowed).frobenius > error_figures(approx, a, o, allowed).frobenius
+
+
+def test_performer_cost_by_hand():
+    assert multiply_adds(Mechanism("performer", features=16), 8, 3, 2) == 2 * 8 * 16 * 3 + 2 * 8 * 16 * 3

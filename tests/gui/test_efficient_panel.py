@@ -3,6 +3,7 @@ and error figures computed here from the chapter's formula, its controls, and it
 import html
 import math
 import re
+import weakref
 
 import numpy as np
 import pytest
@@ -91,7 +92,11 @@ def test_controls_follow_the_mechanism(qtbot):
     assert visible() == {"phi"} and panel.approx.isVisible()
     panel.set_mechanism("linformer", projection="pooling")
     assert panel.approx.isVisible() and not panel.boxes["seed"].isEnabled()
-    assert panel.approx.masked_array() is None  # no mask kept, none drawn
+    assert panel.approx.masked_array() is None  # Linformer keeps no mask, so none is drawn
+    panel.set_mechanism("performer", features=16)
+    assert visible() == {"features", "seed"} and panel.boxes["seed"].isEnabled() and panel.approx.isVisible()
+    assert "Performer" in plain(panel.approx_title)
+    np.testing.assert_array_equal(panel.approx.masked_array(), ~np.tri(4, dtype=bool))  # causal by running sums
     for name, box in panel.boxes.items():
         assert box.toolTip(), name
 
@@ -153,6 +158,19 @@ def test_another_head_is_shown(qtbot):
     np.testing.assert_allclose(panel.approx.image_array(), model.results.heads.weights[1], atol=1e-12)
     assert panel.figures.frobenius < 1e-12
     assert "head 2/2" in plain(panel.approx_title)
+
+
+def test_a_dropped_panel_goes_at_once(qtbot):
+    """No reference cycle keeps it for the collector (which, running inside a later paint, crashed a test run)."""
+    model, panel = show_panel(qtbot, EfficientPanel, size=(900, 400))
+    for kind in ("linformer", "performer", "window"):
+        panel.set_mechanism(kind)
+    assert panel.approx.tooltip_provider(0, 0).startswith("A′[猫 → 猫]")
+    gone = weakref.ref(panel)
+    panel.close()
+    del panel
+    QApplication.processEvents()
+    assert gone() is None
 
 
 def test_costs_nothing_behind_its_tab(qtbot, home, monkeypatch):

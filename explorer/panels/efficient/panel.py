@@ -4,6 +4,7 @@ computes, its weights beside the exact ② of the session, how far its output la
 The exact head is the session's results; the approximation, the error figures and the costs come from
 ``explorer.core.efficient``. The mechanism and its parameters live in this panel (not in the session).
 """
+import weakref
 from html import escape
 
 import numpy as np
@@ -28,6 +29,7 @@ from .words import (NAMES, SHORT, NO_BIAS, NO_CAUSAL_LINFORMER, NOT_SAVED, PHI_N
                     sig3)
 
 PARAM_MAX = 8192  # w, l, g: as far as the cost curves go
+MAXIMA = {"seed": 99_999, "features": 1024}  # m: 1024 features of an L = 4096 session are 32 MiB already
 MAP_MIN_H = 170  # px: a heatmap keeps its rows readable; a low dock scrolls
 NARROW = 900  # px: below this the cost plot and the chapter's sentence go under the two heatmaps
 NARROWEST = 560  # px: below this every tile takes the whole width, one under another
@@ -35,10 +37,10 @@ CAPTION_MIN_H = 48  # px: about three lines of the sentence show; the rest scrol
 PARAMS = {  # which controls each mechanism uses
     "window": ("window",), "global_window": ("window", "global_tokens"), "strided": ("stride",),
     "fixed": ("stride", "summary"), "linformer": ("rank", "projection", "seed"),
-    "linear": ("phi",),
+    "linear": ("phi",), "performer": ("features", "seed"),
 }
-LABELS = {"window": "w", "stride": "l", "summary": "c", "global_tokens": "g", "rank": "k", "seed": "seed",
-          "phi": "φ", "projection": "E = F"}
+LABELS = {"window": "w", "stride": "l", "summary": "c", "global_tokens": "g", "rank": "k", "features": "m",
+          "seed": "seed", "phi": "φ", "projection": "E = F"}
 CHOICES = {"phi": [(phi.replace("elu+1", "elu + 1"), phi) for phi in FEATURE_MAPS],
            "projection": [("random N(0, 1/k)", "random"), ("mean pooling", "pooling")]}
 
@@ -60,10 +62,10 @@ class EfficientPanel(Panel):
         controls = QHBoxLayout()
         controls.setContentsMargins(0, 0, 0, 0)
         controls.addWidget(self.kind)
-        starts = dict(window=2, stride=2, summary=1, global_tokens=1, rank=2, seed=0)
+        starts = dict(window=2, stride=2, summary=1, global_tokens=1, rank=2, features=64, seed=0)
         for name, start in starts.items():
             box = QSpinBox(self)
-            box.setRange(0 if name in ("global_tokens", "seed") else 1, 99_999 if name == "seed" else PARAM_MAX)
+            box.setRange(0 if name in ("global_tokens", "seed") else 1, MAXIMA.get(name, PARAM_MAX))
             box.setValue(start)
             self._add_control(controls, name, box)
             box.valueChanged.connect(self._changed)
@@ -94,8 +96,13 @@ class EfficientPanel(Panel):
         self.mixed = Heatmap(cmap="diverging", row_title="query", col_title="key", colorbar_label="P·F", parent=self)
         self.exact = Heatmap(cmap="sequential", row_title="query", col_title="key", colorbar_label="weight",
                              masked_text="0", parent=self)
-        self.approx.tooltip_provider = self._approx_tip
-        self.mixed.tooltip_provider = self._approx_tip
+        for name, view in (("approx", self.approx), ("mixed", self.mixed), ("exact", self.exact)):
+            view.setObjectName(f"efficient_{name}")
+        # No cycle panel → heatmap → panel: a dropped panel goes at once, not whenever the collector runs (a
+        # collection inside a later paint, deleting its Qt objects then, crashed the tests)
+        tip = weakref.WeakMethod(self._approx_tip)
+        self.approx.tooltip_provider = self.mixed.tooltip_provider = (
+            lambda row, col: tip()(row, col) if tip() is not None else "")
         for view in (self.approx, self.mixed, self.exact):
             view.setMinimumHeight(MAP_MIN_H)
         self.mixed.hide()
@@ -188,7 +195,8 @@ class EfficientPanel(Panel):
             box = self.boxes[name]
             box.setVisible(name in used)
             self.box_labels[name].setVisible(name in used)
-        self.boxes["seed"].setEnabled(self.boxes["projection"].currentData() == "random")
+        self.boxes["seed"].setEnabled(self.kind.currentData() == "performer"
+                                      or self.boxes["projection"].currentData() == "random")
         stride = self.boxes["stride"].value()
         self.boxes["summary"].setMaximum(stride)  # c ≤ l: a block has l positions
 
@@ -226,6 +234,8 @@ class EfficientPanel(Panel):
         linformer = mech.kind == "linformer" and not approx.distributions  # random E, F: signed mixes
         if mech.kind == "linformer" and not linformer:
             shown = "pooling"
+        elif mech.kind == "performer":
+            shown = "linear"
         self.approx.setVisible(not linformer)
         self.mixed.setVisible(linformer)
         heads = f", head {h + 1}/{r.n_heads}" if r.n_heads > 1 else ""
@@ -249,7 +259,8 @@ class EfficientPanel(Panel):
         d, d_v = q.shape[1], v.shape[1]
         lengths = curve_lengths(n_k)
         full, mine = cost_curve(mech, lengths, d, d_v, causal=allowed is not None)
-        self.cost.show(SHORT[mech.kind], lengths, full, mine, n_k, self.cost_text(mech, n_k, d, d_v, allowed is not None))
+        bill = self.cost_text(mech, n_k, d, d_v, allowed is not None)
+        self.cost.show(SHORT[mech.kind], lengths, full, mine, n_k, bill)
 
     @staticmethod
     def cost_text(mech, n_k, d, d_v, causal):
@@ -286,7 +297,7 @@ class EfficientPanel(Panel):
             notes.append(f"<span style='color:{BAD}'>{escape(NO_CAUSAL_LINFORMER)}</span>")
         if mech.kind == "linear":
             notes.append(escape(PHI_NO_SCALE))
-        if alibi and mech.kind in ("linformer", "linear"):
+        if alibi and mech.kind in ("linformer", "linear", "performer"):
             notes.append(escape(NO_BIAS))
         return " ".join(notes)
 

@@ -12,10 +12,11 @@ NAMES = {
     "fixed": "Sparse Transformer · fixed",
     "linformer": "Linformer (low rank)",
     "linear": "Linear attention",
+    "performer": "Performer (FAVOR+)",
 }
 
 SHORT = {"window": "window", "global_window": "global + window", "strided": "strided", "fixed": "fixed",
-         "linformer": "Linformer", "linear": "linear"}  # in the cost plot's legend
+         "linformer": "Linformer", "linear": "linear", "performer": "Performer"}  # in the cost plot's legend
 
 SENTENCES = {
     "window": ("滑动窗口注意力 (Mistral): each token looks only at its nearest neighbours, |i − j| < w "
@@ -29,11 +30,14 @@ SENTENCES = {
               "the last c positions of every block — its “summary” that later blocks read."),
     "linformer": ("低秩流派 (Linformer, Wang et al. 2020): bet that the attention matrix is low rank — project K "
                   "and V along L to k rows first (E K, F V with E, F of shape k × L), then attend: L² becomes "
-                  "L·k. Linformer learns E and F; here they are random, N(0, 1/k), drawn with the seed — or mean pooling, "
-                  "each projected row the average of a stretch of L/k positions."),
+                  "L·k. Linformer learns E and F; here they are random, N(0, 1/k), drawn with the seed — or mean "
+                  "pooling, each projected row the average of a stretch of L/k positions."),
     "linear": ("结合律 (linear attention, Katharopoulos et al. 2020): replace exp(q·k) by φ(q)·φ(k) and regroup, "
                "φ(Q)(φ(K)ᵀV) / φ(Q)(φ(K)ᵀ1) — no L × L table at all, L·d·d_v instead of L²·d "
                "(causal: running sums over the keys)."),
+    "performer": ("结合律, with softmax kept in expectation (Performer, Choromanski et al. 2021): m positive random "
+                  "features φ(x) = exp(w·x − |x|²/2)/√m, w ~ N(0, I), make φ(q)·φ(k) an unbiased estimate of "
+                  "exp(q·k·scale) — then the same regrouping as linear attention: L·m·(d + d_v), no L × L table."),
 }
 
 SHOWN = {  # what the left heatmap shows for each kind: (its title, what its tooltip adds)
@@ -55,7 +59,8 @@ TIPS = {
     "summary": "c: fixed pattern — the last c positions of every block are its summary, seen by all later tokens",
     "global_tokens": "g: the first g tokens are global anchors: they see every token and every token sees them",
     "rank": "k: Linformer projects the L keys and values to k rows (E K, F V with E, F of shape k × L)",
-    "seed": "The seed of Linformer's random E and F: the same seed draws the same numbers",
+    "seed": "The seed of Linformer's random E, F or of Performer's features W: the same seed draws the same numbers",
+    "features": "m: Performer's number of random features — more features, a closer estimate of softmax, more cost",
     "projection": ("E = F, k × L: random with entries N(0, 1/k) (the Johnson–Lindenstrauss scale; a Linformer "
                    "learns its own), or mean pooling — row r the average of the r-th stretch of L/k positions"),
     "phi": "φ: elu(x) + 1 (the paper's, always > 0) or relu(x) (a query may then find no weight at all)",
