@@ -61,7 +61,7 @@ class CostPlot:
         left = self.widget.getPlotItem().getAxis("left")
         left.setTicks([[(float(e), f"10{_superscript(e)}") for e in range(int(lo), int(hi) + 1, step)],
                        [(float(e), "") for e in range(int(lo), int(hi) + 1)]])
-        self.widget.setXRange(0.6, L_MAX_EXP + 0.4, padding=0)
+        self.widget.setXRange(min(0.6, float(x[at]) - 0.4), L_MAX_EXP + 0.4, padding=0)  # L = 1 too
         self.widget.setYRange(lo - 0.3, hi + 0.3, padding=0)
         key = legend(("━━", FULL_COLOR, "full L²"), ("━━", MINE_COLOR, name), ("●", HERE_COLOR, "here"))
         set_title(self.widget, f"multiply-adds: {bill}<br>{key}", self.fg.name())

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLab
 from explorer.core.efficient import (MECHANISMS, Mechanism, approximate, cost_curve, error_figures, head_inputs,
                                      multiply_adds)
 from explorer.core.linear_attention import FEATURE_MAPS
+from explorer.core.plural import noun
 from explorer.core.sparse_patterns import PATTERNS
 from explorer.model import SELECTION, VALUES
 from explorer.widgets.heatmap import Heatmap
@@ -274,9 +275,10 @@ class EfficientPanel(Panel):
         table = n_q * n_k
         if approx.computed is not None:
             cells = int(approx.computed.sum())
-            work = f"<b>{count(cells)}</b> of {count(table)} cells ({100 * cells / table:.0f} %)"
+            work = f"<b>{count(cells)}</b> of {count(table)} {noun(table, 'cell')} ({100 * cells / table:.0f} %)"
         elif mech.kind == "linformer":
-            work = f"L·k = <b>{count(n_q * mech.rank)}</b> scores, against k = {mech.rank} projected keys"
+            work = (f"L·k = <b>{count(n_q * mech.rank)}</b> {noun(n_q * mech.rank, 'score')}, against k = "
+                    f"{mech.rank} projected {noun(mech.rank, 'key')}")
         else:
             work = "<b>no</b> score table"
         parts = [work]
@@ -285,7 +287,8 @@ class EfficientPanel(Panel):
         if figures.kl is None:
             parts.append("KL: — (A′ rows are not distributions)" if not approx.distributions else "KL: —")
         else:
-            parts.append(f"mean KL(A′‖A) = <b>{sig3(figures.kl)}</b> nats ({figures.kl_rows} rows)")
+            parts.append(f"mean KL(A′‖A) = <b>{sig3(figures.kl)}</b> nats ({figures.kl_rows} "
+                         f"{noun(figures.kl_rows, 'row')})")
         if figures.mass is not None:
             parts.append(f"exact mass inside = <b>{sig3(figures.mass)}</b>")
         return " · ".join(parts)
