@@ -95,7 +95,7 @@ def test_controls_follow_the_mechanism(qtbot):
     assert panel.approx.masked_array() is None  # Linformer keeps no mask, so none is drawn
     panel.set_mechanism("performer", features=16)
     assert visible() == {"features", "seed"} and panel.boxes["seed"].isEnabled() and panel.approx.isVisible()
-    assert "Performer" in plain(panel.approx_title)
+    assert "φ(q_i)·φ(k_j)" in plain(panel.approx_title) and "Performer" in panel.kind.currentText()
     np.testing.assert_array_equal(panel.approx.masked_array(), ~np.tri(4, dtype=bool))  # causal by running sums
     for name, box in panel.boxes.items():
         assert box.toolTip(), name

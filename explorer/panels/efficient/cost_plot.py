@@ -27,7 +27,7 @@ class CostPlot:
 
     def __init__(self, parent, fg, bg):
         self.fg = fg
-        self.widget = lesson_plot(parent, fg, bg, "", "L (tokens)", "multiply-adds per head", grid_alpha=0.12,
+        self.widget = lesson_plot(parent, fg, bg, "", "L (tokens)", "per head", grid_alpha=0.12,
                                   min_size=(200, 170), fixed_ticks=True)
         item = self.widget.getPlotItem()
         item.getViewBox().disableAutoRange()

@@ -90,7 +90,7 @@ class EfficientPanel(Panel):
         self.notes = self._label()
         self.approx_title = self._label()
         self.exact_title = self._label()
-        self.exact_title.setText("<b>②</b> exact A = softmax(S)")
+        self.exact_title.setText("② exact A = softmax(S)")
         self.exact_title.setToolTip("The session's own weights ② of the shown head, as the Weights panel shows them")
         self.approx = Heatmap(cmap="sequential", row_title="query", col_title="key", colorbar_label="weight",
                               masked_text="·", parent=self)
@@ -239,9 +239,9 @@ class EfficientPanel(Panel):
             shown = "linear"
         self.approx.setVisible(not linformer)
         self.mixed.setVisible(linformer)
-        heads = f", head {h + 1}/{r.n_heads}" if r.n_heads > 1 else ""
+        heads = f" · head {h + 1}/{r.n_heads}" if r.n_heads > 1 else ""
         title, tip = SHOWN[shown]
-        self.approx_title.setText(f"<b>{NAMES[mech.kind]}</b>{heads}: {escape(title)}")
+        self.approx_title.setText(f"{escape(title)}{heads}")  # the mechanism is named in its chooser above
         self.approx_title.setToolTip(tip)
         if linformer:
             reach = nice_ceiling(max(float(np.abs(approx.weights).max()), 1e-12))

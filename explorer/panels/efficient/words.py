@@ -41,11 +41,11 @@ SENTENCES = {
 }
 
 SHOWN = {  # what the left heatmap shows for each kind: (its title, what its tooltip adds)
-    "pattern": ("A′ — hatched: not computed",
+    "pattern": ("A′ (hatched: not computed)",
                 "A′ = softmax of the session's scores S over the computed cells only (re-normalised there)"),
-    "linformer": ("A′ = P·F — a mix, not a distribution",
+    "linformer": ("A′ = P·F, a mix (not a distribution)",
                   "A′ = P·F with P = softmax(Q(EK)ᵀ·scale), L × k: what each query takes from each row of V"),
-    "pooling": ("A′ = P·F — pooled keys, rows sum to 1",
+    "pooling": ("A′ = P·F over pooled keys",
                 "A′ = P·F with P = softmax(Q(EK)ᵀ·scale), L × k, and F averaging stretches of positions"),
     "linear": ("A′ = φ(q_i)·φ(k_j) by rows",
                "A′ = φ(q_i)·φ(k_j) normalised by rows: the weights linear attention amounts to (it never builds "
