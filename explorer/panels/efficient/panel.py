@@ -22,12 +22,12 @@ from explorer.model import SELECTION, VALUES
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.nice import nice_ceiling
 from explorer.widgets.number_text import format_number
-from explorer.widgets.palette import BAD
+from explorer.widgets.palette import BAD, MUTED
 
 from ..base import Panel
 from .cost_plot import CostPlot, curve_lengths
-from .words import (NAMES, SHORT, NO_BIAS, NO_CAUSAL_LINFORMER, NOT_SAVED, PHI_NO_SCALE, SENTENCES, SHOWN, TIPS, count,
-                    sig3)
+from .words import (NAMES, NO_BIAS, NO_CAUSAL_LINFORMER, NOT_SAVED, PHI_NO_SCALE, SCHOOLS_ZH, SENTENCES, SHORT,
+                    SHOWN, TIPS, count, sig3)
 
 PARAM_MAX = 8192  # w, l, g: as far as the cost curves go
 MAXIMA = {"seed": 99_999, "features": 1024}  # m: 1024 features of an L = 4096 session are 32 MiB already
@@ -253,7 +253,8 @@ class EfficientPanel(Panel):
         self.exact.set_matrix(exact_w, row_labels=rows, col_labels=cols, levels=(0.0, 1.0),
                               masked=None if allowed is None else ~allowed, finite=True,
                               overview=r.overview("weights", h))
-        self.caption.setText(escape(SENTENCES[mech.kind]))
+        self.caption.setText(f"{escape(SENTENCES[mech.kind])}<br><span style='color:{MUTED}'>"
+                             f"「{escape(SCHOOLS_ZH)}」</span>")
         self.readout.setText(self.readout_text(mech, approx, figures, n_q, n_k))
         self.notes.setText(self.notes_text(mech, allowed is not None, r.slopes is not None))
         self.notes.setVisible(bool(self.notes.text()))

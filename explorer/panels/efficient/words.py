@@ -2,8 +2,8 @@
 what each parameter means (the tooltips)."""
 from html import escape
 
-SCHOOLS_ZH = ("那张 (L, L) 分数表是整个架构最贵的家当,围绕它已经形成了几个省钱流派 ……"
-              "每条战线的武器,都是你行囊里的旧零件:稀疏、低秩、结合律。")
+SCHOOLS_ZH = ("三派加上正文说的线性注意力,构成「长上下文军备竞赛」的主要战线——每条战线的武器,都是你行囊里的旧零件:"
+              "稀疏、低秩、结合律。")  # the chapter, under every mechanism's sentence
 
 NAMES = {
     "window": "Sliding window",
