@@ -1,0 +1,315 @@
+"""F18 Efficient attention: a money-saving school tried on the shown head's own Q, K, V — which cells it
+computes, its weights beside the exact ② of the session, how far its output lands, and what it costs.
+
+The exact head is the session's results; the approximation, the error figures and the costs come from
+``explorer.core.efficient``. The mechanism and its parameters live in this panel (not in the session).
+"""
+import weakref
+from html import escape
+
+import numpy as np
+from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QScrollArea, QSpinBox,
+                               QVBoxLayout, QWidget)
+
+from explorer.core.efficient import (MECHANISMS, Mechanism, approximate, cost_curve, error_figures, head_inputs,
+                                     multiply_adds)
+from explorer.core.linear_attention import FEATURE_MAPS
+from explorer.core.plural import noun
+from explorer.core.sparse_patterns import PATTERNS
+from explorer.model import SELECTION, VALUES
+from explorer.widgets.heatmap import Heatmap
+from explorer.widgets.nice import nice_ceiling
+from explorer.widgets.number_text import format_number
+from explorer.widgets.palette import BAD, MUTED
+
+from ..base import Panel
+from .cost_plot import CostPlot, curve_lengths
+from .words import (NAMES, NO_BIAS, NO_CAUSAL_LINFORMER, NOT_SAVED, PHI_NO_SCALE, SCHOOLS_ZH, SENTENCES, SHORT,
+                    SHOWN, TIPS, count, sig3)
+
+PARAM_MAX = 8192  # w, l, g: as far as the cost curves go
+MAXIMA = {"seed": 99_999, "features": 1024}  # m: 1024 features of an L = 4096 session are 32 MiB already
+MAP_MIN_H = 170  # px: a heatmap keeps its rows readable; a low dock scrolls
+NARROW = 900  # px: below this the cost plot and the chapter's sentence go under the two heatmaps
+NARROWEST = 560  # px: below this every tile takes the whole width, one under another
+CAPTION_MIN_H = 48  # px: about three lines of the sentence show; the rest scrolls in its tile
+PARAMS = {  # which controls each mechanism uses
+    "window": ("window",), "global_window": ("window", "global_tokens"), "strided": ("stride",),
+    "fixed": ("stride", "summary"), "linformer": ("rank", "projection", "seed"),
+    "linear": ("phi",), "performer": ("features", "seed"),
+}
+LABELS = {"window": "w", "stride": "l", "summary": "c", "global_tokens": "g", "rank": "k", "features": "m",
+          "seed": "seed", "phi": "φ", "projection": "E = F"}
+CHOICES = {"phi": [(phi.replace("elu+1", "elu + 1"), phi) for phi in FEATURE_MAPS],
+           "projection": [("random N(0, 1/k)", "random"), ("mean pooling", "pooling")]}
+
+
+class EfficientPanel(Panel):
+    """Mechanism and parameters; A′ beside the exact A; error figures; cost against L² (log–log)."""
+
+    snug = True
+
+    def __init__(self, model, parent=None):
+        super().__init__(model, parent)
+        fg, bg = (self.palette().color(role) for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Base))
+        self.kind = QComboBox(self)
+        for kind in MECHANISMS:
+            self.kind.addItem(NAMES[kind], kind)
+        self.kind.setToolTip(TIPS["kind"] + ". " + NOT_SAVED)
+        self.kind.currentIndexChanged.connect(self._changed)
+        self.boxes, self.box_labels = {}, {}
+        controls = QHBoxLayout()
+        controls.setContentsMargins(0, 0, 0, 0)
+        controls.addWidget(self.kind)
+        starts = dict(window=2, stride=2, summary=1, global_tokens=1, rank=2, features=64, seed=0)
+        for name, start in starts.items():
+            box = QSpinBox(self)
+            box.setRange(0 if name in ("global_tokens", "seed") else 1, MAXIMA.get(name, PARAM_MAX))
+            box.setValue(start)
+            self._add_control(controls, name, box)
+            box.valueChanged.connect(self._changed)
+        for name, items in CHOICES.items():
+            box = QComboBox(self)
+            for text, value in items:
+                box.addItem(text, value)
+            self._add_control(controls, name, box)
+            box.currentIndexChanged.connect(self._changed)
+        controls.addStretch(1)
+
+        self.caption = self._label()
+        self.caption.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self.caption_tile = QScrollArea(self)  # the chapter's sentence scrolls in its tile, never pushing the maps
+        self.caption_tile.setWidgetResizable(True)
+        self.caption_tile.setFrameShape(QFrame.Shape.NoFrame)
+        self.caption_tile.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.caption_tile.setWidget(self.caption)
+        self.caption_tile.setMinimumHeight(CAPTION_MIN_H)
+        self.readout = self._label()
+        self.notes = self._label()
+        self.approx_title = self._label()
+        self.exact_title = self._label()
+        self.exact_title.setText("② exact A = softmax(S)")
+        self.exact_title.setToolTip("The session's own weights ② of the shown head, as the Weights panel shows them")
+        self.approx = Heatmap(cmap="sequential", row_title="query", col_title="key", colorbar_label="weight",
+                              masked_text="·", parent=self)
+        self.mixed = Heatmap(cmap="diverging", row_title="query", col_title="key", colorbar_label="P·F", parent=self)
+        self.exact = Heatmap(cmap="sequential", row_title="query", col_title="key", colorbar_label="weight",
+                             masked_text="0", parent=self)
+        for name, view in (("approx", self.approx), ("mixed", self.mixed), ("exact", self.exact)):
+            view.setObjectName(f"efficient_{name}")
+        # No cycle panel → heatmap → panel: a dropped panel goes at once, not whenever the collector runs (a
+        # collection inside a later paint, deleting its Qt objects then, crashed the tests)
+        tip = weakref.WeakMethod(self._approx_tip)
+        self.approx.tooltip_provider = self.mixed.tooltip_provider = (
+            lambda row, col: tip()(row, col) if tip() is not None else "")
+        for view in (self.approx, self.mixed, self.exact):
+            view.setMinimumHeight(MAP_MIN_H)
+        self.mixed.hide()
+        self.cost = CostPlot(self, fg, bg)
+        self.left_tile, self.right_tile = QWidget(self), QWidget(self)
+        for tile, title, views in ((self.left_tile, self.approx_title, (self.approx, self.mixed)),
+                                   (self.right_tile, self.exact_title, (self.exact,))):
+            box = QVBoxLayout(tile)
+            box.setContentsMargins(0, 0, 0, 0)
+            box.setSpacing(2)
+            box.addWidget(title)
+            for view in views:
+                box.addWidget(view, 1)
+        self.tiles = QGridLayout()
+        self.tiles.setContentsMargins(0, 0, 0, 0)
+        self.tiles.setSpacing(6)
+        self._columns = 0
+        self._arrange(3)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
+        layout.addLayout(controls)
+        layout.addWidget(self.readout)
+        layout.addWidget(self.notes)
+        layout.addLayout(self.tiles, 1)
+        self.approximation = None  # the last Approximation drawn, and its error figures
+        self.figures = None
+        self._drawn_head = None
+        self._show_params()
+
+    # ----- building -----------------------------------------------------------------------------
+    def _label(self):
+        label = QLabel(self)
+        label.setWordWrap(True)
+        label.setTextFormat(Qt.TextFormat.RichText)
+        return label
+
+    def _add_control(self, row, name, box):
+        label = QLabel(LABELS[name], self)
+        label.setBuddy(box)
+        box.setToolTip(TIPS[name])
+        label.setToolTip(TIPS[name])
+        row.addSpacing(6)
+        row.addWidget(label)
+        row.addWidget(box)
+        self.boxes[name], self.box_labels[name] = box, label
+
+    def _arrange(self, columns):
+        """Wide: the two heatmaps and the cost plot in a row, the sentence under them. Narrow: the heatmaps,
+        then the cost plot beside the sentence. Narrowest: one under another."""
+        if columns == self._columns:
+            return
+        self._columns = columns
+        for w in (self.left_tile, self.right_tile, self.cost.widget, self.caption_tile):
+            self.tiles.removeWidget(w)
+        places = {3: ((0, 0), (0, 1), (0, 2), (1, 0, 1, 3)), 2: ((0, 0), (0, 1), (1, 0), (1, 1)),
+                  1: ((0, 0), (1, 0), (2, 0), (3, 0))}[columns]
+        for w, place in zip((self.left_tile, self.right_tile, self.cost.widget, self.caption_tile), places):
+            self.tiles.addWidget(w, *place)
+        for c in range(3):
+            self.tiles.setColumnStretch(c, 1 if c < columns else 0)
+        stretches = {3: (4, 1, 0, 0), 2: (3, 2, 0, 0), 1: (1, 1, 1, 0)}[columns]
+        for row, stretch in enumerate(stretches):
+            self.tiles.setRowStretch(row, stretch)
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._arrange(3 if self.width() >= NARROW else 2 if self.width() >= NARROWEST else 1)
+
+    # ----- state --------------------------------------------------------------------------------
+    def mechanism(self):
+        """The Mechanism the controls describe."""
+        values = {name: box.currentData() if name in CHOICES else box.value() for name, box in self.boxes.items()}
+        return Mechanism(kind=self.kind.currentData(), **values)
+
+    def set_mechanism(self, kind, **params):
+        """Choose a mechanism and parameters as a person would (used by tests and screenshots)."""
+        for name, value in params.items():
+            box = self.boxes[name]
+            if name in CHOICES:
+                box.setCurrentIndex(box.findData(value))
+            else:
+                box.setValue(value)
+        self.kind.setCurrentIndex(self.kind.findData(kind))
+
+    def _show_params(self):
+        used = PARAMS[self.kind.currentData()]
+        for name in LABELS:
+            box = self.boxes[name]
+            box.setVisible(name in used)
+            self.box_labels[name].setVisible(name in used)
+        self.boxes["seed"].setEnabled(self.kind.currentData() == "performer"
+                                      or self.boxes["projection"].currentData() == "random")
+        stride = self.boxes["stride"].value()
+        self.boxes["summary"].setMaximum(stride)  # c ≤ l: a block has l positions
+
+    def _changed(self, *_):
+        self._show_params()
+        if self.isVisible() and self._on_screen and not self.waiting():
+            self._draw()
+        else:
+            self._stale |= VALUES  # drawn when it is shown
+
+    # ----- drawing ------------------------------------------------------------------------------
+    def render(self, flags):
+        if flags == SELECTION and self._drawn_head == self.model.settings.selected_head:
+            return  # a row or key clicked elsewhere: nothing here follows the selected row
+        self._draw()
+
+    def _draw(self):
+        m, r = self.model, self.model.results
+        if r is None:
+            return
+        h = self._drawn_head = min(m.settings.selected_head, r.n_heads - 1)
+        n_q, n_k = r.heads.weights.shape[1:]
+        for name in ("rank", "global_tokens"):  # k ≤ L and g ≤ L: a shorter session clamps them, quietly
+            with QSignalBlocker(self.boxes[name]):
+                self.boxes[name].setMaximum(max(1, n_k))
+        mech = self.mechanism()
+        allowed = r.allowed(h)
+        q, k, v, c = head_inputs(r, h)
+        exact_w, exact_o = r.heads.weights[h], r.heads.head_outputs[h]
+        approx = approximate(mech, r.heads.scores[h], q, k, v, c, allowed)
+        figures = error_figures(approx, exact_w, exact_o, allowed)
+        self.approximation, self.figures = approx, figures
+        rows, cols = m.query_tokens, m.tokens
+        shown = "pattern" if mech.kind in PATTERNS else mech.kind
+        linformer = mech.kind == "linformer" and not approx.distributions  # random E, F: signed mixes
+        if mech.kind == "linformer" and not linformer:
+            shown = "pooling"
+        elif mech.kind == "performer":
+            shown = "linear"
+        self.approx.setVisible(not linformer)
+        self.mixed.setVisible(linformer)
+        heads = f" · head {h + 1}/{r.n_heads}" if r.n_heads > 1 else ""
+        title, tip = SHOWN[shown]
+        self.approx_title.setText(f"{escape(title)}{heads}")  # the mechanism is named in its chooser above
+        self.approx_title.setToolTip(tip)
+        if linformer:
+            reach = nice_ceiling(max(float(np.abs(approx.weights).max()), 1e-12))
+            self.mixed.set_matrix(approx.weights, row_labels=rows, col_labels=cols, levels=(-reach, reach))
+        else:
+            hatched = approx.computed if approx.computed is not None else None if mech.kind == "linformer" else allowed
+            self.approx.set_matrix(approx.weights, row_labels=rows, col_labels=cols, levels=(0.0, 1.0),
+                                   masked=None if hatched is None else ~hatched, finite=True)
+        self.exact.set_matrix(exact_w, row_labels=rows, col_labels=cols, levels=(0.0, 1.0),
+                              masked=None if allowed is None else ~allowed, finite=True,
+                              overview=r.overview("weights", h))
+        self.caption.setText(f"{escape(SENTENCES[mech.kind])}<br><span style='color:{MUTED}'>"
+                             f"「{escape(SCHOOLS_ZH)}」</span>")
+        self.readout.setText(self.readout_text(mech, approx, figures, n_q, n_k))
+        self.notes.setText(self.notes_text(mech, allowed is not None, r.slopes is not None))
+        self.notes.setVisible(bool(self.notes.text()))
+        d, d_v = q.shape[1], v.shape[1]
+        lengths = curve_lengths(n_k)
+        full, mine = cost_curve(mech, lengths, d, d_v, causal=allowed is not None)
+        bill = self.cost_text(mech, n_k, d, d_v, allowed is not None)
+        self.cost.show(SHORT[mech.kind], lengths, full, mine, n_k, bill)
+
+    @staticmethod
+    def cost_text(mech, n_k, d, d_v, causal):
+        """The bill at the session's L: the mechanism's multiply-adds against full attention's L²·(d + d_v)."""
+        mine, full = multiply_adds(mech, n_k, d, d_v, causal), n_k * n_k * (d + d_v)
+        return f"{count(mine)} vs {count(full)} at L = {n_k} ({mine / full:.2g}×)"
+
+    @staticmethod
+    def readout_text(mech, approx, figures, n_q, n_k):
+        """The line of figures: cells computed, output error, KL, mass inside."""
+        table = n_q * n_k
+        if approx.computed is not None:
+            cells = int(approx.computed.sum())
+            work = f"<b>{count(cells)}</b> of {count(table)} {noun(table, 'cell')} ({100 * cells / table:.0f} %)"
+        elif mech.kind == "linformer":
+            work = (f"L·k = <b>{count(n_q * mech.rank)}</b> {noun(n_q * mech.rank, 'score')}, against k = "
+                    f"{mech.rank} projected {noun(mech.rank, 'key')}")
+        else:
+            work = "<b>no</b> score table"
+        parts = [work]
+        frob = "—, O is all zeros" if figures.frobenius is None else sig3(figures.frobenius)
+        parts.append(f"‖O′ − O‖/‖O‖ = <b>{frob}</b>")
+        if figures.kl is None:
+            parts.append("KL: — (A′ rows are not distributions)" if not approx.distributions else "KL: —")
+        else:
+            parts.append(f"mean KL(A′‖A) = <b>{sig3(figures.kl)}</b> nats ({figures.kl_rows} "
+                         f"{noun(figures.kl_rows, 'row')})")
+        if figures.mass is not None:
+            parts.append(f"exact mass inside = <b>{sig3(figures.mass)}</b>")
+        return " · ".join(parts)
+
+    @staticmethod
+    def notes_text(mech, causal, alibi):
+        notes = []
+        if mech.kind == "linformer" and causal:
+            notes.append(f"<span style='color:{BAD}'>{escape(NO_CAUSAL_LINFORMER)}</span>")
+        if mech.kind == "linear":
+            notes.append(escape(PHI_NO_SCALE))
+        if alibi and mech.kind in ("linformer", "linear", "performer"):
+            notes.append(escape(NO_BIAS))
+        return " ".join(notes)
+
+    def _approx_tip(self, row, col):
+        a = self.approximation
+        if a is None or row >= a.weights.shape[0] or col >= a.weights.shape[1]:
+            return ""
+        q, k = self.model.query_tokens[row], self.model.tokens[col]
+        if a.computed is not None and not a.computed[row, col]:
+            return f"A′[{q} → {k}] = 0\nnot computed: outside the pattern (or masked)"
+        return f"A′[{q} → {k}] = {format_number(a.weights[row, col])}"
