@@ -10,8 +10,8 @@ from html import escape
 import numpy as np
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QScrollArea, QSpinBox,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea,
+                               QSpinBox, QVBoxLayout, QWidget)
 
 from explorer.core.efficient import (MECHANISMS, Mechanism, approximate, cost_curve, error_figures, head_inputs,
                                      multiply_adds)
@@ -35,6 +35,8 @@ MAP_MIN_H = 170  # px: a heatmap keeps its rows readable; a low dock scrolls
 NARROW = 900  # px: below this the cost plot and the chapter's sentence go under the two heatmaps
 NARROWEST = 560  # px: below this every tile takes the whole width, one under another
 CAPTION_MIN_H = 48  # px: about three lines of the sentence show; the rest scrolls in its tile
+LIVE_CELLS = 512 * 512  # above this many score cells a mechanism is tried when asked (Compute), not at each edit:
+#                         at L = 1024 it takes 0.1–0.4 s of the GUI thread, at L = 4096 over a second
 PARAMS = {  # which controls each mechanism uses
     "window": ("window",), "global_window": ("window", "global_tokens"), "strided": ("stride",),
     "fixed": ("stride", "summary"), "linformer": ("rank", "projection", "seed"),
@@ -77,6 +79,12 @@ class EfficientPanel(Panel):
             self._add_control(controls, name, box)
             box.currentIndexChanged.connect(self._changed)
         controls.addStretch(1)
+        self.compute = QPushButton("Compute", self)
+        self.compute.setToolTip("Try the mechanism on this large session now (it takes a moment); at this size it "
+                                "is not tried again at every edit")
+        self.compute.clicked.connect(self._compute_now)  # (a bound method: no cycle keeps the panel)
+        self.compute.hide()
+        controls.addWidget(self.compute)
 
         self.caption = self._label()
         self.caption.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
@@ -214,9 +222,19 @@ class EfficientPanel(Panel):
             return  # a row or key clicked elsewhere: nothing here follows the selected row
         self._draw()
 
-    def _draw(self):
+    def _compute_now(self):
+        self._draw(asked=True)
+
+    def _draw(self, asked=False):
         m, r = self.model, self.model.results
         if r is None:
+            return
+        cells = int(np.prod(r.heads.weights.shape[1:]))
+        self.compute.setVisible(cells > LIVE_CELLS)
+        if cells > LIVE_CELLS and not asked:
+            before = " What is shown is from before the last change." if self.approximation is not None else ""
+            self.readout.setText(f"<span style='color:{MUTED}'>{count(cells)} score cells: trying a mechanism takes "
+                                 f"a moment at this size, so it waits for <b>Compute</b>.{before}</span>")
             return
         h = self._drawn_head = min(m.settings.selected_head, r.n_heads - 1)
         n_q, n_k = r.heads.weights.shape[1:]
