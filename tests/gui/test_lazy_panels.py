@@ -215,8 +215,9 @@ def test_screenshot_shows_real_panels_for_every_dock_on_screen(qtbot, home, tmp_
         assert window.panels.is_built(spec.name) == on_screen(window, spec.name), spec.name
 
 
-# Not needed to show the window: imported where they are used (numpy.ma came with np.unique, ~30 ms).
-IMPORTED_LATER = ("scipy", "matplotlib", "numpy.ma", "platformdirs", "difflib")
+# Not needed to show the window: imported where they are used (numpy.ma came with np.unique, ~30 ms;
+# html with its table of entities, for escape, ~1.5 ms: explorer/widgets/html_escape.py).
+IMPORTED_LATER = ("scipy", "matplotlib", "numpy.ma", "platformdirs", "difflib", "html")
 STARTUP = f"IMPORTED_LATER = {IMPORTED_LATER!r}\n" + textwrap.dedent('''
     import json, os, sys
     from PySide6.QtWidgets import QApplication
