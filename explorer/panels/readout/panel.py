@@ -125,6 +125,7 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
             plot.getAxis(side).setGrid(int(GRID_ALPHA * 255))
         for side in ("left", "bottom"):
             axis = plot.getAxis(side)
+            axis.hold_measures()  # until the first draw gives the plot its ranges (render)
             axis.setPen(self._fg)
             axis.setTextPen(self._fg)
             axis.enableAutoSIPrefix(False)
@@ -174,6 +175,9 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         self._readout, self._drawn_from = ro, r
         self._sync_dim_combos(ro)
         self._draw()
+        for plot in (self.bars, self.plane):
+            for side in ("left", "bottom"):
+                plot.getAxis(side).release_measures()
 
     def _untouched(self, flags, results):
         """True for Q cells edited in other query rows than the one drawn: O_i depends on Q only through
