@@ -295,7 +295,7 @@ def report(r):
                        f"{fmt_ms(1000 * x['build'])} | {fmt_ms(1000 * x['paint'])} |")
         complete = s["app"].get("complete", s["app"]["total"])
         out += ["", f"app / empty = **{ratio:.2f}×** (target ≤ {TARGET_STARTUP}) {mark(ratio <= TARGET_STARTUP)}; "
-                f"every panel on screen drawn (and nothing left to paint) at "
+                f"every panel on screen drawn (the Readout comes just after the first paint) at "
                 f"{fmt_ms(1000 * complete)} = {complete / s['empty']['total']:.2f}× the empty window", ""]
     s = r.get("startup_screen")
     if s:

@@ -61,10 +61,8 @@ DOCKS = (
              reads_results=False),
 )
 SPECS = {spec.name: spec for spec in DOCKS}
-# Docks shown at start whose panels would wait until just after the window's first paint. None does:
-# the Readout did (the window appeared ~40 ms sooner, without it), but every panel on screen was then
-# drawn ~10–25 ms of CPU later — a second layout of the window and a second paint (issue 18, item 4).
-AFTER_FIRST_PAINT = frozenset()
+# Shown at start but second in line: built just after the window's first paint, so it appears sooner.
+AFTER_FIRST_PAINT = frozenset({"readout"})
 FIRST_PAINT_FALLBACK_MS = 500
 class Panels(Mapping):
     """``window.panels``: name → panel for every dock, built on first access if its dock was never shown.

@@ -280,7 +280,7 @@ def test_a_window_started_with_a_large_session_shows_at_once_then_fills_in(qtbot
     assert model.loading and model.computing and model.tokens == session.tokens
     window.show()
     qtbot.waitExposed(window)
-    qtbot.waitUntil(lambda: window.panels.is_built("readout"), timeout=5_000)
+    qtbot.waitUntil(lambda: window.panels.is_built("readout"), timeout=5_000)  # built after the first paint
     assert covers(window) and "computing attention for 64 tokens" in window.statusBar().currentMessage()
     for name in HEATMAPS:  # built while waiting: nothing drawn yet, least of all another session's numbers
         assert window.panels[name].heatmap.image_array().size == 0

@@ -1,7 +1,7 @@
 """What the start-up does (issue 18, second pass): counted and checked, never timed.
 
-The Readout is painted first in its final layout (built just after the first paint, it was once
-painted unlaid out, then again; it is now built before the first paint); at a start-up the libraries load with garbage collection paused, then
+The Readout, built just after the first paint, is painted first in its final layout (it was painted
+once unlaid out, then again); at a start-up the libraries load with garbage collection paused, then
 frozen, and collection resumes (a process that already ran keeps collecting its garbage); OpenBLAS
 is asked for one thread before NumPy loads, unless the person said otherwise.
 """
