@@ -161,8 +161,7 @@ class MainWindow(QMainWindow):
     def _add_dock(self, spec):
         """The dock and its (still empty) scroll area; the panel is built when the dock is first shown."""
         dock = QDockWidget(spec.title, self)
-        dock.setObjectName(spec.name)
-        style_dock(dock)
+        dock.setObjectName(spec.name)  # (its title style comes when it is first on screen: _dock_visibility)
         # A squeezed dock scrolls instead of forcing the whole window to grow (small screens).
         scroll = QScrollArea(dock)
         scroll.setWidgetResizable(True)
@@ -209,6 +208,8 @@ class MainWindow(QMainWindow):
     def _dock_visibility(self, name, on):
         """``visibilityChanged`` of a dock: build its panel the first time it shows, else tell the panel."""
         dock = self.docks[name]
+        if on:
+            style_dock(dock)
         # Qt calls a floating dock hidden when it lies above or left of the window (where a tab
         # behind others keeps its geometry); a floating dock that is shown is meant to be seen.
         on = bool(on) or (dock.isFloating() and dock.isVisible())

@@ -5,7 +5,7 @@ Every head's weights (or scores) come from ``model.results.heads``; this file on
 Clicking a head's heatmap makes it the selected head, so the main Scores/Weights/Output panels show it.
 """
 import math
-from html import escape
+from explorer.widgets.html_escape import escape
 
 import numpy as np
 import pyqtgraph as pg

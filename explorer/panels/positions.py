@@ -1,7 +1,7 @@
 """Positions: the sinusoidal PE(L, D) added to X, or ALiBi's per-head bias on the scores, and
 "shuffle tokens" — with no positions the outputs permute exactly as the tokens do (attention is
 blind to order); with positions they do not."""
-from html import escape
+from explorer.widgets.html_escape import escape
 
 import numpy as np
 import pyqtgraph as pg

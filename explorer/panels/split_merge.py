@@ -4,14 +4,13 @@ The chapter: "把 D 维切成 H 份 … 每份 d_h = D/H 维,各自独立跑一�
 投影 … (B, L, D) → (B, H, L, d_h)". The arrays come from ``model.results`` (the split is core's
 ``split_heads``); ``explorer.widgets.split_merge_canvas`` lays them out and paints them.
 """
-from html import escape
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QVBoxLayout
 
 from explorer.core.heads import split_heads
 from explorer.core.plural import count
 from explorer.model import LESSON, SETTINGS, STRUCTURE, VALUES
+from explorer.widgets.html_escape import escape
 from explorer.widgets.split_merge_canvas import SplitMergeCanvas, Stage
 
 from .base import Panel

@@ -7,7 +7,6 @@ The numbers come from ``explorer.core.scaling``; this file only draws them. It d
 q and k, so the model's Q, K, V do not matter here: the d slider and the seed drive it.
 """
 import math
-from html import escape
 
 import numpy as np
 import pyqtgraph as pg
@@ -17,6 +16,7 @@ from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QScroll
                                QWidget)
 
 from explorer.core.scaling import N_KEYS, N_SAMPLES, dimension_grid, sharpness_curve, sqrt_d_point
+from explorer.widgets.html_escape import escape
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.palette import BLUE, BLUISH_GREEN, ORANGE, VERMILLION
 from explorer.widgets.plots import lesson_plot, set_title

@@ -1,6 +1,6 @@
 """The lesson's cards: a step of ① ② ③ with its Reveal button, and a guided experiment with its buttons."""
 from dataclasses import dataclass
-from html import escape
+from explorer.widgets.html_escape import escape
 
 import numpy as np
 from PySide6.QtCore import Qt

@@ -1,5 +1,5 @@
 """The lesson's four guided experiments and its live checks, written with the current numbers."""
-from html import escape
+from explorer.widgets.html_escape import escape
 
 from explorer.core.lesson import darkest_cols_in_row
 from explorer.core.plural import count

@@ -3,7 +3,7 @@ and live checks (rows sum to 1, outputs stay in the convex hull of V).
 
 The verdicts and checks come from ``explorer.core.lesson``; this panel only words them.
 """
-from html import escape
+from explorer.widgets.html_escape import escape
 
 import numpy as np
 from PySide6.QtCore import QPoint, QSize, Qt, Signal

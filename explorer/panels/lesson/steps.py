@@ -1,5 +1,5 @@
 """The lesson's ① ② ③ in words: what to do next, each step's guess or verdict, and what row ③ mixes."""
-from html import escape
+from explorer.widgets.html_escape import escape
 
 import numpy as np
 

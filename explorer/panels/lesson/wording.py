@@ -1,6 +1,6 @@
 """How the lesson writes numbers and names into its sentences: weights with enough decimals to tell them
 apart, token names joined with "and", output rows as the Output heatmap prints them, ✓ and ✗."""
-from html import escape
+from explorer.widgets.html_escape import escape
 
 import numpy as np
 

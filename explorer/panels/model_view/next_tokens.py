@@ -1,12 +1,12 @@
 """What the model says next (F25): the likeliest next tokens before any edit and with the session's
 edited head, side by side, each with its change; which later heads changed most. Renders the model's
 ``flow_back`` (explorer/model/flow_back.py), which runs the passes; nothing here computes."""
-from html import escape
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout
 
 from explorer.model.flow_back import CLOSED, FAILED, LOST, MISFIT, NONE, READY, STOPPED, WAITING
+from explorer.widgets.html_escape import escape
 from explorer.widgets.palette import BAD, BLUE, MUTED, VERMILLION, WEIGHT_BLUE
 
 EIGHTHS = " ▏▎▍▌▋▊▉█"

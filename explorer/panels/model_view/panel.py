@@ -3,7 +3,6 @@ thumbnails (BertViz's model view); click a head and it becomes the session — i
 the editor and heatmaps, every one editable — and below, what the model says next with the head as
 edited (F25). A tiny model that ships with the app opens first. Layers and heads count from 1 here,
 as the rest of the window counts heads."""
-from html import escape
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QPointF, QTimer
@@ -17,6 +16,7 @@ from explorer.model.flow_back import LOST, NONE, WAITING
 from explorer.widgets.fitting_text import shrinkable
 from explorer.widgets.head_grid import HeadGrid
 from explorer.widgets.heatmap import Heatmap
+from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_bytes
 
 from ..base import Panel

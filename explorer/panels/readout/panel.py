@@ -3,8 +3,6 @@
 The chapter: "O 的第 i 行 = 权重行 · V 矩阵 = 各词 value 的凸组合 … 输出不会跑出各 V 围成的凸包".
 The numbers come from ``explorer.core.readout``; this file only draws them.
 """
-from html import escape
-
 import pyqtgraph as pg
 
 from PySide6.QtCore import QSignalBlocker, Qt
@@ -14,6 +12,7 @@ from PySide6.QtWidgets import QBoxLayout, QComboBox, QFrame, QHBoxLayout, QLabel
 from explorer.core.plural import noun
 from explorer.core.readout import drawn_keys, keys_by_weight, row_readout
 from explorer.model import VALUES
+from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_fixed, format_weight
 from explorer.widgets.lean_plot import LeanPlotItem
 from explorer.widgets.palette import BAD
@@ -126,6 +125,7 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
             plot.getAxis(side).setGrid(int(GRID_ALPHA * 255))
         for side in ("left", "bottom"):
             axis = plot.getAxis(side)
+            axis.hold_measures()  # until the first draw gives the plot its ranges (render)
             axis.setPen(self._fg)
             axis.setTextPen(self._fg)
             axis.enableAutoSIPrefix(False)
@@ -175,6 +175,9 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         self._readout, self._drawn_from = ro, r
         self._sync_dim_combos(ro)
         self._draw()
+        for plot in (self.bars, self.plane):
+            for side in ("left", "bottom"):
+                plot.getAxis(side).release_measures()
 
     def _untouched(self, flags, results):
         """True for Q cells edited in other query rows than the one drawn: O_i depends on Q only through

@@ -1,6 +1,4 @@
 """The Readout's plane: the rows of V as points, their convex hull, and O_i inside it with lines weighted by w_ij."""
-from html import escape
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF
@@ -8,6 +6,7 @@ from PySide6.QtGui import QBrush, QColor, QFont, QPen, QPolygonF
 from PySide6.QtWidgets import QApplication, QGraphicsPolygonItem
 
 from explorer.core.readout import convex_hull_2d, in_convex_hull
+from explorer.widgets.html_escape import escape
 from explorer.widgets.palette import BAD, BLUISH_GREEN
 from explorer.widgets.plots import pooled
 

@@ -11,7 +11,6 @@ m, n of the rotation plane are this panel's own view, m and n following the quer
 (the model's selection). Every number comes from ``explorer.core.rope_lesson`` and ``explorer.core.rope``.
 """
 from dataclasses import replace
-from html import escape
 
 import numpy as np
 from PySide6.QtCore import QSignalBlocker
@@ -22,6 +21,7 @@ from explorer.core.rope_lesson import (diagonal_deviation, head_slice, is_consta
                                        same_row_everywhere, value_range)
 from explorer.core.presets import random_session
 from explorer.model import SELECTION, SETTINGS, STRUCTURE, VALUES
+from explorer.widgets.html_escape import escape
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.number_text import format_number
 
