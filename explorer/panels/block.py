@@ -5,7 +5,6 @@ The chapter: "归一化 → 注意力(token 之间沿 L 轴交流)→ 加回残�
 再加回。交流一拍、加工一拍,轮流往残差流里存款". The numbers come from ``explorer.model.block_view`` (which
 calls ``explorer.core.block_stack``); this file only draws them.
 """
-from html import escape
 
 import numpy as np
 import pyqtgraph as pg
@@ -17,6 +16,7 @@ from PySide6.QtWidgets import (QBoxLayout, QComboBox, QFrame, QHBoxLayout, QLabe
 from explorer.core.block import ACTIVATIONS, FFN_MULTS, NORMS, PLACEMENTS
 from explorer.model.block_view import BlockView
 from explorer.widgets.heatmap import Heatmap
+from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import BLUE
 from explorer.widgets.plots import lesson_plot

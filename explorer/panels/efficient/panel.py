@@ -5,7 +5,6 @@ The exact head is the session's results; the approximation, the error figures an
 ``explorer.core.efficient``. The mechanism and its parameters live in this panel (not in the session).
 """
 import weakref
-from html import escape
 
 import numpy as np
 from PySide6.QtCore import QSignalBlocker, Qt
@@ -20,6 +19,7 @@ from explorer.core.plural import noun
 from explorer.core.sparse_patterns import PATTERNS
 from explorer.model import SELECTION, VALUES
 from explorer.widgets.heatmap import Heatmap
+from explorer.widgets.html_escape import escape
 from explorer.widgets.nice import nice_ceiling
 from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import BAD, MUTED

@@ -1,6 +1,6 @@
 """What the Efficient attention panel says: each mechanism's name, its sentence in the chapter's words, and
 what each parameter means (the tooltips)."""
-from html import escape
+from explorer.widgets.html_escape import escape
 
 SCHOOLS_ZH = ("三派加上正文说的线性注意力,构成「长上下文军备竞赛」的主要战线——每条战线的武器,都是你行囊里的旧零件:"
               "稀疏、低秩、结合律。")  # the chapter, under every mechanism's sentence
