@@ -15,15 +15,15 @@ from explorer.core.errors import ExplorerError
 from explorer.core.plural import count
 from explorer.core.qk_space import head_queries_keys, qk_plane, top_keys, top_queries
 from explorer.model import LESSON, SELECTION
-from explorer.widgets.number_text import format_number, format_weight
+from explorer.widgets.number_text import format_fixed, format_number, format_weight
 from explorer.widgets.palette import BAD, MUTED
 
 from ..base import Panel
 from .plane import K_COLOR, Q_COLOR, QKPlot
 
-LABEL_ALL = 40  # up to this many points (queries + keys) every one is named; beyond, only those in focus
+LABEL_ALL = 20  # up to this many points (queries + keys) every one is named; beyond, only those in focus
 DEFAULT_TOP_K = 3
-PLOT_MIN = QSize(220, 150)
+PLOT_MIN = QSize(220, 140)
 HIDDEN_TEXT = "the strongest keys stay hidden until ② is revealed"
 
 
@@ -51,6 +51,8 @@ class QKSpacePanel(Panel):
         self.focus_text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.plot = QKPlot(self, fg, bg)
         self.plot.widget.setMinimumSize(PLOT_MIN)
+        self.plot.widget.setToolTip("Hover a query for its strongest keys, a key for the queries that weigh it most; "
+                                    "click a query to select its row")
         self.plot.hovered.connect(self._hovered)
         self.plot.clicked.connect(self._clicked)
         self.plot.widget.installEventFilter(self)
@@ -99,9 +101,9 @@ class QKSpacePanel(Panel):
                       f"{group[0] + 1}–{group[-1] + 1}.")
         cross = " (cross-attention: the queries come from one sequence, the keys from the other)" if m.cross else ""
         self.caption.setText(
-            f"Three personalities: a <span style='color:{Q_COLOR}'>● query</span> is what a token looks for "
-            f"(我在找什么), a <span style='color:{K_COLOR}'>▲ key</span> what it can be found by "
-            f"(我能被什么找到){cross}. A query lands near the keys it weighs most — hover a point.{which}")
+            f"<span style='color:{Q_COLOR}'>● query</span>: what a token looks for (我在找什么) · "
+            f"<span style='color:{K_COLOR}'>▲ key</span>: what it can be found by (我能被什么找到){cross}. "
+            f"A query lands near the keys it weighs most.{which}")
 
     def _top_k_changed(self, value):
         self._user_k = value
@@ -134,18 +136,26 @@ class QKSpacePanel(Panel):
                                   f"{escape(str(exc))}</span>")
             else:
                 self.plot.set_points(self.plane.queries, self.plane.keys)
-                self.note.setText(escape(self._describe(r)))
+                short, long = self._describe(r)
+                self.note.setText(escape(short))
+                self.note.setToolTip(long)
         self._from, self._head = r, head
         self._draw_focus()
 
     def _describe(self, r):
-        p = self.plane
+        """(the note under the plot, its tooltip): the variance kept, and why the plane shows what it shows."""
+        p, d = self.plane, r.d_head
         n = len(p.queries) + len(p.keys)
-        d = r.d_head
-        s = format_number(p.scale, 3)
-        return (f"The plane keeps {p.kept:.0%} of the variance of the {count(n, 'point')} (PCA of queries and keys "
-                f"together, d_h = {d} → 2): a projection — points apart in {d} dimensions may land close. "
-                f"Queries ×{s}, keys ÷{s} and moved onto the queries' centre: no weight changes.")
+        s = format_fixed(p.scale, 2) if p.scale < 1e4 else format_number(p.scale, 3)
+        short = (f"The plane keeps {p.kept:.0%} of the variance of the {count(n, 'point')} — a projection "
+                 f"(PCA, {d} → 2 dimensions). Queries ×{s}, keys ÷{s} and moved onto the queries' centre: "
+                 f"no weight changes.")
+        long = (f"Its axes are the two directions in which queries and keys together vary most; points apart in "
+                f"{d} dimensions may land close on it. Multiplying every q by s and dividing every k by s leaves "
+                f"each q·k; adding one vector c to every key adds q·c to a whole row of scores, which softmax "
+                f"ignores. So the weights (②) are those of the head, while queries and keys share one centre "
+                f"and one mean length (AttentionViz, Yeh et al. 2023).")
+        return short, long
 
     def focus(self):
         """The point in focus: the hovered one, else the selected query row; None when nothing is drawn."""
@@ -204,8 +214,8 @@ class QKSpacePanel(Panel):
         else:
             found = [] if partners is None else list(partners)
             qs, ks = ([i], found) if side == "query" else (found, [i])
-        return ([(*p.queries[j], q_tok[j], Q_COLOR) for j in qs] +
-                [(*p.keys[j], k_tok[j], K_COLOR) for j in ks])
+        return ([(*p.queries[j], q_tok[j], Q_COLOR, "query") for j in qs] +
+                [(*p.keys[j], k_tok[j], K_COLOR, "key") for j in ks])
 
     # ----- the pointer -------------------------------------------------------------------------------
     def _hovered(self, found):

@@ -20,6 +20,8 @@ Q_SYMBOL, K_SYMBOL = "o", "t1"  # a disc for a query, a triangle (pointing up) f
 HIT_PX = 9  # the pointer finds a point within this many pixels
 GRID_ALPHA = 0.15
 LINE_WIDTH = 2.5
+CROWDED = 40  # more points than this (queries + keys) are drawn smaller, their names on a white backing
+LABEL_GAP_PX = 9  # a name starts this far from its point's centre: clear of the point and the focus ring
 
 
 class QKPlot(QObject):
@@ -44,7 +46,7 @@ class QKPlot(QObject):
             axis.enableAutoSIPrefix(False)
             axis.setGrid(int(GRID_ALPHA * 255))
         item.getAxis("bottom").setLabel("plane axis 1", color=fg.name())
-        item.getAxis("left").setLabel("plane axis 2", color=fg.name())
+        item.getAxis("left").setLabel("axis 2", color=fg.name())
         cache_axes(item)
         self.view = item.getViewBox()
         self.view.setAspectLocked(True)  # a distance is the same whichever way it points
@@ -52,7 +54,7 @@ class QKPlot(QObject):
                                           brush=pg.mkBrush(Q_COLOR))
         self.keys = pg.ScatterPlotItem(size=12, symbol=K_SYMBOL, pen=pg.mkPen("w", width=1),
                                        brush=pg.mkBrush(K_COLOR))
-        self.focus_ring = pg.ScatterPlotItem(size=20, symbol="o", pen=pg.mkPen(fg, width=2), brush=None)
+        self.focus_ring = pg.ScatterPlotItem(size=17, symbol="o", pen=pg.mkPen(fg, width=2), brush=None)
         self.queries.setZValue(6)
         self.keys.setZValue(5)
         self.focus_ring.setZValue(7)
@@ -62,46 +64,57 @@ class QKPlot(QObject):
         self.labels = []  # TextItems: token names next to points
         self.q_pts = self.k_pts = np.zeros((0, 2))
         self._hover = None
+        self._crowded = False
         self.widget.scene().sigMouseMoved.connect(self._moved)
         self.widget.scene().sigMouseClicked.connect(self._clicked)
 
     # ----- drawing ---------------------------------------------------------------------------------
     def set_points(self, q_pts, k_pts):
-        """The queries' and keys' places (each (n, 2)); the view fits them all."""
+        """The queries' and keys' places (each (n, 2)); the view fits them all. Many points are drawn smaller."""
         self.q_pts, self.k_pts = np.asarray(q_pts, float), np.asarray(k_pts, float)
-        self.queries.setData(pos=self.q_pts)
-        self.keys.setData(pos=self.k_pts)
+        crowded = len(self.q_pts) + len(self.k_pts) > CROWDED
+        self.queries.setData(pos=self.q_pts, size=7 if crowded else 10)
+        self.keys.setData(pos=self.k_pts, size=8 if crowded else 12)
+        for label in self.labels:
+            label.fill = pg.mkBrush(255, 255, 255, 210) if crowded else pg.mkBrush(None)
+        self._crowded = crowded
         both = np.vstack([self.q_pts, self.k_pts]) if len(self.q_pts) + len(self.k_pts) else np.zeros((1, 2))
         lo, hi = both.min(axis=0), both.max(axis=0)
-        pad = max(float((hi - lo).max()) * 0.08, 1e-9)
+        pad = max(float((hi - lo).max()) * 0.12, 1e-9)
         self.view.setRange(xRange=(lo[0] - pad, hi[0] + pad), yRange=(lo[1] - pad, hi[1] + pad), padding=0)
 
     def set_lines(self, start, ends, weights, focus):
-        """Lines from ``start`` (2,) to each of ``ends`` (n, 2), opacity by weight; ``focus`` (2,) or None is ringed."""
+        """Lines from ``start`` (2,) to each of ``ends`` (n, 2), opacity by weight (the strongest opaque, the others
+        in proportion); ``focus`` (2,) or None is ringed."""
         self.lines = pooled(self.widget, self.lines, len(ends), self._new_line)
+        strongest = max((float(w) for w in weights), default=0.0)
         for line, end, w in zip(self.lines, ends, weights):
-            alpha = int(round(40 + 215 * float(np.clip(w, 0, 1))))
+            alpha = int(round(60 + 195 * float(np.clip(w / strongest, 0, 1)))) if strongest > 0 else 60
             line.setData([start[0], end[0]], [start[1], end[1]])
             line.setPen(pg.mkPen(QColor(40, 40, 40, alpha), width=LINE_WIDTH))
         self.focus_ring.setData(pos=np.zeros((0, 2)) if focus is None else np.asarray([focus], float))
 
     def set_labels(self, entries):
-        """Token names beside points: (x, y, text, colour) each."""
+        """Token names beside points: (x, y, text, colour, side) each — a query's on its right, a key's on its
+        left, so that a query and the key it sits on keep their names apart."""
         self.labels = pooled(self.widget, self.labels, len(entries), self._new_label)
         font = QFont(QApplication.font())
-        for label, (x, y, text, colour) in zip(self.labels, entries):
+        for label, (x, y, text, colour, side) in zip(self.labels, entries):
             if label.textItem.font() != font:
                 label.setFont(font)
             label.setText(text, color=colour)
+            gap = LABEL_GAP_PX / max(label.textItem.boundingRect().width(), 1.0)  # as a share of its width
+            label.setAnchor((-gap, 0.5) if side == "query" else (1 + gap, 0.5))
             label.setPos(x, y)
+            label.fill = pg.mkBrush(255, 255, 255, 210) if self._crowded else pg.mkBrush(None)
 
     def _new_line(self):
         line = pg.PlotCurveItem()
-        line.setZValue(4)  # under the points
+        line.setZValue(6.5)  # over the points (in a crowd they would hide it), under the focus ring
         return line
 
     def _new_label(self):
-        label = pg.TextItem("", anchor=(-0.25, 0.5))  # clear of its point (and of the focus ring)
+        label = pg.TextItem("")
         label.setZValue(8)
         label.textItem.document().setDocumentMargin(1)
         return label
