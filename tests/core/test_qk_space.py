@@ -7,7 +7,7 @@ from hypothesis import given, settings as hyp_settings, strategies as st
 from explorer.core.errors import NonFiniteError, ShapeError
 from explorer.core.pipeline import run_pipeline
 from explorer.core.presets import demo_session, grouped_query_session, translation_session
-from explorer.core.qk_space import (head_queries_keys, normalise, principal_plane, qk_plane, strongest, top_keys,
+from explorer.core.qk_space import (GRAM_ROWS, head_queries_keys, normalise, principal_plane, qk_plane, strongest, top_keys,
                                     top_queries)
 
 
@@ -108,6 +108,19 @@ def test_pca_of_three_points_by_hand():
     centred = first - first.mean(axis=0)
     vals = np.linalg.eigvalsh(centred.T @ centred)
     assert kept3 == pytest.approx((vals[1] + vals[2]) / vals.sum())
+
+
+def test_many_points_give_the_axes_of_the_svd():
+    """Beyond GRAM_ROWS points the axes come another way (XᵀX): the same as numpy's SVD of the points, up to sign."""
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((GRAM_ROWS + 500, 6)) * [5, 3, 2, 1, 0.5, 0.1] + 10
+    coords, axes, kept = principal_plane(x)
+    centred = x - x.mean(axis=0)
+    _, sigma, vt = np.linalg.svd(centred, full_matrices=False)
+    for a in range(2):
+        assert abs(abs(axes[a] @ vt[a]) - 1) < 1e-10
+    assert kept == pytest.approx((sigma[:2] ** 2).sum() / (sigma ** 2).sum(), rel=1e-10)
+    np.testing.assert_allclose(np.abs(coords), np.abs(centred @ vt[:2].T), atol=1e-8)
 
 
 def test_no_spread_one_dimension_and_huge_values():
