@@ -184,3 +184,34 @@ def test_the_dock_waits_behind_its_tab_and_does_no_work_there(qtbot, home, monke
     want, _ = independent_plane(window.model.matrix("Q"), window.model.matrix("K"))
     assert_same_up_to_sign(np.vstack([panel.plot.q_pts, panel.plot.k_pts]), want)
     window.model.undo_stack.setClean()
+
+
+def test_a_real_models_induction_head_is_a_session_like_any(qtbot):
+    """The shipped model's layer 2 head 1 made the session: 2·L points, and the second "cat" looks for "sat"
+    (the token after the first "cat"), as the model's own forward pass weighs it."""
+    from explorer.panels.model_view import ModelViewPanel
+    model, view = show_panel(qtbot, ModelViewPanel, size=(700, 600))
+    qtbot.waitUntil(lambda: model.checkpoints.model is not None, timeout=10_000)
+    view.text.setText("the cat sat on the mat the cat sat on the mat")
+    view.run()
+    model.checkpoints.finish()
+    qtbot.waitUntil(lambda: model.checkpoints.latest is not None, timeout=20_000)
+    run = model.checkpoints.latest.run
+    assert view.open_head(1, 0)
+    model.flush()
+    panel = QKSpacePanel(model)
+    qtbot.addWidget(panel)
+    panel.resize(480, 520)
+    panel.show()
+    qtbot.waitExposed(panel)
+    n = len(model.tokens)
+    assert len(panel.plot.q_pts) == n and len(panel.plot.k_pts) == n
+    tokens = list(model.tokens)
+    second_cat = max(i for i, t in enumerate(tokens) if t.strip() == "cat")
+    model.set_selection(row=second_cat)
+    model.flush()
+    QApplication.processEvents()
+    keys = panel.partners()[2]
+    assert keys[0] == strongest(run.attentions[1, 0][second_cat], 1)[0]
+    assert tokens[keys[0]].strip() == "sat"
+    model.shutdown()
