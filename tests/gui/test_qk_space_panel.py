@@ -215,3 +215,17 @@ def test_a_real_models_induction_head_is_a_session_like_any(qtbot):
     assert keys[0] == strongest(run.attentions[1, 0][second_cat], 1)[0]
     assert tokens[keys[0]].strip() == "sat"
     model.shutdown()
+
+
+def test_a_removed_token_while_hovered_and_a_renamed_one(qtbot):
+    model, panel = make(qtbot)
+    hover(qtbot, panel, "key", DOT)
+    model.remove_token(DOT)
+    model.flush()
+    QApplication.processEvents()
+    assert len(panel.plot.k_pts) == 3 and panel.plot.hover is None  # its point is gone: the selected row again
+    assert panel.focus() == ("query", CHASE)
+    model.rename_token(CAT, "狗")
+    model.flush()
+    QApplication.processEvents()
+    assert "狗" in panel.focus_text.text()  # 追 still looks for the noun, now named 狗

@@ -153,8 +153,8 @@ class QKSpacePanel(Panel):
         long = (f"Its axes are the two directions in which queries and keys together vary most; points apart in "
                 f"{d} dimensions may land close on it. Multiplying every q by s and dividing every k by s leaves "
                 f"each q·k; adding one vector c to every key adds q·c to a whole row of scores, which softmax "
-                f"ignores. So the weights (②) are those of the head, while queries and keys share one centre "
-                f"and one mean length (AttentionViz, Yeh et al. 2023).")
+                f"ignores. So the weights (②) are those of the head, while the two clouds share one centre (their "
+                f"mean lengths were made equal before the keys moved onto it; AttentionViz, Yeh et al. 2023).")
         return short, long
 
     def focus(self):
@@ -177,11 +177,11 @@ class QKSpacePanel(Panel):
         return side, i, found[0], found[1]
 
     def _draw_focus(self):
-        if self.plane is None or self._from is None:
+        if self.plane is None or self._from is None or self.model.shown_results() is not self._from:
             self.plot.set_lines((0, 0), [], [], None)
             self.plot.set_labels([])
-            self.focus_text.setText("")
-            return
+            self.focus_text.setText("" if self.plane is None else "recomputing…")
+            return  # (the tokens may already be those of an edit whose results are still being made)
         side, i, partners, ws = self.partners()
         q_tok, k_tok = self.model.query_tokens, self.model.tokens
         own = self.plane.queries if side == "query" else self.plane.keys

@@ -72,6 +72,8 @@ class QKPlot(QObject):
     def set_points(self, q_pts, k_pts):
         """The queries' and keys' places (each (n, 2)); the view fits them all. Many points are drawn smaller."""
         self.q_pts, self.k_pts = np.asarray(q_pts, float), np.asarray(k_pts, float)
+        if self._hover is not None and self._hover[1] >= len(self.q_pts if self._hover[0] == "query" else self.k_pts):
+            self._hover = None  # its point is gone (a token removed): the next move finds what is under the pointer
         crowded = len(self.q_pts) + len(self.k_pts) > CROWDED
         self.queries.setData(pos=self.q_pts, size=7 if crowded else 10)
         self.keys.setData(pos=self.k_pts, size=8 if crowded else 12)
