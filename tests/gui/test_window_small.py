@@ -10,7 +10,7 @@ from tests.gui.conftest import open_window
 
 SMALL, DEFAULT = (1024, 640), (1600, 1000)
 DOCKS = ("editor", "controls", "lesson", "sqrt_d", "scores", "weights", "output", "readout", "lines", "heads",
-         "split_merge", "positions", "rope", "generation", "model_view", "block", "efficient")
+         "split_merge", "positions", "rope", "generation", "model_view", "block", "efficient", "qk_space")
 CONTROLS = (QLabel, QAbstractButton, QComboBox, QAbstractSpinBox, QSlider, QLineEdit)
 
 

@@ -1,0 +1,238 @@
+"""F24 Query–key space (after AttentionViz): the shown head's queries and keys as points of one plane.
+
+The chapter's three personalities — Q 我在找什么 (what a token looks for), K 我能被什么找到 (what it can
+be found by) — drawn together, scaled and shifted without changing any weight (``explorer.core.qk_space``)
+so that a query lands near the keys it weighs most. Hover a query: lines to its strongest keys (from ②);
+hover a key: the queries that weigh it most. Many sentences at once (AttentionViz's corpus view) is not here.
+"""
+
+from PySide6.QtCore import QEvent, QSignalBlocker, QSize, Qt
+from PySide6.QtGui import QCursor, QFont, QPalette
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QSpinBox, QToolTip, QVBoxLayout
+
+from explorer.core.errors import ExplorerError
+from explorer.core.plural import count
+from explorer.core.qk_space import head_queries_keys, qk_plane, top_keys, top_queries
+from explorer.model import LESSON, SELECTION
+from explorer.widgets.html_escape import escape
+from explorer.widgets.number_text import format_fixed, format_number, format_weight
+from explorer.widgets.palette import BAD, MUTED
+
+from ..base import Panel
+from .plane import K_COLOR, Q_COLOR, QKPlot
+
+LABEL_ALL = 20  # up to this many points (queries + keys) every one is named; beyond, only those in focus
+DEFAULT_TOP_K = 3
+PLOT_MIN = QSize(220, 140)
+HIDDEN_TEXT = "the strongest keys stay hidden until ② is revealed"
+
+
+class QKSpacePanel(Panel):
+    """F24: queries and keys of the shown head on one plane; hover a point for its strongest partners."""
+
+    draws_shown_head = True  # only the shown head's q, k and ② are read
+    snug = True
+
+    def __init__(self, model, parent=None):
+        super().__init__(model, parent)
+        fg = self.palette().color(QPalette.ColorRole.WindowText)
+        bg = self.palette().color(QPalette.ColorRole.Base)
+        self.caption = QLabel(self)
+        self.caption.setWordWrap(True)
+        self.caption.setTextFormat(Qt.TextFormat.RichText)
+        self.top_k = QSpinBox(self)
+        self.top_k.setRange(1, 1)
+        self.top_k.setToolTip("How many of the strongest keys (or queries) to join to the point in focus")
+        self.top_k.valueChanged.connect(self._top_k_changed)
+        self.focus_text = QLabel(self)  # what the point in focus weighs (the tooltip says it too)
+        self.focus_text.setWordWrap(True)
+        self.focus_text.setTextFormat(Qt.TextFormat.PlainText)
+        self.focus_text.setMinimumWidth(40)
+        self.focus_text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.plot = QKPlot(self, fg, bg)
+        self.plot.widget.setMinimumSize(PLOT_MIN)
+        self.plot.widget.setToolTip("Hover a query for its strongest keys, a key for the queries that weigh it most; "
+                                    "click a query to select its row")
+        self.plot.hovered.connect(self._hovered)
+        self.plot.clicked.connect(self._clicked)
+        self.plot.widget.installEventFilter(self)
+        self.note = QLabel(self)  # the variance kept, and that the plane is a projection
+        self.note.setWordWrap(True)
+        self.note.setTextFormat(Qt.TextFormat.RichText)
+        self.note.setStyleSheet(f"color: {MUTED};")
+        small = QFont(self.note.font())
+        if small.pointSizeF() > 0:
+            small.setPointSizeF(small.pointSizeF() * 0.9)
+        self.note.setFont(small)
+        controls = QHBoxLayout()
+        controls.addWidget(QLabel("top-k", self))
+        controls.addWidget(self.top_k)
+        controls.addWidget(self.focus_text, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.caption)
+        layout.addLayout(controls)
+        layout.addWidget(self.plot.widget, 1)
+        layout.addWidget(self.note)
+        self._user_k = None
+        self._n_keys = None
+        self.plane = None  # the QKPlane on screen
+        self._from = self._head = None  # the results and head it was made from
+        self.hover_text = ""  # the last hover's words (shown as a tooltip)
+
+    def sizeHint(self):
+        return QSize(480, 520)
+
+    # ----- the state ---------------------------------------------------------------------------------
+    def head(self):
+        m = self.model
+        r = m.shown_results()
+        n = r.n_heads if r is not None else m.settings.heads
+        return min(m.settings.selected_head, n - 1)
+
+    def render_heading(self):
+        m = self.model
+        heads = m.settings.heads
+        which = f" Head {self.head() + 1} of {heads}." if heads > 1 else ""
+        r = m.shown_results()
+        if r is not None and r.kv_heads < r.n_heads:
+            group = r.query_heads(r.kv_head(self.head()))
+            which += (f" Its keys are K/V head {r.kv_head(self.head()) + 1}, shared by query heads "
+                      f"{group[0] + 1}–{group[-1] + 1}.")
+        cross = " (cross-attention: the queries come from one sequence, the keys from the other)" if m.cross else ""
+        self.caption.setText(
+            f"<span style='color:{Q_COLOR}'>● query</span>: what a token looks for (我在找什么) · "
+            f"<span style='color:{K_COLOR}'>▲ key</span>: what it can be found by (我能被什么找到){cross}. "
+            f"A query lands near the keys it weighs most.{which}")
+
+    def _top_k_changed(self, value):
+        self._user_k = value
+        self._draw_focus()
+
+    def _sync_spin(self, n_keys):
+        if n_keys == self._n_keys:
+            return
+        self._n_keys = n_keys
+        with QSignalBlocker(self.top_k):
+            self.top_k.setRange(1, max(n_keys, 1))
+            self.top_k.setValue(min(self._user_k or DEFAULT_TOP_K, max(n_keys, 1)))
+
+    # ----- drawing ----------------------------------------------------------------------------------
+    def render(self, flags):
+        self.render_heading()
+        r, head = self.model.shown_results(), self.head()
+        if r is None:
+            return
+        self._sync_spin(len(self.model.tokens))
+        # the results may be rewritten in place by an edit: new numbers are known by the flags, not by identity
+        repeated = head == self._head and self.model.repeats(self._from, r)  # whole results after a partial one
+        if not repeated and (head != self._head or r is not self._from or flags & ~(SELECTION | LESSON)):
+            try:
+                self.plane = qk_plane(*head_queries_keys(r, head))
+            except ExplorerError as exc:
+                self.plane = None
+                self.plot.set_points([], [])
+                self.note.setText(f"<span style='color:{BAD}'>Cannot place this head's queries and keys: "
+                                  f"{escape(str(exc))}</span>")
+            else:
+                self.plot.set_points(self.plane.queries, self.plane.keys)
+                short, long = self._describe(r)
+                self.note.setText(escape(short))
+                self.note.setToolTip(long)
+        self._from, self._head = r, head
+        self._draw_focus()
+
+    def _describe(self, r):
+        """(the note under the plot, its tooltip): the variance kept, and why the plane shows what it shows."""
+        p, d = self.plane, r.d_head
+        n = len(p.queries) + len(p.keys)
+        s = format_fixed(p.scale, 2) if p.scale < 1e4 else format_number(p.scale, 3)
+        short = (f"The plane keeps {p.kept:.0%} of the variance of the {count(n, 'point')} — a projection "
+                 f"(PCA, {d} → 2 dimensions). Queries ×{s}, keys ÷{s} and moved onto the queries' centre: "
+                 f"no weight changes.")
+        long = (f"Its axes are the two directions in which queries and keys together vary most; points apart in "
+                f"{d} dimensions may land close on it. Multiplying every q by s and dividing every k by s leaves "
+                f"each q·k; adding one vector c to every key adds q·c to a whole row of scores, which softmax "
+                f"ignores. So the weights (②) are those of the head, while the two clouds share one centre (their "
+                f"mean lengths were made equal before the keys moved onto it; AttentionViz, Yeh et al. 2023).")
+        return short, long
+
+    def focus(self):
+        """The point in focus: the hovered one, else the selected query row; None when nothing is drawn."""
+        if self.plane is None:
+            return None
+        if self.plot.hover is not None:
+            return self.plot.hover
+        return ("query", min(self.model.settings.selected_row, len(self.plane.queries) - 1))
+
+    def partners(self):
+        """(side, index, partner indices, their weights) of the point in focus, from the shown head's ②; the
+        partners are None while ② is hidden."""
+        side, i = self.focus()
+        if self.model.revealed < 2 or self.model.shown_results() is not self._from:
+            return side, i, None, None  # hidden, or the weights drawn from are being rewritten
+        weights = self._from.heads.weights[self._head]
+        found = top_keys(weights, i, self.top_k.value()) if side == "query" else \
+            top_queries(weights, i, self.top_k.value())
+        return side, i, found[0], found[1]
+
+    def _draw_focus(self):
+        if self.plane is None or self._from is None or self.model.shown_results() is not self._from:
+            self.plot.set_lines((0, 0), [], [], None)
+            self.plot.set_labels([])
+            self.focus_text.setText("" if self.plane is None else "recomputing…")
+            return  # (the tokens may already be those of an edit whose results are still being made)
+        side, i, partners, ws = self.partners()
+        q_tok, k_tok = self.model.query_tokens, self.model.tokens
+        own = self.plane.queries if side == "query" else self.plane.keys
+        other = self.plane.keys if side == "query" else self.plane.queries
+        other_tok = k_tok if side == "query" else q_tok
+        start = own[i]
+        if partners is None:
+            self.plot.set_lines(start, [], [], start)
+        else:
+            self.plot.set_lines(start, other[partners], ws, start)
+        self.plot.set_labels(self._labels(side, i, partners))
+        name = q_tok[i] if side == "query" else k_tok[i]
+        if partners is None:
+            text = f"{side} {name}: {HIDDEN_TEXT if self.model.revealed < 2 else 'recomputing…'}"
+        elif not len(partners):
+            text = (f"query {name}: fully masked — no key to attend to" if side == "query" else
+                    f"key {name}: no query may attend to it")
+        else:
+            listed = " · ".join(f"{other_tok[j]} {format_weight(w)}" for j, w in zip(partners, ws))
+            text = (f"query {name} looks for → {listed}" if side == "query" else
+                    f"key {name} is found by ← {listed}")
+        self.focus_text.setText(text)
+
+    def _labels(self, side, i, partners):
+        """The token names to draw: every point when few, else the point in focus and its partners."""
+        q_tok, k_tok = self.model.query_tokens, self.model.tokens
+        p = self.plane
+        if len(p.queries) + len(p.keys) <= LABEL_ALL:
+            qs, ks = range(len(p.queries)), range(len(p.keys))
+        else:
+            found = [] if partners is None else list(partners)
+            qs, ks = ([i], found) if side == "query" else (found, [i])
+        return ([(*p.queries[j], q_tok[j], Q_COLOR, "query") for j in qs] +
+                [(*p.keys[j], k_tok[j], K_COLOR, "key") for j in ks])
+
+    # ----- the pointer -------------------------------------------------------------------------------
+    def _hovered(self, found):
+        self._draw_focus()
+        if found is None:
+            self.hover_text = ""
+            QToolTip.hideText()
+            return
+        self.hover_text = self.focus_text.text()
+        if self.plot.widget.underMouse():
+            QToolTip.showText(QCursor.pos(), self.hover_text, self.plot.widget)
+
+    def _clicked(self, found):
+        if found[0] == "query":
+            self.model.set_selection(row=found[1])
+
+    def eventFilter(self, watched, event):
+        if watched is self.plot.widget and event.type() == QEvent.Type.Leave:
+            self.plot.leave()
+        return False
