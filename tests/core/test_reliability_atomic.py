@@ -2,7 +2,8 @@
 
 A writer subprocess (plain Python, no Qt) forks a child per round; the child saves three sessions
 A, B, C over and over with the real ``save_session`` (temporary file, fsync, ``os.replace``) and
-reports each finished save through a pipe, and the writer kills it with SIGKILL after a random delay.
+reports each finished save through a pipe, and the writer kills it with SIGKILL after a random delay
+(spread over ~1.5 cycles of three saves as the machine runs them then, so a loaded machine still sees all three).
 In half of the rounds the child's ``os.fsync`` is slowed down by a random 0–4 ms (a slow disk), so
 many kills land while the temporary file is being written or synced.
 
@@ -78,6 +79,14 @@ WRITER = textwrap.dedent(r'''
             i += 1
 
 
+    # the kills spread over ~1.5 cycles of three saves as this machine runs them now (at least 45 ms): on a
+    # loaded machine a fixed 45 ms could end every child before its third save
+    started = time.perf_counter()
+    for _ in range(2):
+        for session in order:
+            save_session(session, target)
+    spread = max(0.045, 0.75 * (time.perf_counter() - started))
+
     for k in range(rounds):
         absent = k % absent_every == 0
         if absent:
@@ -87,7 +96,7 @@ WRITER = textwrap.dedent(r'''
             save_session(s["O"], target)
         slow = k % 2 == 1
         r, w = os.pipe()
-        delay = rng.uniform(0, 0.045)
+        delay = rng.uniform(0, spread)
         pid = os.fork()
         if pid == 0:
             os.close(r)
