@@ -32,6 +32,7 @@ def arrange_default(window):
     window.tabifyDockWidget(d["positions"], d["rope"])
     window.tabifyDockWidget(d["rope"], d["generation"])
     window.tabifyDockWidget(d["generation"], d["model_view"])
+    window.tabifyDockWidget(d["model_view"], d["flash"])
     d["controls"].raise_()
     d["readout"].raise_()
     fit_default_sizes(window, 1600, 900)

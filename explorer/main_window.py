@@ -60,6 +60,7 @@ DOCKS = (
     DockSpec("model_view", "Model · real heads", "model_view.ModelViewPanel", R, "Ctrl+Shift+5",
              reads_results=False),
     DockSpec("block", "Transformer block", "block.BlockPanel", L, "Ctrl+Shift+6"),
+    DockSpec("flash", "FlashAttention", "flash.FlashAttentionPanel", R, "Ctrl+Shift+8"),
 )
 SPECS = {spec.name: spec for spec in DOCKS}
 # Shown at start but second in line: built just after the window's first paint, so it appears sooner.

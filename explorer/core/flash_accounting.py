@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 BYTES_PER_NUMBER = 2  # fp16 / bf16, as the paper's kernels store Q, K, V
 # (bytes of SRAM, what it is): the paper's "M around 100KB", and the shared memory of one streaming
-# multiprocessor of the GPUs it was written for and after
-SRAM_SIZES = ((100 * 1024, "100 KB (the paper's “M around 100KB”)"),
-              (192 * 1024, "192 KB (A100: one SM's shared memory)"),
-              (228 * 1024, "228 KB (H100: one SM's shared memory)"))
+# multiprocessor (SM) of the GPU it was written for (A100) and of the one after (H100)
+SRAM_SIZES = ((100 * 1024, "100 KB (the paper)"),
+              (192 * 1024, "192 KB (A100 SM)"),
+              (228 * 1024, "228 KB (H100 SM)"))
 
 
 def sram_numbers(n_bytes):
@@ -36,12 +36,13 @@ class HbmModel:
 
     @property
     def standard(self):
-        """N·d + N²: read Q, K, V, write O, and write then read S and A (L_q·L_k each)."""
-        return (self.n_queries + self.n_keys) * self.d + self.n_queries * self.n_keys
+        """N·d + N²: read Q, K, V and write O (N·d each), write then read S and A (N² each); with L_q ≠ L_k,
+        N = the longer side and L_q·L_k for N²."""
+        return max(self.n_queries, self.n_keys) * self.d + self.n_queries * self.n_keys
 
     @property
     def flash(self):
-        """N²·d²/M: T_c = N/B_c = 4·N·d/M passes over K, V, each reading Q and O (N·d)."""
+        """N²·d²/M (L_q·L_k for N²): T_c = N/B_c = 4·N·d/M passes over K, V, each reading Q and O (N·d)."""
         return self.n_queries * self.n_keys * self.d ** 2 / self.sram
 
     @property

@@ -47,7 +47,7 @@ def online_softmax_steps(x):
     return steps, np.exp(x - m) / ell
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FlashProblem:
     """One head's attention as the session computes it: S = (q·kᵀ·scale + bias) / temperature, the causal
     mask (aligned to the last keys, as ``masks.causal_mask``), ALiBi's −slope·|i − j| as the bias."""
@@ -182,6 +182,15 @@ class BlockSteps:
     steps: tuple  # TileStep, one per computed tile
     skipped: tuple  # the tile indices j never computed
     output: np.ndarray  # the block's rows of O: Õ / ℓ after the last tile
+    n_keys: int
+
+    def strip(self):
+        """The block's rows of S put together from its tiles (B_r × L_k): −∞ where masked or skipped. For
+        showing the tiles in place; the algorithm itself never holds more than one tile."""
+        s = np.full((self.rows[1] - self.rows[0], self.n_keys), -np.inf)
+        for step in self.steps:
+            s[:, step.cols[0]:step.cols[1]] = step.scores
+        return s
 
 
 def block_steps(problem, b_r, b_c, block):
@@ -203,7 +212,7 @@ def block_steps(problem, b_r, b_c, block):
         steps.append(TileStep(len(steps) + 1, j, rows, cols, s, t_max, p, t_sum, m_old, m, resc, t_resc, l_old,
                               ell, o_tilde, o))
     return BlockSteps(block, rows, len(spans(problem.n_keys, b_c)), tuple(steps), tuple(skipped),
-                      _divide(o_tilde, ell))
+                      _divide(o_tilde, ell), problem.n_keys)
 
 
 @dataclass(frozen=True)
@@ -235,6 +244,11 @@ def flash_attention(problem, b_r, b_c):
         out[rows[0]:rows[1]] = _divide(o_tilde, ell)
         out_alg1[rows[0]:rows[1]] = o
     return FlashResult(out, out_alg1, computed, skipped, largest)
+
+
+def largest_difference(a, b):
+    """max |a − b| over every cell: how far the tiled result is from the one computed in one piece."""
+    return float(np.max(np.abs(np.asarray(a) - np.asarray(b)))) if np.size(a) else 0.0
 
 
 def tiles_per_block(problem, b_r, b_c):

@@ -196,7 +196,15 @@ def test_default_and_smallest_tiles():
 def test_the_papers_accounting():
     # Theorem 2 at N = 1024, d = 64, M = 51 200: N·d + N² = 1 114 112; N²d²/M = 1024²·64²/51 200 = 83 886.08
     h = HbmModel(1024, 1024, 64, 51_200)
-    assert h.standard == 2 * 1024 * 64 + 1024 ** 2 and h.flash == pytest.approx(83_886.08)
+    assert h.standard == 1024 * 64 + 1024 ** 2 == 1_114_112 and h.flash == pytest.approx(83_886.08)
     assert h.in_range and h.paper_tiles == (64, 200)
     assert not HbmModel(4, 4, 3, 51_200).in_range  # N·d = 12 < M: it all fits on chip
     assert working_set(2, 2, 3, 3) == 6 + 6 + 6 + 4 + 6 + 4
+
+
+def test_the_strip_puts_each_tile_in_place():
+    p = FlashProblem(np.array([[1.0], [2.0], [3.0]]), np.array([[1.0], [-1.0], [0.5]]), np.ones((3, 1)),
+                     scale=1.0, causal=True)
+    run = block_steps(p, 2, 2, 0)  # rows 0, 1; keys (0, 1) computed, key 2 above the diagonal: skipped
+    assert run.skipped == (1,)
+    np.testing.assert_array_equal(run.strip(), [[1.0, -np.inf, -np.inf], [2.0, -2.0, -np.inf]])

@@ -20,7 +20,8 @@ from explorer.main_window import AFTER_FIRST_PAINT, DOCKS
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOWN = ("editor", "controls", "scores", "weights", "output", "readout")  # the default layout's front docks
-BEHIND = ("lesson", "sqrt_d", "lines", "heads", "split_merge", "positions", "rope", "generation", "model_view", "block")  # tabs behind those
+BEHIND = ("lesson", "sqrt_d", "lines", "heads", "split_merge", "positions", "rope", "generation", "model_view", "block",
+          "flash")  # tabs behind those
 
 
 def on_screen(window, name):
