@@ -20,7 +20,8 @@ MAX_TILES_PER_SIDE = 64  # the smallest tile keeps at most this many tiles along
 
 @dataclass(frozen=True)
 class RowStep:
-    """One score x_j of the 1-D online softmax: m_j = max(m_{j−1}, x_j), ℓ_j = ℓ_{j−1}·e^{m_{j−1} − m_j} + e^{x_j − m_j}."""
+    """One score x_j of the 1-D online softmax: m_j = max(m_{j−1}, x_j),
+    ℓ_j = ℓ_{j−1}·e^{m_{j−1} − m_j} + e^{x_j − m_j}."""
 
     j: int
     x: float
@@ -120,8 +121,10 @@ class TileStep:
     tile_rescale: np.ndarray  # e^{m̃_ij − m_new}: what this tile's P̃ and ℓ̃ are multiplied by
     l_old: np.ndarray
     l_new: np.ndarray  # e^{m_old − m_new}·ℓ_old + e^{m̃_ij − m_new}·ℓ̃_ij
-    o_unnormalised: np.ndarray  # Õ = e^{m_old − m_new}·Õ_old + e^{m̃ − m_new}·P̃·V_j (FlashAttention-2 keeps this)
-    o: np.ndarray  # Algorithm 1's O_i: diag(ℓ_new)⁻¹(diag(ℓ_old)·e^{m_old − m_new}·O_old + e^{m̃ − m_new}·P̃·V_j)
+    # Õ = e^{m_old − m_new}·Õ_old + e^{m̃ − m_new}·P̃·V_j (what FlashAttention-2 keeps, dividing by ℓ once)
+    o_unnormalised: np.ndarray
+    # Algorithm 1's O_i = diag(ℓ_new)⁻¹(diag(ℓ_old)·e^{m_old − m_new}·O_old + e^{m̃ − m_new}·P̃·V_j)
+    o: np.ndarray
 
 
 def _factor(a, b):

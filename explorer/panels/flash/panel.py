@@ -6,8 +6,8 @@ import math
 import numpy as np
 from PySide6.QtCore import QSignalBlocker, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QPalette
-from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QBoxLayout, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPushButton,
-                               QSlider, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout)
+from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QBoxLayout, QComboBox, QHBoxLayout, QLabel,
+                               QPushButton, QSlider, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
 from explorer.core.flash_accounting import SRAM_SIZES, HbmModel, sram_numbers, working_set
 from explorer.core.online_softmax import (block_steps, default_tile, flash_attention, head_problem,
@@ -80,8 +80,6 @@ class FlashAttentionPanel(Panel):
             item.setToolTip(tip)
             self.table.setVerticalHeaderItem(i, item)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
         self.table.setToolTip("Each query row's running max m and running sum ℓ, before and after this tile")
         self.o_tilde = Heatmap(cmap="diverging", row_title="query", col_title="dimension",
@@ -114,8 +112,12 @@ class FlashAttentionPanel(Panel):
         return box
 
     def _lay_out(self):
-        controls = WrapRow([[self.b_r, self.b_c], [self.block], [self.previous, self.next, self.play, self.step_label],
-                            [self.slider]], self, stretch={self.slider: 1})
+        tiles = QHBoxLayout()
+        for box in (self.b_r, self.b_c, self.block):
+            tiles.addWidget(box)
+        tiles.addStretch(1)
+        stepper = WrapRow([[self.previous, self.next, self.play], [self.slider, self.step_label]], self,
+                          stretch={self.slider: 1})
         self.maps = maps = QBoxLayout(QBoxLayout.Direction.LeftToRight)
         maps.addWidget(self.scores, 3)
         maps.addWidget(self.table, 0)
@@ -129,7 +131,8 @@ class FlashAttentionPanel(Panel):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.heading)
-        layout.addWidget(controls)
+        layout.addLayout(tiles)
+        layout.addWidget(stepper)
         layout.addLayout(maps, 3)
         for label in (self.step_text, self.check):
             layout.addWidget(label)
@@ -234,18 +237,26 @@ class FlashAttentionPanel(Panel):
 
     def _fill_table(self, step, row_tokens):
         """A row per quantity (m old, m̃, m new, the rescaling, ℓ old, ℓ new), a column per query of the block."""
-        self.table.setColumnCount(len(row_tokens))
-        self.table.setHorizontalHeaderLabels([str(t) for t in row_tokens])
+        t = self.table
+        t.setUpdatesEnabled(False)
+        t.setColumnCount(len(row_tokens))
+        t.setHorizontalHeaderLabels([str(token) for token in row_tokens])
         quantities = (step.m_old, step.tile_max, step.m_new, step.rescale, step.l_old, step.l_new)
         for i, values in enumerate(quantities):
             for c, value in enumerate(values):
-                item = self.table.item(i, c)
+                item = t.item(i, c)
                 if item is None:
                     item = QTableWidgetItem()
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                    self.table.setItem(i, c, item)
+                    t.setItem(i, c, item)
                 item.setText(texts.num(float(value)))
                 item.setData(Qt.ItemDataRole.UserRole, float(value))  # the number itself, for tests and tips
+        t.resizeColumnsToContents()  # once, not after every cell
+        t.resizeRowsToContents()
+        t.setUpdatesEnabled(True)
+        rows = sum(t.rowHeight(i) for i in range(t.rowCount()))
+        t.setMinimumHeight(t.horizontalHeader().sizeHint().height() + rows + 2 * t.frameWidth()
+                           + t.horizontalScrollBar().sizeHint().height())
 
     def shown(self, quantity):
         """The numbers the table shows for ``quantity`` ("m old", "m new", "ℓ new", …), one per query row."""

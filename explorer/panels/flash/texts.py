@@ -16,8 +16,8 @@ OK, BAD = "#1a7f37", "#b00020"
 TABLE_ROWS = (("m old", "The running max before this tile (−∞: no key seen yet)"),
               ("m̃ tile", "m̃ = the largest score of this row in this tile"),
               ("m new", "m_new = max(m_old, m̃)"),
-              ("rescale", "e^(m_old − m_new): what ℓ and Õ so far are multiplied by: 1 when the max stays, below 1 when "
-                                    "this tile raised it (0 at the first tile: nothing to rescale)"),
+              ("rescale", "e^(m_old − m_new): what ℓ and Õ so far are multiplied by: 1 when the max stays, below 1 "
+                          "when this tile raised it (0 at the first tile: nothing to rescale)"),
               ("ℓ old", "The running sum before this tile: Σ e^(s − m_old) over the keys seen"),
               ("ℓ new", "ℓ_new = e^(m_old − m_new)·ℓ_old + Σ_tile e^(s − m_new)"))
 
@@ -71,7 +71,8 @@ def step_text(step, n_steps, n_tiles, query_tokens, tokens):
 
 
 def check_text(at_end, block_difference, whole, whole_difference, n_steps, head_words):
-    """At the last step: O equals ③ (the block, and the whole head with the same update); before it, what to expect."""
+    """At the last step: O equals ③ (the block, and the whole head with the same update); before it, what to
+    expect."""
     if not at_end:
         return (f"After step {n_steps}, O = Õ / ℓ will be this block's rows of {head_words} — "
                 f"step to the end (or press Play).")
