@@ -165,3 +165,28 @@ def test_in_the_window_it_waits_behind_its_tab(qtbot, window):
     qtbot.waitUntil(lambda: panel.run is not run, timeout=3000)
     want = reference_output(window.model.matrix("Q"), window.model.matrix("K"), window.model.matrix("V"))
     np.testing.assert_allclose(panel.whole.output, want, rtol=0, atol=1e-15)
+
+
+def test_a_lesson_hides_what_it_has_not_revealed(shown):
+    model, panel = shown
+    model.set_revealed(2)  # ① and ② shown, ③ not yet
+    QApplication.processEvents()
+    assert panel.o_norm.is_hidden() and panel.o_tilde.is_hidden() and not panel.scores.is_hidden()
+    assert "hidden" in panel.check.text() and "✓" not in panel.check.text()
+    model.set_revealed(0)
+    QApplication.processEvents()
+    assert panel.scores.is_hidden() and panel.table.isHidden()
+    model.set_revealed(3)
+    QApplication.processEvents()
+    assert not panel.o_norm.is_hidden() and not panel.scores.is_hidden() and not panel.table.isHidden()
+
+
+def test_it_follows_the_shown_head_of_grouped_query_attention(qtbot):
+    from explorer.core.presets import grouped_query_session
+
+    model, panel = show_panel(qtbot, FlashAttentionPanel, session=grouped_query_session(), size=(700, 1000))
+    model.set_selection(head=5)  # 8 query heads of width 2 share 2 K/V heads: head 5 reads K/V head 1
+    QApplication.processEvents()
+    q, k, v = model.matrix("Q")[:, 10:12], model.matrix("K")[:, 2:4], model.matrix("V")[:, 2:4]
+    np.testing.assert_allclose(panel.whole.output, reference_output(q, k, v, causal=True), rtol=0, atol=1e-14)
+    assert "head 6" in panel.check.text() or "head 6" in panel._head_words()

@@ -24,6 +24,7 @@ from . import texts
 MAX_BLOCK_ROWS = 64  # the stepper follows at most this many query rows (its table and tiles stay readable)
 PLAY_MS = 900  # between two steps while playing
 NARROW = 480  # px: below this width S stands over the table, and Õ over O
+TABLE_SHARE = 0.42  # of the width, at most, for the table beside S
 MAP_MIN_H = 170  # px: a heatmap keeps its rows and colour bar readable; a low dock scrolls
 
 
@@ -148,6 +149,15 @@ class FlashAttentionPanel(Panel):
         for row in (self.maps, self.outputs):  # narrow: S over the table, Õ over O
             if row.direction() != side:
                 row.setDirection(side)
+        self._fit_table()
+
+    def _fit_table(self):
+        """Beside S the table takes what its numbers need, up to TABLE_SHARE of the width (then it scrolls
+        sideways), so S keeps the larger part; under S it takes the whole width."""
+        t = self.table
+        need = t.verticalHeader().width() + t.horizontalHeader().length() + 2 * t.frameWidth() + 2
+        beside = self.maps.direction() == QBoxLayout.Direction.LeftToRight
+        t.setMaximumWidth(min(need, int(self.width() * TABLE_SHARE)) if beside else 16777215)
 
     # ----- from the model ----------------------------------------------------------------------
     def render(self, flags):
@@ -164,10 +174,12 @@ class FlashAttentionPanel(Panel):
             if s.selected_row != self._seen_row:  # the block follows the row selected elsewhere
                 self._seen_row = s.selected_row
                 self.block.setValue(s.selected_row // self.b_r.value() + 1)
-        self._choose()
+        if not self._choose():
+            self._show_step()  # the same steps: the lesson's reveal (or nothing) changed
 
     def _choose(self):
-        """The tile sizes or the block changed (or the results): run the block's steps again if they differ."""
+        """The tile sizes or the block changed (or the results): run the block's steps again if they differ
+        (True), else nothing (False)."""
         if self.problem is None:
             return
         b_r, b_c = self.b_r.value(), self.b_c.value()
@@ -177,7 +189,7 @@ class FlashAttentionPanel(Panel):
             self.block.setSuffix(f" of {n_blocks}")
         key = (self.model.revision, self.model.settings.selected_head, b_r, b_c, self.block.value())
         if key == self._key:
-            return
+            return False
         same_steps = self._key is not None and self._key[2:] == key[2:]
         self._key = key
         self.run = block_steps(self.problem, b_r, b_c, self.block.value() - 1)
@@ -191,6 +203,7 @@ class FlashAttentionPanel(Panel):
                                                  self.whole.tiles_skipped))
         self._show_step()
         self._show_accounting()
+        return True
 
     # ----- one step ----------------------------------------------------------------------------
     def current_step(self):
@@ -221,6 +234,17 @@ class FlashAttentionPanel(Panel):
         self.o_norm.set_matrix(step.o, row_labels=rows, col_labels=cols, levels=nice_symmetric_levels(run.output),
                                finite=True)
         self._show_check(k == n)
+        self._hide_unrevealed()
+
+    def _hide_unrevealed(self):
+        """A lesson that has not revealed ① hides S and the maxima made from it; one before ③, the outputs."""
+        shown = self.model.revealed
+        self.scores.set_hidden(shown < 1)
+        self.table.setVisible(shown >= 1)
+        for view in (self.o_tilde, self.o_norm):
+            view.set_hidden(shown < 3)
+        if shown < 3:
+            self.check.setText("O stays hidden until the lesson reveals ③.")
 
     def _draw_scores(self, step):
         run, strip = self.run, self._strip
@@ -253,6 +277,7 @@ class FlashAttentionPanel(Panel):
                 item.setData(Qt.ItemDataRole.UserRole, float(value))  # the number itself, for tests and tips
         t.resizeColumnsToContents()  # once, not after every cell
         t.resizeRowsToContents()
+        self._fit_table()
         t.setUpdatesEnabled(True)
         rows = sum(t.rowHeight(i) for i in range(t.rowCount()))
         t.setMinimumHeight(t.horizontalHeader().sizeHint().height() + rows + 2 * t.frameWidth()
@@ -291,7 +316,7 @@ class FlashAttentionPanel(Panel):
 
     def _score_tip(self, row, col):
         run = self.run
-        if run is None:
+        if run is None or self.model.revealed < 1:
             return ""
         q, k = self.model.query_tokens[run.rows[0] + row], self.model.tokens[col]
         j = col // self.b_c.value()
