@@ -154,9 +154,13 @@ def test_in_the_window_it_waits_behind_its_tab(qtbot, window):
     qtbot.waitUntil(lambda: window.panels.is_built("flash") and window.panels["flash"]._on_screen, timeout=3000)
     panel = window.panels["flash"]
     qtbot.waitUntil(lambda: panel.run is not None, timeout=3000)
+    panel.b_c.setValue(1)
     run = panel.run
+    panel.play.click()
+    assert panel.timer.isActive()
     window.docks["readout"].raise_()
     qtbot.waitUntil(lambda: not panel._on_screen, timeout=3000)
+    assert not panel.timer.isActive()  # playing stops behind the tab
     window.model.set_cell("Q", 0, 0, 2.0)
     window.model.flush()
     QApplication.processEvents()

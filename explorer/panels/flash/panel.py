@@ -45,7 +45,8 @@ class FlashAttentionPanel(Panel):
         self.heading = RichLabel(texts.HEADING, self)
 
         self.b_r = self._spin("B_r = ", "Rows per query block: how many queries share one pass over the keys")
-        self.b_c = self._spin("B_c = ", "Keys per tile: how many columns of S are made at once")
+        self.b_c = self._spin("B_c = ", "Keys per tile: how many columns of S are made at once (B_r = B_c = 1 is "
+                                        "the online softmax of one row, Milakov & Gimelshein 2018)")
         self.block = self._spin("query block ", "Which block of query rows the stepper follows (it follows the "
                                                 "row you select in the other panels too)")
         self.previous = QPushButton("◀ Previous", self)
