@@ -98,7 +98,9 @@ def memory_text(whole, n_queries, n_keys, on_chip):
 def hbm_text(h, sram_words):
     """Theorem 2's HBM accesses for this head, labelled as the paper's model."""
     text = (f"<b>HBM reads + writes, the paper's model</b> (Theorem 2, Θ without constants — not a measurement), "
-            f"N = {format_count(max(h.n_queries, h.n_keys))}, d = d<sub>h</sub> = {h.d}, "
+            f"N = {format_count(max(h.n_queries, h.n_keys))}"
+            f"{'' if h.n_queries == h.n_keys else ' (L<sub>q</sub>·L<sub>k</sub> in place of N²)'}, "
+            f"d = d<sub>h</sub> = {h.d}, "
             f"M = {format_count(h.sram)} numbers ({escape(sram_words)}): standard attention N·d + N² ≈ "
             f"{format_count(h.standard)}; FlashAttention N²·d²/M ≈ {num(h.flash, 3)}")
     if h.in_range:
