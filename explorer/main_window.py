@@ -61,6 +61,7 @@ DOCKS = (
              reads_results=False),
     DockSpec("block", "Transformer block", "block.BlockPanel", L, "Ctrl+Shift+6"),
     DockSpec("efficient", "Efficient attention", "efficient.EfficientPanel", R, "Ctrl+Shift+7"),
+    DockSpec("flash", "FlashAttention", "flash.FlashAttentionPanel", R, "Ctrl+Shift+8"),
     DockSpec("qk_space", "Query–key space", "qk_space.QKSpacePanel", R, "Ctrl+Shift+9"),
 )
 SPECS = {spec.name: spec for spec in DOCKS}

@@ -1,0 +1,113 @@
+"""The sentences of the FlashAttention panel: what a step did, what the end shows, what was held and moved.
+Only words around numbers the core has made (explorer.core.online_softmax, explorer.core.flash_accounting)."""
+import math
+
+import numpy as np
+
+from explorer.core.plural import count
+from explorer.widgets.html_escape import escape
+from explorer.widgets.number_text import format_count, format_number
+
+HEADING = ("<b>FlashAttention</b> (Dao et al. 2022, Algorithm 1): S is made one B<sub>r</sub> × B<sub>c</sub> tile at "
+           "a time; each query row keeps a running max m, a running sum ℓ and its output so far, rescaled by "
+           "exp(m<sub>old</sub> − m<sub>new</sub>) when the max rises — softmax(S)·V exactly, without ever "
+           "holding the L × L matrix.")
+OK, BAD = "#1a7f37", "#b00020"
+TABLE_ROWS = (("m old", "The running max before this tile (−∞: no key seen yet)"),
+              ("m̃ tile", "m̃ = the largest score of this row in this tile"),
+              ("m new", "m_new = max(m_old, m̃)"),
+              ("rescale", "e^(m_old − m_new): what ℓ and Õ so far are multiplied by: 1 when the max stays, below 1 "
+                          "when this tile raised it (0 at the first tile: nothing to rescale)"),
+              ("ℓ old", "The running sum before this tile: Σ e^(s − m_old) over the keys seen"),
+              ("ℓ new", "ℓ_new = e^(m_old − m_new)·ℓ_old + Σ_tile e^(s − m_new)"))
+
+
+def num(v, significant=4):
+    """A number as the panel prints it: a true minus sign, −∞ for minus infinity."""
+    if v == -math.inf:
+        return "−∞"
+    return format_number(v, significant).replace("-", "−")
+
+
+def span(tokens, lo, hi):
+    """Tokens lo … hi − 1 named shortly: "猫", "猫–追", "t0–t7"."""
+    names = [escape(str(t)) for t in tokens[lo:hi]]
+    return names[0] if len(names) == 1 else f"{names[0]}–{names[-1]}"
+
+
+def block_text(run, n_blocks, query_tokens, n_skipped_total):
+    """Which rows the stepper follows, and the causal tiles skipped in it."""
+    r0, r1 = run.rows
+    text = (f"Query block {run.block + 1} of {n_blocks}: rows {span(query_tokens, r0, r1)}. The stepper follows "
+            f"this block; every block runs the same steps on its own rows.")
+    if run.skipped:
+        tiles = ", ".join(str(j + 1) for j in run.skipped)
+        text += (f" <i>Causal mask: key tile{'s' if len(run.skipped) > 1 else ''} {tiles} of this block lie "
+                 f"wholly above the diagonal (every cell masked) — skipped, never computed</i> "
+                 f"({count(n_skipped_total, 'tile')} skipped in the whole head).")
+    return text
+
+
+def step_text(step, n_steps, n_tiles, query_tokens, tokens):
+    """What step ``step`` did: the tile it computed, and where the max rose (and so the sum was rescaled)."""
+    (r0, r1), (c0, c1) = step.rows, step.cols
+    rose = [i for i in range(r1 - r0) if step.m_new[i] > step.m_old[i] and np.isfinite(step.m_old[i])]
+    first = [i for i in range(r1 - r0) if not np.isfinite(step.m_old[i]) and np.isfinite(step.m_new[i])]
+    text = (f"<b>Step {step.number} of {n_steps}</b> (key tile {step.tile + 1} of {n_tiles}): "
+            f"S<sub>ij</sub> = Q<sub>i</sub>·K<sub>j</sub>ᵀ·scale for rows {span(query_tokens, r0, r1)} × keys "
+            f"{span(tokens, c0, c1)} ({r1 - r0} × {c1 - c0} = {count((r1 - r0) * (c1 - c0), 'cell')}). ")
+    names = [escape(str(query_tokens[r0 + i])) for i in range(r1 - r0)]
+    if rose:
+        factors = ", ".join(f"{names[i]} × {num(step.rescale[i], 3)}" for i in rose[:4])
+        more = f" and {len(rose) - 4} more" if len(rose) > 4 else ""
+        text += (f"The max rises in {count(len(rose), 'row')}: their ℓ and Õ so far are rescaled "
+                 f"({factors}{more}). ")
+    if first:
+        text += f"{count(len(first), 'row')} see{'s' if len(first) == 1 else ''} their first keys: m starts here. "
+    if not rose and not first:
+        text += "No row's max rises: the sums go on with factor 1. "
+    text += "O = Õ / ℓ is the softmax-weighted mean of the values seen so far."
+    return text
+
+
+def check_text(at_end, block_difference, whole, whole_difference, n_steps, head_words):
+    """At the last step: O equals ③ (the block, and the whole head with the same update); before it, what to
+    expect."""
+    if not at_end:
+        return (f"After step {n_steps}, O = Õ / ℓ will be this block's rows of {head_words} — "
+                f"step to the end (or press Play).")
+    good = max(block_difference, whole_difference) <= 1e-12
+    colour, mark = (OK, "✓") if good else (BAD, "✗")
+    return (f"<span style='color:{colour}'>{mark}</span> <b>O = Õ / ℓ equals {head_words}</b> for this block: "
+            f"max |difference| {block_difference:.1e}. Every block of the head with the same "
+            f"update ({count(whole.tiles_computed, 'tile')} computed"
+            f"{f', {whole.tiles_skipped} skipped' if whole.tiles_skipped else ''}): max |difference| from "
+            f"{head_words} {whole_difference:.1e} — the same numbers up to rounding, not an approximation.")
+
+
+def memory_text(whole, n_queries, n_keys, on_chip):
+    """The tiles' cells against the L_q × L_k matrix never held."""
+    full = n_queries * n_keys
+    share = 100.0 * whole.largest_tile / full
+    return (f"<b>Memory</b>: the largest S tile held at once has {count(whole.largest_tile, 'cell')}; the whole S "
+            f"or A would have L<sub>q</sub>·L<sub>k</sub> = {format_count(full)} ({share:.3g} %) — never held. "
+            f"On chip per step (Q<sub>i</sub>, K<sub>j</sub>, V<sub>j</sub>, S<sub>ij</sub>, O<sub>i</sub>, ℓ, m): "
+            f"{format_count(on_chip)} numbers.")
+
+
+def hbm_text(h, sram_words):
+    """Theorem 2's HBM accesses for this head, labelled as the paper's model."""
+    text = (f"<b>HBM reads + writes, the paper's model</b> (Theorem 2, Θ without constants — not a measurement), "
+            f"N = {format_count(max(h.n_queries, h.n_keys))}"
+            f"{'' if h.n_queries == h.n_keys else ' (L<sub>q</sub>·L<sub>k</sub> in place of N²)'}, "
+            f"d = d<sub>h</sub> = {h.d}, "
+            f"M = {format_count(h.sram)} numbers ({escape(sram_words)}): standard attention N·d + N² ≈ "
+            f"{format_count(h.standard)}; FlashAttention N²·d²/M ≈ {num(h.flash, 3)}")
+    if h.in_range:
+        b_r, b_c = h.paper_tiles
+        return text + (f" — {h.standard / h.flash:.3g}× fewer. Algorithm 1 would take B<sub>c</sub> = ⌈M/4d⌉ = "
+                       f"{b_c}, B<sub>r</sub> = min(B<sub>c</sub>, d) = {b_r}.")
+    if h.sram > max(h.n_queries, h.n_keys) * h.d:
+        return text + (". Here N·d &lt; M: the whole head fits on chip, so either way Q, K, V are read once; the "
+                       "theorem speaks for d ≤ M ≤ N·d.")
+    return text + ". Here d > M: not even one row fits on chip; the theorem speaks for d ≤ M ≤ N·d."
