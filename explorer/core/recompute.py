@@ -158,11 +158,12 @@ def compute_head(inputs, bufs, h, cancelled=None, summarise=True):
     return True
 
 
-def score_head(inputs, bufs, h, cancelled=None, summarise=True, executor=None, lanes=1):
+def score_head(inputs, bufs, h, cancelled=None, summarise=True, executor=None, lanes=1, raw=None):
     """Steps ① and ② for head ``h`` into ``bufs``, its summaries made block by block on the way (see
     ``compute_head``); False if ``cancelled()`` said stop. With ``lanes`` > 1 and an ``executor`` the
     blocks after QKᵀ are shared out in bands of rows: the same numbers (each row's softmax is its own,
     an overview block is its extreme), sooner — what the shown head of a recompute needs first.
+    ``raw``: a ``RawScores`` whose kept QKᵀ is used when q and k are unchanged (a temperature step).
     """
     scores, weights = bufs.scores, bufs.weights
     if cancelled is not None and cancelled():  # before QKᵀ, which cannot stop half way (~0.1 s at L = 4096)
@@ -180,11 +181,14 @@ def score_head(inputs, bufs, h, cancelled=None, summarise=True, executor=None, l
 
     if bufs.fresh and lanes > 1:  # new memory: the kernel maps and zeroes it at first touch (~0.2 s per
         _share(executor, lanes, touch)  # 128 MiB on a VM), and QKᵀ would meet it all on one thread
-    with np.errstate(over="ignore", invalid="ignore"):
-        np.matmul(inputs.q_head(h), inputs.k_head(h).T, out=scores[h])  # whole: bands would change the bits
-        scores[h] *= inputs.scale / inputs.temperature
+    product = None if raw is None else raw.product(inputs.q_head(h), inputs.k_head(h))
+    if product is None:
+        with np.errstate(over="ignore", invalid="ignore"):
+            np.matmul(inputs.q_head(h), inputs.k_head(h).T, out=scores[h])  # whole: bands would change the bits
+        product = scores[h]
     if cancelled is not None and cancelled():
         return False
+    factor = inputs.scale / inputs.temperature  # times q·kᵀ, cell by cell: in bands, the same bits
     shown = {stage: np.empty(view_shape, np.float32) for stage in ("scores", "weights")} if views else {}
     failed = []  # bands that raised: a band after one of them stops, one before it goes on (it may fail first)
 
@@ -195,6 +199,8 @@ def score_head(inputs, bufs, h, cancelled=None, summarise=True, executor=None, l
                 return None
             rows = slice(top, top + step)
             try:
+                with np.errstate(over="ignore", invalid="ignore"):
+                    np.multiply(product[rows], factor, out=scores[h, rows])
                 inputs.add_bias(scores[h, rows], h, rows)
                 block_lo, block_hi = _softmax_rows(inputs.mask, scores[h, rows], weights[h, rows], top, h)
             except (ArithmeticError, ValueError):
@@ -305,7 +311,7 @@ def _result(inputs, bufs, concat, output, partial_head=None):
 
 
 def recompute(matrices, settings, previous=None, order=None, cancelled=None, summarise=None, executor=None,
-              lanes=1, on_shown=None):
+              lanes=1, on_shown=None, raw=None):
     """Every stage, head by head (in ``order``), reusing ``previous``'s buffers; None if cancelled.
 
     ``summarise``: the heads whose row sums are made on the way (default all; the others are made
@@ -314,7 +320,8 @@ def recompute(matrices, settings, previous=None, order=None, cancelled=None, sum
     own heads — the same numbers, sooner on a machine with cores to spare.
     ``on_shown(partial)``: the first head of ``order`` comes first, on every lane, and as soon as its
     ① and ② are made they are handed over, on this thread, as a partial result (``partial_head``; ③
-    None): nothing writes them again in this call, while the other heads follow.
+    None): nothing writes them again in this call, while the other heads follow. ``raw``: a
+    ``RawScores`` that keeps that head's QKᵀ for the next call (see ``score_head``).
     """
     inputs = prepare(matrices, settings)
     bufs = buffers(inputs, previous)
@@ -322,9 +329,11 @@ def recompute(matrices, settings, previous=None, order=None, cancelled=None, sum
     summarise = set(order if summarise is None else summarise)
     scored = set()  # heads whose ① and ② are made: only ③ is left
     if on_shown is not None and order:
-        if not score_head(inputs, bufs, order[0], cancelled, order[0] in summarise, executor, lanes):
+        if not score_head(inputs, bufs, order[0], cancelled, order[0] in summarise, executor, lanes, raw):
             return None
         on_shown(_result(inputs, bufs, None, None, partial_head=order[0]))
+        if cancelled is not None and cancelled():  # overtaken already: no lane need start to find it out
+            return None
         scored.add(order[0])
     lanes = max(1, min(lanes if executor is not None else 1, len(order)))
 

@@ -39,6 +39,7 @@ import numpy as np
 from PySide6.QtCore import QObject, QTimer
 
 from explorer.core.errors import ExplorerError
+from explorer.core.raw_scores import RawScores
 from explorer.core.recompute import apply_edit, edit_cost, full_cost, recompute
 
 from .flags import LESSON, SELECTION, SETTINGS, STRUCTURE, VALUES
@@ -124,6 +125,7 @@ class Coordinator(QObject):
         self.timer.setSingleShot(True)
         self.timer.setInterval(0)
         self.timer.timeout.connect(self.recompute)
+        self._raw = RawScores()  # the shown head's QKᵀ, kept by the worker's jobs (a temperature step reuses it)
         self.worker = RecomputeWorker(self)
         self.worker.done.connect(self._on_worker_done)
         self.worker.shown.connect(self._on_shown)
@@ -362,7 +364,7 @@ class Coordinator(QObject):
         sharing = self.worker.sharing()
         self.worker.submit(self._generation, lambda run: recompute(  # the shown head's summaries only
             snapshot, settings, previous=previous, order=order, summarise=order[:1], cancelled=run,
-            on_shown=run.show, **sharing))
+            on_shown=run.show, raw=self._raw, **sharing))
 
     def _release(self):
         """The job a request was held for has shown its head (or ended): hand the request over."""

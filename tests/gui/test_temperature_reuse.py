@@ -1,0 +1,45 @@
+"""A temperature drag on the worker (issue 18): each job's shown head multiplies the QKᵀ its previous
+job kept instead of making it again, and the whole results stay the plain pipeline's bit for bit; a
+change of Q makes it again. BACKGROUND_COST is lowered so L = 64 goes to the worker; nothing is timed."""
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from explorer.core.pipeline import run_pipeline
+from explorer.core.presets import random_session
+from explorer.model import AttentionModel, coordinator
+
+STAGES = ("scores", "weights", "head_outputs", "output")
+
+
+@pytest.fixture(params=["fresh buffers", "own buffers"])
+def buffers(request, monkeypatch):
+    monkeypatch.setattr(coordinator, "BACKGROUND_COST", 20_000)
+    if request.param == "own buffers":
+        monkeypatch.setattr(coordinator, "REUSE_BYTES", 0)
+    return request.param
+
+
+def test_each_step_reuses_the_shown_heads_product_and_every_bit_is_the_pipelines(qtbot, buffers):
+    s = random_session(64, 16, seed=4)
+    model = AttentionModel(replace(s, settings=replace(s.settings, heads=4)))
+    try:
+        model.set_selection(head=1)
+        model.flush()
+        reused = []
+        for k, temperature in enumerate((0.6, 0.45, 1.9, 0.8)):
+            if k == 2:
+                model.set_cell("Q", 5, 4, 2.5)  # head 2's q (d_h = 4): the product is made again
+            assert model.set_param("temperature", temperature)
+            model.recompute()
+            assert model.computing  # on the worker, its shown head first
+            qtbot.waitUntil(lambda: not model.computing and model.up_to_date, timeout=10_000)
+            reused.append(model.coordinator._raw.reused)
+            want = run_pipeline(model._state.matrices, model.settings)
+            for stage in STAGES:
+                np.testing.assert_array_equal(getattr(model.results.heads, stage), getattr(want.heads, stage),
+                                              err_msg=f"{stage} at T = {temperature}")
+        assert reused == [False, True, False, True]  # the first: the flush before it computed on this thread
+    finally:
+        model.shutdown()
