@@ -24,6 +24,7 @@ from .pipeline import (PipelineResult, kv_heads_of, project, rope_positions, rot
                        slopes_for)
 
 BLOCK_CELLS = 1 << 19  # cells per softmax block: temporaries of ~4 MiB whatever L is
+SHARED_CELLS = 1 << 17  # … when lanes share a head: blocks taken by whichever lane is free (one may be held up)
 
 
 @dataclass(frozen=True)
@@ -161,8 +162,8 @@ def compute_head(inputs, bufs, h, cancelled=None, summarise=True):
 def score_head(inputs, bufs, h, cancelled=None, summarise=True, executor=None, lanes=1, raw=None):
     """Steps ① and ② for head ``h`` into ``bufs``, its summaries made block by block on the way (see
     ``compute_head``); False if ``cancelled()`` said stop. With ``lanes`` > 1 and an ``executor`` the
-    blocks after QKᵀ are shared out in bands of rows: the same numbers (each row's softmax is its own,
-    an overview block is its extreme), sooner — what the shown head of a recompute needs first.
+    blocks after QKᵀ are shared out, each taken by the next lane free: the same numbers (each row's softmax
+    is its own, an overview block is its extreme), sooner — what the shown head of a recompute needs first.
     ``raw``: a ``RawScores`` whose kept QKᵀ is used when q and k are unchanged (a temperature step).
     """
     scores, weights = bufs.scores, bufs.weights
@@ -171,13 +172,15 @@ def score_head(inputs, bufs, h, cancelled=None, summarise=True, executor=None, l
     n_rows, n_keys = scores.shape[1:]
     views = summarise and needs_overview(scores.shape)
     (view_shape, tall) = overview_shape((n_rows, n_keys)) if views else ((0, 0), 1)
-    step = max(tall, BLOCK_CELLS // n_keys // tall * tall)  # a block starts where an overview block does
+    lanes = max(1, lanes if executor is not None else 1)
+    cells = min(BLOCK_CELLS, SHARED_CELLS) if lanes > 1 else BLOCK_CELLS
+    step = max(tall, cells // n_keys // tall * tall)  # a block starts where an overview block does
     tops = list(range(0, n_rows, step))
-    lanes = max(1, min(lanes if executor is not None else 1, len(tops)))
-    per = -(-len(tops) // lanes)
+    lanes = min(lanes, len(tops))
+    per = -(-n_rows // lanes)
 
     def touch(j):
-        scores[h, j * per * step:(j + 1) * per * step] = 0.0
+        scores[h, j * per:(j + 1) * per] = 0.0
 
     if bufs.fresh and lanes > 1:  # new memory: the kernel maps and zeroes it at first touch (~0.2 s per
         _share(executor, lanes, touch)  # 128 MiB on a VM), and QKᵀ would meet it all on one thread
@@ -190,21 +193,27 @@ def score_head(inputs, bufs, h, cancelled=None, summarise=True, executor=None, l
         return False
     factor = inputs.scale / inputs.temperature  # times q·kᵀ, cell by cell: in bands, the same bits
     shown = {stage: np.empty(view_shape, np.float32) for stage in ("scores", "weights")} if views else {}
-    failed = []  # bands that raised: a band after one of them stops, one before it goes on (it may fail first)
+    blocks, taking = iter(range(len(tops))), Lock()  # taken in order, each by the next lane free
+    failed = {}  # block → its error: a block after one of them is not begun, one before it goes on (it may fail first)
 
     def band(j):
         lo, hi = np.inf, -np.inf
-        for top in tops[j * per:(j + 1) * per]:
-            if any(f < j for f in failed) or (cancelled is not None and cancelled()):
+        while True:
+            with taking:
+                b = next(blocks, None)
+            if b is None:
+                return lo, hi
+            if any(f < b for f in list(failed)) or (cancelled is not None and cancelled()):
                 return None
+            top = tops[b]
             rows = slice(top, top + step)
             try:
                 with np.errstate(over="ignore", invalid="ignore"):
                     np.multiply(product[rows], factor, out=scores[h, rows])
                 inputs.add_bias(scores[h, rows], h, rows)
                 block_lo, block_hi = _softmax_rows(inputs.mask, scores[h, rows], weights[h, rows], top, h)
-            except (ArithmeticError, ValueError):
-                failed.append(j)
+            except (ArithmeticError, ValueError) as exc:
+                failed[b] = exc
                 raise
             lo, hi = min(lo, block_lo), max(hi, block_hi)
             if summarise:
@@ -216,7 +225,9 @@ def score_head(inputs, bufs, h, cancelled=None, summarise=True, executor=None, l
         return lo, hi
 
     outcomes = _share(executor, lanes, band)
-    for outcome in outcomes:  # the first band's error is the one a single thread would have met
+    if failed:  # the first block's error is the one a single thread would have met
+        raise failed[min(failed)]
+    for outcome in outcomes:
         if isinstance(outcome, BaseException):
             raise outcome
     if any(outcome is None for outcome in outcomes):

@@ -36,7 +36,7 @@ import weakref
 from enum import Enum
 
 import numpy as np
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 
 from explorer.core.errors import ExplorerError
 from explorer.core.raw_scores import RawScores
@@ -47,11 +47,19 @@ from .worker import RecomputeWorker, one_blas_thread
 
 # Work (≈ multiply-adds) above which a recompute leaves the GUI thread: ~5 ms of NumPy on one core.
 BACKGROUND_COST = 20_000_000
+# After a shown head is drawn, its job waits this long before the other heads (unless a newer request stops
+# it): during a drag the next value comes within a frame or two and would stop them anyway, so meanwhile
+# the paint, the X server and the next shown head have the cores; when the pointer rests they follow.
+REST_MS = 25
 # Results above this many bytes are recomputed into their own buffers (no second copy in memory);
 # smaller ones get fresh buffers, so panels can keep drawing the last result while the next is made.
 REUSE_BYTES = 256 * 2**20
 
 COMPUTED_FLAGS = STRUCTURE | VALUES | SETTINGS  # changes that need new results
+# The event that brings the results up to date once per turn, after the edits of the handler that made
+# them. Posted with a high priority: ahead of a paint already asked for (a low-priority posted event), so
+# during a drag the newest value goes to the worker before the GUI paints the one before it, not after.
+_TURN = QEvent.Type(QEvent.registerEventType())
 
 
 class Phase(Enum):
@@ -99,7 +107,7 @@ def _bounds(dirty):
 
 
 class Coordinator(QObject):
-    """Owns the results, the worker and the per-turn timer of one ``AttentionModel``; announces new
+    """Owns the results, the worker and the per-turn recompute of one ``AttentionModel``; announces new
     results with the model's ``changed`` (and the state alone, early, with ``state_changed``)."""
 
     def __init__(self, model):
@@ -121,10 +129,7 @@ class Coordinator(QObject):
         self._held = 0  # flags of a request held until it has (it would rewrite the buffers that head is in)
         self._repeated = None  # (partial, results): the whole results of the recompute that showed that partial
         self._fit = None  # (weak reference to the results, the state, whether they fit it): ``fits``' answer
-        self.timer = QTimer(self)
-        self.timer.setSingleShot(True)
-        self.timer.setInterval(0)
-        self.timer.timeout.connect(self.recompute)
+        self.due = False  # a recompute is posted for this turn (``_TURN``)
         self._raw = RawScores()  # the shown head's QKᵀ, kept by the worker's jobs (a temperature step reuses it)
         self.worker = RecomputeWorker(self)
         self.worker.done.connect(self._on_worker_done)
@@ -187,8 +192,16 @@ class Coordinator(QObject):
     # ----- what the model tells it ---------------------------------------------------------------
     def schedule(self, flags):
         self._scheduled |= flags
-        if not self.timer.isActive():
-            self.timer.start()
+        if not self.due:
+            self.due = True
+            QCoreApplication.postEvent(self, QEvent(_TURN), Qt.EventPriority.HighEventPriority.value)
+
+    def event(self, event):
+        if event.type() == _TURN:
+            if self.due:  # (else a flush came first)
+                self.recompute()
+            return True
+        return super().event(event)
 
     def wrote(self, name, rows, cols):
         """A block of ``name`` was written in place: a small edit may update the results in place."""
@@ -222,7 +235,7 @@ class Coordinator(QObject):
         ``wait=True`` never defers: tests, screenshots and exports need the numbers now.
         ``snapshot``: the current matrices where no edit can reach them (else the worker gets copies)."""
         m = self.model
-        self.timer.stop()
+        self.due = False
         flags, self._scheduled = self._scheduled, 0
         dirty, self._dirty = self._dirty, []
         if not flags:
@@ -388,8 +401,8 @@ class Coordinator(QObject):
             self.partial = partial
             self._partial_from = generation + 1
             self.model.shown_ready.emit(self._unannounced)  # panels of the shown head draw it now
-        # the job goes on once this turn (and the paint it asked for) is over, or a newer request stops it
-        QTimer.singleShot(0, self, lambda: self.worker.seen(generation))
+        # the job goes on REST_MS after this turn (and the paint it asked for), or a newer request stops it
+        QTimer.singleShot(REST_MS, self, lambda: self.worker.seen(generation))
         self._release()
 
     def _on_worker_done(self, generation, outcome):

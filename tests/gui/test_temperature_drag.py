@@ -1,10 +1,12 @@
 """A temperature drag on the worker (issue 18): each job's shown head multiplies the QKᵀ its previous
-job kept instead of making it again, and the whole results stay the plain pipeline's bit for bit; a
-change of Q makes it again. BACKGROUND_COST is lowered so L = 64 goes to the worker; nothing is timed."""
+job kept instead of making it again, and the whole results stay the plain pipeline's bit for bit (a
+change of Q makes it again); and a new value goes to the worker before the GUI paints the one before
+it. BACKGROUND_COST is lowered so L = 64 goes to the worker; nothing is timed."""
 from dataclasses import replace
 
 import numpy as np
 import pytest
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt
 
 from explorer.core.pipeline import run_pipeline
 from explorer.core.presets import random_session
@@ -41,5 +43,42 @@ def test_each_step_reuses_the_shown_heads_product_and_every_bit_is_the_pipelines
                 np.testing.assert_array_equal(getattr(model.results.heads, stage), getattr(want.heads, stage),
                                               err_msg=f"{stage} at T = {temperature}")
         assert reused == [False, True, False, True]  # the first: the flush before it computed on this thread
+    finally:
+        model.shutdown()
+
+
+class Later(QObject):
+    """Records "later" in ``log`` when an event posted to it arrives."""
+
+    def __init__(self, log):
+        super().__init__()
+        self.log = log
+
+    def event(self, event):
+        if event.type() == LATER:
+            self.log.append("later")
+            return True
+        return super().event(event)
+
+
+LATER = QEvent.Type(QEvent.registerEventType())
+
+
+def test_a_new_value_goes_to_the_worker_before_what_was_posted_at_low_priority(qtbot, buffers, monkeypatch):
+    """A paint asked for is such an event (Qt posts its UpdateRequest at low priority): during a drag
+    the newest value is handed to the worker before the GUI paints the one before it."""
+    s = random_session(64, 16, seed=5)
+    model = AttentionModel(replace(s, settings=replace(s.settings, heads=4)))
+    try:
+        model.flush()
+        log = []
+        later = Later(log)
+        submit = model.coordinator.worker.submit
+        monkeypatch.setattr(model.coordinator.worker, "submit", lambda *a: (log.append("submit"), submit(*a))[1])
+        QCoreApplication.postEvent(later, QEvent(LATER), Qt.EventPriority.LowEventPriority.value)
+        assert model.set_param("temperature", 0.7)
+        qtbot.waitUntil(lambda: len(log) == 2, timeout=5_000)
+        assert log == ["submit", "later"]
+        qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
     finally:
         model.shutdown()
