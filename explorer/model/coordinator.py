@@ -397,7 +397,10 @@ class Coordinator(QObject):
         if generation == self._unshown:
             self._unshown = None
         rewritten = self._big() and generation != self._generation  # a newer job writes its arrays (held: never)
-        if generation >= max(self._accept_from, self._partial_from) and self.fits(partial) and not rewritten:
+        # a newer job's shown head is on its way to this thread already: drawing this one is lost work
+        overtaken = self.worker.shown_newest > generation
+        if (generation >= max(self._accept_from, self._partial_from) and self.fits(partial) and not rewritten
+                and not overtaken):
             self.partial = partial
             self._partial_from = generation + 1
             self.model.shown_ready.emit(self._unannounced)  # panels of the shown head draw it now

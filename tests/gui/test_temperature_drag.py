@@ -82,3 +82,36 @@ def test_a_new_value_goes_to_the_worker_before_what_was_posted_at_low_priority(q
         qtbot.waitUntil(lambda: not model.computing, timeout=10_000)
     finally:
         model.shutdown()
+
+
+def test_a_shown_head_whose_successor_is_already_handed_over_is_not_drawn(qtbot, monkeypatch):
+    """Two jobs show their heads while the GUI thread is busy: only the newer one is drawn. (With results
+    recomputed into their own buffers the second request is held until the first head is drawn.)"""
+    import time
+
+    monkeypatch.setattr(coordinator, "BACKGROUND_COST", 20_000)
+
+    s = random_session(64, 16, seed=6)
+    model = AttentionModel(replace(s, settings=replace(s.settings, heads=4)))
+    try:
+        model.flush()
+        drawn = []
+        model.shown_ready.connect(lambda flags: drawn.append(model.shown_results().temperature))
+        worker = model.coordinator.worker
+
+        def busy_until_shown(generation):  # the GUI thread does not return to its event loop meanwhile
+            for _ in range(2000):
+                if worker.shown_newest >= generation:
+                    return
+                time.sleep(0.005)
+            raise AssertionError(f"job {generation} did not show its head")
+
+        for temperature in (0.6, 0.9):
+            assert model.set_param("temperature", temperature)
+            model.recompute()
+            busy_until_shown(model.coordinator._generation)
+        qtbot.waitUntil(lambda: not model.computing and model.up_to_date, timeout=10_000)
+        assert drawn == [0.9]
+        assert model.results.temperature == 0.9
+    finally:
+        model.shutdown()
