@@ -24,7 +24,7 @@ from .pipeline import (PipelineResult, kv_heads_of, project, rope_positions, rot
                        slopes_for)
 
 BLOCK_CELLS = 1 << 19  # cells per softmax block: temporaries of ~4 MiB whatever L is
-SHARED_CELLS = 1 << 17  # … when lanes share a head: blocks taken by whichever lane is free (one may be held up)
+SHARED_CELLS = 1 << 18  # … when lanes share a head: blocks taken by whichever lane is free (one may be held up)
 
 
 @dataclass(frozen=True)
