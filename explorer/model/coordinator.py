@@ -196,6 +196,12 @@ class Coordinator(QObject):
             self.due = True
             QCoreApplication.postEvent(self, QEvent(_TURN), Qt.EventPriority.HighEventPriority.value)
 
+    def stop(self):
+        """Stop the worker; a recompute posted for this turn is dropped (it would start the worker again:
+        an explicit ``recompute()`` still does)."""
+        self.due = False
+        self.worker.stop()
+
     def event(self, event):
         if event.type() == _TURN:
             if self.due:  # (else a flush came first)

@@ -115,3 +115,16 @@ def test_a_shown_head_whose_successor_is_already_handed_over_is_not_drawn(qtbot,
         assert model.results.temperature == 0.9
     finally:
         model.shutdown()
+
+
+def test_a_change_still_posted_when_the_model_shuts_down_does_not_start_the_worker_again(qtbot, monkeypatch):
+    monkeypatch.setattr(coordinator, "BACKGROUND_COST", 20_000)
+    s = random_session(64, 16, seed=7)
+    model = AttentionModel(replace(s, settings=replace(s.settings, heads=4)))
+    model.flush()
+    submitted = []
+    monkeypatch.setattr(model.coordinator.worker, "submit", lambda *a: submitted.append(a))
+    assert model.set_param("temperature", 0.3)  # its recompute is posted for this turn …
+    model.shutdown()  # … and the window closes first
+    qtbot.wait(20)
+    assert submitted == []
