@@ -59,17 +59,16 @@ class PaintCounter:
         return self.filter.count
 
 
-def measure(length, dim, heads, events, rate, slider_name, seed, timeout_s=180.0):
-    from PySide6.QtCore import QEventLoop, Qt, QTimer
-
+def measure(length, dim, heads, events, rate, slider_name, seed, timeout_s=180.0, repeats=1):
+    """The drag's figures (see the module's docstring); with ``repeats`` > 1 the same window is dragged
+    that many times, back and forth, and each figure is the median (``*_each`` lists every drag's
+    latencies: where the last event lands in the worker's cycle moves them from drag to drag)."""
     app = qapp()
     window = build_window(length, dim, heads, seed)
     place_on_screen(window, 0)
     window.show()
     settle(app)
     window.grab()
-    read = heatmap_rects(window)["weights"]
-    paints = PaintCounter(window.panels["weights"].heatmap.viewport())
     model = window.model
     q, k, v = (np.array(model.matrix(n)) for n in "QKV")
     floor = []
@@ -78,6 +77,27 @@ def measure(length, dim, heads, events, rate, slider_name, seed, timeout_s=180.0
             t = now()
             reference_stages(q, k, v, heads)
             floor.append(now() - t)
+    drags = []
+    for r in range(repeats):
+        drags.append(drag_once(app, window, events, rate, slider_name, -1 if r % 2 else 1, timeout_s))
+        settle(app)
+    out = {key: (drags[-1][key] if isinstance(drags[0][key], bool) or not isinstance(drags[0][key], (int, float))
+                 else median([d[key] for d in drags])) for key in drags[0]}
+    if repeats > 1:
+        for key in ("latency_from_due_ms", "latency_from_delivery_ms", "all_latency_from_due_ms"):
+            out[key.replace("_ms", "_each_ms")] = [round(d[key], 1) for d in drags]
+        out["consistent"] = all(d["consistent"] for d in drags)
+    return {"L": length, "d": dim, "heads": heads, "slider": slider_name, "events": events, "rate": rate,
+            "repeats": repeats, "reference_stages_ms": 1000 * median(floor), **out}
+
+
+def drag_once(app, window, events, rate, slider_name, direction, timeout_s):
+    """One drag of ``events`` slider steps in ``direction`` (+1 or −1 where the slider has room)."""
+    from PySide6.QtCore import QEventLoop, Qt, QTimer
+
+    read = heatmap_rects(window)["weights"]
+    paints = PaintCounter(window.panels["weights"].heatmap.viewport())
+    model = window.model
     editor, controls = window.panels["editor"], window.panels["controls"]
     if slider_name == "cell":
         editor.views["Q"].setCurrentIndex(editor.tables["Q"].index(0, 0))  # Q[t0, d0]: head 1, the shown head
@@ -89,7 +109,8 @@ def measure(length, dim, heads, events, rate, slider_name, seed, timeout_s=180.0
         slider = controls.temperature
     qs = slider.slider
     start = qs.value()
-    direction = 1 if start < qs.maximum() // 2 else -1
+    if not 0 <= start + direction * events <= qs.maximum():
+        direction = -direction
     positions = [start + direction * (k + 1) for k in range(events)]
     final_value = slider.value_at(positions[-1])
 
@@ -181,6 +202,7 @@ def measure(length, dim, heads, events, rate, slider_name, seed, timeout_s=180.0
     model.changed.disconnect(on_changed)
     model.shown_ready.disconnect(on_first)
     weights.rendered.disconnect(on_weights_drawn)
+    window.panels["weights"].heatmap.viewport().removeEventFilter(paints.filter)
     if st["t_screen"] is None or st["t_all"] is None:
         raise RuntimeError(f"the last value was not on screen within {timeout_s} s")
 
@@ -193,9 +215,7 @@ def measure(length, dim, heads, events, rate, slider_name, seed, timeout_s=180.0
     during = [t for t in st["draws"] if t <= last_delivered]  # new values drawn while the pointer moved
     waits = np.diff([t0, *during, last_delivered]) * 1000
     return {
-        "L": length, "d": dim, "heads": heads, "slider": slider_name, "events": events, "rate": rate,
         "recomputes": st["recomputes"],
-        "reference_stages_ms": 1000 * median(floor),
         "drag_frames": total * 1000 / FRAME_MS,
         "drag_s": total,
         "latency_from_due_ms": 1000 * (st["t_screen"] - last_due),
@@ -225,9 +245,10 @@ def main(argv=None):
     p.add_argument("--rate", type=float, default=120.0, help="events per second")
     p.add_argument("--slider", choices=("cell", "temperature"), default="cell")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--repeats", type=int, default=1, help="drags of the same window (medians; the latencies of each)")
     p.add_argument("--screen", action="store_true", help="run on a private Xvfb, pixels read back from the screen")
     a = p.parse_args(argv)
-    emit(measure(a.L, a.d, a.heads, a.events, a.rate, a.slider, a.seed))
+    emit(measure(a.L, a.d, a.heads, a.events, a.rate, a.slider, a.seed, repeats=a.repeats))
 
 
 if __name__ == "__main__":

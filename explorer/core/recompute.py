@@ -25,6 +25,7 @@ from .pipeline import (PipelineResult, kv_heads_of, project, rope_positions, rot
 from .spare_buffers import results_array
 
 BLOCK_CELLS = 1 << 19  # cells per softmax block: temporaries of ~4 MiB whatever L is
+SHARED_CELLS = 1 << 18  # … when lanes share a head: blocks taken by whichever lane is free (one may be held up)
 
 
 @dataclass(frozen=True)
@@ -166,11 +167,12 @@ def compute_head(inputs, bufs, h, cancelled=None, summarise=True):
     return True
 
 
-def score_head(inputs, bufs, h, cancelled=None, summarise=True, executor=None, lanes=1):
+def score_head(inputs, bufs, h, cancelled=None, summarise=True, executor=None, lanes=1, raw=None):
     """Steps ① and ② for head ``h`` into ``bufs``, its summaries made block by block on the way (see
     ``compute_head``); False if ``cancelled()`` said stop. With ``lanes`` > 1 and an ``executor`` the
-    blocks after QKᵀ are shared out in bands of rows: the same numbers (each row's softmax is its own,
-    an overview block is its extreme), sooner — what the shown head of a recompute needs first.
+    blocks after QKᵀ are shared out, each taken by the next lane free: the same numbers (each row's softmax
+    is its own, an overview block is its extreme), sooner — what the shown head of a recompute needs first.
+    ``raw``: a ``RawScores`` whose kept QKᵀ is used when q and k are unchanged (a temperature step).
     """
     scores, weights = bufs.scores, bufs.weights
     if cancelled is not None and cancelled():  # before QKᵀ, which cannot stop half way (~0.1 s at L = 4096)
@@ -178,10 +180,11 @@ def score_head(inputs, bufs, h, cancelled=None, summarise=True, executor=None, l
     n_rows, n_keys = scores.shape[1:]
     views = summarise and needs_overview(scores.shape)
     (view_shape, tall) = overview_shape((n_rows, n_keys)) if views else ((0, 0), 1)
-    step = max(tall, BLOCK_CELLS // n_keys // tall * tall)  # a block starts where an overview block does
+    lanes = max(1, lanes if executor is not None else 1)
+    cells = min(BLOCK_CELLS, SHARED_CELLS) if lanes > 1 else BLOCK_CELLS
+    step = max(tall, cells // n_keys // tall * tall)  # a block starts where an overview block does
     tops = list(range(0, n_rows, step))
-    lanes = max(1, min(lanes if executor is not None else 1, len(tops)))
-    per = -(-len(tops) // lanes)
+    lanes = min(lanes, len(tops))
 
     warm = bufs.warm[1] if bufs.warm[0] == h else 0  # rows touched while the file was read
 
@@ -190,25 +193,36 @@ def score_head(inputs, bufs, h, cancelled=None, summarise=True, executor=None, l
 
     if bufs.fresh and lanes > 1 and warm < n_rows:  # new memory: the kernel maps it at first touch (~0.1 s
         _share(executor, lanes, touch)  # per 128 MiB on a VM), and QKᵀ would meet it all on one thread
-    with np.errstate(over="ignore", invalid="ignore"):
-        np.matmul(inputs.q_head(h), inputs.k_head(h).T, out=scores[h])  # whole: bands would change the bits
-        scores[h] *= inputs.scale / inputs.temperature
+    product = None if raw is None else raw.product(inputs.q_head(h), inputs.k_head(h))
+    if product is None:
+        with np.errstate(over="ignore", invalid="ignore"):
+            np.matmul(inputs.q_head(h), inputs.k_head(h).T, out=scores[h])  # whole: bands would change the bits
+        product = scores[h]
     if cancelled is not None and cancelled():
         return False
+    factor = inputs.scale / inputs.temperature  # times q·kᵀ, cell by cell: in bands, the same bits
     shown = {stage: np.empty(view_shape, np.float32) for stage in ("scores", "weights")} if views else {}
-    failed = []  # bands that raised: a band after one of them stops, one before it goes on (it may fail first)
+    blocks, taking = iter(range(len(tops))), Lock()  # taken in order, each by the next lane free
+    failed = {}  # block → its error: a block after one of them is not begun, one before it goes on (it may fail first)
 
     def band(j):
         lo, hi = np.inf, -np.inf
-        for top in tops[j * per:(j + 1) * per]:
-            if any(f < j for f in failed) or (cancelled is not None and cancelled()):
+        while True:
+            with taking:
+                b = next(blocks, None)
+            if b is None:
+                return lo, hi
+            if any(f < b for f in list(failed)) or (cancelled is not None and cancelled()):
                 return None
+            top = tops[b]
             rows = slice(top, top + step)
             try:
+                with np.errstate(over="ignore", invalid="ignore"):
+                    np.multiply(product[rows], factor, out=scores[h, rows])
                 inputs.add_bias(scores[h, rows], h, rows)
                 block_lo, block_hi = _softmax_rows(inputs.mask, scores[h, rows], weights[h, rows], top, h)
-            except (ArithmeticError, ValueError):
-                failed.append(j)
+            except (ArithmeticError, ValueError) as exc:
+                failed[b] = exc
                 raise
             lo, hi = min(lo, block_lo), max(hi, block_hi)
             if summarise:
@@ -220,7 +234,9 @@ def score_head(inputs, bufs, h, cancelled=None, summarise=True, executor=None, l
         return lo, hi
 
     outcomes = _share(executor, lanes, band)
-    for outcome in outcomes:  # the first band's error is the one a single thread would have met
+    if failed:  # the first block's error is the one a single thread would have met
+        raise failed[min(failed)]
+    for outcome in outcomes:
         if isinstance(outcome, BaseException):
             raise outcome
     if any(outcome is None for outcome in outcomes):
@@ -315,7 +331,7 @@ def _result(inputs, bufs, concat, output, partial_head=None):
 
 
 def recompute(matrices, settings, previous=None, order=None, cancelled=None, summarise=None, executor=None,
-              lanes=1, on_shown=None, spare=None):
+              lanes=1, on_shown=None, spare=None, raw=None):
     """Every stage, head by head (in ``order``), reusing ``previous``'s buffers; None if cancelled.
 
     ``summarise``: the heads whose row sums are made on the way (default all; the others are made
@@ -326,6 +342,7 @@ def recompute(matrices, settings, previous=None, order=None, cancelled=None, sum
     ① and ② are made they are handed over, on this thread, as a partial result (``partial_head``; ③
     None): nothing writes them again in this call, while the other heads follow.
     ``spare``: ``SpareBuffers`` to write into when ``previous``'s do not fit (taken, or released).
+    ``raw``: a ``RawScores`` that keeps that head's QKᵀ for the next call (see ``score_head``).
     """
     inputs = prepare(matrices, settings)
     bufs = buffers(inputs, previous, spare)
@@ -333,9 +350,11 @@ def recompute(matrices, settings, previous=None, order=None, cancelled=None, sum
     summarise = set(order if summarise is None else summarise)
     scored = set()  # heads whose ① and ② are made: only ③ is left
     if on_shown is not None and order:
-        if not score_head(inputs, bufs, order[0], cancelled, order[0] in summarise, executor, lanes):
+        if not score_head(inputs, bufs, order[0], cancelled, order[0] in summarise, executor, lanes, raw):
             return None
         on_shown(_result(inputs, bufs, None, None, partial_head=order[0]))
+        if cancelled is not None and cancelled():  # overtaken already: no lane need start to find it out
+            return None
         scored.add(order[0])
     lanes = max(1, min(lanes if executor is not None else 1, len(order)))
 

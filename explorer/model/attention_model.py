@@ -191,7 +191,7 @@ class AttentionModel(Edits, QObject):
 
     def shutdown(self):
         """Stop the worker threads (the window calls this when it closes)."""
-        self.coordinator.worker.stop()
+        self.coordinator.stop()
         if self._flow_back is not None:
             self._flow_back.shutdown()
         if self._checkpoints is not None:

@@ -36,9 +36,10 @@ import weakref
 from enum import Enum
 
 import numpy as np
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 
 from explorer.core.errors import ExplorerError
+from explorer.core.raw_scores import RawScores
 from explorer.core.recompute import apply_edit, edit_cost, full_cost, recompute
 
 from .flags import LESSON, SELECTION, SETTINGS, STRUCTURE, VALUES
@@ -46,11 +47,19 @@ from .worker import RecomputeWorker, one_blas_thread
 
 # Work (≈ multiply-adds) above which a recompute leaves the GUI thread: ~5 ms of NumPy on one core.
 BACKGROUND_COST = 20_000_000
+# After a shown head is drawn, its job waits this long before the other heads (unless a newer request stops
+# it): during a drag the next value comes within a frame or two and would stop them anyway, so meanwhile
+# the paint, the X server and the next shown head have the cores; when the pointer rests they follow.
+REST_MS = 25
 # Results above this many bytes are recomputed into their own buffers (no second copy in memory);
 # smaller ones get fresh buffers, so panels can keep drawing the last result while the next is made.
 REUSE_BYTES = 256 * 2**20
 
 COMPUTED_FLAGS = STRUCTURE | VALUES | SETTINGS  # changes that need new results
+# The event that brings the results up to date once per turn, after the edits of the handler that made
+# them. Posted with a high priority: ahead of a paint already asked for (a low-priority posted event), so
+# during a drag the newest value goes to the worker before the GUI paints the one before it, not after.
+_TURN = QEvent.Type(QEvent.registerEventType())
 
 
 class Phase(Enum):
@@ -98,7 +107,7 @@ def _bounds(dirty):
 
 
 class Coordinator(QObject):
-    """Owns the results, the worker and the per-turn timer of one ``AttentionModel``; announces new
+    """Owns the results, the worker and the per-turn recompute of one ``AttentionModel``; announces new
     results with the model's ``changed`` (and the state alone, early, with ``state_changed``)."""
 
     def __init__(self, model):
@@ -122,10 +131,8 @@ class Coordinator(QObject):
         self._fit = None  # (weak reference to the results, the state, whether they fit it): ``fits``' answer
         self._spare = None  # SpareBuffers the next session loaded may write its results into
         self._unseen = None  # the job whose shown head a loading session's window has not yet drawn
-        self.timer = QTimer(self)
-        self.timer.setSingleShot(True)
-        self.timer.setInterval(0)
-        self.timer.timeout.connect(self.recompute)
+        self.due = False  # a recompute is posted for this turn (``_TURN``)
+        self._raw = RawScores()  # the shown head's QKᵀ, kept by the worker's jobs (a temperature step reuses it)
         self.worker = RecomputeWorker(self)
         self.worker.done.connect(self._on_worker_done)
         self.worker.shown.connect(self._on_shown)
@@ -187,8 +194,22 @@ class Coordinator(QObject):
     # ----- what the model tells it ---------------------------------------------------------------
     def schedule(self, flags):
         self._scheduled |= flags
-        if not self.timer.isActive():
-            self.timer.start()
+        if not self.due:
+            self.due = True
+            QCoreApplication.postEvent(self, QEvent(_TURN), Qt.EventPriority.HighEventPriority.value)
+
+    def stop(self):
+        """Stop the worker; a recompute posted for this turn is dropped (it would start the worker again:
+        an explicit ``recompute()`` still does)."""
+        self.due = False
+        self.worker.stop()
+
+    def event(self, event):
+        if event.type() == _TURN:
+            if self.due:  # (else a flush came first)
+                self.recompute()
+            return True
+        return super().event(event)
 
     def wrote(self, name, rows, cols):
         """A block of ``name`` was written in place: a small edit may update the results in place."""
@@ -230,7 +251,7 @@ class Coordinator(QObject):
         ``wait=True`` never defers: tests, screenshots and exports need the numbers now.
         ``snapshot``: the current matrices where no edit can reach them (else the worker gets copies)."""
         m = self.model
-        self.timer.stop()
+        self.due = False
         flags, self._scheduled = self._scheduled, 0
         dirty, self._dirty = self._dirty, []
         if not flags:
@@ -373,7 +394,7 @@ class Coordinator(QObject):
         sharing = self.worker.sharing()
         self.worker.submit(self._generation, lambda run: recompute(  # the shown head's summaries only
             snapshot, settings, previous=previous, order=order, summarise=order[:1], cancelled=run,
-            on_shown=run.show, spare=spare, **sharing))
+            on_shown=run.show, spare=spare, raw=self._raw, **sharing))
 
     def _release(self):
         """The job a request was held for has shown its head (or ended): hand the request over."""
@@ -393,13 +414,16 @@ class Coordinator(QObject):
         if generation == self._unshown:
             self._unshown = None
         rewritten = self._big() and generation != self._generation  # a newer job writes its arrays (held: never)
-        taken = generation >= max(self._accept_from, self._partial_from) and self.fits(partial) and not rewritten
+        # a newer job's shown head is on its way to this thread already: drawing this one is lost work
+        overtaken = self.worker.shown_newest > generation
+        taken = (generation >= max(self._accept_from, self._partial_from) and self.fits(partial) and not rewritten
+                 and not overtaken)
         if taken and self.loading:
             # A loading session's ① and ② come out from under their covers a turn or two later: the job
             # goes on when the window says they are drawn (``shown_drawn``), or a newer request stops it.
             self._unseen = generation
-        else:  # the job goes on once this turn (and the paint it asked for) is over
-            QTimer.singleShot(0, self, lambda: self.worker.seen(generation))
+        else:  # the job goes on REST_MS after this turn (and the paint it asked for), or a newer request stops it
+            QTimer.singleShot(REST_MS, self, lambda: self.worker.seen(generation))
         if taken:
             self.partial = partial
             self._partial_from = generation + 1

@@ -88,6 +88,8 @@ class Run:
         w = self._worker
         if w._stopping:
             return
+        with w._cv:
+            w.shown_newest = max(w.shown_newest, self.generation)
         try:
             w.shown.emit(self.generation, partial)
         except RuntimeError:  # the model was deleted without shutdown(): nobody to tell
@@ -112,6 +114,7 @@ class RecomputeWorker(QObject):
         self._cancel_below = 0  # jobs with a smaller generation stop at their next check
         self._supersede_below = 0  # … once they have shown their first head
         self._seen = 0  # the newest job whose shown head the GUI thread has drawn
+        self.shown_newest = 0  # the newest job that has handed its shown head over (maybe not yet arrived)
         self._stopping = False
         self._thread = None
         self._last = None  # (generation, outcome) of the newest job that finished

@@ -261,8 +261,8 @@ class Heatmap(pg.GraphicsLayoutWidget):
         rows, cols = self._display.shape
         vb = self.plot.getViewBox()
         ratio = self.devicePixelRatioF()
-        stride = (max(1, int(rows / max(2.0 * vb.height() * ratio, 2.0 * MIN_PLOT_H))),
-                  max(1, int(cols / max(2.0 * vb.width() * ratio, 2.0 * MIN_PLOT_H))))
+        stride = (max(1, math.ceil(rows / max(2.0 * vb.height() * ratio, 2.0 * MIN_PLOT_H))),
+                  max(1, math.ceil(cols / max(2.0 * vb.width() * ratio, 2.0 * MIN_PLOT_H))))
         if stride == self._stride and levels is None:
             return False
         self._stride = stride

@@ -305,6 +305,21 @@ def test_a_matrix_larger_than_the_screen_is_sampled_where_its_cells_are(qtbot):
     assert h.image_item.image.shape[0] > shown.shape[0]
 
 
+def test_between_two_and_four_cells_a_pixel_are_sampled_to_at_most_two(qtbot):
+    """L = 1024 in a heatmap of ~400 pixels: every other cell is coloured (a pixel shows one anyway)."""
+    h = make(qtbot, size=(520, 460))
+    vb = h.plot.getViewBox()
+    px = (vb.height() * h.devicePixelRatioF(), vb.width() * h.devicePixelRatioF())
+    n = int(2.5 * max(px))  # 2.5 cells a pixel the long way, more the other
+    values = np.random.default_rng(1).random((n, n))
+    labels = [f"t{i}" for i in range(n)]
+    h.set_matrix(values, row_labels=labels, col_labels=labels, levels=(0.0, 1.0), finite=True)
+    fy, fx = h._stride
+    assert fy >= 2 and fx >= 2
+    assert h.image_item.image.shape[0] <= 2 * px[0] and h.image_item.image.shape[1] <= 2 * px[1]
+    np.testing.assert_array_equal(h.image_item.image, values[::fy, ::fx])
+
+
 def test_a_matrix_that_fits_the_screen_is_shown_cell_for_cell(qtbot):
     h = make(qtbot)
     values = np.arange(12.0).reshape(3, 4)

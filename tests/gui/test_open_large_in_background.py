@@ -160,7 +160,7 @@ def test_edits_during_the_open_win(qtbot, window, gate, tmp_path, ui):
     view = window.panels["editor"].views["Q"]
     ui.type_into(qtbot, view, 5, 3, "2.5")  # typed into the real editor while the worker computes
     assert model.set_param("temperature", 1.5)
-    qtbot.waitUntil(lambda: not model.coordinator.timer.isActive(), timeout=5_000)
+    qtbot.waitUntil(lambda: not model.coordinator.due, timeout=5_000)
     assert model.loading and model.pending  # still nothing of this session to show
     qtbot.waitUntil(lambda: 64 in gate.stopped, timeout=5_000)  # the open's own job gave way
     gate.open()
