@@ -13,7 +13,8 @@ with paused_collection():  # the libraries and the explorer load without collect
     from explorer.dock_layout import arrange_default, fit_default_sizes
     from explorer.documents import Documents
     from explorer.loading_covers import LoadingCovers
-    from explorer.menus import WindowMenus
+    from explorer.i18n import translate
+    from explorer.menus import WindowMenus, dock_title
     from explorer.model import AttentionModel
     from explorer.recovery import Recovery
     from explorer.settings_store import qsettings
@@ -135,8 +136,8 @@ class MainWindow(QMainWindow):
         self.model.undo_stack.cleanChanged.connect(self.update_title)
         self.model.history_moved.connect(self.update_title)  # opening a model's head (or undoing it) renames it
         self.update_title()
-        self.say_when_ready("Edit any number in Q, K or V — every stage recomputes live. "
-                            "Hover a cell to see how it was made.", 15000)
+        self.say_when_ready(translate("Window", "Edit any number in Q, K or V — every stage recomputes live. "
+                                                "Hover a cell to see how it was made."), 15000)
         self.resize(1600, 1000)
         self.persist_layout = persist_layout  # off for --screenshot: never touch the user's saved layout
         if persist_layout:
@@ -157,7 +158,7 @@ class MainWindow(QMainWindow):
     # ----- docks ---------------------------------------------------------------------------------
     def _add_dock(self, spec):
         """The dock and its (still empty) scroll area; the panel is built when the dock is first shown."""
-        dock = QDockWidget(spec.title, self)
+        dock = QDockWidget(dock_title(spec), self)
         dock.setObjectName(spec.name)
         style_dock(dock)
         # A squeezed dock scrolls instead of forcing the whole window to grow (small screens).
@@ -336,6 +337,17 @@ class MainWindow(QMainWindow):
         for key, value in self.layout_state().items():
             settings.setValue(f"window/{key}", value)
         settings.sync()
+
+    def changeEvent(self, event):
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange and hasattr(self, "menus"):  # View ▸ Language (i18n.py)
+            self.retranslate()
+
+    def retranslate(self):
+        """The menus' and the docks' texts in the interface's language (the panels translate their own)."""
+        self.menus.retranslate()
+        for spec in DOCKS:
+            self.docks[spec.name].setWindowTitle(dock_title(spec))
 
     # ----- menus (explorer/menus.py) -------------------------------------------------------------
     def open_model(self, folder=None, choose=False):
