@@ -164,7 +164,12 @@ class WindowMenus:
         act.setEnabled(can())
         can_changed.connect(act.setEnabled)
         act.triggered.connect(lambda checked=False: do())
-        say = lambda *args: act.setText(" ".join(t for t in (translate("Menu", prefix), text()) if t))  # noqa: E731
+        what = [text()]  # what it would undo now, as the stack last said (never asked of a stack being deleted)
+
+        def say(new=None):
+            if new is not None:
+                what[0] = new
+            act.setText(" ".join(t for t in (translate("Menu", prefix), what[0]) if t))
         text_changed.connect(say)
         self._say(say)
         self.actions[key] = act
