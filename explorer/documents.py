@@ -39,9 +39,10 @@ class Documents:
                      "uniform": QT_TRANSLATE_NOOP("Presets", "Uniform: all-zero queries"),
                      "previous_token": QT_TRANSLATE_NOOP("Presets", "Previous-token head (causal)"),
                      "random": QT_TRANSLATE_NOOP("Presets", "Random L=6, d=4 (seed 0)"),
-                     "multi_head": QT_TRANSLATE_NOOP("Presets", "Two heads, projected: previous token + content (D = 8)"),
-                     "translation": QT_TRANSLATE_NOOP("Presets", "Cross-attention: queries “The cat chases the red laser "
-                                                      "dot”, keys “猫 追 红色 激光点”"),
+                     "multi_head": QT_TRANSLATE_NOOP("Presets", "Two heads, projected: previous token + content "
+                                                     "(D = 8)"),
+                     "translation": QT_TRANSLATE_NOOP("Presets", "Cross-attention: queries “The cat chases the red "
+                                                      "laser dot”, keys “猫 追 红色 激光点”"),
                      "grouped_query": QT_TRANSLATE_NOOP("Presets", "Grouped K/V heads: 8 query heads share 2 K/V heads "
                                                         "(GQA)")}
     EXPORTABLE = ("Q", "K", "V", QT_TRANSLATE_NOOP("Matrices", "Scores"), QT_TRANSLATE_NOOP("Matrices", "Weights"),
@@ -165,7 +166,8 @@ class Documents:
     def save_as(self):
         large = self._cells() >= LARGE_CELLS  # offered the binary form first: it opens without a wait
         name = self.path.name if self.path else ("session.aesz" if large else "session.json")
-        path = self.ask_save_path(translate("Documents", "Save session as"), name, SAVE_FILTER_LARGE if large else SAVE_FILTER)
+        path = self.ask_save_path(translate("Documents", "Save session as"), name,
+                                  SAVE_FILTER_LARGE if large else SAVE_FILTER)
         return self.save_to(Path(path)) if path else False
 
     def ask_save_path(self, title, suggestion, filters):

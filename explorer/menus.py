@@ -96,8 +96,9 @@ class WindowMenus:
                      tip=QT_TRANSLATE_NOOP("Menu", "Save a picture of the whole window"), menu=export)
         figures = self._menu(export, QT_TRANSLATE_NOOP("Menu", "Panel as PNG/SVG"))
         for spec in self.docks:
-            self._action(f"export_panel_{spec.name}", spec.title, lambda checked=False, n=spec.name: doc.export_panel(n),
-                         menu=figures, context="Docks", suffix="…")
+            self._action(f"export_panel_{spec.name}", spec.title,
+                         lambda checked=False, n=spec.name: doc.export_panel(n), menu=figures, context="Docks",
+                         suffix="…")
         matrices = self._menu(export, QT_TRANSLATE_NOOP("Menu", "Matrix as CSV/NPY"))
         for name in doc.EXPORTABLE:
             self._action(f"export_matrix_{name}", name, lambda checked=False, n=name: doc.export_matrix(n),
@@ -217,6 +218,7 @@ class WindowMenus:
     def about(self):
         QMessageBox.about(self.window, translate("Menu", "About Attention Explorer"),
                           f"<h3>Attention Explorer {__version__}</h3><p>"
-                          + translate("Menu", "Attention is three matrix multiplications (Attention 就是三次矩阵乘):")
+                          + translate("Menu", "Attention is three matrix multiplications "
+                                                "(Attention 就是三次矩阵乘):")
                           + "<br>① S = QKᵀ/√d &nbsp; ② A = softmax(S) &nbsp; ③ O = A·V.</p><p>"
                           + translate("Menu", "Edit any number and watch every stage recompute.") + "</p>")

@@ -14,11 +14,16 @@ from explorer.widgets.matrix_table import MatrixTableModel, MatrixTableView
 
 from .base import Panel
 
-ROLES = {"Q": ("looks for", "Query: what each token is looking for (我在找什么)"),
-         "K": ("is found by", "Key: what each token can be found by (我能被什么找到)"),
-         "V": ("carries", "Value: what each token hands over once found (找到我后能带走什么)"),
-         "X": ("token vectors (L × D)", "X: one vector per token, as the embedding table gives it"),
-         "X_src": ("source vectors (L_k × D)", "X_src: the vectors of the sequence the queries read (cross-attention): "
+# (the short roles are source texts of their translations, context "Editor"; the formulas stay as they are)
+ROLES = {"Q": (QT_TRANSLATE_NOOP("Editor", "looks for"), "Query: what each token is looking for (我在找什么)"),
+         "K": (QT_TRANSLATE_NOOP("Editor", "is found by"),
+               "Key: what each token can be found by (我能被什么找到)"),
+         "V": (QT_TRANSLATE_NOOP("Editor", "carries"),
+               "Value: what each token hands over once found (找到我后能带走什么)"),
+         "X": (QT_TRANSLATE_NOOP("Editor", "token vectors (L × D)"),
+               "X: one vector per token, as the embedding table gives it"),
+         "X_src": (QT_TRANSLATE_NOOP("Editor", "source vectors (L_k × D)"),
+                   "X_src: the vectors of the sequence the queries read (cross-attention): "
                    "K = X_src·W_kᵀ, V = X_src·W_vᵀ"),
          "Wq": ("Q = X·W_qᵀ", "W_q: turns a token vector into its query (row i makes q's dimension i)"),
          "Wk": ("K = X·W_kᵀ", "W_k: turns a token vector into its key"),
@@ -37,7 +42,8 @@ HINT = QT_TRANSLATE_NOOP("Editor", "Type a number, or drag left/right on a cell 
                          "Double-click a token to rename it. Shift+click selects a block; Ctrl+C / Ctrl+V copy and "
                          "paste it.")
 NO_CELL = QT_TRANSLATE_NOOP("Editor", "Select a cell to drag its value")
-TIPS = {"add_token": QT_TRANSLATE_NOOP("Editor", "Add a token (a row of zeros in Q, K and V) after the selected row"),
+TIPS = {"add_token": QT_TRANSLATE_NOOP("Editor", "Add a token (a row of zeros in Q, K and V) after the selected "
+                                      "row"),
         "remove_token": QT_TRANSLATE_NOOP("Editor", "Remove the selected query token (its row in Q, K and V)"),
         "add_key": QT_TRANSLATE_NOOP("Editor", "Add a key token (a row of zeros in K and V) at the end"),
         "remove_key": QT_TRANSLATE_NOOP("Editor", "Remove the last key token (its row in K and V)")}
@@ -60,7 +66,7 @@ class EditorPanel(Panel):
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
         self.tables, self.views, self.titles = {}, {}, {}
-        self._fitting = []  # the tables' titles: "K — is found by", or "K" where the table is narrow
+        self._fitting = {}  # the tables' titles: "K — is found by", or "K" where the table is narrow
         self._lines = []  # (QHBoxLayout, names) of the tables side by side, to share their width
         self.actions = {}
         self._texts = {}  # action key → (text, tip), the sources of their translations
@@ -156,6 +162,8 @@ class EditorPanel(Panel):
             self._show_mode(self.model.projected)  # the token actions' tooltips
             if self._cell is None:
                 self.cell_label.setText(translate("Editor", NO_CELL))
+            for name in self.titles:
+                self._fit_title(name)
 
     def _retranslate_toolbar(self):
         """The toolbar's (and Edit menu's) texts and tooltips in the interface's language."""
@@ -227,17 +235,27 @@ class EditorPanel(Panel):
                 a.verticalScrollBar().valueChanged.connect(
                     lambda value, a=a, b=b: self._shared_rows(a, b) and b.verticalScrollBar().setValue(value))
         box = QVBoxLayout()
-        short, tip = ROLES[name]
-        shown = name[-1] if name.startswith("derived") else name
+        tip = ROLES[name][1]
         title = QLabel(self)
         title.setToolTip(tip)
-        self._fitting.append(FittingText(title, ((f"<b>{shown}</b> <span style='color:#555'>— {short}</span>",
-                                                  f"{shown} — {short}"), (f"<b>{shown}</b>", shown))))
         view.setToolTip(tip)
         box.addWidget(title)
         box.addWidget(view, 1)
         self.titles[name] = title
+        self._fit_title(name)
         return box
+
+    def _fit_title(self, name):
+        """The table's title, "K — is found by" (in the interface's language) or "K" where it is narrow."""
+        old = self._fitting.pop(name, None)
+        if old is not None:  # (the texts of another language)
+            old.widget.removeEventFilter(old)
+            old.deleteLater()
+        short = translate("Editor", ROLES[name][0])
+        shown = name[-1] if name.startswith("derived") else name
+        self._fitting[name] = FittingText(self.titles[name], (
+            (f"<b>{shown}</b> <span style='color:#555'>— {short}</span>", f"{shown} — {short}"),
+            (f"<b>{shown}</b>", shown)))
 
     def _tokens_of(self, name):
         """The tokens naming a matrix's rows: the queries' for Q and X, the keys' for K, V and X_src."""

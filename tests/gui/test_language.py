@@ -48,7 +48,8 @@ def texts(window):
             "controls": [controls.form.labelForField(f).text() for f, _ in controls._rows],
             "choices": [controls.source.itemText(i) for i in range(controls.source.count())],
             "causal": controls.causal.text(),
-            "toolbar": [a.text() for a in window.panels["editor"].actions.values()]}
+            "toolbar": [a.text() for a in window.panels["editor"].actions.values()],
+            "tables": [window.panels["editor"].titles[name].text() for name in "QKV"]}
 
 
 def test_switching_to_chinese_translates_every_menu_item_and_dock_then_back_restores_them(window):
@@ -67,6 +68,8 @@ def test_switching_to_chinese_translates_every_menu_item_and_dock_then_back_rest
         assert title != english["docks"][name] and CJK.search(title), name
     assert chinese["docks"]["scores"] == "① 分数  S = QKᵀ·scale"  # the ① and the formula kept
     assert "注意力" in chinese["docks"]["lines"] and "KV 缓存" in chinese["docks"]["generation"]
+    assert "我在找什么" in chinese["tables"][0] and "找到我后能带走什么" in chinese["tables"][2]  # the chapter's words
+    assert "+ 查询" in chinese["toolbar"] and "随机" in chinese["toolbar"]
     window.actions["language_en"].trigger()
     assert i18n.current_language() == "en" and texts(window) == english
 

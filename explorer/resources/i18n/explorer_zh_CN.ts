@@ -205,6 +205,26 @@
 <context>
     <name>Editor</name>
     <message>
+        <source>looks for</source>
+        <translation>我在找什么</translation>
+    </message>
+    <message>
+        <source>is found by</source>
+        <translation>我能被什么找到</translation>
+    </message>
+    <message>
+        <source>carries</source>
+        <translation>找到我后能带走什么</translation>
+    </message>
+    <message>
+        <source>token vectors (L × D)</source>
+        <translation>token 向量（L × D）</translation>
+    </message>
+    <message>
+        <source>source vectors (L_k × D)</source>
+        <translation>源序列向量（L_k × D）</translation>
+    </message>
+    <message>
         <source>Type a number, or drag left/right on a cell to scrub it (Shift = fine). Double-click a token to rename it. Shift+click selects a block; Ctrl+C / Ctrl+V copy and paste it.</source>
         <translation>输入数字，或在格子上左右拖动来调节（按住 Shift 更精细）。双击 token 可改名。Shift+单击选中一块；Ctrl+C / Ctrl+V 复制粘贴。</translation>
     </message>
