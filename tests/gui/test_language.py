@@ -49,7 +49,9 @@ def texts(window):
             "choices": [controls.source.itemText(i) for i in range(controls.source.count())],
             "causal": controls.causal.text(),
             "toolbar": [a.text() for a in window.panels["editor"].actions.values()],
-            "tables": [window.panels["editor"].titles[name].text() for name in "QKV"]}
+            "tables": [window.panels["editor"].titles[name].text() for name in "QKV"],
+            "axes": [(h.plot.getAxis("left").labelText, h.plot.getAxis("top").labelText, h.colorbar.axis.labelText)
+                     for h in (window.panels[name].heatmap for name in ("scores", "weights", "output"))]}
 
 
 def test_switching_to_chinese_translates_every_menu_item_and_dock_then_back_restores_them(window):
@@ -70,6 +72,7 @@ def test_switching_to_chinese_translates_every_menu_item_and_dock_then_back_rest
     assert "注意力" in chinese["docks"]["lines"] and "KV 缓存" in chinese["docks"]["generation"]
     assert "我在找什么" in chinese["tables"][0] and "找到我后能带走什么" in chinese["tables"][2]  # the chapter's words
     assert "+ 查询" in chinese["toolbar"] and "随机" in chinese["toolbar"]
+    assert chinese["axes"] == [("查询", "键", "分数"), ("查询", "键", "权重"), ("查询", "维度", "值")]
     window.actions["language_en"].trigger()
     assert i18n.current_language() == "en" and texts(window) == english
 
@@ -129,6 +132,8 @@ def test_lang_zh_with_screenshot_pictures_the_chinese_window(qapp, home, monkeyp
         seen["scores"] = window.docks["scores"].windowTitle()
         return 0
     monkeypatch.setattr(app, "take_screenshot", picture)
+    # the app's style is application-wide and stays: later tests measuring text would see it
+    monkeypatch.setattr("explorer.style.apply_style", lambda app_: None)
     assert app.main(["--lang", "zh", "--screenshot", str(tmp_path / "shot.png")]) == 0
     assert seen == {"menus": ["文件(&F)", "编辑(&E)", "视图(&V)", "帮助(&H)"], "scores": "① 分数  S = QKᵀ·scale"}
 
