@@ -1,5 +1,5 @@
 """Command line and ``main()``: ``attention-explorer [SESSION] [--screenshot FILE] [--export-script FILE]
-[--size WxH] [--model FOLDER [--text TEXT] [--layer N --head M]]``."""
+[--size WxH] [--lang en|zh] [--model FOLDER [--text TEXT] [--layer N --head M]]``."""
 import explorer.blas_at_start  # noqa: F401  (first: before anything loads NumPy)
 
 import argparse
@@ -88,6 +88,8 @@ def build_parser():
                    "as a NumPy script that recomputes, prints and saves its attention, and exit (2 if it cannot)")
     p.add_argument("--size", type=parse_size, default=None, metavar="WxH",
                    help="window size (default 1600x1000 for screenshots)")
+    p.add_argument("--lang", choices=("en", "zh"), help="the interface's language for this run: en (English) or zh "
+                   "(中文); default: the one chosen in View ▸ Language, else the system locale's")
     p.add_argument("--model", metavar="FOLDER", help="open a real model in the Model view: a checkpoint folder "
                    "(config.json, *.safetensors, tokenizer.json), a repo id already in the Hugging Face cache "
                    "(gpt2), or 'embedded' for the tiny model that ships with the explorer")
@@ -172,6 +174,7 @@ def main(argv=None):
         from PySide6.QtCore import qInstallMessageHandler
         from PySide6.QtWidgets import QApplication
 
+        from explorer.i18n import set_language, starting_language
         from explorer.main_window import MainWindow
         from explorer.style import apply_style
 
@@ -181,6 +184,9 @@ def main(argv=None):
     app.setApplicationName("Attention Explorer")
     app.setOrganizationName("AttentionExplorer")
     apply_style(app)
+    if not set_language(starting_language(args.lang)):
+        print("attention-explorer: the 中文 translation could not be loaded; the interface is in English",
+              file=sys.stderr)
 
     problem = None
     target = matrix_target(args.session) if args.session else None

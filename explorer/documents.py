@@ -5,11 +5,12 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QPoint, QRectF, QSize, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QPoint, QRectF, QSize, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QWidget
 
 from explorer.core import presets
+from explorer.i18n import translate
 from explorer.core.as_code import write_script
 from explorer.widgets.plot_cache import axes_as_vectors
 from explorer.core.errors import ExplorerError
@@ -33,12 +34,19 @@ LAST_FOLDER = "files/last_folder"  # QSettings key: where the next file dialog s
 class Documents:
     """Owns the current file path; every action reports success or the error in the status bar/dialog."""
 
-    PRESET_TITLES = {"demo": "Chapter demo: 猫 追 红色 激光点", "uniform": "Uniform: all-zero queries",
-                     "previous_token": "Previous-token head (causal)", "random": "Random L=6, d=4 (seed 0)",
-                     "multi_head": "Two heads, projected: previous token + content (D = 8)",
-                     "translation": "Cross-attention: queries “The cat chases the red laser dot”, keys “猫 追 红色 激光点”",
-                     "grouped_query": "Grouped K/V heads: 8 query heads share 2 K/V heads (GQA)"}
-    EXPORTABLE = ("Q", "K", "V", "Scores", "Weights", "Output")
+    # (the English titles are the source texts of their translations, context "Presets")
+    PRESET_TITLES = {"demo": QT_TRANSLATE_NOOP("Presets", "Chapter demo: 猫 追 红色 激光点"),
+                     "uniform": QT_TRANSLATE_NOOP("Presets", "Uniform: all-zero queries"),
+                     "previous_token": QT_TRANSLATE_NOOP("Presets", "Previous-token head (causal)"),
+                     "random": QT_TRANSLATE_NOOP("Presets", "Random L=6, d=4 (seed 0)"),
+                     "multi_head": QT_TRANSLATE_NOOP("Presets", "Two heads, projected: previous token + content "
+                                                     "(D = 8)"),
+                     "translation": QT_TRANSLATE_NOOP("Presets", "Cross-attention: queries “The cat chases the red "
+                                                      "laser dot”, keys “猫 追 红色 激光点”"),
+                     "grouped_query": QT_TRANSLATE_NOOP("Presets", "Grouped K/V heads: 8 query heads share 2 K/V heads "
+                                                        "(GQA)")}
+    EXPORTABLE = ("Q", "K", "V", QT_TRANSLATE_NOOP("Matrices", "Scores"), QT_TRANSLATE_NOOP("Matrices", "Weights"),
+                  QT_TRANSLATE_NOOP("Matrices", "Output"))
 
     def __init__(self, window, path=None):
         self.window = window
@@ -87,7 +95,7 @@ class Documents:
     def open_dialog(self):
         if not self.maybe_save():
             return False
-        path = self.ask_open_path("Open session", SESSION_FILTER)
+        path = self.ask_open_path(translate("Documents", "Open session"), SESSION_FILTER)
         return self.open(path, ask=False) if path else False
 
     def open(self, path, ask=True, remember=True):
@@ -96,7 +104,7 @@ class Documents:
         if ask and not self.maybe_save():
             return False
         return self.read(path, lambda session: self._show_opened(session, path, remember),
-                         lambda why: self.error("Could not open the session", why))
+                         lambda why: self.error(translate("Documents", "Could not open the session"), why))
 
     def read(self, path, done, failed):
         """Read the session file ``path``, then ``done(session)`` (validated) or ``failed(reason)``.
@@ -165,7 +173,8 @@ class Documents:
     def save_as(self):
         large = self._cells() >= LARGE_CELLS  # offered the binary form first: it opens without a wait
         name = self.path.name if self.path else ("session.aesz" if large else "session.json")
-        path = self.ask_save_path("Save session as", name, SAVE_FILTER_LARGE if large else SAVE_FILTER)
+        path = self.ask_save_path(translate("Documents", "Save session as"), name,
+                                  SAVE_FILTER_LARGE if large else SAVE_FILTER)
         return self.save_to(Path(path)) if path else False
 
     def ask_save_path(self, title, suggestion, filters):
@@ -189,7 +198,7 @@ class Documents:
             with writing:
                 save_session(self.model.to_session(layout=self.window.layout_state()), path)
         except ExplorerError as exc:
-            self.error("Could not save the session", str(exc))
+            self.error(translate("Documents", "Could not save the session"), str(exc))
             return False
         self.path = Path(path)
         self.model.mark_saved()
@@ -208,7 +217,8 @@ class Documents:
         if self.model.is_saved():
             return True
         answer = QMessageBox.question(
-            self.window, "Unsaved changes", f"Save the changes to {self.display_name()} first?",
+            self.window, translate("Documents", "Unsaved changes"),
+            translate("Documents", "Save the changes to {name} first?").format(name=self.display_name()),
             QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, QMessageBox.Save)
         if answer == QMessageBox.Save:
             return self.save()
@@ -237,7 +247,7 @@ class Documents:
             act.setStatusTip(p)
             act.setToolTip(p)
         if not files:
-            menu.addAction("(no recent files)").setEnabled(False)
+            menu.addAction(translate("Documents", "(no recent files)")).setEnabled(False)
 
     def _folder(self):
         """Where a file dialog starts: the last folder a file was opened from or saved to (kept across
@@ -268,11 +278,11 @@ class Documents:
         try:
             array = load_matrix(path)
         except ExplorerError as exc:
-            self.error(f"Could not import into {name}", str(exc))
+            self.error(translate("Documents", "Could not import into {name}").format(name=name), str(exc))
             return False
         done = self.model.replace_matrix(name, array)
         if not done:
-            self.error(f"Could not import into {name}", done.reason +
+            self.error(translate("Documents", "Could not import into {name}").format(name=name), done.reason +
                        "\n\nTo change the number of tokens or the widths of Q and K together, import Q, K and V "
                        "from one .npz (File ▸ Import matrix ▸ Q, K and V from one .npz).")
             return False
@@ -288,11 +298,11 @@ class Documents:
         try:
             mats = {n: load_matrix(path, member=n) for n in ("Q", "K", "V")}
         except ExplorerError as exc:
-            self.error("Could not import Q, K and V", str(exc))
+            self.error(translate("Documents", "Could not import Q, K and V"), str(exc))
             return False
         done = self.model.replace_inputs(mats)
         if not done:
-            self.error("Could not import Q, K and V", done.reason)
+            self.error(translate("Documents", "Could not import Q, K and V"), done.reason)
             return False
         self.status(f"Imported Q, K and V from {Path(path).name}")
         return True
@@ -332,7 +342,7 @@ class Documents:
         try:
             save_matrix(np.asarray(array), path)
         except ExplorerError as exc:
-            self.error(f"Could not export {name}", str(exc))
+            self.error(translate("Documents", "Could not export {name}").format(name=name), str(exc))
             return False
         self.status(f"Exported {name} to {path}")
         return True
@@ -353,7 +363,7 @@ class Documents:
             with writing:
                 written = write_script(self.model.to_session(), path)
         except ExplorerError as exc:
-            self.error("Could not export the script", str(exc))
+            self.error(translate("Documents", "Could not export the script"), str(exc))
             return False
         beside = f", its numbers in {written.matrices_name} beside it" if written.matrices_name else ""
         self.status(f"Exported the session as a Python script to {path}{beside} — run it with python3")
@@ -394,7 +404,7 @@ class Documents:
         if ok:
             self.status(f"Exported {path}")
         else:
-            self.error("Could not export", f"{path}: the picture could not be written (is the folder writable?)")
+            self.error(translate("Documents", "Could not export"), f"{path}: the picture could not be written (is the folder writable?)")
         return ok
 
 

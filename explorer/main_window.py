@@ -8,18 +8,18 @@ with paused_collection():  # the libraries and the explorer load without collect
     from dataclasses import dataclass
 
     from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer
-    from PySide6.QtGui import QAction, QKeySequence
-    from PySide6.QtWidgets import QApplication, QDockWidget, QFrame, QMainWindow, QMessageBox, QScrollArea, QTabBar
+    from PySide6.QtWidgets import QApplication, QDockWidget, QFrame, QMainWindow, QScrollArea, QTabBar
 
-    from explorer import __version__
     from explorer.dock_layout import arrange_default, fit_default_sizes
     from explorer.documents import Documents
     from explorer.loading_covers import LoadingCovers
+    from explorer.i18n import translate
+    from explorer.menus import WindowMenus, dock_title
     from explorer.model import AttentionModel
     from explorer.recovery import Recovery
     from explorer.settings_store import qsettings
     from explorer.style import style_dock, style_status_bar
-    from explorer.view_menu import panel_action, readable_tabs
+    from explorer.view_menu import readable_tabs
 
 L, R = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea
 
@@ -131,8 +131,7 @@ class MainWindow(QMainWindow):
         self._default_state = self.saveState()
         self._layout_given = False  # a saved or a session's layout was applied: keep its sizes as they are
         self.documents = Documents(self, path)
-        self.actions = {}
-        self._build_menus()
+        self.menus = WindowMenus(self, DOCKS)  # fills self.actions
         style_status_bar(self.statusBar())
         self.model.message.connect(lambda text: self.statusBar().showMessage(text, 10000))
         for signal in (self.model.state_changed, self.model.shown_ready, self.model.changed, self.model.message):
@@ -140,8 +139,8 @@ class MainWindow(QMainWindow):
         self.model.undo_stack.cleanChanged.connect(self.update_title)
         self.model.history_moved.connect(self.update_title)  # opening a model's head (or undoing it) renames it
         self.update_title()
-        self.say_when_ready("Edit any number in Q, K or V — every stage recomputes live. "
-                            "Hover a cell to see how it was made.", 15000)
+        self.say_when_ready(translate("Window", "Edit any number in Q, K or V — every stage recomputes live. "
+                                                "Hover a cell to see how it was made."), 15000)
         self.resize(1600, 1000)
         self.persist_layout = persist_layout  # off for --screenshot: never touch the user's saved layout
         if persist_layout:
@@ -162,7 +161,7 @@ class MainWindow(QMainWindow):
     # ----- docks ---------------------------------------------------------------------------------
     def _add_dock(self, spec):
         """The dock and its (still empty) scroll area; the panel is built when the dock is first shown."""
-        dock = QDockWidget(spec.title, self)
+        dock = QDockWidget(dock_title(spec), self)
         dock.setObjectName(spec.name)  # (its title style comes when it is first on screen: _dock_visibility)
         # A squeezed dock scrolls instead of forcing the whole window to grow (small screens).
         scroll = QScrollArea(dock)
@@ -343,20 +342,18 @@ class MainWindow(QMainWindow):
             settings.setValue(f"window/{key}", value)
         settings.sync()
 
-    # ----- menus ---------------------------------------------------------------------------------
-    def _action(self, key, text, slot, shortcut=None, tip=None, menu=None):
-        act = QAction(text, self)
-        if shortcut is not None:
-            act.setShortcut(QKeySequence(shortcut))
-        if tip:
-            act.setStatusTip(tip)
-            act.setToolTip(tip)
-        act.triggered.connect(lambda checked=False: slot())  # never pass `checked` on as an argument
-        self.actions[key] = act
-        if menu is not None:
-            menu.addAction(act)
-        return act
+    def changeEvent(self, event):
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange and hasattr(self, "menus"):  # View ▸ Language (i18n.py)
+            self.retranslate()
 
+    def retranslate(self):
+        """The menus' and the docks' texts in the interface's language (the panels translate their own)."""
+        self.menus.retranslate()
+        for spec in DOCKS:
+            self.docks[spec.name].setWindowTitle(dock_title(spec))
+
+    # ----- menus (explorer/menus.py) -------------------------------------------------------------
     def open_model(self, folder=None, choose=False):
         """Show the Model view; open ``folder`` there (a checkpoint), or with ``choose`` offer its list of models."""
         self.docks["model_view"].show()
@@ -367,108 +364,6 @@ class MainWindow(QMainWindow):
         elif choose:
             panel.offer_models()
         return panel
-
-    def _build_menus(self):
-        doc, bar = self.documents, self.menuBar()
-        file = bar.addMenu("&File")
-        self._action("new", "&New (chapter demo)", doc.new_session, QKeySequence.New,
-                     "Start again from the chapter's demo 猫 追 红色 激光点", file)
-        presets = file.addMenu("New from &preset")
-        for key, text in doc.PRESET_TITLES.items():
-            self._action(f"preset_{key}", text, lambda checked=False, k=key: doc.new_session(k), menu=presets)
-        self._action("open", "&Open…", doc.open_dialog, QKeySequence.Open, "Open a saved session (.json)", file)
-        self._action("open_model", "Open &model…", lambda: self.open_model(choose=True), "Ctrl+Shift+M",
-                     "See every head of a real model (the tiny one that ships with the explorer, one in your "
-                     "Hugging Face cache, or a folder) and open any head as the session", file)
-        self.recent_menu = file.addMenu("Open &Recent")
-        self.recent_menu.aboutToShow.connect(doc.fill_recent_menu)
-        self._action("save", "&Save", doc.save, QKeySequence.Save, "Save the session", file)
-        self._action("save_as", "Save &As…", doc.save_as, QKeySequence.SaveAs, "Save the session under a new name", file)
-        file.addSeparator()
-        imp = file.addMenu("&Import matrix")
-        for name in ("Q", "K", "V"):
-            self._action(f"import_{name}", f"into {name}…", lambda checked=False, n=name: doc.import_matrix(n),
-                         tip=f"Replace {name} with a matrix from a .npy, .npz or .csv file", menu=imp)
-        self._action("import_qkv", "Q, K and V from one .npz…", doc.import_qkv,
-                     tip="Replace Q, K and V (and the number of tokens) from an .npz with members Q, K, V", menu=imp)
-        export = file.addMenu("&Export")
-        self._action("export_window", "Window as PNG…", doc.export_window, tip="Save a picture of the whole window",
-                     menu=export)
-        figures = export.addMenu("Panel as PNG/SVG")
-        for spec in DOCKS:
-            self._action(f"export_panel_{spec.name}", f"{spec.title}…",
-                         lambda checked=False, n=spec.name: doc.export_panel(n), menu=figures)
-        matrices = export.addMenu("Matrix as CSV/NPY")
-        for name in doc.EXPORTABLE:
-            self._action(f"export_matrix_{name}", f"{name}…", lambda checked=False, n=name: doc.export_matrix(n),
-                         menu=matrices)
-        export.addSeparator()
-        self._action("export_script", "Session as Python script…", doc.export_script,
-                     tip="Write the session as a NumPy script that recomputes ① S, ② A, ③ O of every head, prints them "
-                         "and saves them: the chapter's code with your numbers", menu=export)
-        file.addSeparator()
-        self._action("quit", "&Quit", self.close, QKeySequence.Quit, "Leave Attention Explorer", file)
-
-        edit = bar.addMenu("&Edit")
-        undo = self.model.undo_stack.createUndoAction(self, "&Undo")
-        undo.setShortcut(QKeySequence.Undo)
-        redo = self.model.undo_stack.createRedoAction(self, "&Redo")
-        keys = QKeySequence.keyBindings(QKeySequence.Redo)
-        for extra in (QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")):
-            if extra not in keys:  # a key bound twice is an "ambiguous shortcut" and does nothing
-                keys.append(extra)
-        redo.setShortcuts(keys)
-        edit.addAction(undo)
-        edit.addAction(redo)
-        self.actions["undo"], self.actions["redo"] = undo, redo
-        edit.addSeparator()
-        editor = self.panels["editor"]
-        self._action("copy", "&Copy", editor.copy, QKeySequence.Copy, "Copy the selected cells as tab-separated text",
-                     edit)
-        self._action("paste", "&Paste", editor.paste, QKeySequence.Paste, "Paste tab-separated numbers at the cell",
-                     edit)
-        edit.addSeparator()
-        for key in ("add_token", "remove_token", "add_query", "remove_query", "cross", "randomize", "reset"):
-            edit.addAction(editor.actions[key])
-        self._action("shuffle", "S&huffle tokens", lambda: self._shuffle(self.panels["positions"].seed.value()),
-                     "Ctrl+Shift+U",
-                     "Reorder the tokens and check whether the outputs reorder the same way", edit)
-
-        view = bar.addMenu("&View")
-        for spec in DOCKS:  # choosing a panel brings it to the front; one in front already hides
-            toggle = panel_action(self, self.docks[spec.name], spec.shortcut,
-                                  f"Bring the {spec.title} panel to the front, or hide it when it is in front")
-            view.addAction(toggle)
-            self.actions[f"view_{spec.name}"] = toggle
-        view.addSeparator()
-        self._action("reset_layout", "Reset &layout", self.reset_layout, None, "Put every panel back where it started",
-                     view)
-
-        help_menu = bar.addMenu("&Help")
-        self._action("about", "&About Attention Explorer", self.about, None, None, help_menu)
-
-    def _shuffle(self, seed):
-        """Shuffle, show the check where it is explained, and say the verdict in the status bar."""
-        if not self.model.shuffle_tokens(seed):
-            return  # refused (the status bar says why)
-        self.docks["positions"].show()
-        self.docks["positions"].raise_()
-        check = self.model.shuffle_result()
-        if check is None:
-            return  # the shuffled session could not be computed (the status bar says why)
-        if self.model.cross:  # the menu moves the keys (with their values): the same output, not a permuted one
-            moved, verdict = "keys", "the same ✓" if check.equivariant else "not the same ✗"
-        else:
-            moved, verdict = "tokens", "equivariant ✓" if check.equivariant else "not equivariant ✗"
-        self.statusBar().showMessage(f"Shuffled the {moved}: the outputs are {verdict} "
-                                     f"(max difference {check.max_difference:.2g})", 10000)
-
-    def about(self):
-        QMessageBox.about(self, "About Attention Explorer",
-                          f"<h3>Attention Explorer {__version__}</h3>"
-                          "<p>Attention is three matrix multiplications (Attention 就是三次矩阵乘):<br>"
-                          "① S = QKᵀ/√d &nbsp; ② A = softmax(S) &nbsp; ③ O = A·V.</p>"
-                          "<p>Edit any number and watch every stage recompute.</p>")
 
     # ----- title and closing ---------------------------------------------------------------------
     def update_title(self, *args):

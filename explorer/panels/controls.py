@@ -1,10 +1,11 @@
 """Controls: scale mode, temperature, causal mask, heads and the selected query row — bound to the model — and
 what RoPE does (set in the RoPE panel)."""
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QSignalBlocker, Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFormLayout, QHBoxLayout, QLabel, QWidget
 
 from explorer.core.plural import count
 from explorer.core.settings_schema import SCHEMA
+from explorer.i18n import translate
 from explorer.model import SETTINGS, STRUCTURE, VALUES
 from explorer.widgets.fitting_text import FittingText, shrinkable
 from explorer.widgets.number_text import format_number
@@ -32,21 +33,22 @@ class ControlsPanel(Panel):
         self.source, self.positions = self.bound["source"].widget, self.bound["positions"].widget
         self.scale_mode, self.scale_value = self.bound["scale_mode"].widget, self.bound["scale"].widget
         self.temperature, self.causal = self.bound["temperature"].widget, self.bound["causal"].widget
-        form.addRow("Q, K, V", self.source)
-        form.addRow("Positions", self.positions)
+        self.form, self._rows = form, []  # (field, its label's source text): set again on a change of language
+        self._row(QT_TRANSLATE_NOOP("Controls", "Q, K, V"), self.source)
+        self._row(QT_TRANSLATE_NOOP("Controls", "Positions"), self.positions)
         self.rope = QLabel(self)
         self.rope.setWordWrap(True)
         self.rope.setToolTip("RoPE turns q and k by their positions; its settings, and Llama 3.1's scaling of its "
                              "frequencies, are in the RoPE panel. " + SCHEMA["rope_scaling"].tooltip)
-        form.addRow("RoPE", self.rope)
+        self._row("RoPE", self.rope)
         scale_row = QWidget(self)
         row = QHBoxLayout(scale_row)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.scale_mode, 2)
         row.addWidget(self.scale_value, 1)
-        form.addRow("Scale", scale_row)
-        form.addRow("Temperature", self.temperature)
-        form.addRow("Mask", self.causal)
+        self._row(QT_TRANSLATE_NOOP("Controls", "Scale"), scale_row)
+        self._row(QT_TRANSLATE_NOOP("Controls", "Temperature"), self.temperature)
+        self._row(QT_TRANSLATE_NOOP("Controls", "Mask"), self.causal)
 
         self.heads = QComboBox(self)
         self.heads.setToolTip(SCHEMA["heads"].tooltip)
@@ -58,39 +60,66 @@ class ControlsPanel(Panel):
         row = QHBoxLayout(heads_row)
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.heads, 1)
-        row.addWidget(QLabel("show", self))
+        self.show_label = QLabel(self)
+        row.addWidget(self.show_label)
         row.addWidget(self.head, 1)
-        form.addRow("Heads", heads_row)
+        self._row(QT_TRANSLATE_NOOP("Controls", "Heads"), heads_row)
 
         self.kv_heads = QComboBox(self)
         self.kv_heads.setToolTip(SCHEMA["kv_heads"].tooltip + ". Fewer K/V heads: K and V are mean-pooled over "
                                  "each group (as when a model is turned into GQA); more: repeated (no output changes)")
         self.kv_heads.activated.connect(lambda i: self.model.set_param("kv_heads", self.kv_heads.itemData(i)))
-        form.addRow("K/V heads", self.kv_heads)
-        self.cross = QCheckBox("separate query tokens (cross-attention)", self)
+        self._row(QT_TRANSLATE_NOOP("Controls", "K/V heads"), self.kv_heads)
+        self.cross = QCheckBox(self)
         self.cross.setToolTip("Queries from one sequence, keys and values from another (a translation's target "
                               "reads its source): Q gets tokens of its own. One undoable step.")
         self.cross.toggled.connect(self._cross_toggled)
-        form.addRow("Queries", self.cross)
+        self._row(QT_TRANSLATE_NOOP("Controls", "Queries"), self.cross)
 
         self.row = QComboBox(self)
         self.row.setToolTip(SCHEMA["selected_row"].tooltip)
         self.row.activated.connect(lambda i: self.model.set_selection(row=i))
-        form.addRow("Query row", self.row)
+        self._row(QT_TRANSLATE_NOOP("Controls", "Query row"), self.row)
 
         self.shape = QLabel(self)
         self.shape.setWordWrap(True)
         self.shape.setTextInteractionFlags(Qt.TextSelectableByMouse)
-        form.addRow("Shapes", self.shape)
+        self._row(QT_TRANSLATE_NOOP("Controls", "Shapes"), self.shape)
+        self._fitting = []
+        for combo in (self.source, self.positions, self.scale_mode, self.kv_heads):
+            shrinkable(combo, NARROW_COMBO_CHARACTERS)
+        self.retranslate()
+
+    def _row(self, text, field):
+        self.form.addRow(text, field)
+        self._rows.append((field, text))
+
+    def changeEvent(self, event):
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange and hasattr(self, "_rows"):
+            self.retranslate()
+            self.refresh()  # the combos' items (head 1, …) in the new language
+
+    def retranslate(self):
+        """Every label and choice in the interface's language (the settings' own by their English text)."""
+        for field, text in self._rows:
+            self.form.labelForField(field).setText(translate("Controls", text))
+        for control in self.bound.values():
+            control.retranslate()
+        self.show_label.setText(translate("Controls", "show"))
         self._fit_narrow()
 
     def _fit_narrow(self):
         """A narrow dock (the window at 1024 × 640) shortens the long texts instead of cutting them off:
         the combos show what fits of their choice (their lists stay whole), the check boxes a short form."""
-        for combo in (self.source, self.positions, self.scale_mode, self.kv_heads):
-            shrinkable(combo, NARROW_COMBO_CHARACTERS)
-        self._fitting = [FittingText(self.causal, ("causal mask (no peeking at later tokens)", "causal mask")),
-                         FittingText(self.cross, ("separate query tokens (cross-attention)", "cross-attention"))]
+        for old in self._fitting:  # (the texts of another language)
+            old.widget.removeEventFilter(old)
+            old.deleteLater()
+        self._fitting = [
+            FittingText(self.causal, (translate("Controls", "causal mask (no peeking at later tokens)"),
+                                      translate("Settings", "causal mask"))),
+            FittingText(self.cross, (translate("Controls", "separate query tokens (cross-attention)"),
+                                     translate("Controls", "cross-attention")))]
 
     def _cross_toggled(self, on):
         if not self.model.set_cross(on):  # refused (it says why): show what the session is
@@ -110,7 +139,8 @@ class ControlsPanel(Panel):
         self.cross.setChecked(m.cross)
         if flags & (STRUCTURE | SETTINGS):
             fill(self.heads, [(f"{h} (d_h = {m.widths()[0] // h})", h) for h in m.head_options()])
-            fill(self.head, [(f"head {i + 1}", i) for i in range(s.heads)])
+            head = translate("Controls", "head {number}")
+            fill(self.head, [(head.format(number=i + 1), i) for i in range(s.heads)])
             fill(self.kv_heads, [(kv_label(g, s.heads), g) for g in m.kv_head_options()])
         if flags & STRUCTURE:  # tokens change only with the structure (a rename is one too)
             fill(self.row, [(f"{i}: {t}", i) for i, t in enumerate(m.query_tokens)])
@@ -142,8 +172,8 @@ class ControlsPanel(Panel):
 def rope_summary(s):
     """RoPE in a line: off, or its base and — when on — Llama 3.1's scaling with its numbers."""
     if not s.rope:
-        return "off (the RoPE panel turns it on)"
-    text = f"on, base {s.rope_base:,.0f}"
+        return translate("Controls", "off (the RoPE panel turns it on)")
+    text = translate("Controls", "on, base {base}").format(base=f"{s.rope_base:,.0f}")
     if s.rope_scaling == "llama3":
         text += (f", llama3 scaling ×{format_number(s.rope_factor)} (frequency factors "
                  f"{format_number(s.rope_low_freq_factor)} and {format_number(s.rope_high_freq_factor)}, original "
@@ -154,10 +184,10 @@ def rope_summary(s):
 def kv_label(kv, heads):
     """How a K/V head count reads in the combo: what kind of attention it makes."""
     if kv == heads:
-        return f"{kv} (one per head: multi-head)"
+        return translate("Controls", "{kv} (one per head: multi-head)").format(kv=kv)
     if kv == 1:
-        return "1 (multi-query, MQA)"
-    return f"{kv} (grouped-query, GQA: {heads // kv} query heads each)"
+        return translate("Controls", "1 (multi-query, MQA)")
+    return translate("Controls", "{kv} (grouped-query, GQA: {each} query heads each)").format(kv=kv, each=heads // kv)
 
 
 def fill(combo, items):

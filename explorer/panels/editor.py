@@ -1,11 +1,12 @@
 """The matrix editor: Q, K, V (direct) or X and W_q, W_k, W_v, W_o (projected); type, scrub, paste;
 add or remove tokens and dimensions; rename tokens."""
 import numpy as np
-from PySide6.QtCore import QSignalBlocker, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QAbstractItemDelegate, QHBoxLayout, QInputDialog, QLabel, QSizePolicy, QSpinBox,
                                QStackedWidget, QToolBar, QVBoxLayout, QWidget)
 
+from explorer.i18n import translate
 from explorer.model import SELECTION, SETTINGS, STRUCTURE, VALUES
 from explorer.widgets.fitting_text import FittingText
 from explorer.widgets.labelled_slider import LabelledSlider
@@ -13,11 +14,16 @@ from explorer.widgets.matrix_table import MatrixTableModel, MatrixTableView
 
 from .base import Panel
 
-ROLES = {"Q": ("looks for", "Query: what each token is looking for (我在找什么)"),
-         "K": ("is found by", "Key: what each token can be found by (我能被什么找到)"),
-         "V": ("carries", "Value: what each token hands over once found (找到我后能带走什么)"),
-         "X": ("token vectors (L × D)", "X: one vector per token, as the embedding table gives it"),
-         "X_src": ("source vectors (L_k × D)", "X_src: the vectors of the sequence the queries read (cross-attention): "
+# (the short roles are source texts of their translations, context "Editor"; the formulas stay as they are)
+ROLES = {"Q": (QT_TRANSLATE_NOOP("Editor", "looks for"), "Query: what each token is looking for (我在找什么)"),
+         "K": (QT_TRANSLATE_NOOP("Editor", "is found by"),
+               "Key: what each token can be found by (我能被什么找到)"),
+         "V": (QT_TRANSLATE_NOOP("Editor", "carries"),
+               "Value: what each token hands over once found (找到我后能带走什么)"),
+         "X": (QT_TRANSLATE_NOOP("Editor", "token vectors (L × D)"),
+               "X: one vector per token, as the embedding table gives it"),
+         "X_src": (QT_TRANSLATE_NOOP("Editor", "source vectors (L_k × D)"),
+                   "X_src: the vectors of the sequence the queries read (cross-attention): "
                    "K = X_src·W_kᵀ, V = X_src·W_vᵀ"),
          "Wq": ("Q = X·W_qᵀ", "W_q: turns a token vector into its query (row i makes q's dimension i)"),
          "Wk": ("K = X·W_kᵀ", "W_k: turns a token vector into its key"),
@@ -32,8 +38,15 @@ LABELS = {"Q": (None, "d"), "K": (None, "d"), "V": (None, "d"), "X": (None, "x")
 # A table whose rows are its left neighbour's (K beside Q, V beside K): where the tables do not fit side by
 # side, it leaves the row labels to that neighbour; the two always scroll together.
 SHARES_ROWS = {"K": "Q", "V": "K", "derivedK": "derivedQ", "derivedV": "derivedK"}
-HINT = ("Type a number, or drag left/right on a cell to scrub it (Shift = fine). Double-click a token to rename it. "
-        "Shift+click selects a block; Ctrl+C / Ctrl+V copy and paste it.")
+HINT = QT_TRANSLATE_NOOP("Editor", "Type a number, or drag left/right on a cell to scrub it (Shift = fine). "
+                         "Double-click a token to rename it. Shift+click selects a block; Ctrl+C / Ctrl+V copy and "
+                         "paste it.")
+NO_CELL = QT_TRANSLATE_NOOP("Editor", "Select a cell to drag its value")
+TIPS = {"add_token": QT_TRANSLATE_NOOP("Editor", "Add a token (a row of zeros in Q, K and V) after the selected "
+                                      "row"),
+        "remove_token": QT_TRANSLATE_NOOP("Editor", "Remove the selected query token (its row in Q, K and V)"),
+        "add_key": QT_TRANSLATE_NOOP("Editor", "Add a key token (a row of zeros in K and V) at the end"),
+        "remove_key": QT_TRANSLATE_NOOP("Editor", "Remove the last key token (its row in K and V)")}
 LOW_DOCK = 330  # px: below this the hint becomes the slider's tooltip, the tables keep the room
 TABLE_MIN_ROWS = 3  # rows of a table that stay in view however low the dock (then it scrolls)
 STRETCH_UP_TO = 6  # columns: up to this many share the table's width, more scroll
@@ -53,9 +66,10 @@ class EditorPanel(Panel):
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
         self.tables, self.views, self.titles = {}, {}, {}
-        self._fitting = []  # the tables' titles: "K — is found by", or "K" where the table is narrow
+        self._fitting = {}  # the tables' titles: "K — is found by", or "K" where the table is narrow
         self._lines = []  # (QHBoxLayout, names) of the tables side by side, to share their width
         self.actions = {}
+        self._texts = {}  # action key → (text, tip), the sources of their translations
         self._active = "Q"
         self._cell = None  # (name, row, col) the slider edits
         self._shared_for = None  # the tables' fitted widths when the width was last shared out
@@ -68,7 +82,7 @@ class EditorPanel(Panel):
         self._projected_page = None  # built the first time the session is projected
         layout.addWidget(self.pages, 1)
 
-        self.cell_label = QLabel("Select a cell to drag its value", self)
+        self.cell_label = QLabel(translate("Editor", NO_CELL), self)
         self.cell_label.setMinimumWidth(self.cell_label.fontMetrics().horizontalAdvance("Q[激光点激光, d000]"))
         self.cell_slider = LabelledSlider("", -SLIDER_RANGE, SLIDER_RANGE, 0.0, parent=self)
         self.cell_slider.setToolTip("Drag to change the selected cell; every stage follows live")
@@ -80,7 +94,7 @@ class EditorPanel(Panel):
         bottom.addWidget(self.cell_label)
         bottom.addWidget(self.cell_slider, 1)
         layout.addLayout(bottom)
-        self.hint = QLabel(HINT, self)
+        self.hint = QLabel(translate("Editor", HINT), self)
         self.hint.setWordWrap(True)
         self.hint.setStyleSheet("color: #555;")
         layout.addWidget(self.hint)
@@ -92,9 +106,8 @@ class EditorPanel(Panel):
         m = self.model
 
         def act(key, text, tip, slot, shortcut=None):
-            a = QAction(text, self)
-            a.setToolTip(tip)
-            a.setStatusTip(tip)
+            a = QAction(self)
+            self._texts[key] = (text, tip)
             if shortcut:
                 a.setShortcut(QKeySequence(shortcut))
             a.triggered.connect(slot)
@@ -102,38 +115,65 @@ class EditorPanel(Panel):
             bar.addAction(a)
             return a
 
-        act("add_token", "+ token", "Add a token (a row of zeros in Q, K and V) after the selected row",
+        act("add_token", QT_TRANSLATE_NOOP("Editor", "+ token"), TIPS["add_token"],
             lambda: m.add_token(at=None if m.cross else self._row_after()), "Ctrl+T")
-        act("remove_token", "− token", "Remove the selected query token (its row in Q, K and V)",
+        act("remove_token", QT_TRANSLATE_NOOP("Editor", "− token"), TIPS["remove_token"],
             lambda: m.remove_token(len(m.tokens) - 1 if m.cross else self._selected_row()), "Ctrl+Shift+T")
-        act("add_query", "+ query", "Add a query token (a row of zeros in Q) after the selected query",
+        act("add_query", QT_TRANSLATE_NOOP("Editor", "+ query"),
+            QT_TRANSLATE_NOOP("Editor", "Add a query token (a row of zeros in Q) after the selected query"),
             lambda: m.add_token(at=self._row_after(), side="queries"))
-        act("remove_query", "− query", "Remove the selected query token (its row in Q)",
+        act("remove_query", QT_TRANSLATE_NOOP("Editor", "− query"),
+            QT_TRANSLATE_NOOP("Editor", "Remove the selected query token (its row in Q)"),
             lambda: m.remove_token(self._selected_row(), side="queries"))
-        cross = act("cross", "Separate queries", "Cross-attention: the queries get tokens of their own (Q's rows), "
-                    "the keys and values keep theirs — as a translation's target reads its source",
+        cross = act("cross", QT_TRANSLATE_NOOP("Editor", "Separate queries"),
+                    QT_TRANSLATE_NOOP("Editor", "Cross-attention: the queries get tokens of their own (Q's rows), "
+                                      "the keys and values keep theirs — as a translation's target reads its source"),
                     lambda on: m.set_cross(on))
         cross.setCheckable(True)
         bar.addSeparator()
-        act("add_dim_qk", "+d Q,K", "Add a dimension (a column of zeros) to Q and K together",
-            lambda: m.add_dim("qk"))
-        act("remove_dim_qk", "−d Q,K", "Remove the last dimension of Q and K", lambda: m.remove_dim("qk"))
-        act("add_dim_v", "+d V", "Add a dimension to V", lambda: m.add_dim("v"))
-        act("remove_dim_v", "−d V", "Remove the last dimension of V", lambda: m.remove_dim("v"))
-        act("add_dim_x", "+D", "Add a dimension to the token vectors X (and a column to every W)",
-            lambda: m.add_dim("x"))
-        act("remove_dim_x", "−D", "Remove the last dimension of X (and the last column of every W)",
-            lambda: m.remove_dim("x"))
+        act("add_dim_qk", "+d Q,K", QT_TRANSLATE_NOOP("Editor", "Add a dimension (a column of zeros) to Q and K "
+                                                      "together"), lambda: m.add_dim("qk"))
+        act("remove_dim_qk", "−d Q,K", QT_TRANSLATE_NOOP("Editor", "Remove the last dimension of Q and K"),
+            lambda: m.remove_dim("qk"))
+        act("add_dim_v", "+d V", QT_TRANSLATE_NOOP("Editor", "Add a dimension to V"), lambda: m.add_dim("v"))
+        act("remove_dim_v", "−d V", QT_TRANSLATE_NOOP("Editor", "Remove the last dimension of V"),
+            lambda: m.remove_dim("v"))
+        act("add_dim_x", "+D", QT_TRANSLATE_NOOP("Editor", "Add a dimension to the token vectors X (and a column "
+                                                 "to every W)"), lambda: m.add_dim("x"))
+        act("remove_dim_x", "−D", QT_TRANSLATE_NOOP("Editor", "Remove the last dimension of X (and the last "
+                                                    "column of every W)"), lambda: m.remove_dim("x"))
         bar.addSeparator()
         self.seed = QSpinBox(self)
         self.seed.setRange(0, 999_999)
-        self.seed.setPrefix("seed ")
-        self.seed.setToolTip("The seed for Randomize: the same seed gives the same numbers")
-        act("randomize", "Randomize", "Fill the editable matrices with random numbers from the seed",
+        act("randomize", QT_TRANSLATE_NOOP("Editor", "Randomize"),
+            QT_TRANSLATE_NOOP("Editor", "Fill the editable matrices with random numbers from the seed"),
             lambda: m.randomize(self.seed.value()), "Ctrl+R")
         bar.addWidget(self.seed)
-        act("reset", "Reset", "Go back to the preset or file as it was opened", m.reset_to_preset)
+        act("reset", QT_TRANSLATE_NOOP("Editor", "Reset"),
+            QT_TRANSLATE_NOOP("Editor", "Go back to the preset or file as it was opened"), m.reset_to_preset)
+        self._retranslate_toolbar()
         return bar
+
+    def changeEvent(self, event):
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange and self.actions:
+            self._retranslate_toolbar()
+            self.hint.setText(translate("Editor", HINT))
+            self._show_mode(self.model.projected)  # the token actions' tooltips
+            if self._cell is None:
+                self.cell_label.setText(translate("Editor", NO_CELL))
+            for name in self.titles:
+                self._fit_title(name)
+
+    def _retranslate_toolbar(self):
+        """The toolbar's (and Edit menu's) texts and tooltips in the interface's language."""
+        for key, (text, tip) in self._texts.items():
+            a, said = self.actions[key], translate("Editor", tip)
+            a.setText(translate("Editor", text))
+            a.setToolTip(said)
+            a.setStatusTip(said)
+        self.seed.setPrefix(translate("Editor", "seed "))
+        self.seed.setToolTip(translate("Editor", "The seed for Randomize: the same seed gives the same numbers"))
 
     def _page(self, rows, stretches=None):
         """A page of tables, ``rows`` of names side by side."""
@@ -195,17 +235,27 @@ class EditorPanel(Panel):
                 a.verticalScrollBar().valueChanged.connect(
                     lambda value, a=a, b=b: self._shared_rows(a, b) and b.verticalScrollBar().setValue(value))
         box = QVBoxLayout()
-        short, tip = ROLES[name]
-        shown = name[-1] if name.startswith("derived") else name
+        tip = ROLES[name][1]
         title = QLabel(self)
         title.setToolTip(tip)
-        self._fitting.append(FittingText(title, ((f"<b>{shown}</b> <span style='color:#555'>— {short}</span>",
-                                                  f"{shown} — {short}"), (f"<b>{shown}</b>", shown))))
         view.setToolTip(tip)
         box.addWidget(title)
         box.addWidget(view, 1)
         self.titles[name] = title
+        self._fit_title(name)
         return box
+
+    def _fit_title(self, name):
+        """The table's title, "K — is found by" (in the interface's language) or "K" where it is narrow."""
+        old = self._fitting.pop(name, None)
+        if old is not None:  # (the texts of another language)
+            old.widget.removeEventFilter(old)
+            old.deleteLater()
+        short = translate("Editor", ROLES[name][0])
+        shown = name[-1] if name.startswith("derived") else name
+        self._fitting[name] = FittingText(self.titles[name], (
+            (f"<b>{shown}</b> <span style='color:#555'>— {short}</span>", f"{shown} — {short}"),
+            (f"<b>{shown}</b>", shown)))
 
     def _tokens_of(self, name):
         """The tokens naming a matrix's rows: the queries' for Q and X, the keys' for K, V and X_src."""
@@ -225,7 +275,7 @@ class EditorPanel(Panel):
         if row >= arr.shape[0] or col >= arr.shape[1]:
             self._cell = None
             self.cell_slider.setEnabled(False)
-            self.cell_label.setText("Select a cell to drag its value")
+            self.cell_label.setText(translate("Editor", NO_CELL))
             return
         value = float(arr[row, col])
         rows, cols = LABELS[name]
@@ -314,10 +364,8 @@ class EditorPanel(Panel):
             self.actions[key].setVisible(cross)
         with QSignalBlocker(self.actions["cross"]):
             self.actions["cross"].setChecked(cross)
-        self.actions["add_token"].setToolTip("Add a key token (a row of zeros in K and V) at the end" if cross else
-                                             "Add a token (a row of zeros in Q, K and V) after the selected row")
-        self.actions["remove_token"].setToolTip("Remove the last key token (its row in K and V)" if cross else
-                                                "Remove the selected query token (its row in Q, K and V)")
+        self.actions["add_token"].setToolTip(translate("Editor", TIPS["add_key" if cross else "add_token"]))
+        self.actions["remove_token"].setToolTip(translate("Editor", TIPS["remove_key" if cross else "remove_token"]))
         if "X_src" in self.views:
             for w in (self.views["X_src"], self.titles["X_src"]):
                 w.setVisible(self.model.has("X_src"))
@@ -362,7 +410,7 @@ class EditorPanel(Panel):
         low = self.height() < LOW_DOCK  # a low dock: the tables get the room, the hint becomes a tooltip
         if self.hint.isVisibleTo(self) == low:
             self.hint.setVisible(not low)
-            self.cell_label.setToolTip(HINT if low else "")
+            self.cell_label.setToolTip(translate("Editor", HINT) if low else "")
 
     def _follow_selected_row(self):
         """Keep the tables' current row on the query row chosen anywhere (a heatmap click, the controls)."""

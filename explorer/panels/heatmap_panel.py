@@ -1,6 +1,9 @@
 """A panel that is one labelled heatmap of the model's results, with a formula line above it."""
 import numpy as np
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout
+
+from explorer.i18n import translate
 
 from explorer.model import ALL_STAGES, DECODE, SELECTION, SETTINGS, STRUCTURE, VALUES
 from explorer.widgets.heatmap import Heatmap
@@ -22,6 +25,13 @@ def nice_symmetric_levels(values=None, floor=1.0, extent=None):
     return -m, m
 
 
+# the axis titles and colour bar names of the heatmap panels (context "Heatmap"), for pyside6-lupdate
+AXIS_WORDS = (QT_TRANSLATE_NOOP("Heatmap", "query"), QT_TRANSLATE_NOOP("Heatmap", "query tokens"),
+              QT_TRANSLATE_NOOP("Heatmap", "key"), QT_TRANSLATE_NOOP("Heatmap", "key tokens"),
+              QT_TRANSLATE_NOOP("Heatmap", "dimension"), QT_TRANSLATE_NOOP("Heatmap", "score"),
+              QT_TRANSLATE_NOOP("Heatmap", "weight"), QT_TRANSLATE_NOOP("Heatmap", "value"))
+
+
 class HeatmapPanel(Panel):
     """Formula caption + heatmap; clicking a row selects that query for every panel."""
 
@@ -36,8 +46,10 @@ class HeatmapPanel(Panel):
         self.caption = QLabel(self)
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(self.caption.textFormat().RichText)
-        self.heatmap = Heatmap(cmap=self.cmap, row_title="query", col_title=self.col_title,
-                               colorbar_label=self.colorbar_label, masked_text=self.masked_text, parent=self)
+        self.heatmap = Heatmap(cmap=self.cmap, row_title=translate("Heatmap", "query"),
+                               col_title=translate("Heatmap", self.col_title),
+                               colorbar_label=translate("Heatmap", self.colorbar_label), masked_text=self.masked_text,
+                               parent=self)
         self._drawn_head = None
         self._notes = ""  # what the last drawn results add to the caption (a warning), kept while they recompute
         self._drawn_from = None  # the results the heatmap shows (its image is a view of their arrays)
@@ -140,6 +152,21 @@ class HeatmapPanel(Panel):
     def tooltip(self, row, col):
         return ""
 
+    def _axis_titles(self):
+        """What the rows and columns are, in the interface's language (the colour bar's name too)."""
+        cross = self.model.cross
+        self.heatmap.set_titles(translate("Heatmap", "query tokens" if cross else "query"),
+                                translate("Heatmap", ("key tokens" if cross else "key")
+                                          if self.col_title == "key" else self.col_title))
+        if self.colorbar_label:
+            axis = self.heatmap.colorbar.axis
+            axis.setLabel(translate("Heatmap", self.colorbar_label), **axis.labelStyle)
+
+    def changeEvent(self, event):
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange and hasattr(self, "heatmap"):
+            self._axis_titles()
+
     def draw(self):
         """Subclasses put their matrix on screen (and in ``_notes`` what it adds to the caption)."""
         raise NotImplementedError
@@ -148,10 +175,7 @@ class HeatmapPanel(Panel):
         """Redraw the matrix only when numbers, shapes, settings, the lesson or the head changed —
         a row click just moves the outlines."""
         if flags & STRUCTURE:
-            cross = self.model.cross
-            self.heatmap.set_titles("query tokens" if cross else "query",
-                                    ("key tokens" if cross else "key")
-                                    if self.col_title == "key" else self.col_title)
+            self._axis_titles()
         if flags & ~SELECTION or self.head() != self._drawn_head:
             if self._drawn_already(flags):
                 self._drawn_from = self.source()  # the same numbers, now of whole results

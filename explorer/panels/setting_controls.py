@@ -5,6 +5,7 @@ from PySide6.QtCore import QSignalBlocker
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QSpinBox
 
 from explorer.core.settings_schema import SCHEMA
+from explorer.i18n import translate
 from explorer.widgets.labelled_slider import LabelledSlider
 
 SPIN_DECIMALS = 4
@@ -15,15 +16,15 @@ class SettingControl:
     ``text``: a check box's text, or a slider's label."""
 
     def __init__(self, model, name, parent, text=""):
-        self.model, self.setting = model, SCHEMA[name]
+        self.model, self.setting, self.text = model, SCHEMA[name], text
         s = self.setting
         if s.choices:
             self.widget = QComboBox(parent)
             for value, label in s.choices:
-                self.widget.addItem(label, value)
+                self.widget.addItem(translate("Settings", label), value)
             self.widget.activated.connect(lambda i: self._send(self.widget.itemData(i)))
         elif s.kind is bool:
-            self.widget = QCheckBox(text or s.label, parent)
+            self.widget = QCheckBox(translate("Settings", text or s.label), parent)
             self.widget.toggled.connect(self._send)
         elif s.log:
             self.widget = LabelledSlider(text, s.low, s.high, s.default, log=True, parent=parent)
@@ -40,6 +41,16 @@ class SettingControl:
             self.widget.setKeyboardTracking(False)
             self.widget.valueChanged.connect(self._send)
         self.widget.setToolTip(s.tooltip)
+
+    def retranslate(self):
+        """Its choices' or check box's text in the interface's language (the schema's English is the source;
+        tools/update_translations.py collects it). The tooltips, longer explanations, stay English."""
+        s, w = self.setting, self.widget
+        if isinstance(w, QComboBox):
+            for i, (_, label) in enumerate(s.choices):
+                w.setItemText(i, translate("Settings", label))
+        elif isinstance(w, QCheckBox):
+            w.setText(translate("Settings", self.text or s.label))
 
     def _send(self, value):
         if not self.model.set_param(self.setting.name, value):  # refused (it says why): show the model's value

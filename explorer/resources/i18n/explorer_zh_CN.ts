@@ -1,0 +1,796 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>Controls</name>
+    <message>
+        <source>Q, K, V</source>
+        <translation>Q、K、V</translation>
+    </message>
+    <message>
+        <source>Positions</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Scale</source>
+        <translation>缩放</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Mask</source>
+        <translation>掩码</translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation>头数</translation>
+    </message>
+    <message>
+        <source>K/V heads</source>
+        <translation>K/V 头</translation>
+    </message>
+    <message>
+        <source>Queries</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>Query row</source>
+        <translation>查询行</translation>
+    </message>
+    <message>
+        <source>Shapes</source>
+        <translation>形状</translation>
+    </message>
+    <message>
+        <source>show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>causal mask (no peeking at later tokens)</source>
+        <translation>因果掩码（不偷看后面的 token）</translation>
+    </message>
+    <message>
+        <source>separate query tokens (cross-attention)</source>
+        <translation>查询有自己的 token（交叉注意力）</translation>
+    </message>
+    <message>
+        <source>cross-attention</source>
+        <translation>交叉注意力</translation>
+    </message>
+    <message>
+        <source>head {number}</source>
+        <translation>头 {number}</translation>
+    </message>
+    <message>
+        <source>off (the RoPE panel turns it on)</source>
+        <translation>关（在 RoPE 面板打开）</translation>
+    </message>
+    <message>
+        <source>on, base {base}</source>
+        <translation>开，基数 {base}</translation>
+    </message>
+    <message>
+        <source>{kv} (one per head: multi-head)</source>
+        <translation>{kv}（每头一个：多头）</translation>
+    </message>
+    <message>
+        <source>1 (multi-query, MQA)</source>
+        <translation>1（多查询，MQA）</translation>
+    </message>
+    <message>
+        <source>{kv} (grouped-query, GQA: {each} query heads each)</source>
+        <translation>{kv}（分组查询，GQA：每组 {each} 个查询头）</translation>
+    </message>
+</context>
+<context>
+    <name>Docks</name>
+    <message>
+        <source>Matrix editor — Q, K, V</source>
+        <translation>矩阵编辑器 — Q、K、V</translation>
+    </message>
+    <message>
+        <source>Controls</source>
+        <translation>控制</translation>
+    </message>
+    <message>
+        <source>Lesson 实验引导</source>
+        <translation>实验引导 Lesson</translation>
+    </message>
+    <message>
+        <source>① Scores  S = QKᵀ·scale</source>
+        <translation>① 分数  S = QKᵀ·scale</translation>
+    </message>
+    <message>
+        <source>② Weights  A = softmax(S)</source>
+        <translation>② 权重  A = softmax(S)</translation>
+    </message>
+    <message>
+        <source>③ Output  O = A·V</source>
+        <translation>③ 输出  O = A·V</translation>
+    </message>
+    <message>
+        <source>Readout</source>
+        <translation>读数</translation>
+    </message>
+    <message>
+        <source>Attention lines</source>
+        <translation>注意力连线</translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation>多头</translation>
+    </message>
+    <message>
+        <source>Split and merge</source>
+        <translation>拆分与合并</translation>
+    </message>
+    <message>
+        <source>Positions</source>
+        <translation>位置编码</translation>
+    </message>
+    <message>
+        <source>The √d lesson</source>
+        <translation>√d 这一课</translation>
+    </message>
+    <message>
+        <source>RoPE</source>
+        <translation>RoPE 旋转位置编码</translation>
+    </message>
+    <message>
+        <source>Generation · KV cache</source>
+        <translation>生成 · KV 缓存</translation>
+    </message>
+    <message>
+        <source>Model · real heads</source>
+        <translation>模型 · 真实的头</translation>
+    </message>
+    <message>
+        <source>Transformer block</source>
+        <translation>Transformer 块</translation>
+    </message>
+    <message>
+        <source>Efficient attention</source>
+        <translation>高效注意力</translation>
+    </message>
+    <message>
+        <source>FlashAttention</source>
+        <translation>FlashAttention 分块计算</translation>
+    </message>
+    <message>
+        <source>Query–key space</source>
+        <translation>查询–键空间</translation>
+    </message>
+</context>
+<context>
+    <name>Documents</name>
+    <message>
+        <source>Open session</source>
+        <translation>打开会话</translation>
+    </message>
+    <message>
+        <source>Could not open the session</source>
+        <translation>无法打开会话</translation>
+    </message>
+    <message>
+        <source>Save session as</source>
+        <translation>会话另存为</translation>
+    </message>
+    <message>
+        <source>Could not save the session</source>
+        <translation>无法保存会话</translation>
+    </message>
+    <message>
+        <source>Unsaved changes</source>
+        <translation>未保存的更改</translation>
+    </message>
+    <message>
+        <source>Save the changes to {name} first?</source>
+        <translation>先保存对 {name} 的更改吗？</translation>
+    </message>
+    <message>
+        <source>(no recent files)</source>
+        <translation>（没有最近的文件）</translation>
+    </message>
+    <message>
+        <source>Could not import into {name}</source>
+        <translation>无法导入到 {name}</translation>
+    </message>
+    <message>
+        <source>Could not import Q, K and V</source>
+        <translation>无法导入 Q、K 和 V</translation>
+    </message>
+    <message>
+        <source>Could not export {name}</source>
+        <translation>无法导出 {name}</translation>
+    </message>
+    <message>
+        <source>Could not export the script</source>
+        <translation>无法导出脚本</translation>
+    </message>
+    <message>
+        <source>Could not export</source>
+        <translation>无法导出</translation>
+    </message>
+</context>
+<context>
+    <name>Editor</name>
+    <message>
+        <source>looks for</source>
+        <translation>我在找什么</translation>
+    </message>
+    <message>
+        <source>is found by</source>
+        <translation>我能被什么找到</translation>
+    </message>
+    <message>
+        <source>carries</source>
+        <translation>找到我后能带走什么</translation>
+    </message>
+    <message>
+        <source>token vectors (L × D)</source>
+        <translation>token 向量（L × D）</translation>
+    </message>
+    <message>
+        <source>source vectors (L_k × D)</source>
+        <translation>源序列向量（L_k × D）</translation>
+    </message>
+    <message>
+        <source>Type a number, or drag left/right on a cell to scrub it (Shift = fine). Double-click a token to rename it. Shift+click selects a block; Ctrl+C / Ctrl+V copy and paste it.</source>
+        <translation>输入数字，或在格子上左右拖动来调节（按住 Shift 更精细）。双击 token 可改名。Shift+单击选中一块；Ctrl+C / Ctrl+V 复制粘贴。</translation>
+    </message>
+    <message>
+        <source>Select a cell to drag its value</source>
+        <translation>选中一个格子即可拖动它的值</translation>
+    </message>
+    <message>
+        <source>Add a token (a row of zeros in Q, K and V) after the selected row</source>
+        <translation>在选中行之后添加一个 token（Q、K、V 各加一行零）</translation>
+    </message>
+    <message>
+        <source>Remove the selected query token (its row in Q, K and V)</source>
+        <translation>删除选中的查询 token（它在 Q、K、V 中的行）</translation>
+    </message>
+    <message>
+        <source>Add a key token (a row of zeros in K and V) at the end</source>
+        <translation>在末尾添加一个键 token（K 和 V 各加一行零）</translation>
+    </message>
+    <message>
+        <source>Remove the last key token (its row in K and V)</source>
+        <translation>删除最后一个键 token（它在 K 和 V 中的行）</translation>
+    </message>
+    <message>
+        <source>+ token</source>
+        <translation>+ token</translation>
+    </message>
+    <message>
+        <source>− token</source>
+        <translation>− token</translation>
+    </message>
+    <message>
+        <source>+ query</source>
+        <translation>+ 查询</translation>
+    </message>
+    <message>
+        <source>Add a query token (a row of zeros in Q) after the selected query</source>
+        <translation>在选中的查询之后添加一个查询 token（Q 加一行零）</translation>
+    </message>
+    <message>
+        <source>− query</source>
+        <translation>− 查询</translation>
+    </message>
+    <message>
+        <source>Remove the selected query token (its row in Q)</source>
+        <translation>删除选中的查询 token（它在 Q 中的行）</translation>
+    </message>
+    <message>
+        <source>Separate queries</source>
+        <translation>分开查询</translation>
+    </message>
+    <message>
+        <source>Cross-attention: the queries get tokens of their own (Q&apos;s rows), the keys and values keep theirs — as a translation&apos;s target reads its source</source>
+        <translation>交叉注意力：查询有自己的 token（Q 的行），键和值保留原来的——就像译文读原文</translation>
+    </message>
+    <message>
+        <source>Add a dimension (a column of zeros) to Q and K together</source>
+        <translation>给 Q 和 K 同时添加一维（一列零）</translation>
+    </message>
+    <message>
+        <source>Remove the last dimension of Q and K</source>
+        <translation>删除 Q 和 K 的最后一维</translation>
+    </message>
+    <message>
+        <source>Add a dimension to V</source>
+        <translation>给 V 添加一维</translation>
+    </message>
+    <message>
+        <source>Remove the last dimension of V</source>
+        <translation>删除 V 的最后一维</translation>
+    </message>
+    <message>
+        <source>Add a dimension to the token vectors X (and a column to every W)</source>
+        <translation>给 token 向量 X 添加一维（每个 W 加一列）</translation>
+    </message>
+    <message>
+        <source>Remove the last dimension of X (and the last column of every W)</source>
+        <translation>删除 X 的最后一维（以及每个 W 的最后一列）</translation>
+    </message>
+    <message>
+        <source>Randomize</source>
+        <translation>随机</translation>
+    </message>
+    <message>
+        <source>Fill the editable matrices with random numbers from the seed</source>
+        <translation>用种子生成的随机数填满可编辑的矩阵</translation>
+    </message>
+    <message>
+        <source>Reset</source>
+        <translation>重置</translation>
+    </message>
+    <message>
+        <source>Go back to the preset or file as it was opened</source>
+        <translation>回到刚打开时的预设或文件</translation>
+    </message>
+    <message>
+        <source>seed </source>
+        <translation>种子 </translation>
+    </message>
+    <message>
+        <source>The seed for Randomize: the same seed gives the same numbers</source>
+        <translation>“随机”用的种子：同一个种子给出同样的数</translation>
+    </message>
+</context>
+<context>
+    <name>Heatmap</name>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>query tokens</source>
+        <translation>查询 token</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>key tokens</source>
+        <translation>键 token</translation>
+    </message>
+    <message>
+        <source>dimension</source>
+        <translation>维度</translation>
+    </message>
+    <message>
+        <source>score</source>
+        <translation>分数</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>value</source>
+        <translation>值</translation>
+    </message>
+</context>
+<context>
+    <name>Matrices</name>
+    <message>
+        <source>Scores</source>
+        <translation>分数 Scores</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重 Weights</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>输出 Output</translation>
+    </message>
+</context>
+<context>
+    <name>MatrixTableView</name>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Paste</source>
+        <translation>粘贴</translation>
+    </message>
+</context>
+<context>
+    <name>Menu</name>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;New (chapter demo)</source>
+        <translation>新建（本章示例）(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Start again from the chapter&apos;s demo 猫 追 红色 激光点</source>
+        <translation>从本章示例“猫 追 红色 激光点”重新开始</translation>
+    </message>
+    <message>
+        <source>New from &amp;preset</source>
+        <translation>从预设新建(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;Open…</source>
+        <translation>打开(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open a saved session (.json)</source>
+        <translation>打开保存的会话（.json）</translation>
+    </message>
+    <message>
+        <source>Open &amp;model…</source>
+        <translation>打开模型(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>See every head of a real model (the tiny one that ships with the explorer, one in your Hugging Face cache, or a folder) and open any head as the session</source>
+        <translation>查看真实模型的每个头（随本程序附带的小模型、Hugging Face 缓存里的模型或一个文件夹），并把任一个头作为会话打开</translation>
+    </message>
+    <message>
+        <source>Open &amp;Recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Save</source>
+        <translation>保存(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Save the session</source>
+        <translation>保存会话</translation>
+    </message>
+    <message>
+        <source>Save &amp;As…</source>
+        <translation>另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>Save the session under a new name</source>
+        <translation>以新名字保存会话</translation>
+    </message>
+    <message>
+        <source>&amp;Import matrix</source>
+        <translation>导入矩阵(&amp;I)</translation>
+    </message>
+    <message>
+        <source>into {name}…</source>
+        <translation>导入到 {name}…</translation>
+    </message>
+    <message>
+        <source>Replace {name} with a matrix from a .npy, .npz or .csv file</source>
+        <translation>用 .npy、.npz 或 .csv 文件中的矩阵替换 {name}</translation>
+    </message>
+    <message>
+        <source>Q, K and V from one .npz…</source>
+        <translation>从一个 .npz 导入 Q、K 和 V…</translation>
+    </message>
+    <message>
+        <source>Replace Q, K and V (and the number of tokens) from an .npz with members Q, K, V</source>
+        <translation>用含 Q、K、V 成员的 .npz 替换 Q、K 和 V（以及 token 数）</translation>
+    </message>
+    <message>
+        <source>&amp;Export</source>
+        <translation>导出(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Window as PNG…</source>
+        <translation>窗口为 PNG…</translation>
+    </message>
+    <message>
+        <source>Save a picture of the whole window</source>
+        <translation>保存整个窗口的图片</translation>
+    </message>
+    <message>
+        <source>Panel as PNG/SVG</source>
+        <translation>面板为 PNG/SVG</translation>
+    </message>
+    <message>
+        <source>Matrix as CSV/NPY</source>
+        <translation>矩阵为 CSV/NPY</translation>
+    </message>
+    <message>
+        <source>Session as Python script…</source>
+        <translation>会话为 Python 脚本…</translation>
+    </message>
+    <message>
+        <source>Write the session as a NumPy script that recomputes ① S, ② A, ③ O of every head, prints them and saves them: the chapter&apos;s code with your numbers</source>
+        <translation>把会话写成 NumPy 脚本，重新计算每个头的 ① S、② A、③ O，打印并保存：本章的代码配上你的数字</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>Leave Attention Explorer</source>
+        <translation>离开 Attention Explorer</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Undo</source>
+        <translation>撤销(&amp;U)</translation>
+    </message>
+    <message>
+        <source>&amp;Redo</source>
+        <translation>重做(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Copy</source>
+        <translation>复制(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Copy the selected cells as tab-separated text</source>
+        <translation>把选中的格子复制为制表符分隔的文本</translation>
+    </message>
+    <message>
+        <source>&amp;Paste</source>
+        <translation>粘贴(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Paste tab-separated numbers at the cell</source>
+        <translation>在当前格子处粘贴制表符分隔的数字</translation>
+    </message>
+    <message>
+        <source>S&amp;huffle tokens</source>
+        <translation>打乱 token(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Reorder the tokens and check whether the outputs reorder the same way</source>
+        <translation>打乱 token 的顺序，检查输出是否按同样的方式重排</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Bring the {title} panel to the front, or hide it when it is in front</source>
+        <translation>把“{title}”面板放到最前；已在最前时隐藏它</translation>
+    </message>
+    <message>
+        <source>Reset &amp;layout</source>
+        <translation>重置布局(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Put every panel back where it started</source>
+        <translation>把每个面板放回初始位置</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;About Attention Explorer</source>
+        <translation>关于 Attention Explorer(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言 Language(&amp;G)</translation>
+    </message>
+    <message>
+        <source>About Attention Explorer</source>
+        <translation>关于 Attention Explorer</translation>
+    </message>
+    <message>
+        <source>Attention is three matrix multiplications (Attention 就是三次矩阵乘):</source>
+        <translation>Attention 就是三次矩阵乘：</translation>
+    </message>
+    <message>
+        <source>Edit any number and watch every stage recompute.</source>
+        <translation>改动任何一个数，看每一步随之重新计算。</translation>
+    </message>
+</context>
+<context>
+    <name>PlotItem</name>
+    <message>
+        <source>Transforms</source>
+        <translation>变换</translation>
+    </message>
+    <message>
+        <source>Downsample</source>
+        <translation>降采样</translation>
+    </message>
+    <message>
+        <source>Average</source>
+        <translation>平均</translation>
+    </message>
+    <message>
+        <source>Alpha</source>
+        <translation>透明度</translation>
+    </message>
+    <message>
+        <source>Grid</source>
+        <translation>网格</translation>
+    </message>
+    <message>
+        <source>Points</source>
+        <translation>点</translation>
+    </message>
+    <message>
+        <source>Plot Options</source>
+        <translation>绘图选项</translation>
+    </message>
+</context>
+<context>
+    <name>Presets</name>
+    <message>
+        <source>Chapter demo: 猫 追 红色 激光点</source>
+        <translation>本章示例：猫 追 红色 激光点</translation>
+    </message>
+    <message>
+        <source>Uniform: all-zero queries</source>
+        <translation>均匀：全零的查询</translation>
+    </message>
+    <message>
+        <source>Previous-token head (causal)</source>
+        <translation>前一个 token 头（因果）</translation>
+    </message>
+    <message>
+        <source>Random L=6, d=4 (seed 0)</source>
+        <translation>随机 L=6, d=4（种子 0）</translation>
+    </message>
+    <message>
+        <source>Two heads, projected: previous token + content (D = 8)</source>
+        <translation>两个头，投影：前一个 token + 内容（D = 8）</translation>
+    </message>
+    <message>
+        <source>Cross-attention: queries “The cat chases the red laser dot”, keys “猫 追 红色 激光点”</source>
+        <translation>交叉注意力：查询“The cat chases the red laser dot”，键“猫 追 红色 激光点”</translation>
+    </message>
+    <message>
+        <source>Grouped K/V heads: 8 query heads share 2 K/V heads (GQA)</source>
+        <translation>分组 K/V 头：8 个查询头共享 2 个 K/V 头（GQA）</translation>
+    </message>
+</context>
+<context>
+    <name>Settings</name>
+    <message>
+        <source>scale mode</source>
+        <translation>缩放方式</translation>
+    </message>
+    <message>
+        <source>1/√d  (standard)</source>
+        <translation>1/√d（标准）</translation>
+    </message>
+    <message>
+        <source>none (× 1)</source>
+        <translation>不缩放（× 1）</translation>
+    </message>
+    <message>
+        <source>custom value</source>
+        <translation>自定义值</translation>
+    </message>
+    <message>
+        <source>scale</source>
+        <translation>缩放</translation>
+    </message>
+    <message>
+        <source>temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>causal mask</source>
+        <translation>因果掩码</translation>
+    </message>
+    <message>
+        <source>heads</source>
+        <translation>头数</translation>
+    </message>
+    <message>
+        <source>query row</source>
+        <translation>查询行</translation>
+    </message>
+    <message>
+        <source>shown head</source>
+        <translation>显示的头</translation>
+    </message>
+    <message>
+        <source>source of Q, K, V</source>
+        <translation>Q、K、V 的来源</translation>
+    </message>
+    <message>
+        <source>edit Q, K, V directly</source>
+        <translation>直接编辑 Q、K、V</translation>
+    </message>
+    <message>
+        <source>project X:  Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ</source>
+        <translation>由 X 投影：Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ</translation>
+    </message>
+    <message>
+        <source>positions</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>none (order is invisible)</source>
+        <translation>无（看不见顺序）</translation>
+    </message>
+    <message>
+        <source>sinusoidal PE added to X</source>
+        <translation>正弦位置编码加到 X 上</translation>
+    </message>
+    <message>
+        <source>ALiBi: bias −m·distance on the scores</source>
+        <translation>ALiBi：分数加上偏置 −m·距离</translation>
+    </message>
+    <message>
+        <source>RoPE</source>
+        <translation>RoPE 旋转位置编码</translation>
+    </message>
+    <message>
+        <source>RoPE base</source>
+        <translation>RoPE 基数</translation>
+    </message>
+    <message>
+        <source>RoPE convention</source>
+        <translation>RoPE 配对方式</translation>
+    </message>
+    <message>
+        <source>half — GPT-NeoX / Llama</source>
+        <translation>对半 — GPT-NeoX / Llama</translation>
+    </message>
+    <message>
+        <source>interleaved — GPT-J / RoFormer</source>
+        <translation>交错 — GPT-J / RoFormer</translation>
+    </message>
+    <message>
+        <source>RoPE offset</source>
+        <translation>RoPE 偏移</translation>
+    </message>
+    <message>
+        <source>RoPE scaling</source>
+        <translation>RoPE 频率缩放</translation>
+    </message>
+    <message>
+        <source>none — θ_i as the base gives it</source>
+        <translation>无 — θ_i 由基数决定</translation>
+    </message>
+    <message>
+        <source>llama3 — Llama 3.1 / 3.2</source>
+        <translation>llama3 — Llama 3.1 / 3.2</translation>
+    </message>
+    <message>
+        <source>scaling factor</source>
+        <translation>缩放倍数</translation>
+    </message>
+    <message>
+        <source>low_freq_factor</source>
+        <translation>low_freq_factor 低频因子</translation>
+    </message>
+    <message>
+        <source>high_freq_factor</source>
+        <translation>high_freq_factor 高频因子</translation>
+    </message>
+    <message>
+        <source>original context</source>
+        <translation>原始上下文长度</translation>
+    </message>
+    <message>
+        <source>K/V heads</source>
+        <translation>K/V 头</translation>
+    </message>
+    <message>
+        <source>prefill</source>
+        <translation>预填充</translation>
+    </message>
+    <message>
+        <source>decode step t</source>
+        <translation>解码步 t</translation>
+    </message>
+</context>
+<context>
+    <name>Window</name>
+    <message>
+        <source>Edit any number in Q, K or V — every stage recomputes live. Hover a cell to see how it was made.</source>
+        <translation>改动 Q、K、V 中任何一个数——每一步都实时重新计算。鼠标停在格子上可看它是怎么算出来的。</translation>
+    </message>
+</context>
+</TS>

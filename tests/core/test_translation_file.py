@@ -1,0 +1,48 @@
+"""The 中文 translation file (F21), read as XML without Qt: every text translated, placeholders kept, and the
+settings' labels and choices (translated by their English text on the panel side) all there."""
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from explorer.core.settings_schema import SETTINGS
+
+TS = Path(__file__).resolve().parents[2] / "explorer" / "resources" / "i18n" / "explorer_zh_CN.ts"
+CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def messages():
+    """(context, source, translation element) of every message of the .ts."""
+    root = ET.parse(TS).getroot()
+    return [(c.findtext("name") or "", m.findtext("source"), m.find("translation"))
+            for c in root.iter("context") for m in c.iter("message")]
+
+
+def test_every_message_is_translated_and_none_is_left_over():
+    found = messages()
+    assert len(found) > 150
+    for context, source, translation in found:
+        assert translation.get("type") not in ("unfinished", "obsolete", "vanished"), (context, source)
+        assert (translation.text or "").strip(), (context, source)
+
+
+def test_translations_keep_the_placeholders_and_at_most_one_accelerator():
+    for context, source, translation in messages():
+        said = translation.text
+        assert sorted(re.findall(r"\{\w+\}", said)) == sorted(re.findall(r"\{\w+\}", source)), (context, source)
+        assert said.count("&") <= 1 and ("&" in said) == ("&" in source), (context, source, said)
+
+
+def test_most_translations_are_chinese():
+    """All but the texts that are proper names or formulas in Chinese too."""
+    same = {(c, s) for c, s, t in messages() if not CJK.search(t.text)}
+    names = {("Editor", "+ token"), ("Editor", "− token"), ("Settings", "llama3 — Llama 3.1 / 3.2"),
+             ("Controls", "Q, K, V")}  # ("token" is the chapter's own word; Q、K、V)
+    assert same <= names, same
+
+
+def test_every_setting_label_and_choice_has_a_translation():
+    sources = {s for c, s, _ in messages() if c == "Settings"}
+    for setting in SETTINGS:
+        assert setting.label in sources, setting.name
+        for _, label in setting.choices:
+            assert label in sources, (setting.name, label)

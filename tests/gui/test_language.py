@@ -1,0 +1,171 @@
+"""F21: the interface in English or 中文 — switched live from View ▸ Language, remembered, following the system
+locale, chosen with --lang; menus, docks and the Controls panel all follow, and switching back restores them."""
+import re
+import shutil
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QLocale, QTranslator
+from PySide6.QtWidgets import QComboBox
+
+from explorer import app, i18n
+from explorer.core.settings_schema import SCHEMA
+
+CJK = re.compile(r"[\u3400-\u9fff]")
+TOOLS = Path(__file__).resolve().parents[2] / "tools"
+# Menu items that are names or formulas in Chinese too: their text may stay as it is
+SAME_IN_CHINESE = {"English", "中文", "+ token", "− token", "Q…", "K…", "V…"}
+
+
+@pytest.fixture(autouse=True)
+def english_afterwards():
+    yield
+    i18n.set_language("en")
+
+
+def menu_items(window):
+    """(path, action) of every menu and item of the menu bar, in order (no separators)."""
+    found = []
+
+    def walk(menu, path):
+        for action in menu.actions():
+            if action.isSeparator():
+                continue
+            found.append((path + (action.objectName() or str(len(found)),), action))
+            if action.menu() is not None:
+                walk(action.menu(), found[-1][0])
+    walk(window.menuBar(), ())
+    return found
+
+
+def texts(window):
+    """Every text the language changes that these tests look at."""
+    controls = window.panels["controls"]
+    return {"menus": [(a.text(), a.statusTip()) for _, a in menu_items(window)],
+            "docks": {name: dock.windowTitle() for name, dock in window.docks.items()},
+            "controls": [controls.form.labelForField(f).text() for f, _ in controls._rows],
+            "choices": [controls.source.itemText(i) for i in range(controls.source.count())],
+            "causal": controls.causal.text(),
+            "toolbar": [a.text() for a in window.panels["editor"].actions.values()],
+            "tables": [window.panels["editor"].titles[name].text() for name in "QKV"],
+            "axes": [(h.plot.getAxis("left").labelText, h.plot.getAxis("top").labelText, h.colorbar.axis.labelText)
+                     for h in (window.panels[name].heatmap for name in ("scores", "weights", "output"))]}
+
+
+def test_switching_to_chinese_translates_every_menu_item_and_dock_then_back_restores_them(window):
+    english = texts(window)
+    assert len(english["menus"]) > 60
+    window.actions["language_zh"].trigger()
+    assert i18n.current_language() == "zh" and window.actions["language_zh"].isChecked()
+    chinese = texts(window)
+    for (en_text, en_tip), (zh_text, zh_tip) in zip(english["menus"], chinese["menus"]):
+        if en_text in SAME_IN_CHINESE:
+            continue
+        assert zh_text != en_text and CJK.search(zh_text), (en_text, zh_text)
+        if en_tip and en_tip != en_text:  # every explanation in the status bar is translated too
+            assert zh_tip != en_tip and CJK.search(zh_tip), (en_tip, zh_tip)
+    for name, title in chinese["docks"].items():
+        assert title != english["docks"][name] and CJK.search(title), name
+    assert chinese["docks"]["scores"] == "① 分数  S = QKᵀ·scale"  # the ① and the formula kept
+    assert "注意力" in chinese["docks"]["lines"] and "KV 缓存" in chinese["docks"]["generation"]
+    assert "我在找什么" in chinese["tables"][0] and "找到我后能带走什么" in chinese["tables"][2]  # the chapter's words
+    assert "+ 查询" in chinese["toolbar"] and "随机" in chinese["toolbar"]
+    assert chinese["axes"] == [("查询", "键", "分数"), ("查询", "键", "权重"), ("查询", "维度", "值")]
+    window.actions["language_en"].trigger()
+    assert i18n.current_language() == "en" and texts(window) == english
+
+
+def test_the_controls_panel_follows_the_language(window):
+    controls = window.panels["controls"]
+    english = texts(window)
+    window.menus.choose_language("zh")
+    labels = texts(window)["controls"]
+    assert "温度" in labels and "缩放" in labels and "掩码" in labels
+    assert controls.causal.text().startswith("因果掩码")
+    direct = dict(SCHEMA["source"].choices)["direct"]
+    assert controls.source.itemText(controls.source.findData("direct")) == "直接编辑 Q、K、V" != direct
+    assert controls.head.itemText(0) == "头 1"
+    window.menus.choose_language("en")
+    assert texts(window) == english and controls.head.itemText(0) == "head 1"
+
+
+def test_a_panel_built_after_the_switch_is_built_in_chinese(window):
+    window.menus.choose_language("zh")
+    assert not window.panels.is_built("rope")
+    window.docks["rope"].show()
+    window.docks["rope"].raise_()
+    rope = window.panels["rope"]
+    combos = rope.findChildren(QComboBox)
+    style = next(c for c in combos if c.findData("interleaved") >= 0)
+    assert style.itemText(style.findData("interleaved")) == "交错 — GPT-J / RoFormer"
+
+
+def test_the_choice_is_remembered_and_wins_over_the_system_locale(window, monkeypatch):
+    monkeypatch.setattr(i18n.QLocale, "system", staticmethod(lambda: QLocale("en_US")))
+    assert i18n.starting_language() == "en" and i18n.saved_language() is None
+    window.actions["language_zh"].trigger()
+    assert i18n.saved_language() == "zh" and i18n.starting_language() == "zh"
+    assert i18n.starting_language("en") == "en"  # --lang for this run wins
+
+
+@pytest.mark.parametrize("name, language", [("zh_CN", "zh"), ("zh_TW", "zh"), ("en_US", "en"), ("de_DE", "en"),
+                                            ("C", "en")])
+def test_the_system_locale_decides_when_nothing_was_chosen(home, monkeypatch, name, language):
+    monkeypatch.setattr(i18n.QLocale, "system", staticmethod(lambda: QLocale(name)))
+    assert i18n.system_language() == language and i18n.starting_language() == language
+
+
+def test_lang_on_the_command_line(home):
+    assert app.build_parser().parse_args(["--lang", "zh"]).lang == "zh"
+    assert app.build_parser().parse_args([]).lang is None
+    with pytest.raises(SystemExit):
+        app.build_parser().parse_args(["--lang", "fr"])
+
+
+def test_lang_zh_with_screenshot_pictures_the_chinese_window(qapp, home, monkeypatch, tmp_path):
+    seen = {}
+
+    def picture(app_, window, path, problem=None):
+        seen["menus"] = [a.text() for a in window.menuBar().actions()]
+        seen["scores"] = window.docks["scores"].windowTitle()
+        return 0
+    monkeypatch.setattr(app, "take_screenshot", picture)
+    # the app's style is application-wide and stays: later tests measuring text would see it
+    monkeypatch.setattr("explorer.style.apply_style", lambda app_: None)
+    assert app.main(["--lang", "zh", "--screenshot", str(tmp_path / "shot.png")]) == 0
+    assert seen == {"menus": ["文件(&F)", "编辑(&E)", "视图(&V)", "帮助(&H)"], "scores": "① 分数  S = QKᵀ·scale"}
+
+
+def test_the_compiled_qm_gives_every_translation_of_the_ts(qapp):
+    """The committed .qm is the committed .ts compiled (tools/update_translations.py --compile after an edit)."""
+    translator = QTranslator()
+    assert translator.load(str(i18n.QM_FILES["zh"]))
+    root = ET.parse(i18n.I18N_DIR / "explorer_zh_CN.ts").getroot()
+    for context in root.iter("context"):
+        name = context.findtext("name")
+        for message in context.iter("message"):
+            assert translator.translate(name, message.findtext("source")) == message.findtext("translation"), (
+                name, message.findtext("source"))
+
+
+@pytest.mark.skipif(not (Path(sys.executable).parent / "pyside6-lupdate").exists(), reason="no pyside6-lupdate")
+def test_the_ts_holds_every_text_the_code_translates(qapp, tmp_path, monkeypatch):
+    """lupdate over the code finds nothing the committed .ts lacks (a new text: run tools/update_translations.py
+    and translate it)."""
+    monkeypatch.syspath_prepend(str(TOOLS))
+    import update_translations
+
+    committed = i18n.I18N_DIR / "explorer_zh_CN.ts"
+    fresh = tmp_path / "fresh.ts"
+    shutil.copy(committed, fresh)
+    update_translations.update(fresh)
+
+    def sources(path):
+        root = ET.parse(path).getroot()
+        return {(c.findtext("name"), m.findtext("source")): m.find("translation").get("type")
+                for c in root.iter("context") for m in c.iter("message")}
+    found = sources(fresh)
+    assert set(found) == set(sources(committed))
+    assert not [key for key, kind in found.items() if kind], "untranslated texts"
