@@ -34,6 +34,16 @@ def no_real_dialogs(monkeypatch):
             monkeypatch.setattr(cls, name, refuse)
 
 
+@pytest.fixture(autouse=True)
+def application_font_kept(qapp):
+    """A test that runs ``explorer.app.main()`` in this process sets the application's (CJK) font; the
+    tests after it get the font they would have had alone, so none depends on the order they run in."""
+    font = QApplication.font()
+    yield
+    if QApplication.font() != font:
+        QApplication.setFont(font)
+
+
 @pytest.fixture
 def home(tmp_path, monkeypatch):
     path = tmp_path / "home"
