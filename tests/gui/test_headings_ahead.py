@@ -15,17 +15,18 @@ PANELS = (ScoresPanel, WeightsPanel, OutputPanel, HeadsPanel)
 
 
 @pytest.fixture
-def on_the_worker(qtbot, monkeypatch):
-    """Every whole recompute goes to the worker, as a 2048-token session's does (~0.6 s there)."""
+def on_the_worker(qtbot, monkeypatch, request):
+    """Every whole recompute goes to the worker, as a 2048-token session's does (~0.6 s there); the panels
+    are the test module's PANELS."""
     monkeypatch.setattr(coordinator, "BACKGROUND_COST", -1)
     model = AttentionModel(random_session(6, 8, seed=3))  # d = 8; built with its results at once
     model.set_revealed(3)
     model.flush()
     panels = []
-    for cls in PANELS:
+    for cls in request.module.PANELS:
         panel = cls(model)
         qtbot.addWidget(panel)
-        panel.resize(600, 400)
+        panel.resize(600, getattr(request.module, "PANEL_HEIGHT", 400))
         panel.show()
         panels.append(panel)
     qtbot.waitExposed(panels[-1])

@@ -1,37 +1,13 @@
 """Beside ①②③ and Heads, the Attention lines and Split and merge headings follow a new head count at once
 while a large session's results are recomputed on the worker (they named the old one for as long as the
 recompute took); the Positions heading reads the positions setting."""
-import pytest
-
-from explorer.core.presets import random_session
-from explorer.model import AttentionModel, coordinator
 from explorer.panels.lines import AttentionLinesPanel
 from explorer.panels.positions import PositionsPanel
 from explorer.panels.split_merge import SplitMergePanel
+from tests.gui.test_headings_ahead import captions, on_the_worker  # noqa: F401 (a fixture)
 
 PANELS = (AttentionLinesPanel, SplitMergePanel, PositionsPanel)
-
-
-@pytest.fixture
-def on_the_worker(qtbot, monkeypatch):
-    monkeypatch.setattr(coordinator, "BACKGROUND_COST", -1)  # every whole recompute goes to the worker
-    model = AttentionModel(random_session(6, 8, seed=3))  # d = 8, one head
-    model.set_revealed(3)
-    model.flush()
-    panels = []
-    for cls in PANELS:
-        panel = cls(model)
-        qtbot.addWidget(panel)
-        panel.resize(600, 500)
-        panel.show()
-        panels.append(panel)
-    qtbot.waitExposed(panels[-1])
-    yield model, panels
-    model.shutdown()
-
-
-def captions(panels):
-    return [p.caption.text() for p in panels]
+PANEL_HEIGHT = 500
 
 
 def seen_first(qtbot, model, panels, name, value):
