@@ -3,14 +3,13 @@
 Each run is a subprocess (offscreen, its own ATTENTION_EXPLORER_HOME). They are started together
 once per module and waited for, so the whole file costs about as much as its slowest run.
 """
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 from PySide6.QtGui import QImage
+
+from tests.gui.app_processes import run_at_once
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 90  # seconds: only a guard against a hang, never an assertion about speed
@@ -69,15 +68,6 @@ DRIVER = textwrap.dedent('''
 SAVED_SETTINGS = "[window]\nstate=kept-state\ngeometry=kept-geometry\n"
 
 
-def env_for(home):
-    env = dict(os.environ)
-    env["QT_QPA_PLATFORM"] = "offscreen"
-    env["ATTENTION_EXPLORER_HOME"] = str(home)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    env.pop("PYTHONFAULTHANDLER", None)
-    return env
-
-
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """name -> (returncode, stdout, stderr, folder), every process started at once."""
@@ -105,25 +95,11 @@ def runs(tmp_path_factory):
         "quit_after_edit": [str(driver), "edit"],
         "quit_after_edit_clean": [str(driver), "edit-clean"],
     }
-    procs = {}
-    for name, args in commands.items():
-        folder = base / name
-        (folder / "home").mkdir(parents=True)
+    def keep_layout(name, folder):
         if name == "keeps_layout":  # a person's saved layout, which a screenshot must not touch
             (folder / "home" / "settings.ini").write_text(SAVED_SETTINGS, "utf-8")
-        argv = [sys.executable] + [a.replace("{dir}", str(folder)) for a in args]
-        procs[name] = (subprocess.Popen(argv, cwd=str(folder), env=env_for(folder / "home"),
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), folder)
-    results = {}
-    for name, (proc, folder) in procs.items():
-        try:
-            out, err = proc.communicate(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, err = proc.communicate()
-            pytest.fail(f"{name} did not finish: {err}")
-        results[name] = (proc.returncode, out, err, folder)
-    return results
+
+    return run_at_once(base, commands, TIMEOUT, keep_layout)
 
 
 def png_size(path):

@@ -1,9 +1,6 @@
 """``--export-script FILE`` (F22): the session given (a file, a matrix file, --model's head, or the demo) written
 as a NumPy script, headless, exit 0; why not on stderr with exit 2. Each run is a subprocess, all started at
 once; the scripts written are then run and compared with the pipeline (or, for a model's head, the model)."""
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,19 +10,12 @@ from explorer.core.pipeline import run_pipeline
 from explorer.core.presets import demo_session
 from explorer.core.session import load_session
 from tests.core.as_code_checks import assert_reproduces, close, run_script
+from tests.gui.app_processes import run_at_once
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 120  # seconds: only a guard against a hang, never an assertion about speed
 TEXT = "a red fox ran over the hill a red fox ran over the hill"
 DATA = ROOT / "tests" / "data"
-
-
-def env_for(home):
-    env = dict(os.environ)
-    env["QT_QPA_PLATFORM"] = "offscreen"
-    env["ATTENTION_EXPLORER_HOME"] = str(home)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return env
 
 
 @pytest.fixture(scope="module")
@@ -45,23 +35,7 @@ def runs(tmp_path_factory):
         "broken": [main, str(base / "broken.json"), "--export-script", "{dir}/never.py"],
         "unwritable": [main, "--export-script", "{dir}/missing/never.py"],
     }
-    procs = {}
-    for name, args in commands.items():
-        folder = base / name
-        (folder / "home").mkdir(parents=True)
-        argv = [sys.executable] + [a.replace("{dir}", str(folder)) for a in args]
-        procs[name] = (subprocess.Popen(argv, cwd=str(folder), env=env_for(folder / "home"), stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, text=True), folder)
-    results = {}
-    for name, (proc, folder) in procs.items():
-        try:
-            out, err = proc.communicate(timeout=TIMEOUT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, err = proc.communicate()
-            pytest.fail(f"{name} did not finish: {err}")
-        results[name] = (proc.returncode, out, err, folder)
-    return results
+    return run_at_once(base, commands, TIMEOUT)
 
 
 def succeeded(runs, name):
