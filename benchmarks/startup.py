@@ -92,6 +92,23 @@ def settle(app, watch, limit=10.0):
         quiet = quiet + 1 if watch.paints == before else 0
 def read_back(window):
     window.screen().grabWindow(window.winId())
+def shown_and_drawn(app, w, t_start, t_import, waiting=lambda: ()):
+    # place and show w, time its first paint and its last paint once waiting() is empty (every panel on
+    # screen built), print the marks and end the process
+    w.resize(1600, 1000)
+    w.move(0, 0)
+    t_built = time.perf_counter()
+    watch = PaintWatch(w); watch.watch()
+    w.show(); first_paint(app, w, watch); read_back(w)
+    t_painted = time.perf_counter()
+    deadline = t_painted + 10
+    while waiting() and time.perf_counter() < deadline:
+        app.processEvents()
+    settle(app, watch); read_back(w)
+    t_complete = time.perf_counter()
+    import json, os, sys
+    print(json.dumps(dict(start=t_start, imported=t_import, built=t_built, painted=t_painted, complete=t_complete)))
+    sys.stdout.flush(); os._exit(0)
 """
 
 APP_SCREEN = SCREEN_TOOLS + """
@@ -103,20 +120,7 @@ t_import = time.perf_counter()
 app = QApplication([])
 apply_style(app)
 w = MainWindow(None, persist_layout=False, recovery=False)
-w.resize(1600, 1000)
-w.move(0, 0)
-t_built = time.perf_counter()
-watch = PaintWatch(w); watch.watch()
-w.show(); first_paint(app, w, watch); read_back(w)
-t_painted = time.perf_counter()
-deadline = t_painted + 10
-while w.waiting_panels() and time.perf_counter() < deadline:
-    app.processEvents()
-settle(app, watch); read_back(w)
-t_complete = time.perf_counter()
-import json, os, sys
-print(json.dumps(dict(start=t_start, imported=t_import, built=t_built, painted=t_painted, complete=t_complete)))
-sys.stdout.flush(); os._exit(0)
+shown_and_drawn(app, w, t_start, t_import, waiting=w.waiting_panels)
 """
 
 EMPTY_SCREEN = SCREEN_TOOLS + """
@@ -126,17 +130,7 @@ from PySide6.QtWidgets import QApplication
 t_import = time.perf_counter()
 app = QApplication([])
 w = pg.GraphicsLayoutWidget()
-w.resize(1600, 1000)
-w.move(0, 0)
-t_built = time.perf_counter()
-watch = PaintWatch(w); watch.watch()
-w.show(); first_paint(app, w, watch); read_back(w)
-t_painted = time.perf_counter()
-settle(app, watch); read_back(w)
-t_complete = time.perf_counter()
-import json, os, sys
-print(json.dumps(dict(start=t_start, imported=t_import, built=t_built, painted=t_painted, complete=t_complete)))
-sys.stdout.flush(); os._exit(0)
+shown_and_drawn(app, w, t_start, t_import)
 """
 
 EMPTY = """
