@@ -29,17 +29,6 @@ def projected(length, width, d, seed=0):
             "Wo": rng.standard_normal((width, d))}
 
 
-@pytest.fixture(params=[1, 2, 3], ids=lambda n: f"{n}-lanes")
-def sharing(request, monkeypatch):
-    monkeypatch.setattr(rc, "BLOCK_CELLS", 64)  # a few rows a block: several bands, one per lane
-    lanes = request.param
-    if lanes == 1:
-        yield {}
-        return
-    with ThreadPoolExecutor(lanes - 1) as pool:
-        yield {"executor": pool, "lanes": lanes}
-
-
 def shown_first(mats, settings, raw, sharing, previous=None):
     """A recompute as the worker runs it: the selected head first, handed over, then the rest."""
     first = settings.selected_head

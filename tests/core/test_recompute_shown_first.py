@@ -2,7 +2,6 @@
 that head's ① and ② as a plain NumPy softmax of QKᵀ gives them, before any other head is written;
 the whole result that follows is still the pipeline's bit for bit, whether the first head's rows
 were shared out between threads or not. The references are written from the definitions here."""
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -38,17 +37,6 @@ def nan_result(mats, settings):
     for a in (r.heads.scores, r.heads.weights, r.heads.head_outputs):
         a[...] = np.nan
     return r
-
-
-@pytest.fixture(params=[1, 2, 3], ids=lambda n: f"{n}-lanes")
-def sharing(request, monkeypatch):
-    monkeypatch.setattr(rc, "BLOCK_CELLS", 64)  # a few rows a block: several bands, one per lane
-    lanes = request.param
-    if lanes == 1:
-        yield {}
-        return
-    with ThreadPoolExecutor(lanes - 1) as pool:
-        yield {"executor": pool, "lanes": lanes}
 
 
 @pytest.mark.parametrize("causal", [False, True])

@@ -5,7 +5,6 @@ only (which arrays, which thread writes when), never timings."""
 import subprocess
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import numpy as np
@@ -73,16 +72,6 @@ def test_a_spare_of_another_shape_or_released_is_not_taken():
     spare = sb.SpareBuffers(2, 5, 6, 0)
     spare.release()
     assert spare.take((2, 5, 6)) is None
-
-
-@pytest.fixture(params=[1, 2], ids=lambda n: f"{n}-lanes")
-def sharing(request, monkeypatch):
-    monkeypatch.setattr(rc, "BLOCK_CELLS", 64)  # several bands, one per lane
-    if request.param == 1:
-        yield {}
-        return
-    with ThreadPoolExecutor(1) as pool:
-        yield {"executor": pool, "lanes": 2}
 
 
 @pytest.mark.parametrize("head", [0, 2])
