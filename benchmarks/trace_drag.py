@@ -85,6 +85,7 @@ def main(argv=None):
     p.add_argument("--L", type=int, default=1024)
     p.add_argument("--slider", choices=("cell", "temperature"), default="temperature")
     p.add_argument("--before-ms", type=float, default=30.0, help="print from this long before the last event")
+    p.add_argument("--all-panels", action="store_true", help="every panel's renders and paints, not only ① and ②'s")
     a = p.parse_args(argv)
     instrument()
     res = drag.measure(a.L, 64, 8, 240, 120.0, a.slider, 0)
@@ -93,7 +94,8 @@ def main(argv=None):
           f"{res['latency_from_delivery_ms']:.1f} ms from its delivery")
     for t, thread, step, generation in EVENTS:
         ms = 1000 * (t - last)
-        shown_panel = not step.startswith(("render", "paint")) or "Scores" in step or "Weights" in step
+        shown_panel = (a.all_panels or not step.startswith(("render", "paint"))
+                       or "Scores" in step or "Weights" in step)
         if -a.before_ms <= ms <= 400 and shown_panel:
             print(f"{ms:8.2f} ms  {thread:10s} {step} {'' if generation is None else generation}")
     sys.stdout.flush()

@@ -365,6 +365,11 @@ class Edits(SettingsEdits):
     def end_gesture(self):
         self._gesture = None
 
+    @property
+    def dragging(self):
+        """True while a slider or a scrub is held (between ``begin_gesture`` and ``end_gesture``)."""
+        return self._gesture is not None
+
     # ----- helpers -------------------------------------------------------------------------------
     def _push_state(self, new_state, text):
         if self._transaction is not None:  # inside a transaction: applied now, pushed as one step at its end

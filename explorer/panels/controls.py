@@ -22,6 +22,7 @@ class ControlsPanel(Panel):
     The widgets, their choices, ranges and tooltips come from the settings' one description."""
 
     reads_results = False
+    follows_drags = True
 
     def __init__(self, model, parent=None):
         super().__init__(model, parent)

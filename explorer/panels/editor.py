@@ -58,6 +58,7 @@ class EditorPanel(Panel):
     """Three tables (Q, K, V) sharing the token labels, a toolbar, and a slider for the selected cell."""
 
     reads_results = False  # except the read-only X·Wᵀ tables, which wait for the results below
+    follows_drags = True
     snug = True  # a low dock keeps the slider and at least TABLE_MIN_ROWS rows of each table in view
     # The read-only X·Wᵀ tables (``views["derived…"]``) were just made, showing the results of the
     # moment: the window covers them while a session's results are being computed.

@@ -40,6 +40,7 @@ class HeatmapPanel(Panel):
     col_title = "key"
     masked_text = "−∞"
     stage = 1  # ①, ② or ③: hidden while the lesson has not revealed it
+    follows_drags = True
 
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
