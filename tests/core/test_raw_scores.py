@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from explorer.core import raw_scores
-from explorer.core import recompute as rc
+from explorer.core import head_steps as hs, recompute as rc
 from explorer.core.pipeline import run_pipeline
 from explorer.core.raw_scores import RawScores
 from explorer.core.session import Settings
@@ -137,7 +137,7 @@ def test_a_cancelled_recompute_after_the_product_leaves_a_product_that_is_still_
 
 def test_a_recompute_overtaken_while_it_showed_its_head_gives_the_lanes_nothing_more(monkeypatch):
     """The worker's job is superseded as it hands its head over: it returns at once, no lane begun."""
-    monkeypatch.setattr(rc, "BLOCK_CELLS", 64)  # the shown head in several bands, shared with the lane
+    monkeypatch.setattr(hs, "BLOCK_CELLS", 64)  # the shown head in several bands, shared with the lane
     class Counting(ThreadPoolExecutor):
         submitted = 0
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings as hyp_settings, strategies as st
 
-from explorer.core import recompute as rc
+from explorer.core import head_steps as hs, recompute as rc
 from explorer.core.errors import NonFiniteError
 from explorer.core.heads import head_count_options
 from explorer.core.pipeline import run_pipeline
@@ -54,7 +54,7 @@ def test_buffers_are_reused_when_the_shapes_fit_and_fresh_when_not():
 
 
 def test_small_softmax_blocks_give_the_same_weights(monkeypatch):
-    monkeypatch.setattr(rc, "BLOCK_CELLS", 7)  # blocks of one row at L = 9
+    monkeypatch.setattr(hs, "BLOCK_CELLS", 7)  # blocks of one row at L = 9
     mats, s = direct(9, 4, 4, seed=5), Settings(heads=2, causal=True)
     assert_same(rc.recompute(mats, s), run_pipeline(mats, s))
 

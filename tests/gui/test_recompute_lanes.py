@@ -5,7 +5,7 @@ import threading
 import numpy as np
 import pytest
 
-from explorer.core import recompute as recompute_module
+from explorer.core import head_steps
 from explorer.core.pipeline import run_pipeline
 from explorer.core.presets import random_session
 from explorer.model import AttentionModel
@@ -53,14 +53,14 @@ def test_an_overflow_in_a_helper_lane_is_a_message_and_the_old_results_stay(qtbo
         before = model.results.heads.weights.copy()
         messages = []
         model.message.connect(messages.append)
-        real = recompute_module._softmax_rows
+        real = head_steps.softmax_rows
 
         def overflowing(mask, s, w, top, h):  # values the editor allows never overflow: make two heads do
             if h in (3, 4):  # head 3 is a helper lane's (heads 1, 3, 5), head 4 this thread's (0, 2, 4)
                 s = np.full_like(s, np.inf)
             return real(mask, s, w, top, h)
 
-        monkeypatch.setattr(recompute_module, "_softmax_rows", overflowing)
+        monkeypatch.setattr(head_steps, "softmax_rows", overflowing)
         model.set_param("temperature", 0.5)
         model.recompute()
         qtbot.waitUntil(lambda: not model.computing, timeout=10_000)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QTimer
 
-from explorer.core import recompute as rc
+from explorer.core import head_steps as hs, recompute as rc
 from explorer.core.pipeline import run_pipeline
 from explorer.core.presets import random_session
 from explorer.model import AttentionModel, coordinator
@@ -212,7 +212,7 @@ class Accesses:
 
     def __init__(self, monkeypatch):
         self.writes, self.reads = [], []
-        real_score, real_mix, real_rows = rc.score_head, rc._mix, rc._softmax_rows
+        real_score, real_mix, real_rows = hs.score_head, hs.mix_head, hs.softmax_rows
         real_set, real_show = Heatmap.set_matrix, Heatmap._show_image
 
         def softmax_rows(*args):  # a slow writer: each head written over several milliseconds
@@ -232,10 +232,11 @@ class Accesses:
         def show_image(heatmap, *args):
             return self._read([heatmap._display], real_show, heatmap, *args)
 
-        monkeypatch.setattr(rc, "BLOCK_CELLS", 8 * 64)  # 8 blocks a head at L = 64
-        monkeypatch.setattr(rc, "_softmax_rows", softmax_rows)
-        monkeypatch.setattr(rc, "score_head", score_head)
-        monkeypatch.setattr(rc, "_mix", mix)
+        monkeypatch.setattr(hs, "BLOCK_CELLS", 8 * 64)  # 8 blocks a head at L = 64
+        monkeypatch.setattr(hs, "softmax_rows", softmax_rows)
+        for module in (rc, hs):  # the shown head is recompute's call, the others compute_head's
+            monkeypatch.setattr(module, "score_head", score_head)
+            monkeypatch.setattr(module, "mix_head", mix)
         monkeypatch.setattr(Heatmap, "set_matrix", set_matrix)
         monkeypatch.setattr(Heatmap, "_show_image", show_image)
 
