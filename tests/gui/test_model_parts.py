@@ -4,7 +4,7 @@ import pytest
 
 from explorer.core.presets import demo_session
 from explorer.model import AttentionModel, Refusal
-from explorer.model.coordinator import FAILED, TRANSITIONS, UNREADABLE, WORKING, Phase
+from explorer.model.phases import FAILED, TRANSITIONS, UNREADABLE, WORKING, Phase
 
 
 @pytest.fixture

@@ -128,3 +128,40 @@ def test_a_change_still_posted_when_the_model_shuts_down_does_not_start_the_work
     model.shutdown()  # … and the window closes first
     qtbot.wait(20)
     assert submitted == []
+
+
+def reference_output(q, k, v, heads, temperature):
+    """Concatenated head outputs softmax(q_h k_hᵀ / √d_h / T) v_h, written from the definition (no mask)."""
+    d = q.shape[1] // heads
+    outs = []
+    for h in range(heads):
+        cols = slice(h * d, (h + 1) * d)
+        s = q[:, cols] @ k[:, cols].T / np.sqrt(d) / temperature
+        w = np.exp(s - s.max(axis=1, keepdims=True))
+        outs.append((w / w.sum(axis=1, keepdims=True)) @ v[:, cols])
+    return np.concatenate(outs, axis=1)
+
+
+def test_the_workers_copies_of_the_inputs_follow_a_cell_written_in_place_and_its_undo(qtbot, buffers):
+    """Temperature steps hand the worker the same copies of Q, K and V while nothing writes them; a cell
+    edit (written in place) and its undo must reach the next step's results."""
+    s = random_session(64, 16, seed=8)
+    model = AttentionModel(replace(s, settings=replace(s.settings, heads=4, causal=False)))
+    try:
+        model.flush()
+        original = model.matrix("K")[3, 5]
+        steps = [(0.6, None), (0.7, ("K", 3, 5, 9.5)), (0.8, "undo"), (0.9, None)]
+        for temperature, edit in steps:
+            if edit == "undo":  # the cell's edit is the newest step: undone by writing the old cell back
+                model.undo_stack.undo()
+                assert model.matrix("K")[3, 5] == original
+            assert model.set_param("temperature", temperature)
+            if edit not in (None, "undo"):
+                assert model.set_cell(*edit)
+            model.recompute()
+            qtbot.waitUntil(lambda: not model.computing and model.up_to_date, timeout=10_000)
+            q, k, v = (np.array(model.matrix(n)) for n in "QKV")
+            np.testing.assert_allclose(model.results.heads.output, reference_output(q, k, v, 4, temperature),
+                                       rtol=1e-12, atol=1e-12, err_msg=f"T = {temperature}")
+    finally:
+        model.shutdown()
