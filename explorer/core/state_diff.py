@@ -23,27 +23,33 @@ class Stages:
     output: np.ndarray
 
     @classmethod
-    def of(cls, result):
-        """The stages of a ``PipelineResult``, copied (its buffers are rewritten by the next recompute)."""
+    def of(cls, result, copy=True):
+        """The stages of a ``PipelineResult``, copied (its buffers are rewritten by the next recompute);
+        ``copy=False``: views of them, to be read at once."""
         h = result.heads
-        return cls(np.array(h.scores, dtype=np.float64), np.array(h.weights, dtype=np.float64),
-                   np.array(h.output, dtype=np.float64))
+        return cls(*(np.array(m, dtype=np.float64, copy=copy or None) for m in (h.scores, h.weights, h.output)))
 
     @property
     def shape(self):
         """(H, Lq, Lk, D_out)."""
         return (*self.scores.shape, self.output.shape[1])
 
-    def describe(self):
-        """The shape in words: "2 heads, 5 queries × 6 keys, output 5 × 4"."""
-        n, lq, lk, d = self.shape
-        return f"{count(n, 'head')}, {count(lq, 'query', 'queries')} × {count(lk, 'key')}, output {lq} × {d}"
+
+def stages_shape(result):
+    """(H, Lq, Lk, D_out) of a ``PipelineResult``'s stages, without copying them."""
+    return (*result.heads.scores.shape, result.heads.output.shape[1])
 
 
-def check_comparable(a, b, a_name="A", b_name="B"):
+def describe_shape(shape):
+    """A stages' shape in words: "2 heads, 5 queries × 6 keys, output 5 × 4"."""
+    n, lq, lk, d = shape
+    return f"{count(n, 'head')}, {count(lq, 'query', 'queries')} × {count(lk, 'key')}, output {lq} × {d}"
+
+
+def check_comparable(a_shape, b_shape, a_name="A", b_name="B"):
     """Nothing, or ``ShapeError`` naming both shapes when B − A cannot be taken cell by cell."""
-    if a.shape != b.shape:
-        raise ShapeError(f"{a_name} has {a.describe()}; {b_name} has {b.describe()}: "
+    if tuple(a_shape) != tuple(b_shape):
+        raise ShapeError(f"{a_name} has {describe_shape(a_shape)}; {b_name} has {describe_shape(b_shape)}: "
                          f"the shapes must be the same to subtract one from the other")
 
 
@@ -90,7 +96,7 @@ class StageDiff:
 
 def diff_stages(a, b, top=3):
     """B − A for S, A and O (``ShapeError`` when the shapes differ), with each stage's ``top`` largest changes."""
-    check_comparable(a, b)
+    check_comparable(a.shape, b.shape)
     deltas, largest = {}, {}
     for stage in STAGES:
         before, after = getattr(a, stage), getattr(b, stage)
