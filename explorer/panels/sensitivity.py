@@ -14,7 +14,7 @@ from explorer.widgets.palette import BAD, MUTED
 from .base import Panel
 from .change_views import ChangeViews, signed
 
-WHAT = {"S": "a score S[i, j]", "Q": "a query's number Q[i, c]", "K": "a key's number K[j, c]"}
+WHAT = {"S": "score S[i, j]", "Q": "query Q[i, c]", "K": "key K[j, c]"}
 TIP = ("Nudge one number by ε and follow it: ① which scores it moves, ② how each weight of those rows changes "
        "(the softmax's Jacobian ∂a_j/∂s_i = a_j(δ_ij − a_i): the nudged key's weight rises by a_i(1 − a_i), every "
        "other falls by a_j·a_i, so the row still sums to 1), ③ how the outputs change (ΔO = ΔA·V). First order: "
