@@ -16,18 +16,23 @@ SYMBOLS = {"scores": "S", "weights": "A", "output": "O"}
 
 @dataclass(frozen=True)
 class Stages:
-    """One state's ① scores (H, Lq, Lk), ② weights (H, Lq, Lk) and ③ output (Lq, D_out), own copies."""
+    """One state's ① scores (H, Lq, Lk), ② weights (H, Lq, Lk) and ③ output (Lq, D_out), own copies, and
+    where its queries may not look (True = masked, (H, Lq, Lk)), or None when nothing is masked."""
 
     scores: np.ndarray
     weights: np.ndarray
     output: np.ndarray
+    masked: np.ndarray | None = None
 
     @classmethod
     def of(cls, result, copy=True):
         """The stages of a ``PipelineResult``, copied (its buffers are rewritten by the next recompute);
         ``copy=False``: views of them, to be read at once."""
         h = result.heads
-        return cls(*(np.array(m, dtype=np.float64, copy=copy or None) for m in (h.scores, h.weights, h.output)))
+        allowed = result.allowed()
+        masked = None if allowed is None else ~allowed
+        return cls(*(np.array(m, dtype=np.float64, copy=copy or None) for m in (h.scores, h.weights, h.output)),
+                   masked=masked)
 
     @property
     def shape(self):
@@ -82,28 +87,39 @@ def largest_changes(delta, top=3):
 
 @dataclass(frozen=True)
 class StageDiff:
-    """B − A stage by stage, and the cells that moved most in each."""
+    """B − A stage by stage, and the cells that moved most in each. A score masked in A or in B is −∞ there
+    (a key the query may not see, whatever its number): its change is left at 0, named in ``masked``."""
 
     scores: np.ndarray  # (H, Lq, Lk)
     weights: np.ndarray
     output: np.ndarray  # (Lq, D_out)
     largest: dict  # stage → [Change], largest |B − A| first
+    masked: np.ndarray | None = None  # (H, Lq, Lk): masked in A or in B
 
     @property
     def unchanged(self):
         return not any(self.largest.values())
 
 
+def _either(a, b):
+    if a is None or b is None:
+        return b if a is None else a
+    return a | b
+
+
 def diff_stages(a, b, top=3):
     """B − A for S, A and O (``ShapeError`` when the shapes differ), with each stage's ``top`` largest changes."""
     check_comparable(a.shape, b.shape)
+    masked = _either(a.masked, b.masked)
     deltas, largest = {}, {}
     for stage in STAGES:
         before, after = getattr(a, stage), getattr(b, stage)
         delta = deltas[stage] = after - before
+        if stage == "scores" and masked is not None:
+            delta[masked] = 0.0
         changes = []
         for index in largest_changes(delta, top):
             head, (row, col) = (None, index) if stage == "output" else (int(index[0]), index[1:])
             changes.append(Change(stage, head, int(row), int(col), float(before[index]), float(after[index])))
         largest[stage] = changes
-    return StageDiff(deltas["scores"], deltas["weights"], deltas["output"], largest)
+    return StageDiff(deltas["scores"], deltas["weights"], deltas["output"], largest, masked)

@@ -86,8 +86,9 @@ class ABDiffPanel(Panel):
         heads = f" (head {head + 1})" if self.model.settings.heads > 1 else ""
         for stage in ("scores", "weights"):
             self.views.set_title(stage, f"{'①②'[stage == 'weights']} {SYMBOL[stage]}: B − A{heads}")
+        masked = None if diff.masked is None else {"scores": diff.masked[head], "weights": diff.masked[head]}
         self.views.show_changes({"scores": diff.scores[head], "weights": diff.weights[head], "output": diff.output},
-                                self.model.query_tokens, self.model.tokens)
+                                self.model.query_tokens, self.model.tokens, masked)
         self.summary.setText(self._summary(diff))
 
     def _cell(self, change):

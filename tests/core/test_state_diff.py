@@ -44,3 +44,15 @@ def test_mismatched_shapes_are_refused_naming_both():
         diff_stages(a, b)
     text = str(e.value)
     assert "1 head, 2 queries × 2 keys, output 2 × 3" in text and "2 heads, 3 queries × 3 keys, output 3 × 3" in text
+
+
+def test_a_masked_score_is_no_change_and_never_named():
+    # query 0 may not see key 1 in B (a causal mask): its score is −∞ there, whatever its number
+    masked = np.array([[[False, True], [False, False]]])
+    a = stages([[[1, 2], [3, 4]]], [[[0.5, 0.5], [0.5, 0.5]]], [[0.0], [0.0]])
+    b = Stages(np.array([[[1.0, 9.0], [3.0, 4.5]]]), np.array([[[1.0, 0.0], [0.4, 0.6]]]), np.zeros((2, 1)), masked)
+    d = diff_stages(a, b)
+    assert np.allclose(d.scores, [[[0, 0], [0, 0.5]]])
+    assert [(c.row, c.col) for c in d.largest["scores"]] == [(1, 1)]
+    assert np.array_equal(d.masked, masked)
+    assert np.allclose(d.weights, [[[0.5, -0.5], [-0.1, 0.1]]])  # the weights say what the mask did
