@@ -4,7 +4,7 @@ gold where B is higher, blue where lower, with the cells that moved most named. 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
-from explorer.model import Refusal
+from explorer.model import ALL_STAGES, Refusal
 from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import BAD, MUTED
@@ -69,7 +69,8 @@ class ABDiffPanel(Panel):
     def render(self, flags):
         c = self.model.comparison
         self.clear_button.setEnabled(c.marked is not None)
-        diff = c.diff()
+        hidden = self.model.revealed < ALL_STAGES  # the lesson's guesses come first
+        diff = None if hidden else c.diff()
         self.diff = diff if diff and not isinstance(diff, Refusal) else None
         self.views.setVisible(self.diff is not None)
         if c.marked is None:
@@ -79,6 +80,10 @@ class ABDiffPanel(Panel):
                                  "</span>")
             return
         self.caption.setText(f"<b>A/B diff</b>: A is {escape(c.name)}; B is the state now")
+        if hidden:
+            self.summary.setText(f"<span style='color:{MUTED}'>B − A stays hidden until the lesson has revealed ② "
+                                 "and ③</span>")
+            return
         if isinstance(diff, Refusal):
             self.summary.setText(f"<span style='color:{BAD}'>{escape(diff.reason)}</span>")
             return

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QS
 from explorer.core.errors import ExplorerError
 from explorer.core.sensitivity import nudge_sensitivity
 from explorer.core.state_diff import largest_changes
+from explorer.model import ALL_STAGES
 from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import BAD, MUTED
@@ -19,6 +20,7 @@ TIP = ("Nudge one number by ε and follow it: ① which scores it moves, ② how
        "(the softmax's Jacobian ∂a_j/∂s_i = a_j(δ_ij − a_i): the nudged key's weight rises by a_i(1 − a_i), every "
        "other falls by a_j·a_i, so the row still sums to 1), ③ how the outputs change (ΔO = ΔA·V). First order: "
        "ε times the derivative, exact as ε → 0. The cell is the selected query row and key (click one in ① or ②).")
+HIDDEN_TEXT = "What a nudge moves stays hidden until the lesson has revealed ② and ③"
 TITLES = {"scores": "① ΔS (the nudge)", "weights": "② ΔA = J·ΔS", "output": "③ ΔO = ΔA·V"}
 TIPS = {"scores": "How much each score moves: only the nudged score, a query's whole row, or a key's whole column",
         "weights": "How each weight moves: a_j(Δs_j − Σ_i a_i·Δs_i), row by row. A masked key's weight stays 0",
@@ -95,6 +97,12 @@ class SensitivityPanel(Panel):
         heads = f", head {head + 1}" if r.n_heads > 1 else ""
         self.caption.setText(f"<b>Nudge {escape(name)} by ε</b>{heads}: what moves through the softmax "
                              f"(∂a<sub>j</sub>/∂s<sub>i</sub> = a<sub>j</sub>(δ<sub>ij</sub> − a<sub>i</sub>))")
+        hidden = self.model.revealed < ALL_STAGES  # the lesson's guesses come first
+        self.views.setVisible(not hidden)
+        if hidden:
+            self.shown = None
+            self.summary.setText(f"<span style='color:{MUTED}'>{HIDDEN_TEXT}</span>")
+            return
         try:
             s = nudge_sensitivity(r, head, what, row, col)
         except ExplorerError as exc:

@@ -104,3 +104,14 @@ def test_the_docks_have_a_view_menu_item_and_a_tooltip(window, name):
     QApplication.processEvents()
     panel = window.panels[name]
     assert panel.isVisible() and len(panel.toolTip()) > 80
+
+
+def test_both_wait_while_the_lesson_hides_the_weights(qtbot, window):
+    sensitivity, diff = show(window, "sensitivity"), show(window, "ab_diff")
+    window.actions["mark_a"].trigger()
+    window.model.set_revealed(1)  # the lesson: ① shown, ② and ③ still to guess
+    qtbot.waitUntil(lambda: not diff.views.isVisible() and "hidden" in diff.summary.text())
+    show(window, "sensitivity")
+    qtbot.waitUntil(lambda: not sensitivity.views.isVisible() and "hidden" in sensitivity.summary.text())
+    window.model.set_revealed(3)
+    qtbot.waitUntil(lambda: sensitivity.views.isVisible())
