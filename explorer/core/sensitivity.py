@@ -15,7 +15,7 @@ import numpy as np
 from .errors import ShapeError
 
 NUDGED = ("S", "Q", "K")  # what may be nudged: a score, a query cell, a key cell
-MAX_CELLS = 1 << 22  # H_group·Lq·Lk cells a key's nudge touches at most (larger: refused, not computed)
+MAX_CELLS = 1 << 22  # heads reached × Lq × Lk at most (larger: refused, not computed; a view of them is that large)
 
 
 def softmax_jacobian(weights):
@@ -84,8 +84,9 @@ def nudge_sensitivity(result, head, what, row, col):
     heads = tuple(result.query_heads(result.kv_head(head))) if what == "K" else (head,)
     lq, lk = result.heads.scores.shape[1:]
     if len(heads) * lq * lk > MAX_CELLS:
-        raise ShapeError(f"a nudge of a key reaches {len(heads)} × {lq} × {lk} weights: too many to follow "
-                         f"here (at most {MAX_CELLS:,}); choose a score or a query cell")
+        reach = f"{len(heads)} heads × " if len(heads) > 1 else ""
+        raise ShapeError(f"this nudge reaches {reach}{lq} × {lk} weights: too many to follow here (at most "
+                         f"{MAX_CELLS:,}){'; a score or a query cell reaches one head' if reach else ''}")
     concat = np.zeros(result.heads.concat.shape)
     width = result.heads.head_outputs.shape[2]
     shown = None

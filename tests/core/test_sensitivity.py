@@ -134,3 +134,13 @@ def test_a_cell_outside_the_matrix_is_refused_with_the_shape():
         nudge_sensitivity(r, 0, "Q", 0, 2)
     with pytest.raises(ShapeError, match="head 2"):
         nudge_sensitivity(r, 1, "S", 0, 0)
+
+
+def test_a_nudge_too_large_to_follow_is_refused(monkeypatch):
+    import explorer.core.sensitivity as sensitivity
+
+    r = run_pipeline({"Q": np.ones((6, 4)), "K": np.ones((6, 2)), "V": np.ones((6, 2))}, Settings(heads=2, kv_heads=1))
+    monkeypatch.setattr(sensitivity, "MAX_CELLS", 40)
+    assert nudge_sensitivity(r, 0, "Q", 0, 0).weights.shape == (6, 6)  # one head: 36 weights
+    with pytest.raises(ShapeError, match="2 heads × 6 × 6"):
+        nudge_sensitivity(r, 0, "K", 0, 0)  # a shared key reaches both query heads

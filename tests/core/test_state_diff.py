@@ -56,3 +56,11 @@ def test_a_masked_score_is_no_change_and_never_named():
     assert [(c.row, c.col) for c in d.largest["scores"]] == [(1, 1)]
     assert np.array_equal(d.masked, masked)
     assert np.allclose(d.weights, [[[0.5, -0.5], [-0.1, 0.1]]])  # the weights say what the mask did
+
+
+def test_the_largest_of_many_changes():
+    delta = np.zeros((300, 400))
+    delta[17, 3], delta[250, 399], delta[0, 1] = -5.0, 4.0, 3.0
+    delta[100:110, 100:110] = 0.5
+    assert largest_changes(delta, top=3) == [(17, 3), (250, 399), (0, 1)]
+    assert largest_changes(delta, top=1) == [(17, 3)]
