@@ -78,10 +78,12 @@ def largest_changes(delta, top=3):
     """The indices of the ``top`` cells of ``delta`` with the largest |value|, largest first; cells that
     did not move are left out (ties: the first in row-major order)."""
     flat = np.abs(np.asarray(delta, dtype=np.float64)).ravel()
-    moved = np.flatnonzero(flat)
-    if moved.size > top:  # the top few without sorting millions: partition first
-        moved = np.sort(moved[np.argpartition(-flat[moved], top - 1)[:top]])
-    order = moved[np.argsort(-flat[moved], kind="stable")][:top]
+    if flat.size > top:  # the top few without sorting millions: partition first
+        cells = np.sort(np.argpartition(flat, flat.size - top)[flat.size - top:])
+    else:
+        cells = np.arange(flat.size)
+    cells = cells[flat[cells] > 0]
+    order = cells[np.argsort(-flat[cells], kind="stable")][:top]
     return [np.unravel_index(i, np.shape(delta)) for i in order]
 
 

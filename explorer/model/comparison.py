@@ -10,7 +10,8 @@ from explorer.core.state_diff import Stages, check_comparable, describe_shape, d
 
 from .outcome import Refusal
 
-MAX_CELLS = 1 << 24  # H·Lq·Lk of a state kept as A at most (two copies of its S and A: 256 MiB)
+# H·Lq·Lk of a state kept as A at most (its S and A: 64 MiB); B − A of that many takes ~0.3 s, on the GUI thread
+MAX_CELLS = 1 << 22
 
 
 class Comparison(QObject):

@@ -115,3 +115,13 @@ def test_both_wait_while_the_lesson_hides_the_weights(qtbot, window):
     qtbot.waitUntil(lambda: not sensitivity.views.isVisible() and "hidden" in sensitivity.summary.text())
     window.model.set_revealed(3)
     qtbot.waitUntil(lambda: sensitivity.views.isVisible())
+
+
+def test_a_state_too_large_to_keep_as_a_is_refused_in_the_status_bar(window, monkeypatch):
+    import explorer.model.comparison as comparison
+
+    monkeypatch.setattr(comparison, "MAX_CELLS", 10)  # the demo has 16 weights
+    window.actions["mark_a"].trigger()
+    assert window.model.comparison.marked is None
+    assert "too large to keep as A" in window.statusBar().currentMessage()
+    assert "1 head, 4 queries × 4 keys" in window.statusBar().currentMessage()
