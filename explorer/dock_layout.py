@@ -35,6 +35,8 @@ def arrange_default(window):
     window.tabifyDockWidget(d["model_view"], d["efficient"])
     window.tabifyDockWidget(d["efficient"], d["flash"])
     window.tabifyDockWidget(d["flash"], d["qk_space"])
+    window.tabifyDockWidget(d["qk_space"], d["sensitivity"])
+    window.tabifyDockWidget(d["sensitivity"], d["ab_diff"])
     d["controls"].raise_()
     d["readout"].raise_()
     fit_default_sizes(window, 1600, 900)

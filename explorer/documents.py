@@ -167,6 +167,26 @@ class Documents:
         self.window.update_title()
         self.window.say_when_ready(f"Opened {self.path}")
 
+    # ----- the A of an A/B diff, from a saved session (read-only) ----------------------------------
+    def compare_with_file(self, path=None):
+        """Take A of the A/B diff from a saved session: read (and checked) as File ▸ Open reads it, never
+        written, never loaded; a session whose stages have another shape is refused, naming both shapes."""
+        if path is None:
+            path = self.ask_open_path(translate("Documents", "Compare with saved session"), SESSION_FILTER)
+            if not path:
+                return False
+        title = translate("Documents", "Could not compare")
+
+        def done(session):
+            taken = self.model.comparison.compare_with(session, Path(path).name)
+            if not taken:
+                self.error(title, taken.reason)
+                return
+            self.window.docks["ab_diff"].show()
+            self.window.docks["ab_diff"].raise_()
+            self.status(f"A is {Path(path).name}: the A/B diff shows the state now minus it")
+        return self.read(path, done, lambda why: self.error(title, why))
+
     def save(self):
         return self.save_to(self.path) if self.path else self.save_as()
 

@@ -63,6 +63,8 @@ DOCKS = (
     DockSpec("efficient", "Efficient attention", "efficient.EfficientPanel", R, "Ctrl+Shift+7"),
     DockSpec("flash", "FlashAttention", "flash.FlashAttentionPanel", R, "Ctrl+Shift+8"),
     DockSpec("qk_space", "Query–key space", "qk_space.QKSpacePanel", R, "Ctrl+Shift+9"),
+    DockSpec("sensitivity", "Sensitivity · nudge a cell", "sensitivity.SensitivityPanel", R, "Ctrl+Shift+0"),
+    DockSpec("ab_diff", "A/B diff", "ab_diff.ABDiffPanel", R, "Ctrl+Shift+D"),
 )
 SPECS = {spec.name: spec for spec in DOCKS}
 # Shown at start but second in line: built just after the window's first paint, so it appears sooner.
@@ -183,6 +185,8 @@ class MainWindow(QMainWindow):
             panel.showPanel.connect(lambda other: self.docks[other].raise_())
         if name == "editor":
             panel.viewsAdded.connect(self.covers.views_added)
+        if name == "ab_diff":
+            panel.compareFileWanted.connect(lambda: self.documents.compare_with_file())
         panel.rendered.connect(lambda name=name: self.covers.panel_rendered(name))
         scroll = dock.widget()
         scroll.setWidget(panel)

@@ -140,6 +140,17 @@ class WindowMenus:
                      QT_TRANSLATE_NOOP("Menu", "Reorder the tokens and check whether the outputs reorder the same "
                                        "way"), edit)
 
+        edit.addSeparator()
+        self._action("mark_a", QT_TRANSLATE_NOOP("Menu", "Mark as &A for comparison"), self.mark_a, "Ctrl+Shift+A",
+                     QT_TRANSLATE_NOOP("Menu", "Keep the state now as A: edit on, and the A/B diff shows B − A for "
+                                       "S, A and O"), edit)
+        self._action("compare_file", QT_TRANSLATE_NOOP("Menu", "Compare with saved session…"),
+                     lambda: doc.compare_with_file(),
+                     tip=QT_TRANSLATE_NOOP("Menu", "Take A from a saved session of the same shape (only read)"),
+                     menu=edit)
+        self._action("clear_a", QT_TRANSLATE_NOOP("Menu", "Clear A"), w.model.comparison.clear,
+                     tip=QT_TRANSLATE_NOOP("Menu", "Forget the state kept as A"), menu=edit)
+
         view = self._menu(bar, QT_TRANSLATE_NOOP("Menu", "&View"))
         for spec in self.docks:  # choosing a panel brings it to the front; one in front already hides
             toggle = panel_action(w, w.docks[spec.name], spec.shortcut, "")
@@ -214,6 +225,17 @@ class WindowMenus:
             moved, verdict = "tokens", "equivariant ✓" if check.equivariant else "not equivariant ✗"
         w.statusBar().showMessage(f"Shuffled the {moved}: the outputs are {verdict} "
                                   f"(max difference {check.max_difference:.2g})", 10000)
+
+    def mark_a(self):
+        """Edit ▸ Mark as A: keep the state now and show the A/B diff (or say why it cannot be kept)."""
+        w = self.window
+        done = w.model.comparison.mark()
+        if not done:
+            w.statusBar().showMessage(done.reason, 10000)
+            return
+        w.docks["ab_diff"].show()
+        w.docks["ab_diff"].raise_()
+        w.statusBar().showMessage("Marked the state now as A: edit on, and the A/B diff shows B − A", 10000)
 
     def about(self):
         QMessageBox.about(self.window, translate("Menu", "About Attention Explorer"),

@@ -15,6 +15,7 @@ from explorer.core.session import PROJECTION_MATRICES, validate_session
 from explorer.core.settings_schema import RESULTS
 
 from .checkpoints import Checkpoints
+from .comparison import Comparison
 from .coordinator import Coordinator
 from .edits import Edits
 from .flow_back import FlowBack
@@ -58,6 +59,7 @@ class AttentionModel(Edits, QObject):
         self.coordinator = Coordinator(self)
         self.lesson = LessonState()
         self.selection = Selection()
+        self.comparison = Comparison(self)  # the A of an A/B diff (a view choice, never an undo step)
         self._settings_seen = None  # (state settings, selection, the two merged): ``settings``' cache
         self._transaction = None
         self._checkpoints = None

@@ -22,7 +22,7 @@ from tests.gui.conftest import open_window
 ROOT = Path(__file__).resolve().parents[2]
 SHOWN = ("editor", "controls", "scores", "weights", "output", "readout")  # the default layout's front docks
 BEHIND = ("lesson", "sqrt_d", "lines", "heads", "split_merge", "positions", "rope", "generation", "model_view",
-          "block", "efficient", "flash", "qk_space")  # tabs behind those
+          "block", "efficient", "flash", "qk_space", "sensitivity", "ab_diff")  # tabs behind those
 
 
 def on_screen(window, name):

@@ -10,7 +10,8 @@ from tests.gui.conftest import open_window
 
 SMALL, DEFAULT = (1024, 640), (1600, 1000)
 DOCKS = ("editor", "controls", "lesson", "sqrt_d", "scores", "weights", "output", "readout", "lines", "heads",
-         "split_merge", "positions", "rope", "generation", "model_view", "block", "efficient", "flash", "qk_space")
+         "split_merge", "positions", "rope", "generation", "model_view", "block", "efficient", "flash", "qk_space",
+         "sensitivity", "ab_diff")
 CONTROLS = (QLabel, QAbstractButton, QComboBox, QAbstractSpinBox, QSlider, QLineEdit)
 
 
@@ -78,7 +79,8 @@ def test_the_rope_dock_with_llama3_scaling_does_not_scroll_sideways(sized_window
     assert right <= scroll.viewport().width()
 
 
-@pytest.mark.parametrize("name", ["editor", "controls", "positions", "generation", "model_view", "flash"])
+@pytest.mark.parametrize("name", ["editor", "controls", "positions", "generation", "model_view", "flash", "sensitivity",
+                                  "ab_diff"])
 def test_no_control_is_cut_off(sized_window, name):
     panel = show_dock(sized_window, name).widget().widget()
     assert cut_controls(panel) == []

@@ -162,6 +162,14 @@
         <source>Query–key space</source>
         <translation>查询–键空间</translation>
     </message>
+    <message>
+        <source>Sensitivity · nudge a cell</source>
+        <translation>敏感度 · 微调一格</translation>
+    </message>
+    <message>
+        <source>A/B diff</source>
+        <translation>A/B 对比</translation>
+    </message>
 </context>
 <context>
     <name>Documents</name>
@@ -172,6 +180,14 @@
     <message>
         <source>Could not open the session</source>
         <translation>无法打开会话</translation>
+    </message>
+    <message>
+        <source>Compare with saved session</source>
+        <translation>与已保存的会话对比</translation>
+    </message>
+    <message>
+        <source>Could not compare</source>
+        <translation>无法对比</translation>
     </message>
     <message>
         <source>Save session as</source>
@@ -547,6 +563,30 @@
     <message>
         <source>Reorder the tokens and check whether the outputs reorder the same way</source>
         <translation>打乱 token 的顺序，检查输出是否按同样的方式重排</translation>
+    </message>
+    <message>
+        <source>Mark as &amp;A for comparison</source>
+        <translation>标记为对比的 A(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Keep the state now as A: edit on, and the A/B diff shows B − A for S, A and O</source>
+        <translation>把当前状态记为 A：继续编辑，A/B 对比显示 S、A、O 的 B − A</translation>
+    </message>
+    <message>
+        <source>Compare with saved session…</source>
+        <translation>与已保存的会话对比…</translation>
+    </message>
+    <message>
+        <source>Take A from a saved session of the same shape (only read)</source>
+        <translation>从形状相同的已保存会话取 A（只读）</translation>
+    </message>
+    <message>
+        <source>Clear A</source>
+        <translation>清除 A</translation>
+    </message>
+    <message>
+        <source>Forget the state kept as A</source>
+        <translation>忘掉记为 A 的状态</translation>
     </message>
     <message>
         <source>&amp;View</source>

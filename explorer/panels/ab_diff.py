@@ -1,0 +1,128 @@
+"""F23 A/B diff: mark a state as A, keep editing, and see B − A (B the state now) for ① S, ② A and ③ O,
+gold where B is higher, blue where lower, with the cells that moved most named. A is kept by the model
+(``model.comparison``); the subtraction is ``explorer.core.state_diff``."""
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout
+
+from explorer.model import ALL_STAGES, Refusal
+from explorer.widgets.html_escape import escape
+from explorer.widgets.number_text import format_number
+from explorer.widgets.palette import BAD, MUTED
+
+from .base import ALL, Panel
+from .change_views import ChangeViews, signed
+
+TIP = ("Mark the state now as A (Edit ▸ Mark as A for comparison), keep editing, and compare: every cell shows "
+       "B − A, B being the state now — gold where B is higher, blue where lower, pale where nothing moved. Or "
+       "compare with a saved session of the same shape (Edit ▸ Compare with saved session…).")
+TITLES = {"scores": "① S: B − A", "weights": "② A: B − A", "output": "③ O: B − A"}
+TIPS = {"scores": "How each score of the shown head differs from A's", "weights": "How each weight of the shown "
+        "head differs from A's: a row's changes sum to 0", "output": "How each output number differs from A's"}
+SYMBOL = {"scores": "S", "weights": "A", "output": "O"}
+
+
+class ABDiffPanel(Panel):
+    """B − A of the shown head's S and A and of O, what A is, and the largest changes by stage."""
+
+    compareFileWanted = Signal()  # "Compare with file…": the window asks for the file and reads it
+
+    def __init__(self, model, parent=None):
+        super().__init__(model, parent)
+        self.setToolTip(TIP)
+        self.caption = QLabel(self)
+        self.caption.setWordWrap(True)
+        self.caption.setTextFormat(Qt.TextFormat.RichText)
+        self.mark_button = QPushButton("Mark as A", self)
+        self.mark_button.setToolTip("Keep the state now as A; edit on, and each stage shows B − A")
+        self.mark_button.clicked.connect(self.mark)
+        self.file_button = QPushButton("Compare with file…", self)
+        self.file_button.setToolTip("Take A from a saved session of the same shape (the file is only read)")
+        self.file_button.clicked.connect(self.compareFileWanted)
+        self.clear_button = QPushButton("Clear A", self)
+        self.clear_button.setToolTip("Forget A")
+        self.clear_button.clicked.connect(model.comparison.clear)
+        buttons = QHBoxLayout()
+        for button in (self.mark_button, self.file_button, self.clear_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        self.views = ChangeViews(TITLES, TIPS, self)
+        self.views.tooltip = self._tooltip
+        self.views.clicked = lambda stage, row, col: model.set_selection(row=row)
+        self.summary = QLabel(self)
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.caption)
+        layout.addLayout(buttons)
+        layout.addWidget(self.views, 1)
+        layout.addWidget(self.summary)
+        self.diff = None  # the StageDiff on screen
+        model.comparison.changed.connect(lambda: self._on_changed(ALL))
+
+    def mark(self):
+        done = self.model.comparison.mark()
+        if not done:
+            self.model.notify(done.reason)
+
+    def render(self, flags):
+        c = self.model.comparison
+        self.clear_button.setEnabled(c.marked is not None)
+        hidden = self.model.revealed < ALL_STAGES  # the lesson's guesses come first
+        diff = None if hidden else c.diff()
+        self.diff = diff if diff and not isinstance(diff, Refusal) else None
+        self.views.setVisible(self.diff is not None)
+        if c.marked is None:
+            self.caption.setText("<b>A/B diff</b>: no A yet — <i>Mark as A</i> keeps the state now; edit on, and "
+                                 "every stage shows B − A (B is the state now)")
+            self.summary.setText(f"<span style='color:{MUTED}'>Or compare with a saved session of the same shape."
+                                 "</span>")
+            return
+        self.caption.setText(f"<b>A/B diff</b>: A is {escape(c.name)}; B is the state now")
+        if hidden:
+            self.summary.setText(f"<span style='color:{MUTED}'>B − A stays hidden until the lesson has revealed ② "
+                                 "and ③</span>")
+            return
+        if isinstance(diff, Refusal):
+            self.summary.setText(f"<span style='color:{BAD}'>{escape(diff.reason)}</span>")
+            return
+        head = self.model.selection.head
+        heads = f" (head {head + 1})" if self.model.settings.heads > 1 else ""
+        for stage in ("scores", "weights"):
+            self.views.set_title(stage, f"{'①②'[stage == 'weights']} {SYMBOL[stage]}: B − A{heads}")
+        masked = None if diff.masked is None else {"scores": diff.masked[head], "weights": diff.masked[head]}
+        self.views.show_changes({"scores": diff.scores[head], "weights": diff.weights[head], "output": diff.output},
+                                self.model.query_tokens, self.model.tokens, masked)
+        self.summary.setText(self._summary(diff))
+
+    def _cell(self, change):
+        qtok, tok = self.model.query_tokens, self.model.tokens
+        if change.stage == "output":
+            return f"O[{qtok[change.row]}, d{change.col}]"
+        head = f" (head {change.head + 1})" if self.model.settings.heads > 1 else ""
+        return f"{SYMBOL[change.stage]}[{qtok[change.row]} → {tok[change.col]}]{head}"
+
+    def _summary(self, diff):
+        if diff.unchanged:
+            return f"<span style='color:{MUTED}'>B is the same as A: nothing moved.</span>"
+        lines = []
+        for stage, changes in diff.largest.items():
+            if changes:
+                said = ", ".join(f"{escape(self._cell(ch))} {format_number(ch.before, 3)} → "
+                                 f"{format_number(ch.after, 3)} ({signed(ch.delta)})" for ch in changes)
+                lines.append(f"<b>{SYMBOL[stage]}</b>: {said}")
+        return "Largest changes — " + "<br>".join(lines)
+
+    def _tooltip(self, stage, row, col):
+        d, c = self.diff, self.model.comparison
+        if d is None:
+            return ""
+        qtok, tok = self.model.query_tokens, self.model.tokens
+        if stage == "output":
+            index, cell = (row, col), f"O[{qtok[row]}, d{col}]"
+        else:
+            index, cell = (self.model.selection.head, row, col), f"{SYMBOL[stage]}[{qtok[row]} → {tok[col]}]"
+        a = getattr(c.marked, stage)[index]
+        b = a + getattr(d, stage)[index]
+        return f"{cell}\nA: {format_number(a)}\nB: {format_number(b)}\nB − A = {signed(b - a)}"

@@ -1,0 +1,97 @@
+"""Three changes side by side — of ① S, ② A and ③ O — on diverging maps centred at 0: what the
+Sensitivity and the A/B diff panels draw (gold up, blue down, pale unmoved). Each map has its own range,
+written in its title (no colour bars: three would take a third of a narrow dock)."""
+import numpy as np
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
+
+from explorer.widgets.heatmap import Heatmap
+from explorer.widgets.nice import nice_ceiling
+from explorer.widgets.number_text import format_number
+from explorer.widgets.palette import MUTED
+
+STAGES = ("scores", "weights", "output")
+HEATMAP_MIN = QSize(150, 170)
+
+
+def change_levels(values):
+    """(−m, m) with m the next 1, 2, 5 × 10^k above the largest |change|: small changes keep their colour."""
+    biggest = float(np.max(np.abs(values))) if np.size(values) else 0.0
+    m = nice_ceiling(biggest) if biggest > 0 else 1.0
+    return -m, m
+
+
+def signed(value):
+    """A change with its sign always written: "+0.012", "−0.3"."""
+    text = format_number(value, 3).replace("-", "−")
+    return text if text.startswith("−") or text == "0" else f"+{text}"
+
+
+class ChangeViews(QWidget):
+    """ΔS, ΔA, ΔO heatmaps with a title over each; ``tooltip(stage, row, col)`` answers their hovers and
+    ``cellClicked(stage, row, col)`` reports a click."""
+
+    def __init__(self, titles, tips, parent=None):
+        super().__init__(parent)
+        self.tooltip = None
+        self.clicked = None
+        self.titles, self.heatmaps, self._names = {}, {}, dict(titles)
+        self._grid = QGridLayout(self)
+        self._grid.setContentsMargins(0, 0, 0, 0)
+        self._grid.setHorizontalSpacing(6)
+        self._grid.setVerticalSpacing(2)
+        for stage in STAGES:
+            title = QLabel(titles[stage], self)
+            title.setTextFormat(Qt.TextFormat.RichText)
+            title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            title.setToolTip(tips[stage])
+            heatmap = Heatmap(cmap="diverging", masked_text="", parent=self)
+            heatmap.colorbar.setVisible(False)
+            heatmap.setMinimumHeight(HEATMAP_MIN.height())
+            heatmap.tooltip_provider = lambda r, c, s=stage: self.tooltip(s, r, c) if self.tooltip else ""
+            heatmap.cellClicked.connect(lambda r, c, s=stage: self.clicked and self.clicked(s, r, c))
+            self.titles[stage], self.heatmaps[stage] = title, heatmap
+        self.setMinimumWidth(HEATMAP_MIN.width())
+        self.columns = 0
+        self._arrange(len(STAGES))
+
+    def _arrange(self, columns):
+        """The three maps in ``columns`` columns (3: side by side; fewer in a narrow dock, wrapping to rows)."""
+        if columns == self.columns:
+            return
+        self.columns = columns
+        grid = self._grid
+        for widget in (*self.titles.values(), *self.heatmaps.values()):
+            grid.removeWidget(widget)
+        for column in range(3):
+            grid.setColumnStretch(column, 1 if column < columns else 0)
+            grid.setRowStretch(2 * column + 1, 0)
+        for i, stage in enumerate(STAGES):
+            row, column = divmod(i, columns)
+            grid.addWidget(self.titles[stage], 2 * row, column)
+            grid.addWidget(self.heatmaps[stage], 2 * row + 1, column)
+            grid.setRowStretch(2 * row + 1, 1)
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        room = event.size().width() + self._grid.horizontalSpacing()
+        self._arrange(max(1, min(3, room // (HEATMAP_MIN.width() + self._grid.horizontalSpacing()))))
+
+    def set_title(self, stage, text):
+        """The map's name (rich text); its range follows it when drawn."""
+        self._names[stage] = text
+
+    def show_changes(self, changes, row_labels, col_labels, masked=None):
+        """Draw ``changes`` (stage → 2-D array) with their labels; ``masked``: stage → cells to hatch, or None."""
+        for stage in STAGES:
+            values = changes[stage]
+            cols = col_labels if stage != "output" else tuple(f"d{j}" for j in range(values.shape[1]))
+            hatch = None if masked is None else masked.get(stage)
+            levels = change_levels(values)
+            self.heatmaps[stage].set_matrix(values, row_labels=row_labels, col_labels=cols, levels=levels,
+                                            masked=hatch, finite=True)
+            self.titles[stage].setText(f"{self._names[stage]} <span style='color:{MUTED}'>"
+                                       f"(±{format_number(levels[1])})</span>")
+
+    def highlight(self, stage, cells):
+        self.heatmaps[stage].set_highlight(cells)

@@ -1,0 +1,148 @@
+"""F23 Sensitivity: nudge one cell — a score, a query's or a key's number — and see what moves through the
+softmax: the weights of ② by its Jacobian ∂a_j/∂s_i = a_j(δ_ij − a_i), then the outputs of ③ (O = A·V).
+The mathematics is ``explorer.core.sensitivity``; the cell is the selected query row and key."""
+from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout
+
+from explorer.core.errors import ExplorerError
+from explorer.core.sensitivity import nudge_sensitivity
+from explorer.core.state_diff import largest_changes
+from explorer.model import ALL_STAGES
+from explorer.widgets.html_escape import escape
+from explorer.widgets.number_text import format_number
+from explorer.widgets.palette import BAD, MUTED
+
+from .base import Panel
+from .change_views import ChangeViews, signed
+
+WHAT = {"S": "score S[i, j]", "Q": "query Q[i, c]", "K": "key K[j, c]"}
+TIP = ("Nudge one number by ε and follow it: ① which scores it moves, ② how each weight of those rows changes "
+       "(the softmax's Jacobian ∂a_j/∂s_i = a_j(δ_ij − a_i): the nudged key's weight rises by a_i(1 − a_i), every "
+       "other falls by a_j·a_i, so the row still sums to 1), ③ how the outputs change (ΔO = ΔA·V). First order: "
+       "ε times the derivative, exact as ε → 0. The cell is the selected query row and key (click one in ① or ②).")
+HIDDEN_TEXT = "What a nudge moves stays hidden until the lesson has revealed ② and ③"
+TITLES = {"scores": "① ΔS (the nudge)", "weights": "② ΔA = J·ΔS", "output": "③ ΔO = ΔA·V"}
+TIPS = {"scores": "How much each score moves: only the nudged score, a query's whole row, or a key's whole column",
+        "weights": "How each weight moves: a_j(Δs_j − Σ_i a_i·Δs_i), row by row. A masked key's weight stays 0",
+        "output": "How each output number moves: the weights' change mixing the rows of V (then W_o, if projected)"}
+
+
+class SensitivityPanel(Panel):
+    """The selected cell nudged by ε: ΔS, ΔA and ΔO of the shown head, and the largest changes named."""
+
+    def __init__(self, model, parent=None):
+        super().__init__(model, parent)
+        self.setToolTip(TIP)
+        self.caption = QLabel(self)
+        self.caption.setWordWrap(True)
+        self.caption.setTextFormat(Qt.TextFormat.RichText)
+        self.what = QComboBox(self)
+        for key, text in WHAT.items():
+            self.what.addItem(text, key)
+        self.what.setToolTip("What to nudge: a score directly, or a number of Q or K (as the scores use them, "
+                             "after RoPE when it is on)")
+        self.column = QSpinBox(self)
+        self.column.setPrefix("c = ")
+        self.column.setToolTip("The column c inside the shown head (0 … d_h − 1) of the query's or key's vector")
+        self.epsilon = QDoubleSpinBox(self)
+        self.epsilon.setDecimals(3)
+        self.epsilon.setRange(0.001, 10.0)
+        self.epsilon.setSingleStep(0.05)
+        self.epsilon.setValue(0.1)
+        self.epsilon.setPrefix("ε = ")
+        self.epsilon.setToolTip("The size of the nudge; the changes shown are ε times the derivatives")
+        for control in (self.what, self.column, self.epsilon):
+            signal = control.currentIndexChanged if control is self.what else control.valueChanged
+            signal.connect(lambda *args: self.refresh())
+        controls = QHBoxLayout()
+        controls.addWidget(QLabel("Nudge", self))
+        controls.addWidget(self.what)
+        controls.addWidget(self.column)
+        controls.addWidget(self.epsilon)
+        controls.addStretch(1)
+        self.views = ChangeViews(TITLES, TIPS, self)
+        self.views.tooltip = self._tooltip
+        self.views.clicked = self._clicked
+        self.summary = QLabel(self)
+        self.summary.setWordWrap(True)
+        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.caption)
+        layout.addLayout(controls)
+        layout.addWidget(self.views, 1)
+        layout.addWidget(self.summary)
+        self.shown = None  # the Sensitivity on screen
+
+    def nudged(self):
+        """(what, row, col) of the cell nudged: from the selection (query row, key) and the column box."""
+        what, sel = self.what.currentData(), self.model.selection
+        if what == "S":
+            return what, sel.row, sel.key
+        return what, (sel.row if what == "Q" else sel.key), self.column.value()
+
+    def _cell_name(self, what, row, col):
+        qtok, tok = self.model.query_tokens, self.model.tokens
+        if what == "S":
+            return f"S[{qtok[row]} → {tok[col]}]"
+        return f"{what}[{(qtok if what == 'Q' else tok)[row]}, c{col}]"
+
+    def render(self, flags):
+        r, head = self.model.results, self.model.selection.head
+        self.column.setEnabled(self.what.currentData() != "S")
+        with QSignalBlocker(self.column):
+            self.column.setMaximum(max(r.d_head - 1, 0))
+        what, row, col = self.nudged()
+        name = self._cell_name(what, row, col)
+        heads = f", head {head + 1}" if r.n_heads > 1 else ""
+        self.caption.setText(f"<b>Nudge {escape(name)} by ε</b>{heads}: what moves through the softmax "
+                             f"(∂a<sub>j</sub>/∂s<sub>i</sub> = a<sub>j</sub>(δ<sub>ij</sub> − a<sub>i</sub>))")
+        hidden = self.model.revealed < ALL_STAGES  # the lesson's guesses come first
+        self.views.setVisible(not hidden)
+        if hidden:
+            self.shown = None
+            self.summary.setText(f"<span style='color:{MUTED}'>{HIDDEN_TEXT}</span>")
+            return
+        try:
+            s = nudge_sensitivity(r, head, what, row, col)
+        except ExplorerError as exc:
+            self.shown = None
+            self.summary.setText(f"<span style='color:{BAD}'>{escape(str(exc))}</span>")
+            return
+        self.shown = s
+        eps = self.epsilon.value()
+        allowed = r.allowed(head)
+        masked = None if allowed is None else {"scores": ~allowed, "weights": ~allowed}
+        qtok, tok = self.model.query_tokens, self.model.tokens
+        self.views.show_changes({"scores": s.scores * eps, "weights": s.weights * eps, "output": s.output * eps},
+                                qtok, tok, masked)
+        self.views.highlight("scores", [(row, col)] if what == "S" else [])
+        self.summary.setText(self._summary(s, eps, name))
+
+    def _summary(self, s, eps, name):
+        qtok, tok = self.model.query_tokens, self.model.tokens
+        weights = [f"A[{escape(qtok[i])} → {escape(tok[j])}] {signed(s.weights[i, j] * eps)}"
+                   for i, j in largest_changes(s.weights, 3)]
+        outputs = [f"O[{escape(qtok[i])}, d{j}] {signed(s.output[i, j] * eps)}" for i, j in largest_changes(s.output, 3)]
+        if not weights and not outputs:
+            return (f"<span style='color:{MUTED}'>Nothing moves: {escape(name)} is masked (its weight is 0 whatever "
+                    f"the score), or its row gives all its weight to one key.</span>")
+        reach = f" (in heads {', '.join(str(h + 1) for h in s.heads)})" if len(s.heads) > 1 else ""
+        return (f"Nudging {escape(name)} by +{format_number(eps)}{reach} moves most: "
+                f"{', '.join(weights) or 'no weight'}; {', '.join(outputs) or 'no output'}")
+
+    def _clicked(self, stage, row, col):
+        self.model.set_selection(row=row, key=col if stage != "output" else None)
+
+    def _tooltip(self, stage, row, col):
+        s = self.shown
+        if s is None:
+            return ""
+        eps = self.epsilon.value()
+        qtok, tok = self.model.query_tokens, self.model.tokens
+        if stage == "output":
+            value, cell = s.output[row, col], f"O[{qtok[row]}, d{col}]"
+        else:
+            value, cell = getattr(s, stage)[row, col], f"{'S' if stage == 'scores' else 'A'}[{qtok[row]} → {tok[col]}]"
+        return (f"∂{cell}/∂ε = {format_number(value)}\n"
+                f"a nudge of ε = {format_number(eps)} moves it by about {signed(value * eps)}")

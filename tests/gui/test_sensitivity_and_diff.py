@@ -1,0 +1,127 @@
+"""F23's Sensitivity and A/B diff docks, driven as a person would: mark A, type into the editor, compare
+with a saved session; nudge the selected score. Expected numbers are worked out here from the numbers
+typed and the softmax's definition, not read from the code under test."""
+import math
+
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from explorer.core.session import save_session
+
+
+def show(window, name):
+    window.docks[name].show()
+    window.docks[name].raise_()
+    QApplication.processEvents()
+    return window.panels[name]
+
+
+def scores_of(q, k):
+    return q @ k.T / math.sqrt(q.shape[1])  # the demo's scale 1/√d, one head, temperature 1
+
+
+def test_mark_a_then_edit_a_cell_in_the_editor_shows_the_change_at_that_cell(qtbot, window, ui):
+    panel = show(window, "ab_diff")
+    assert not panel.views.isVisible()  # no A yet: the panel says how to start
+    before_q, k = window.model.matrix("Q").copy(), window.model.matrix("K").copy()
+    window.actions["mark_a"].trigger()  # Edit ▸ Mark as A for comparison
+    ui.type_into(qtbot, window.panels["editor"].views["Q"], 2, 1, "1.5")  # Q[红色, d1]: 0 → 1.5
+    window.model.flush()
+    qtbot.waitUntil(lambda: panel.diff is not None and panel.diff.scores.any())
+    after_q = before_q.copy()
+    after_q[2, 1] = 1.5
+    expected_ds = scores_of(after_q, k) - scores_of(before_q, k)  # only row 红色 moves: by 1.5·K[:, 1]/√3
+    drawn = panel.views.heatmaps["scores"].image_array()
+    assert np.allclose(drawn, expected_ds, atol=1e-12)
+    assert not np.delete(drawn, 2, axis=0).any()
+    weights = panel.views.heatmaps["weights"].image_array()
+    assert weights[2].any() and not np.delete(weights, 2, axis=0).any()
+    assert np.allclose(weights[2].sum(), 0, atol=1e-12)  # a row of weights still sums to 1 in A and in B
+    # the largest change of S is named: K[追, d1] = 2 is the largest of K's column d1, so S[红色 → 追]
+    assert "S[红色 → 追]" in panel.summary.text()
+    assert f"+{1.5 * 2 / math.sqrt(3):.3g}" in panel.summary.text()
+    window.actions["clear_a"].trigger()
+    qtbot.waitUntil(lambda: not panel.views.isVisible())
+
+
+def test_a_saved_session_of_another_shape_is_refused_and_nothing_changes(qtbot, window, tmp_path, warnings):
+    from explorer.core import presets
+
+    other = tmp_path / "six_tokens.json"
+    save_session(presets.PRESETS["random"](), other)  # L = 6, d = 4: not the demo's 4 tokens
+    panel = show(window, "ab_diff")
+    window.actions["mark_a"].trigger()
+    kept, name = window.model.comparison.marked, window.model.comparison.name
+    state = window.model.state.copy()
+    window.documents.compare_with_file(str(other))  # (read as File ▸ Open reads it; the refusal is a dialog)
+    (title, text), = warnings
+    assert "six_tokens.json" in text and "6 queries × 6 keys" in text and "4 queries × 4 keys" in text
+    assert window.model.comparison.marked is kept and window.model.comparison.name == name
+    assert window.model.state.same_as(state)
+    assert "six_tokens.json" not in panel.caption.text()
+
+
+def test_a_saved_session_of_the_same_shape_becomes_a(qtbot, window, tmp_path, warnings):
+    saved = tmp_path / "before.json"
+    save_session(window.model.to_session(), saved)
+    window.model.set_cell("V", 0, 0, 3.0)  # V[猫, d0]: 1 → 3 moves every output's d0 by 2·A[i, 猫]
+    window.model.flush()
+    weights = window.model.results.heads.weights[0].copy()
+    assert window.documents.compare_with_file(str(saved))
+    assert warnings == []
+    panel = show(window, "ab_diff")
+    qtbot.waitUntil(lambda: panel.diff is not None)
+    assert "before.json" in panel.caption.text()
+    drawn = panel.views.heatmaps["output"].image_array()
+    assert np.allclose(drawn[:, 0], 2 * weights[:, 0], atol=1e-12) and not drawn[:, 1:].any()
+    assert not panel.views.heatmaps["weights"].image_array().any()
+
+
+def test_the_sensitivity_of_the_selected_score_follows_the_softmax_jacobian(qtbot, window):
+    panel = show(window, "sensitivity")
+    window.model.set_selection(row=1, key=2)  # S[追 → 红色]
+    panel.epsilon.setValue(0.5)
+    qtbot.waitUntil(lambda: panel.shown is not None and (panel.shown.row, panel.shown.col) == (1, 2))
+    a = window.model.results.heads.weights[0, 1]
+    expected = 0.5 * a * ((np.arange(4) == 2) - a[2])  # ε · a_j(δ_j2 − a_2)
+    drawn = panel.views.heatmaps["weights"].image_array()
+    assert np.allclose(drawn[1], expected, atol=1e-12) and not np.delete(drawn, 1, axis=0).any()
+    v = window.model.matrix("V")
+    assert np.allclose(panel.views.heatmaps["output"].image_array()[1], expected @ v, atol=1e-12)
+    assert "S[追 → 红色]" in panel.caption.text()
+    # a key's number: column j of S moves for every query, so every row of ② changes
+    panel.what.setCurrentIndex(panel.what.findData("K"))
+    qtbot.waitUntil(lambda: panel.shown.what == "K")
+    assert (np.abs(panel.views.heatmaps["weights"].image_array()).sum(axis=1) > 0).all()
+
+
+@pytest.mark.parametrize("name", ["sensitivity", "ab_diff"])
+def test_the_docks_have_a_view_menu_item_and_a_tooltip(window, name):
+    action = window.actions[f"view_{name}"]
+    assert not action.shortcut().isEmpty()
+    action.trigger()
+    QApplication.processEvents()
+    panel = window.panels[name]
+    assert panel.isVisible() and len(panel.toolTip()) > 80
+
+
+def test_both_wait_while_the_lesson_hides_the_weights(qtbot, window):
+    sensitivity, diff = show(window, "sensitivity"), show(window, "ab_diff")
+    window.actions["mark_a"].trigger()
+    window.model.set_revealed(1)  # the lesson: ① shown, ② and ③ still to guess
+    qtbot.waitUntil(lambda: not diff.views.isVisible() and "hidden" in diff.summary.text())
+    show(window, "sensitivity")
+    qtbot.waitUntil(lambda: not sensitivity.views.isVisible() and "hidden" in sensitivity.summary.text())
+    window.model.set_revealed(3)
+    qtbot.waitUntil(lambda: sensitivity.views.isVisible())
+
+
+def test_a_state_too_large_to_keep_as_a_is_refused_in_the_status_bar(window, monkeypatch):
+    import explorer.model.comparison as comparison
+
+    monkeypatch.setattr(comparison, "MAX_CELLS", 10)  # the demo has 16 weights
+    window.actions["mark_a"].trigger()
+    assert window.model.comparison.marked is None
+    assert "too large to keep as A" in window.statusBar().currentMessage()
+    assert "1 head, 4 queries × 4 keys" in window.statusBar().currentMessage()
