@@ -15,7 +15,7 @@ import numpy as np
 from explorer.core.block import BlockSettings
 from explorer.core.block_stack import block_work, session_block, stream_wo
 
-from .background import COMPUTING, FAILED, READY, Background
+from .background import COMPUTING, FAILED, IDLE, READY, Background
 
 BLOCK_MATRICES = ("X", "Wq", "Wk", "Wv", "Wo")
 MEMORY_SHARE = 0.8  # of the memory free when asked, what the block may take (the rest: the window, other work)
@@ -75,7 +75,7 @@ class BlockView:
         m = self.model
         state = m.state
         key = (m.revision, m.loads, self.settings)
-        if key == self.work.key and self.work.state != "idle":
+        if key == self.work.key and self.work.state != IDLE:
             return
         results = m.results if m.up_to_date else None  # the session's own attention, when it is of this state
         own = getattr(getattr(results, "heads", None), "output", None)

@@ -243,7 +243,8 @@ class EfficientPanel(Panel):
         d, d_v = q.shape[1], v.shape[1]
         lengths = curve_lengths(n_k)
         full, mine = cost_curve(mech, lengths, d, d_v, causal=allowed is not None)
-        self.cost.show(SHORT[mech.kind], lengths, full, mine, n_k, self.cost_text(mech, n_k, d, d_v, allowed is not None))
+        bill = self.cost_text(mech, n_k, d, d_v, allowed is not None)
+        self.cost.show(SHORT[mech.kind], lengths, full, mine, n_k, bill)
         self.view.ask(mech, h)
         self._show_tried()
 
@@ -262,8 +263,9 @@ class EfficientPanel(Panel):
             r = self.model.results
             cells = 0 if r is None else int(np.prod(r.heads.weights.shape[1:]))
             before = " — what is shown is from before the last change" if self.approximation is not None else ""
-            self.readout.setText(f"<span style='color:{MUTED}'><b>computing…</b> {escape(NAMES[self.kind.currentData()])}"
-                                 f" on {count(cells)} score cells{before}</span>")
+            name = escape(NAMES[self.kind.currentData()])
+            self.readout.setText(f"<span style='color:{MUTED}'><b>computing…</b> {name} on {count(cells)} score "
+                                 f"cells{before}</span>")
             return
         if work.result is not None:
             self._draw_tried(work.result)
