@@ -26,6 +26,8 @@ class Tried:
     approximation: Approximation
     figures: ErrorFigures
     overview: np.ndarray | None  # of ``approximation.weights``, or None when it fits a screen
+    outside: np.ndarray | None  # True where no score was computed (outside the pattern, or masked); None: none
+    cells: int | None  # how many score cells the pattern computed (None: it builds no table)
 
 
 class EfficientView:
@@ -55,6 +57,9 @@ class EfficientView:
                 return None
             signed = mechanism.kind == "linformer" and not approx.distributions
             pooled = overview(approx.weights, signed=signed) if needs_overview(approx.weights.shape) else None
-            return Tried(mechanism, head, approx, figures, pooled)
+            inside = approx.computed if approx.computed is not None else None if mechanism.kind == "linformer" \
+                else allowed
+            cells = None if approx.computed is None else int(approx.computed.sum())
+            return Tried(mechanism, head, approx, figures, pooled, None if inside is None else ~inside, cells)
 
         self.work.ask(key, job, cost)

@@ -292,12 +292,10 @@ class EfficientPanel(Panel):
             self.mixed.set_matrix(approx.weights, row_labels=rows, col_labels=cols, levels=(-reach, reach),
                                   overview=tried.overview)
         else:
-            allowed = r.allowed(h)
-            hatched = approx.computed if approx.computed is not None else None if mech.kind == "linformer" else allowed
             self.approx.set_matrix(approx.weights, row_labels=rows, col_labels=cols, levels=(0.0, 1.0),
-                                   masked=None if hatched is None else ~hatched, finite=True, overview=tried.overview)
+                                   masked=tried.outside, finite=True, overview=tried.overview)
         n_q, n_k = approx.weights.shape
-        self.readout.setText(self.readout_text(mech, approx, tried.figures, n_q, n_k))
+        self.readout.setText(self.readout_text(mech, approx, tried.figures, n_q, n_k, tried.cells))
 
     @staticmethod
     def cost_text(mech, n_k, d, d_v, causal):
@@ -306,11 +304,12 @@ class EfficientPanel(Panel):
         return f"{count(mine)} vs {count(full)} at L = {n_k} ({mine / full:.2g}×)"
 
     @staticmethod
-    def readout_text(mech, approx, figures, n_q, n_k):
-        """The line of figures: cells computed, output error, KL, mass inside."""
+    def readout_text(mech, approx, figures, n_q, n_k, cells=None):
+        """The line of figures: cells computed (``cells``, counted with the approximation), output error, KL, mass
+        inside."""
         table = n_q * n_k
         if approx.computed is not None:
-            cells = int(approx.computed.sum())
+            cells = int(approx.computed.sum()) if cells is None else cells
             work = f"<b>{count(cells)}</b> of {count(table)} {noun(table, 'cell')} ({100 * cells / table:.0f} %)"
         elif mech.kind == "linformer":
             work = (f"L·k = <b>{count(n_q * mech.rank)}</b> {noun(n_q * mech.rank, 'score')}, against k = "
