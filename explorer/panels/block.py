@@ -211,8 +211,10 @@ class BlockPanel(Panel):
             direct = not self.model.projected
             self.make_ready.setText("Switch to projected mode" if direct else "Let W_o write into the stream")
             self.make_ready.setToolTip(READY_TIP if direct else WO_TIP)
-        if computing:
-            return  # the chain keeps the last block drawn, whose rows may be of another session's tokens
+        if computing:  # the chain keeps the last block drawn (its rows may be of another session's tokens), if any
+            for widget in (self.chain, self.plot, self.norm_text):
+                widget.setVisible(self._shown_stack)
+            return
         self._shown_stack = stack is not None
         for widget in (self.chain, self.plot, self.norm_text):
             widget.setVisible(stack is not None)
