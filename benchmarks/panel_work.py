@@ -5,7 +5,8 @@ window at 1600 × 1000 with both panels in front. With a 2-ms heartbeat QTimer r
 then the temperature) is made and the run waits until both panels show what they made of it (or, for a panel
 that does not compute at this size, until the window has drawn the edit and a second has passed). The longest
 gap between heartbeats is how long the GUI thread could not answer. Where the Efficient panel still has a
-Compute button, pressing it is measured the same way.
+Compute button, pressing it is measured the same way. ``--hidden``: both panels behind other tabs, what the
+edit itself costs the GUI thread, for comparison.
 
 ``python -m benchmarks.panel_work`` prints one BENCH_JSON line.
 """
@@ -29,7 +30,7 @@ def projected_session(length, width, heads, seed):
                    settings=Settings(source="projected", heads=heads), title=f"projected L={length}")
 
 
-def measure(length, width, heads, blocks, seed, heartbeat_ms=2):
+def measure(length, width, heads, blocks, seed, heartbeat_ms=2, hidden=False):
     from PySide6.QtCore import QEventLoop, Qt, QTimer
 
     from explorer.main_window import MainWindow
@@ -43,11 +44,14 @@ def measure(length, width, heads, blocks, seed, heartbeat_ms=2):
     for name in ("efficient", "block"):
         window.docks[name].show()
         window.docks[name].raise_()
+    if hidden:  # the same window with both panels behind other tabs: the edit's own cost, for comparison
+        for name in ("sqrt_d", "rope"):
+            window.docks[name].raise_()
     settle(app)
     eff, block = window.panels["efficient"], window.panels["block"]
     block.blocks.setValue(blocks)
     model = window.model
-    live = hasattr(eff, "view")  # the panels compute on a worker (after) or not at this size (before)
+    live = hasattr(eff, "view") and not hidden  # the panels compute on a worker (after) or not (before, hidden)
 
     def panels_done():
         if not live:
@@ -108,7 +112,8 @@ def measure(length, width, heads, blocks, seed, heartbeat_ms=2):
     texts = {"efficient": eff.readout.text()[:160], "block": block.note.text()[:160] or "drawn"}
     window.model.undo_stack.setClean()
     window.close()
-    return {"L": length, "D": width, "heads": heads, "blocks": blocks, "live": live, "runs": out, "texts": texts}
+    return {"L": length, "D": width, "heads": heads, "blocks": blocks, "hidden": hidden, "live": live, "runs": out,
+            "texts": texts}
 
 
 def main(argv=None):
@@ -118,8 +123,9 @@ def main(argv=None):
     p.add_argument("--heads", type=int, default=8)
     p.add_argument("--blocks", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--hidden", action="store_true", help="both panels behind other tabs (the edit's own cost)")
     a = p.parse_args(argv)
-    emit(measure(a.L, a.D, a.heads, a.blocks, a.seed))
+    emit(measure(a.L, a.D, a.heads, a.blocks, a.seed, hidden=a.hidden))
 
 
 if __name__ == "__main__":

@@ -112,6 +112,13 @@ def block_bytes(length, heads):
     return 2 * int(heads) * int(length) ** 2 * 8
 
 
+def _size(n):
+    """Bytes as a person reads them: "2.0 GiB", "4.9 MiB", "0.8 KiB"."""
+    n = max(int(n), 0)
+    unit, power = next(((u, e) for u, e in (("GiB", 30), ("MiB", 20)) if n >= 2 ** e), ("KiB", 10))
+    return f"{n / 2 ** power:.1f} {unit}"
+
+
 def session_block(matrices, settings, block_settings, cross=False, first_attention=None, weights=None, memory=None,
                   cancelled=None):
     """The session's block and its stack (``block_settings.blocks`` copies of the same block).
@@ -131,9 +138,9 @@ def session_block(matrices, settings, block_settings, cross=False, first_attenti
     length, width = x.shape
     need = block_bytes(length, settings.heads)
     if memory is not None and need > memory:
-        raise BlockUnavailable(f"The block of {length} tokens with {settings.heads} heads needs {need / 2**30:.1f} GiB "
-                               f"for its attention's scores and weights (2·H·L² float64), and only "
-                               f"{max(memory, 0) / 2**30:.1f} GiB of memory is free — fewer tokens or heads.")
+        raise BlockUnavailable(f"The block of {length} tokens with {settings.heads} heads needs {_size(need)} for its "
+                               f"attention's scores and weights (2·H·L² float64), and only {_size(memory)} of "
+                               f"memory is free — fewer tokens or heads.")
     weights = block_weights(width, block_settings) if weights is None else weights
     attend = attention_sublayer(matrices, settings, cancelled)
     try:

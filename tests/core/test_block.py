@@ -223,10 +223,10 @@ def test_refusals_say_why(why, matrices, settings, cross):
 
 
 def test_a_block_beyond_the_free_memory_is_refused_naming_the_size():
-    """400 tokens, 2 heads: its scores and weights are 2 · 2 · 400² · 8 bytes = 5 120 000 bytes ≈ 0.0048 GiB."""
+    """400 tokens, 2 heads: its scores and weights are 2 · 2 · 400² · 8 bytes = 5 120 000 bytes ≈ 4.9 MiB."""
     m = session_matrices(400, 64, 0)
     settings = Settings(source="projected", heads=2)
-    with pytest.raises(BlockUnavailable, match=r"400 tokens with 2 heads needs 0\.0 GiB .* only 0\.0 GiB"):
+    with pytest.raises(BlockUnavailable, match=r"400 tokens with 2 heads needs 4\.9 MiB .* only 4\.9 MiB"):
         session_block(m, settings, BlockSettings(blocks=64), memory=5_119_999)
     assert session_block(m, settings, BlockSettings(blocks=1), memory=5_120_000) is not None
 

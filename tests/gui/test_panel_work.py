@@ -193,3 +193,12 @@ def test_quitting_while_the_panels_compute_exits_cleanly(tmp_path):
     assert code == 0, err
     assert "computing: ['computing', 'computing']" in out, out
     assert "Traceback" not in err and "Fatal Python error" not in err, err
+
+
+def test_a_block_beyond_the_free_memory_is_refused_naming_its_size(qtbot, monkeypatch):
+    """random_session(): 5 tokens, 2 heads — 2 · 2 · 5² · 8 = 800 bytes of scores and weights; 100 bytes are free."""
+    from explorer.model import block_view
+    monkeypatch.setattr(block_view, "free_memory", lambda: 125)  # × MEMORY_SHARE 0.8 = 100 bytes
+    model, panel = show_panel(qtbot, BlockPanel, random_session(), size=(900, 700))
+    assert panel.note.isVisible() and not panel.chain.isVisible() and not panel.make_ready.isVisible()
+    assert "5 tokens with 2 heads needs 0.8 KiB" in panel.note.text() and "only 0.1 KiB of memory" in panel.note.text()
