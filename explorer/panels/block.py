@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QBoxLayout, QComboBox, QFrame, QHBoxLayout, QLabe
                                QSpinBox, QVBoxLayout, QWidget)
 
 from explorer.core.block import ACTIVATIONS, FFN_MULTS, NORMS, PLACEMENTS
+from explorer.model import VALUES
 from explorer.model.background import COMPUTING
 from explorer.model.block_view import BlockView
 from explorer.widgets.heatmap import Heatmap
@@ -83,8 +84,8 @@ class BlockPanel(Panel):
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
         self.view = BlockView(model, parent=self)
-        self.view.work.changed.connect(self._show_block)
-        self._drawn = None  # (state, result) of the view last drawn
+        self.view.work.changed.connect(self._arrived)
+        self._asking = False  # True while ``render`` asks the view (it draws the answer itself)
         self._shown_stack = False  # a block is drawn (kept while the next is computed)
         self.formula = QLabel(self)
         self.formula.setWordWrap(True)
@@ -187,15 +188,26 @@ class BlockPanel(Panel):
     # ----- drawing ---------------------------------------------------------------------------------
     def render(self, flags):
         self.show_settings()
-        self._drawn = None
-        self.view.ask()  # a small block comes at once (``_show_block`` through ``changed``), a large one later
-        if self._drawn is None:
-            self._show_block()
+        self._asking = True
+        try:
+            self.view.ask()  # a small block comes at once, a large one later (``_arrived``)
+        finally:
+            self._asking = False
+        self._show_block()
+
+    def _arrived(self):
+        """The view's state or result changed: drawn now if the panel is in view, else when it is shown (a block
+        that comes behind a tab may be of tokens the session no longer has)."""
+        if self._asking:
+            return
+        if not (self.isVisible() and self._on_screen) or self.waiting():
+            self._stale |= VALUES
+            return
+        self._show_block()
 
     def _show_block(self):
         """The block once made; while it is made on the worker, "computing…" over the block drawn before."""
         work = self.view.work
-        self._drawn = (work.state, id(work.result))
         stack, reason = self.view.result()
         computing = work.state == COMPUTING
         if computing:

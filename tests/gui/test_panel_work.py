@@ -202,3 +202,24 @@ def test_a_block_beyond_the_free_memory_is_refused_naming_its_size(qtbot, monkey
     model, panel = show_panel(qtbot, BlockPanel, random_session(), size=(900, 700))
     assert panel.note.isVisible() and not panel.chain.isVisible() and not panel.make_ready.isVisible()
     assert "5 tokens with 2 heads needs 0.8 KiB" in panel.note.text() and "only 0.1 KiB of memory" in panel.note.text()
+
+
+def test_a_result_that_comes_behind_a_tab_is_drawn_when_shown_for_the_session_then(qtbot, on_worker, monkeypatch):
+    """The job of the demo (4 tokens) comes back after a token was added while the panel was hidden: nothing is
+    drawn then (its rows would be of 4 tokens, the session has 5); shown again, the panel draws the 5 tokens'."""
+    from explorer.model import efficient_view
+    gate = Gate(monkeypatch, efficient_view, "approximate")
+    model, panel = show_panel(qtbot, EfficientPanel, size=(1100, 420))
+    qtbot.waitUntil(gate.entered.is_set, timeout=10_000)
+    panel.hide()
+    assert model.add_token()
+    model.flush()
+    gate.open()
+    panel.view.work.finish()
+    QApplication.processEvents()
+    assert panel.approximation is None  # the 4-token result came while hidden: not drawn
+    panel.show()
+    qtbot.waitUntil(lambda: panel.view.work.state == READY and panel.approximation is not None, timeout=10_000)
+    assert panel.approx.image_array().shape == (5, 5)
+    rows = panel.approx.image_array().sum(axis=1)
+    np.testing.assert_allclose(rows, np.ones(5), atol=1e-12)  # each row of A′ a distribution over its band

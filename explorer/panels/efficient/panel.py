@@ -80,8 +80,9 @@ class EfficientPanel(Panel):
             box.currentIndexChanged.connect(self._changed)
         controls.addStretch(1)
         self.view = EfficientView(model, self)
-        self.view.work.changed.connect(self._show_tried)  # (a bound method: no cycle keeps the panel)
+        self.view.work.changed.connect(self._arrived)  # (a bound method: no cycle keeps the panel)
         self._drawn_work = None  # (state, result) of the view last drawn
+        self._asking = False  # True while ``_draw`` asks the view (it draws the answer itself)
 
         self.caption = self._label()
         self.caption.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
@@ -245,7 +246,21 @@ class EfficientPanel(Panel):
         full, mine = cost_curve(mech, lengths, d, d_v, causal=allowed is not None)
         bill = self.cost_text(mech, n_k, d, d_v, allowed is not None)
         self.cost.show(SHORT[mech.kind], lengths, full, mine, n_k, bill)
-        self.view.ask(mech, h)
+        self._asking = True
+        try:
+            self.view.ask(mech, h)
+        finally:
+            self._asking = False
+        self._show_tried()
+
+    def _arrived(self):
+        """The view's state or result changed: drawn now if the panel is in view and its results are the state's,
+        else when it is shown (a result that comes behind a tab may be of tokens the session no longer has)."""
+        if self._asking:
+            return
+        if not (self.isVisible() and self._on_screen) or self.waiting():
+            self._stale |= VALUES
+            return
         self._show_tried()
 
     def _show_tried(self):
