@@ -45,7 +45,7 @@ def measure(length, width, heads, blocks, seed, heartbeat_ms=2, hidden=False):
         window.docks[name].show()
         window.docks[name].raise_()
     if hidden:  # the same window with both panels behind other tabs: the edit's own cost, for comparison
-        for name in ("sqrt_d", "rope"):
+        for name in ("sqrt_d", "model_view"):
             window.docks[name].raise_()
     settle(app)
     eff, block = window.panels["efficient"], window.panels["block"]
