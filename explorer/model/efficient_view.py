@@ -49,11 +49,9 @@ class EfficientView:
             r.allowed(head)
 
         def job(cancelled):
-            approx = approximate(mechanism, scores, q, k, v, c, allowed)
-            if cancelled():
-                return None
-            figures = error_figures(approx, weights, output, allowed)
-            if cancelled():
+            approx = approximate(mechanism, scores, q, k, v, c, allowed, cancelled=cancelled)
+            figures = None if approx is None else error_figures(approx, weights, output, allowed, cancelled=cancelled)
+            if figures is None or cancelled():
                 return None
             signed = mechanism.kind == "linformer" and not approx.distributions
             pooled = overview(approx.weights, signed=signed) if needs_overview(approx.weights.shape) else None
