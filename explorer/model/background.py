@@ -55,6 +55,8 @@ class Background(QObject):
                 self._take(key, job(lambda: False))
             except ExplorerError as exc:
                 self._fail(str(exc))
+            except MemoryError:  # as the worker says it
+                self._fail("not enough memory for this at this size")
             return
         self._job = job
         self._timer.start(0)
