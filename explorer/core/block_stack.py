@@ -14,15 +14,16 @@ import numpy as np
 
 from .block import BlockResult, block_weights, transformer_block
 from .errors import ExplorerError, ShapeError
-from .pipeline import run_pipeline
 from .positions import sinusoidal_positions
-
-# Work the window does for the block on its own thread: L² per head per block, and L·D·F per block.
-MAX_WORK = 150_000_000
+from .recompute import recompute
 
 
 class BlockUnavailable(ExplorerError):
     """The session cannot be shown as a block (direct mode, cross-attention, W_o's width, its size)."""
+
+
+class _Stopped(Exception):
+    """``cancelled()`` said stop (between attention calls, or inside one)."""
 
 
 @dataclass(frozen=True)
@@ -45,16 +46,25 @@ def block_input(matrices, settings):
     return x + sinusoidal_positions(*x.shape) if settings.positions == "sinusoidal" else x
 
 
-def attention_sublayer(matrices, settings):
-    """y ↦ the session's multi-head attention output for token vectors y, through the pipeline itself.
+def attention_sublayer(matrices, settings, cancelled=None):
+    """y ↦ the session's multi-head attention output for token vectors y, through the pipeline's stages.
 
     The PE is part of the block's input already (``block_input``), so it is not added to y a second time;
-    RoPE and ALiBi belong to the attention and stay."""
+    RoPE and ALiBi belong to the attention and stay. Head by head (``recompute``, the same numbers as
+    ``run_pipeline`` to rounding), each call writing into the last one's (H, L, L) buffers: one set of
+    scores and weights in memory however many blocks, and ``cancelled()`` is heard inside a call."""
     inner = replace(settings, positions="none") if settings.positions == "sinusoidal" else settings
     weights = {name: matrices[name] for name in ("Wq", "Wk", "Wv", "Wo")}
+    last = [None]
 
     def attend(y):
-        return run_pipeline({**weights, "X": y}, inner).heads.output
+        if cancelled is not None and cancelled():
+            raise _Stopped
+        result = recompute({**weights, "X": y}, inner, previous=last[0], cancelled=cancelled, summarise=())
+        if result is None:
+            raise _Stopped
+        last[0] = result
+        return result.heads.output
 
     return attend
 
@@ -97,12 +107,27 @@ def block_work(length, width, matrices, heads, settings):
     return int(settings.blocks) * per_block
 
 
-def session_block(matrices, settings, block_settings, cross=False, first_attention=None, weights=None):
+def block_bytes(length, heads):
+    """The memory the block needs beyond the session's: its attention's (H, L, L) scores and weights in float64."""
+    return 2 * int(heads) * int(length) ** 2 * 8
+
+
+def _size(n):
+    """Bytes as a person reads them: "2.0 GiB", "4.9 MiB", "0.8 KiB"."""
+    n = max(int(n), 0)
+    unit, power = next(((u, e) for u, e in (("GiB", 30), ("MiB", 20)) if n >= 2 ** e), ("KiB", 10))
+    return f"{n / 2 ** power:.1f} {unit}"
+
+
+def session_block(matrices, settings, block_settings, cross=False, first_attention=None, weights=None, memory=None,
+                  cancelled=None):
     """The session's block and its stack (``block_settings.blocks`` copies of the same block).
 
     ``first_attention``: the session's own attention output for X (its pipeline result), reused where the
     first block's attention reads x itself (post-LN) instead of running the pipeline again. ``weights``: the
-    block's own weights (BlockWeights), else made from ``block_settings.seed``.
+    block's own weights (BlockWeights), else made from ``block_settings.seed``. ``memory``: the bytes that may be
+    used (None: unchecked); a block needing more is refused, the size named. ``cancelled()``: asked between
+    steps; None is returned once it says stop.
     Raises BlockUnavailable (with the reason) or the pipeline's ShapeError/NonFiniteError."""
     x = block_input(matrices, settings) if "X" in matrices else None
     widths = {"D": 0 if x is None else x.shape[1], "D_o": np.shape(matrices.get("Wo", np.empty((0, 0))))[0],
@@ -111,13 +136,21 @@ def session_block(matrices, settings, block_settings, cross=False, first_attenti
     if reason:
         raise BlockUnavailable(reason)
     length, width = x.shape
-    work = block_work(length, width, matrices, settings.heads, block_settings)
-    if work > MAX_WORK:
-        raise BlockUnavailable(f"The block of {length} tokens of width {width}, {block_settings.blocks} deep, "
-                               f"would take ~{work / 1e6:.0f} M multiply-adds on every edit; it is drawn for "
-                               f"smaller sessions (up to ~{MAX_WORK / 1e6:.0f} M) — fewer blocks or tokens.")
+    need = block_bytes(length, settings.heads)
+    if memory is not None and need > memory:
+        raise BlockUnavailable(f"The block of {length} tokens with {settings.heads} heads needs {_size(need)} for its "
+                               f"attention's scores and weights (2·H·L² float64), and only {_size(memory)} of "
+                               f"memory is free — fewer tokens or heads.")
     weights = block_weights(width, block_settings) if weights is None else weights
-    attend = attention_sublayer(matrices, settings)
+    attend = attention_sublayer(matrices, settings, cancelled)
+    try:
+        return _stack(x, attend, weights, block_settings, first_attention, cancelled)
+    except _Stopped:
+        return None
+
+
+def _stack(x, attend, weights, block_settings, first_attention, cancelled):
+    """The first block from x, then N − 1 more from its output; raises _Stopped when ``cancelled()``."""
     if first_attention is not None and block_settings.placement == "post":
         if np.shape(first_attention) != x.shape:
             raise ShapeError(f"the session's attention output is {np.shape(first_attention)}, not (L, D) = {x.shape}")
@@ -128,6 +161,8 @@ def session_block(matrices, settings, block_settings, cross=False, first_attenti
     norms = [np.linalg.norm(x, axis=1), np.linalg.norm(first.output, axis=1)]
     stream = first.output
     for _ in range(int(block_settings.blocks) - 1):
+        if cancelled is not None and cancelled():
+            raise _Stopped
         stream = transformer_block(stream, attend, weights, block_settings).output
         norms.append(np.linalg.norm(stream, axis=1))
     return BlockStack(first=first, norms=np.array(norms))

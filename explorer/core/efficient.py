@@ -79,12 +79,13 @@ def head_inputs(result, head):
             result.scale / result.temperature)
 
 
-def approximate(mechanism, scores, q, k, v, c, allowed=None):
+def approximate(mechanism, scores, q, k, v, c, allowed=None, cancelled=None):
     """The mechanism's weights and output for one head.
 
     ``scores``: the head's exact scores (what its softmax read, ALiBi's bias included); ``q``, ``k``, ``v``:
     the head's inputs and ``c`` its scale / temperature (``head_inputs``); ``allowed``: the session's mask
-    (True = may attend) or None. Patterns respect it; Linformer cannot (see ``low_rank``)."""
+    (True = may attend) or None. Patterns respect it; Linformer cannot (see ``low_rank``). ``cancelled()``:
+    asked between bands of rows; None is returned once it says stop."""
     m = mechanism
     n_q, n_k = np.shape(scores)
     if m.kind in PATTERNS:
@@ -93,6 +94,8 @@ def approximate(mechanism, scores, q, k, v, c, allowed=None):
             computed &= allowed
         weights = np.empty(np.shape(scores))
         for rows in _bands(n_q, n_k):
+            if cancelled is not None and cancelled():
+                return None
             weights[rows] = softmax(np.where(computed[rows], scores[rows], -np.inf))
         return Approximation(weights, weights @ v, computed, True)
     if m.kind == "linformer":
@@ -130,12 +133,13 @@ def _bands(n_rows, n_cols):
     return [slice(top, top + step) for top in range(0, n_rows, step)]
 
 
-def error_figures(approx, exact_weights, exact_output, allowed=None):
+def error_figures(approx, exact_weights, exact_output, allowed=None, cancelled=None):
     """Relative Frobenius error of the output, mean KL(A′ ‖ A) over the rows where both are distributions,
     and the exact weights' mass inside the computed cells (every allowed cell when there is no table).
 
     KL is taken from the approximation to the exact weights: for a pattern it is finite, −ln(mass inside)
-    per row (the pattern's softmax is the exact row cut to the pattern and re-normalised)."""
+    per row (the pattern's softmax is the exact row cut to the pattern and re-normalised). ``cancelled()``: asked
+    between bands of rows; None is returned once it says stop."""
     norm = float(np.linalg.norm(exact_output))
     frob = float(np.linalg.norm(approx.output - exact_output)) / norm if norm > 0 else None
     n_rows, n_cols = np.shape(exact_weights)
@@ -143,6 +147,8 @@ def error_figures(approx, exact_weights, exact_output, allowed=None):
     live, both = np.zeros(n_rows, bool), np.zeros(n_rows, bool)
     kl, mass = np.zeros(n_rows), np.ones(n_rows)
     for rows in _bands(n_rows, n_cols):  # row by row, in bands: no temporaries the size of the table
+        if cancelled is not None and cancelled():
+            return None
         a, e = approx.weights[rows], exact_weights[rows]
         live[rows] = distribution_rows(e)
         if approx.distributions:

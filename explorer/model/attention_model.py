@@ -4,6 +4,7 @@ In parts, one job each: the edit API (``edits.py``, ``settings_edits.py``), the 
 (``commands.py``), the recompute coordinator and its phases (``coordinator.py``), the lesson's state
 (``lesson_state.py``) and the view selection (``state.Selection``), kept apart from the settings.
 """
+import weakref
 from dataclasses import replace
 
 import numpy as np
@@ -64,6 +65,7 @@ class AttentionModel(Edits, QObject):
         self._transaction = None
         self._checkpoints = None
         self._flow_back = None
+        self.backgrounds = weakref.WeakSet()  # the views' own computations off this thread (``Background``)
         self._gesture = None
         self._gesture_count = 0
         self.loads = 0  # sessions loaded so far: a panel knows whether its drawing is of this one
@@ -198,6 +200,8 @@ class AttentionModel(Edits, QObject):
             self._flow_back.shutdown()
         if self._checkpoints is not None:
             self._checkpoints.shutdown()
+        for background in list(self.backgrounds):
+            background.shutdown()
 
     @property
     def checkpoints(self):

@@ -1,24 +1,49 @@
-"""The Transformer block of the model's current session (F17), for the panel that draws it.
+"""The Transformer block of the model's current session (F17), for the panel that draws it: made on a worker
+when large (``Background``), so an edit or a drag at L = 4096 never waits for it.
 
 The block's own settings (pre/post-LN, the norm, the activation, the FFN width, the seed of its weights, how
 many blocks are stacked) live here, not in the session: they change nothing of the attention, so they are
 neither saved nor undone — the block is a view of the session's attention inside a model. The numbers come
-from ``explorer.core.block_stack``; this only remembers them until the session or the settings change.
+from ``explorer.core.block_stack``, from copies of the session's X and W (what an edit writes in place). It is
+refused only when its attention's scores and weights would not fit in the memory that is free.
 """
+import os
 from dataclasses import replace
 
+import numpy as np
+
 from explorer.core.block import BlockSettings
-from explorer.core.block_stack import session_block, stream_wo
-from explorer.core.errors import ExplorerError
+from explorer.core.block_stack import block_work, session_block, stream_wo
+
+from .background import COMPUTING, FAILED, IDLE, READY, Background
+
+BLOCK_MATRICES = ("X", "Wq", "Wk", "Wv", "Wo")
+MEMORY_SHARE = 0.8  # of the memory free when asked, what the block may take (the rest: the window, other work)
+
+
+def free_memory():
+    """Bytes of memory free for new work (MemAvailable), or None where that is not known."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
 class BlockView:
-    """``settings`` (a BlockSettings) and ``result()``: (BlockStack, None) or (None, why it cannot be shown)."""
+    """``settings`` (a BlockSettings), ``ask()`` and ``result()``; ``work`` (a Background) says when it is computing."""
 
-    def __init__(self, model, settings=None):
+    def __init__(self, model, settings=None, parent=None):
         self.model = model
         self.settings = settings or BlockSettings()
-        self._kept = None  # ((revision, loads, settings), (stack, reason))
+        self.work = Background(model, parent)
+        model.state_changed.connect(self.work.forget)  # a newer state is coming: stop the block of this one
 
     def change(self, **changes):
         """New block settings (e.g. ``placement="post"``); False and nothing changed when one is not allowed."""
@@ -45,21 +70,37 @@ class BlockView:
                 m.replace_matrix("Wo", stream_wo(m.matrix("Wo"), width))
         return tx
 
-    def result(self):
-        """The block of the session as it is now, made once per change of the session or the settings."""
+    def ask(self):
+        """The block of the session as it is now: made at once when small, else on the worker."""
         m = self.model
+        state = m.state
         key = (m.revision, m.loads, self.settings)
-        if self._kept is None or self._kept[0] != key:
-            self._kept = (key, self._compute())
-        return self._kept[1]
-
-    def _compute(self):
-        m = self.model
+        if key == self.work.key and self.work.state != IDLE:
+            return
         results = m.results if m.up_to_date else None  # the session's own attention, when it is of this state
         own = getattr(getattr(results, "heads", None), "output", None)
-        try:
-            stack = session_block(m.state.matrices, m.state.settings, self.settings, cross=m.cross,
-                                  first_attention=own if getattr(results, "x", None) is not None else None)
-        except ExplorerError as exc:
-            return None, str(exc)
-        return stack, None
+        own = np.array(own) if own is not None and getattr(results, "x", None) is not None else None
+        matrices = {n: np.array(state.matrices[n]) for n in BLOCK_MATRICES if n in state.matrices}
+        settings, block, cross = state.settings, self.settings, m.cross
+        cost = 0
+        if settings.source == "projected" and not cross and {"X", "Wo"} <= matrices.keys():
+            length, width = matrices["X"].shape
+            cost = block_work(length, width, matrices, settings.heads, block)
+        free = free_memory()
+        memory = None if free is None else int(free * MEMORY_SHARE)
+
+        def job(cancelled):
+            return session_block(matrices, settings, block, cross=cross, first_attention=own, memory=memory,
+                                 cancelled=cancelled)
+
+        self.work.ask(key, job, cost)
+
+    def result(self):
+        """(BlockStack, None) once made for the current state; (None, why) when refused; while it is computing,
+        (the last block made or None, None)."""
+        w = self.work
+        if w.state == FAILED:
+            return None, w.reason
+        if w.state in (READY, COMPUTING):
+            return w.result, None
+        return None, None

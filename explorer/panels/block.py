@@ -3,7 +3,8 @@
 
 The chapter: "归一化 → 注意力(token 之间沿 L 轴交流)→ 加回残差流;再归一化 → FFN(每个 token 独立沿 D 轴精加工)→
 再加回。交流一拍、加工一拍,轮流往残差流里存款". The numbers come from ``explorer.model.block_view`` (which
-calls ``explorer.core.block_stack``); this file only draws them.
+calls ``explorer.core.block_stack``, on a worker when large: "computing…" until they come); this file only draws
+them.
 """
 
 import numpy as np
@@ -14,11 +15,13 @@ from PySide6.QtWidgets import (QBoxLayout, QComboBox, QFrame, QHBoxLayout, QLabe
                                QSpinBox, QVBoxLayout, QWidget)
 
 from explorer.core.block import ACTIVATIONS, FFN_MULTS, NORMS, PLACEMENTS
+from explorer.model import VALUES
+from explorer.model.background import COMPUTING
 from explorer.model.block_view import BlockView
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_number
-from explorer.widgets.palette import BLUE
+from explorer.widgets.palette import BLUE, MUTED
 from explorer.widgets.plots import lesson_plot
 from explorer.widgets.wrap_row import WrapRow
 
@@ -80,7 +83,10 @@ class BlockPanel(Panel):
 
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
-        self.view = BlockView(model)
+        self.view = BlockView(model, parent=self)
+        self.view.work.changed.connect(self._arrived)
+        self._asking = False  # True while ``render`` asks the view (it draws the answer itself)
+        self._shown_stack = False  # a block is drawn (kept while the next is computed)
         self.formula = QLabel(self)
         self.formula.setWordWrap(True)
         self.formula.setToolTip(CHAPTER + WHOSE.replace("<br>", "\n").replace("<small>", "").replace("</small>", ""))
@@ -182,15 +188,46 @@ class BlockPanel(Panel):
     # ----- drawing ---------------------------------------------------------------------------------
     def render(self, flags):
         self.show_settings()
+        self._asking = True
+        try:
+            self.view.ask()  # a small block comes at once, a large one later (``_arrived``)
+        finally:
+            self._asking = False
+        self._show_block()
+
+    def _arrived(self):
+        """The view's state or result changed: drawn now if the panel is in view, else when it is shown (a block
+        that comes behind a tab may be of tokens the session no longer has)."""
+        if self._asking:
+            return
+        if not (self.isVisible() and self._on_screen) or self.waiting():
+            self._stale |= VALUES
+            return
+        self._show_block()
+
+    def _show_block(self):
+        """The block once made; while it is made on the worker, "computing…" over the block drawn before."""
+        work = self.view.work
         stack, reason = self.view.result()
+        computing = work.state == COMPUTING
+        if computing:
+            m = self.model
+            before = " — what is shown is from before the last change" if self._shown_stack else ""
+            reason = (f"<span style='color:{MUTED}'><b>computing…</b> the block of {len(m.query_tokens)} tokens, "
+                      f"{self.view.settings.blocks} deep{before}</span>")
         self.note.setVisible(reason is not None)
         self.note.setText(reason or "")
-        fixable = reason is not None and self.view.fixable()
+        fixable = not computing and reason is not None and self.view.fixable()
         self.make_ready.setVisible(fixable)
         if fixable:
             direct = not self.model.projected
             self.make_ready.setText("Switch to projected mode" if direct else "Let W_o write into the stream")
             self.make_ready.setToolTip(READY_TIP if direct else WO_TIP)
+        if computing:  # the chain keeps the last block drawn (its rows may be of another session's tokens), if any
+            for widget in (self.chain, self.plot, self.norm_text):
+                widget.setVisible(self._shown_stack)
+            return
+        self._shown_stack = stack is not None
         for widget in (self.chain, self.plot, self.norm_text):
             widget.setVisible(stack is not None)
         if stack is None:

@@ -222,10 +222,25 @@ def test_refusals_say_why(why, matrices, settings, cross):
         session_block(matrices, settings, BlockSettings(), cross=cross)
 
 
-def test_too_large_a_stack_is_refused():
+def test_a_block_beyond_the_free_memory_is_refused_naming_the_size():
+    """400 tokens, 2 heads: its scores and weights are 2 · 2 · 400² · 8 bytes = 5 120 000 bytes ≈ 4.9 MiB."""
     m = session_matrices(400, 64, 0)
-    with pytest.raises(BlockUnavailable, match="smaller sessions"):
-        session_block(m, Settings(source="projected"), BlockSettings(blocks=64))
+    settings = Settings(source="projected", heads=2)
+    with pytest.raises(BlockUnavailable, match=r"400 tokens with 2 heads needs 4\.9 MiB .* only 4\.9 MiB"):
+        session_block(m, settings, BlockSettings(blocks=64), memory=5_119_999)
+    assert session_block(m, settings, BlockSettings(blocks=1), memory=5_120_000) is not None
+
+
+def test_a_cancelled_stack_stops_between_blocks():
+    m = session_matrices(6, 4, 0)
+    asked = []
+
+    def cancelled():
+        asked.append(1)
+        return len(asked) > 3
+
+    assert session_block(m, Settings(source="projected"), BlockSettings(blocks=64), cancelled=cancelled) is None
+    assert len(asked) < 64
 
 
 def test_bad_block_settings_are_refused():

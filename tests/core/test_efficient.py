@@ -271,3 +271,24 @@ def test_performer_approaches_softmax_with_many_features(causal):
 
 def test_performer_cost_by_hand():
     assert multiply_adds(Mechanism("performer", features=16), 8, 3, 2) == 2 * 8 * 16 * 3 + 2 * 8 * 16 * 3
+
+
+def test_a_cancelled_approximation_stops_between_bands_of_rows():
+    """600 rows of 600 keys are 2 bands of 436 rows (BLOCK_CELLS = 2¹⁸ cells): told to stop after the first, both
+    the approximation and the figures give None."""
+    rng = np.random.default_rng(0)
+    q, k, v = rng.standard_normal((600, 4)), rng.standard_normal((600, 4)), rng.standard_normal((600, 4))
+    scores = q @ k.T / 2
+    asked = []
+
+    def after_one():
+        asked.append(1)
+        return len(asked) > 1
+
+    assert approximate(Mechanism("window", window=3), scores, q, k, v, 0.5, cancelled=after_one) is None
+    assert len(asked) == 2
+    approx = approximate(Mechanism("window", window=3), scores, q, k, v, 0.5)
+    weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+    weights /= weights.sum(axis=1, keepdims=True)
+    asked.clear()
+    assert error_figures(approx, weights, weights @ v, cancelled=after_one) is None

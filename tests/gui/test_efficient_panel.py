@@ -195,19 +195,3 @@ def test_costs_nothing_behind_its_tab(qtbot, home, monkeypatch):
     dock.raise_()
     qtbot.waitUntil(lambda: len(draws) == 1, timeout=3000)
     np.testing.assert_array_equal(panel.exact.image_array(), window.model.results.heads.weights[0])
-
-
-def test_a_large_session_is_tried_when_asked_not_at_every_edit(qtbot):
-    """600 × 600 = 360,000 score cells: the panel says it waits for Compute and computes nothing until then;
-    Compute tries it; the next edit does not try it again."""
-    model, panel = show_panel(qtbot, EfficientPanel, random_session(600, 8, seed=3), size=(900, 700))
-    assert panel.approximation is None and panel.compute.isVisible()
-    assert "waits for Compute" in plain(panel.readout)
-    panel.compute.click()
-    assert panel.approximation is not None and panel.approximation.weights.shape == (600, 600)
-    assert "‖O′ − O‖/‖O‖" in plain(panel.readout)
-    tried = panel.approximation
-    model.set_cell("Q", 0, 0, 2.5)
-    model.flush()
-    QApplication.processEvents()
-    assert panel.approximation is tried and "from before the last change" in plain(panel.readout)

@@ -1,7 +1,8 @@
 """F18 Efficient attention: a money-saving school tried on the shown head's own Q, K, V — which cells it
 computes, its weights beside the exact ② of the session, how far its output lands, and what it costs.
 
-The exact head is the session's results; the approximation, the error figures and the costs come from
+The exact head is the session's results; the approximation and its error figures come from the model's
+``EfficientView`` (on a worker when the head is large: "computing…" until they come), the costs from
 ``explorer.core.efficient``. The mechanism and its parameters live in this panel (not in the session).
 """
 import weakref
@@ -9,15 +10,16 @@ import weakref
 import numpy as np
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton, QScrollArea,
-                               QSpinBox, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QScrollArea, QSpinBox,
+                               QVBoxLayout, QWidget)
 
-from explorer.core.efficient import (MECHANISMS, Mechanism, approximate, cost_curve, error_figures, head_inputs,
-                                     multiply_adds)
+from explorer.core.efficient import MECHANISMS, Mechanism, cost_curve, head_inputs, multiply_adds
 from explorer.core.linear_attention import FEATURE_MAPS
 from explorer.core.plural import noun
 from explorer.core.sparse_patterns import PATTERNS
 from explorer.model import SELECTION, VALUES
+from explorer.model.background import COMPUTING, FAILED
+from explorer.model.efficient_view import EfficientView
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.html_escape import escape
 from explorer.widgets.nice import nice_ceiling
@@ -35,8 +37,6 @@ MAP_MIN_H = 170  # px: a heatmap keeps its rows readable; a low dock scrolls
 NARROW = 900  # px: below this the cost plot and the chapter's sentence go under the two heatmaps
 NARROWEST = 560  # px: below this every tile takes the whole width, one under another
 CAPTION_MIN_H = 48  # px: about three lines of the sentence show; the rest scrolls in its tile
-LIVE_CELLS = 512 * 512  # above this many score cells a mechanism is tried when asked (Compute), not at each edit:
-#                         at L = 1024 it takes 0.1–0.4 s of the GUI thread, at L = 4096 over a second
 PARAMS = {  # which controls each mechanism uses
     "window": ("window",), "global_window": ("window", "global_tokens"), "strided": ("stride",),
     "fixed": ("stride", "summary"), "linformer": ("rank", "projection", "seed"),
@@ -79,12 +79,10 @@ class EfficientPanel(Panel):
             self._add_control(controls, name, box)
             box.currentIndexChanged.connect(self._changed)
         controls.addStretch(1)
-        self.compute = QPushButton("Compute", self)
-        self.compute.setToolTip("Try the mechanism on this large session now (it takes a moment); at this size it "
-                                "is not tried again at every edit")
-        self.compute.clicked.connect(self._compute_now)  # (a bound method: no cycle keeps the panel)
-        self.compute.hide()
-        controls.addWidget(self.compute)
+        self.view = EfficientView(model, self)
+        self.view.work.changed.connect(self._arrived)  # (a bound method: no cycle keeps the panel)
+        self._drawn_work = None  # (state, result) of the view last drawn
+        self._asking = False  # True while ``_draw`` asks the view (it draws the answer itself)
 
         self.caption = self._label()
         self.caption.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
@@ -222,32 +220,75 @@ class EfficientPanel(Panel):
             return  # a row or key clicked elsewhere: nothing here follows the selected row
         self._draw()
 
-    def _compute_now(self):
-        self._draw(asked=True)
-
-    def _draw(self, asked=False):
+    def _draw(self):
+        """What the results say at once (the exact ②, the notes, the cost plot); the mechanism's own numbers are
+        asked of the model (at once when small, else on its worker: ``_show_tried`` draws them when they come)."""
         m, r = self.model, self.model.results
         if r is None:
             return
-        cells = int(np.prod(r.heads.weights.shape[1:]))
-        self.compute.setVisible(cells > LIVE_CELLS)
-        if cells > LIVE_CELLS and not asked:
-            before = " What is shown is from before the last change." if self.approximation is not None else ""
-            self.readout.setText(f"<span style='color:{MUTED}'>{count(cells)} score cells: trying a mechanism takes "
-                                 f"a moment at this size, so it waits for <b>Compute</b>.{before}</span>")
-            return
         h = self._drawn_head = min(m.settings.selected_head, r.n_heads - 1)
-        n_q, n_k = r.heads.weights.shape[1:]
+        n_k = r.heads.weights.shape[2]
         for name in ("rank", "global_tokens"):  # k ≤ L and g ≤ L: a shorter session clamps them, quietly
             with QSignalBlocker(self.boxes[name]):
                 self.boxes[name].setMaximum(max(1, n_k))
         mech = self.mechanism()
         allowed = r.allowed(h)
-        q, k, v, c = head_inputs(r, h)
-        exact_w, exact_o = r.heads.weights[h], r.heads.head_outputs[h]
-        approx = approximate(mech, r.heads.scores[h], q, k, v, c, allowed)
-        figures = error_figures(approx, exact_w, exact_o, allowed)
-        self.approximation, self.figures = approx, figures
+        self.exact.set_matrix(r.heads.weights[h], row_labels=m.query_tokens, col_labels=m.tokens, levels=(0.0, 1.0),
+                              masked=None if allowed is None else ~allowed, finite=True,
+                              overview=r.overview("weights", h))
+        self.caption.setText(f"{escape(SENTENCES[mech.kind])}<br><span style='color:{MUTED}'>"
+                             f"「{escape(SCHOOLS_ZH)}」</span>")
+        self.notes.setText(self.notes_text(mech, allowed is not None, r.slopes is not None))
+        self.notes.setVisible(bool(self.notes.text()))
+        q, _, v, _ = head_inputs(r, h)
+        d, d_v = q.shape[1], v.shape[1]
+        lengths = curve_lengths(n_k)
+        full, mine = cost_curve(mech, lengths, d, d_v, causal=allowed is not None)
+        bill = self.cost_text(mech, n_k, d, d_v, allowed is not None)
+        self.cost.show(SHORT[mech.kind], lengths, full, mine, n_k, bill)
+        self._asking = True
+        try:
+            self.view.ask(mech, h)
+        finally:
+            self._asking = False
+        self._show_tried()
+
+    def _arrived(self):
+        """The view's state or result changed: drawn now if the panel is in view and its results are the state's,
+        else when it is shown (a result that comes behind a tab may be of tokens the session no longer has)."""
+        if self._asking:
+            return
+        if not (self.isVisible() and self._on_screen) or self.waiting():
+            self._stale |= VALUES
+            return
+        self._show_tried()
+
+    def _show_tried(self):
+        """The mechanism's weights and figures once made; while they are made on the worker, "computing…" over
+        what was shown before."""
+        work = self.view.work
+        drawn = (work.state, id(work.result))
+        if drawn == self._drawn_work:
+            return
+        self._drawn_work = drawn
+        if work.state == FAILED:
+            self.readout.setText(f"<span style='color:{BAD}'>{escape(work.reason)}</span>")
+            return
+        if work.state == COMPUTING:
+            r = self.model.results
+            cells = 0 if r is None else int(np.prod(r.heads.weights.shape[1:]))
+            before = " — what is shown is from before the last change" if self.approximation is not None else ""
+            name = escape(NAMES[self.kind.currentData()])
+            self.readout.setText(f"<span style='color:{MUTED}'><b>computing…</b> {name} on {count(cells)} score "
+                                 f"cells{before}</span>")
+            return
+        if work.result is not None:
+            self._draw_tried(work.result)
+
+    def _draw_tried(self, tried):
+        m, r = self.model, self.model.results
+        mech, h, approx = tried.mechanism, tried.head, tried.approximation
+        self.approximation, self.figures = approx, tried.figures
         rows, cols = m.query_tokens, m.tokens
         shown = "pattern" if mech.kind in PATTERNS else mech.kind
         linformer = mech.kind == "linformer" and not approx.distributions  # random E, F: signed mixes
@@ -263,24 +304,13 @@ class EfficientPanel(Panel):
         self.approx_title.setToolTip(tip)
         if linformer:
             reach = nice_ceiling(max(float(np.abs(approx.weights).max()), 1e-12))
-            self.mixed.set_matrix(approx.weights, row_labels=rows, col_labels=cols, levels=(-reach, reach))
+            self.mixed.set_matrix(approx.weights, row_labels=rows, col_labels=cols, levels=(-reach, reach),
+                                  overview=tried.overview)
         else:
-            hatched = approx.computed if approx.computed is not None else None if mech.kind == "linformer" else allowed
             self.approx.set_matrix(approx.weights, row_labels=rows, col_labels=cols, levels=(0.0, 1.0),
-                                   masked=None if hatched is None else ~hatched, finite=True)
-        self.exact.set_matrix(exact_w, row_labels=rows, col_labels=cols, levels=(0.0, 1.0),
-                              masked=None if allowed is None else ~allowed, finite=True,
-                              overview=r.overview("weights", h))
-        self.caption.setText(f"{escape(SENTENCES[mech.kind])}<br><span style='color:{MUTED}'>"
-                             f"「{escape(SCHOOLS_ZH)}」</span>")
-        self.readout.setText(self.readout_text(mech, approx, figures, n_q, n_k))
-        self.notes.setText(self.notes_text(mech, allowed is not None, r.slopes is not None))
-        self.notes.setVisible(bool(self.notes.text()))
-        d, d_v = q.shape[1], v.shape[1]
-        lengths = curve_lengths(n_k)
-        full, mine = cost_curve(mech, lengths, d, d_v, causal=allowed is not None)
-        bill = self.cost_text(mech, n_k, d, d_v, allowed is not None)
-        self.cost.show(SHORT[mech.kind], lengths, full, mine, n_k, bill)
+                                   masked=tried.outside, finite=True, overview=tried.overview)
+        n_q, n_k = approx.weights.shape
+        self.readout.setText(self.readout_text(mech, approx, tried.figures, n_q, n_k, tried.cells))
 
     @staticmethod
     def cost_text(mech, n_k, d, d_v, causal):
@@ -289,11 +319,12 @@ class EfficientPanel(Panel):
         return f"{count(mine)} vs {count(full)} at L = {n_k} ({mine / full:.2g}×)"
 
     @staticmethod
-    def readout_text(mech, approx, figures, n_q, n_k):
-        """The line of figures: cells computed, output error, KL, mass inside."""
+    def readout_text(mech, approx, figures, n_q, n_k, cells=None):
+        """The line of figures: cells computed (``cells``, counted with the approximation), output error, KL, mass
+        inside."""
         table = n_q * n_k
         if approx.computed is not None:
-            cells = int(approx.computed.sum())
+            cells = int(approx.computed.sum()) if cells is None else cells
             work = f"<b>{count(cells)}</b> of {count(table)} {noun(table, 'cell')} ({100 * cells / table:.0f} %)"
         elif mech.kind == "linformer":
             work = (f"L·k = <b>{count(n_q * mech.rank)}</b> {noun(n_q * mech.rank, 'score')}, against k = "

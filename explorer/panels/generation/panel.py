@@ -1,18 +1,15 @@
 """Generation · KV cache (F15): decode the session token by token — prefill, then one token a step —
 with the K and V rows of earlier tokens kept in a cache. The new queries' 1 × t rows over the full
 causal heatmap, the cache growing, the equivalence with full causal attention, and the cost."""
-from dataclasses import replace
-
 import numpy as np
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout
 
 from explorer.core.errors import ExplorerError
 from explorer.core.heads import sharing_name
-from explorer.core.kv_cache import DecodeShape, Decoder, cost_curves
-from explorer.core.pipeline import run_pipeline
 from explorer.core.plural import count
 from explorer.model import DECODE, SELECTION
+from explorer.model.decode_view import CHECK_TOKENS, DecodeView
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.details import Details
 from explorer.widgets.labelled_slider import LabelledSlider
@@ -26,7 +23,6 @@ from .texts import CAUSAL_OFF, CAUSAL_OFF_SUMMARY, EQUAL, NOT_EQUAL, SDPA_TRAP, 
 
 TILE_MIN_W, TILE_MIN_H = 200, 180  # a heatmap below this is not read any more: the dock scrolls instead
 TILE_WIDE = 260  # the four heatmaps go in one row from this width each
-CHECK_TOKENS = 1024  # up to this L the equivalence and the full heatmap are recomputed live
 SPEEDS = (("1 token/s", 1000), ("2 tokens/s", 500), ("5 tokens/s", 200), ("10 tokens/s", 100))
 
 
@@ -99,8 +95,7 @@ class GenerationPanel(Panel):
         layout.addWidget(self.costs, 2)
         layout.addWidget(self.trap)
         self._arrange(2)
-        self._decoder_key = self._causal_key = None
-        self._decoder = self._causal = None
+        self.view = DecodeView(model)
 
     def heatmaps(self):
         """The new rows over the causal weights, the K and V caches and the new output, in reading order."""
@@ -135,18 +130,15 @@ class GenerationPanel(Panel):
     def go(self, t):
         """Show the cache at ``t`` tokens (an undoable setting; t = L is stored as 0, "all")."""
         n = len(self.model.query_tokens)
-        t = int(np.clip(t, self._prefill(), n))
+        t = int(np.clip(t, self.view.prefill(), n))
         self.model.set_param("decode_t", 0 if t == n else t)
-
-    def _prefill(self):
-        return min(self.model.settings.decode_prefill, len(self.model.query_tokens))
 
     def _play_toggled(self, on):
         self.play.setText("Pause" if on else "Play")
         (self.model.begin_gesture if on else self.model.end_gesture)()  # one Play run is one undo step
         if on:
             if self.t() >= len(self.model.query_tokens):
-                self.go(self._prefill())
+                self.go(self.view.prefill())
             self.timer.start(self.speed.currentData())
         else:
             self.timer.stop()
@@ -157,36 +149,26 @@ class GenerationPanel(Panel):
         else:
             self.go(self.t() + 1)
 
-    def decoder(self):
-        """The decode of the current state (made again only when the numbers or settings change)."""
-        m = self.model
-        key = (m.revision, m.settings.decode_prefill)
-        if key != self._decoder_key:
-            state = m.state
-            self._decoder = Decoder(state.matrices, m.settings, prefill=self._prefill(), cross=m.cross)
-            self._decoder_key = key
-        return self._decoder
-
     # ----- drawing ---------------------------------------------------------------------------------
     def render(self, flags):
         m = self.model
         n, s = len(m.query_tokens), m.settings
         try:
-            decoder = self.decoder()
-            step = decoder.step_at(max(self.t(), self._prefill()))
+            decoder = self.view.decoder()
+            step = decoder.step_at(max(self.t(), self.view.prefill()))
         except ExplorerError as exc:
             self.caption.setText(f"<b>Generation</b>: cannot decode this session — {exc}")
             return
         self.slider.blockSignals(True)
-        self.slider.setRange(self._prefill(), max(n, self._prefill() + 1) if n > 1 else 2)
+        self.slider.setRange(self.view.prefill(), max(n, self.view.prefill() + 1) if n > 1 else 2)
         self.slider.setValue(step.stop)
         self.slider.setEnabled(n > 1)
         self.slider.blockSignals(False)
         self.prefill.blockSignals(True)
         self.prefill.setRange(1, n)
-        self.prefill.setValue(self._prefill())
+        self.prefill.setValue(self.view.prefill())
         self.prefill.blockSignals(False)
-        self.back.setEnabled(step.stop > self._prefill())
+        self.back.setEnabled(step.stop > self.view.prefill())
         self.forward.setEnabled(step.stop < n)
         kind = "prefill" if step.index == 0 else f"decode step {step.index}"
         new = f"{step.stop - step.start} new {'query attends' if step.stop - step.start == 1 else 'queries attend'}"
@@ -206,9 +188,9 @@ class GenerationPanel(Panel):
         self.causal_on.setVisible(not s.causal and not m.cross)
         self._draw_step(step)
         if flags & ~(DECODE | SELECTION) or self.costs.steps is None:
-            self._draw_check(decoder)
-            shape = DecodeShape.of(decoder.inputs, cross=m.cross)
-            self.costs.set_curves(cost_curves(shape, decoder.steps), decoder.steps, shape, n)
+            self._draw_check()
+            curves, steps, shape = self.view.costs()
+            self.costs.set_curves(curves, steps, shape, n)
         self.costs.mark(step.stop)
 
     def _draw_step(self, step):
@@ -217,7 +199,7 @@ class GenerationPanel(Panel):
         m = self.model
         h, queries, keys = m.settings.selected_head, m.query_tokens, m.tokens
         n, t = len(queries), len(step.k_cache)
-        causal = self._causal_result()
+        causal = self.view.causal_result()
         self.weights.set_titles(f"query (head {h + 1})" if m.settings.heads > 1 else "query", "key")
         if causal is not None:  # its rows equal the decode's (checked below): no copy at L = 4096
             self.weights.set_matrix(causal.heads.weights[h], row_labels=queries, col_labels=keys,
@@ -244,28 +226,12 @@ class GenerationPanel(Panel):
         masked[stop:] = True
         return masked
 
-    def _causal_result(self):
-        """Full causal attention of the current state: the session's own results when the mask is on,
-        else computed (kept until the state changes) for sessions up to CHECK_TOKENS; else None."""
-        m = self.model
-        if (m.settings.causal or m.cross) and not m.pending:  # cross-attention has no mask: the results are it
-            return m.results
-        if len(m.tokens) > CHECK_TOKENS:
-            return None
-        key = m.revision
-        if self._causal_key != key:
-            self._causal = run_pipeline(m.state.matrices, replace(m.settings, causal=True))
-            self._causal_key = key
-        return self._causal
-
-    def _draw_check(self, decoder):
+    def _draw_check(self):
         """Stacked decode rows against full causal attention: the largest difference."""
-        if self._causal_result() is None:
+        diff = self.view.largest_difference()
+        if diff is None:
             self.equivalence.setText(TOO_LARGE.format(limit=CHECK_TOKENS))
             return
-        stacked = decoder.outputs()
-        full = self._causal_result().heads.output
-        diff = float(np.max(np.abs(stacked - full)))
         text = EQUAL if diff <= 1e-12 else NOT_EQUAL
         what = "cross-attention" if self.model.cross else "causal attention"
         self.equivalence.setText(text.format(diff=format_number(diff) if diff else "0", what=what))
