@@ -15,6 +15,7 @@ dropped in the same turn it is handed over. A newer request stops a running job 
 shown its head (``worker.supersede``), never before, so a drag shows the shown head of job after
 job however long a whole recompute takes, and the last value is one head away, not one recompute.
 """
+import time
 import weakref
 
 import numpy as np
@@ -34,6 +35,9 @@ BACKGROUND_COST = 20_000_000
 # it): during a drag the next value comes within a frame or two and would stop them anyway, so meanwhile
 # the paint, the X server and the next shown head have the cores; when the pointer rests they follow.
 REST_MS = 25
+# A shown head whose successor is already on the worker is not drawn when one was drawn this recently:
+# drawing it would take the cores the successor's head needs (a drag still shows ≥ 1 / DRAWN_WITHIN_S values a second).
+DRAWN_WITHIN_S = 0.035
 # Results above this many bytes are recomputed into their own buffers (no second copy in memory);
 # smaller ones get fresh buffers, so panels can keep drawing the last result while the next is made.
 REUSE_BYTES = 256 * 2**20
@@ -79,6 +83,7 @@ class Coordinator(QObject):
         self._repeated = None  # (partial, results): the whole results of the recompute that showed that partial
         self._fit = None  # (weak reference to the results, the state, whether they fit it): ``fits``' answer
         self._spare = None  # SpareBuffers the next session loaded may write its results into
+        self._shown_at = float("-inf")  # when a shown head was last handed to the panels
         self._copies = None  # (the state's matrices, the worker's copies of them) until one is written
         self._unseen = None  # the job whose shown head a loading session's window has not yet drawn
         self.due = False  # a recompute is posted for this turn (``_TURN``)
@@ -378,8 +383,10 @@ class Coordinator(QObject):
         if generation == self._unshown:
             self._unshown = None
         rewritten = self._big() and generation != self._generation  # a newer job writes its arrays (held: never)
-        # a newer job's shown head is on its way to this thread already: drawing this one is lost work
-        overtaken = self.worker.shown_newest > generation
+        # a newer job's shown head is on its way to this thread already (or that job runs, and a head was
+        # drawn a moment ago): drawing this one is lost work
+        overtaken = self.worker.shown_newest > generation or (
+            generation < self._generation and time.perf_counter() - self._shown_at < DRAWN_WITHIN_S)
         taken = (generation >= max(self._accept_from, self._partial_from) and self.fits(partial) and not rewritten
                  and not overtaken)
         if taken and self.loading:
@@ -391,6 +398,7 @@ class Coordinator(QObject):
         if taken:
             self.partial = partial
             self._partial_from = generation + 1
+            self._shown_at = time.perf_counter()
             self.model.shown_ready.emit(self._unannounced)  # panels of the shown head draw it now
         self._release()
 

@@ -165,3 +165,52 @@ def test_the_workers_copies_of_the_inputs_follow_a_cell_written_in_place_and_its
                                        rtol=1e-12, atol=1e-12, err_msg=f"T = {temperature}")
     finally:
         model.shutdown()
+
+
+@pytest.mark.parametrize("within, first_drawn", [(1e9, False), (0.0, True)], ids=["drawn a moment ago", "not lately"])
+def test_a_shown_head_whose_successor_runs_is_drawn_only_when_none_was_drawn_a_moment_ago(
+        qtbot, monkeypatch, within, first_drawn):
+    """Job 1 shows its head after job 2 was handed over (job 2 held at its start): drawing job 1's head
+    would take the cores job 2 needs, unless the screen has not had a new value for DRAWN_WITHIN_S.
+    The moment is set by the test (0 or forever), nothing is timed."""
+    import threading
+    import time
+
+    monkeypatch.setattr(coordinator, "BACKGROUND_COST", 20_000)
+    monkeypatch.setattr(coordinator, "DRAWN_WITHIN_S", within)
+    s = random_session(64, 16, seed=9)
+    model = AttentionModel(replace(s, settings=replace(s.settings, heads=4)))
+    try:
+        model.flush()
+        assert model.set_param("temperature", 0.5)
+        model.recompute()
+        qtbot.waitUntil(lambda: not model.computing and model.up_to_date, timeout=10_000)  # one head drawn
+        worker, held, second = model.coordinator.worker, threading.Event(), []
+        real_submit = worker.submit
+
+        def submit(generation, job):
+            if generation in second:
+                return real_submit(generation, lambda run: (held.wait(30), job(run))[1])
+            return real_submit(generation, job)
+
+        monkeypatch.setattr(worker, "submit", submit)
+        drawn = []
+        model.shown_ready.connect(lambda flags: drawn.append(model.shown_results().temperature))
+        assert model.set_param("temperature", 0.6)
+        model.recompute()
+        first = model.coordinator._generation
+        for _ in range(2000):  # this thread stays out of its event loop until job 1 has shown its head
+            if worker.shown_newest >= first:
+                break
+            time.sleep(0.005)
+        second.append(first + 1)
+        assert model.set_param("temperature", 0.9)
+        model.recompute()
+        qtbot.waitUntil(lambda: worker._running == first + 1, timeout=5_000)  # job 1 has ended, job 2 is held
+        QCoreApplication.processEvents()  # job 1's head comes in (posted before it ended)
+        assert drawn == ([0.6] if first_drawn else [])
+        held.set()
+        qtbot.waitUntil(lambda: not model.computing and model.up_to_date, timeout=10_000)
+        assert drawn[-1] == 0.9 and model.results.temperature == 0.9
+    finally:
+        model.shutdown()
