@@ -25,6 +25,22 @@ def translate(context, text):
     return QCoreApplication.translate(context, text)
 
 
+def in_language(text):
+    """A text from the core (explorer/core/translatable.py) in the interface's language: a marked Template
+    translated, a Said's template translated and filled with its arguments (each shown too); other text as is."""
+    template = getattr(text, "template", None)
+    if template is not None:
+        arguments = {name: in_language(value) for name, value in text.arguments.items()}
+        return translate(template.context, str(template)).format(**arguments)
+    context = getattr(text, "context", None)
+    return translate(context, str(text)) if context is not None else text
+
+
+def shown_error(error):
+    """An ExplorerError's message in the interface's language (``str(error)`` would lose its template)."""
+    return in_language(error.args[0]) if len(error.args) == 1 and isinstance(error.args[0], str) else str(error)
+
+
 def language_of(locale_name):
     """The interface language for a locale's name: "zh" for zh, zh_CN, zh_TW…; "en" for every other."""
     return "zh" if str(locale_name).lower().replace("-", "_").split("_")[0] == "zh" else "en"

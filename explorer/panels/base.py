@@ -1,6 +1,8 @@
 """What every panel shares: subscribe to the model, and redraw only while visible."""
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import QEvent, Signal
+from PySide6.QtWidgets import QLabel, QWidget
+
+from explorer.i18n import translate
 
 from explorer.model import DECODE, LESSON, SELECTION, SETTINGS, STRUCTURE, VALUES
 
@@ -26,6 +28,7 @@ class Panel(QWidget):
         self.drawn_load = None  # ``model.loads`` when it last drew the results: which session it shows
         self._stale = ALL  # draw everything the first time it is shown
         self._on_screen = True  # False while its dock is a tab behind another one
+        self._kept = []  # (setter, context, English): texts set once, set again when the language changes
         model.changed.connect(self._on_changed)
         # the state moved ahead of its results (a large recompute on the worker)
         model.state_changed.connect(self._on_changed if not self.reads_results else self._on_state_ahead)
@@ -51,6 +54,29 @@ class Panel(QWidget):
         """What the panel can say from the state alone (a formula line with the new settings): set at once
         while the results of a large session are recomputed, so no heading names the old heads for ~0.6 s.
         Panels whose headings read the settings override it; the results follow with ``render``."""
+
+    def keep_text(self, setter, context, text):
+        """``setter(text)`` in the interface's language, now and after every change of language (View ▸
+        Language): for texts set once when the panel is built; those ``render`` sets follow by themselves."""
+        self._kept.append((setter, context, text))
+        setter(translate(context, text))
+
+    def kept_label(self, context, text):
+        """A QLabel showing ``text`` in the interface's language (``keep_text``)."""
+        label = QLabel(self)
+        self.keep_text(label.setText, context, text)
+        return label
+
+    def changeEvent(self, event):
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange and hasattr(self, "_kept"):
+            self.language_changed()
+
+    def language_changed(self):
+        """The kept texts again, then everything drawn again (now if visible, else when next shown)."""
+        for setter, context, text in self._kept:
+            setter(translate(context, text))
+        self._on_changed(ALL)
 
     def heightForWidth(self, width):
         """With ``snug``, as tall as the panel must be rather than as its wrapped texts would like: the

@@ -289,7 +289,7 @@
         <translation>分开查询</translation>
     </message>
     <message>
-        <source>Cross-attention: the queries get tokens of their own (Q&apos;s rows), the keys and values keep theirs — as a translation&apos;s target reads its source</source>
+        <source>Cross-attention: the queries get tokens of their own (Q's rows), the keys and values keep theirs — as a translation's target reads its source</source>
         <translation>交叉注意力：查询有自己的 token（Q 的行），键和值保留原来的——就像译文读原文</translation>
     </message>
     <message>
@@ -342,6 +342,101 @@
     </message>
 </context>
 <context>
+    <name>Heads</name>
+    <message>
+        <source>multi-head attention</source>
+        <translation>多头注意力</translation>
+    </message>
+    <message>
+        <source>multi-query attention</source>
+        <translation>多查询注意力</translation>
+    </message>
+    <message>
+        <source>grouped-query attention</source>
+        <translation>分组查询注意力</translation>
+    </message>
+    <message>
+        <source>none (× 1)</source>
+        <translation>不缩放(× 1)</translation>
+    </message>
+    <message>
+        <source>{scale} (custom)</source>
+        <translation>{scale}(自定义)</translation>
+    </message>
+    <message>
+        <source>head {head}: click to show it in the Scores, Weights and Output panels</source>
+        <translation>头 {head}:点击后在分数、权重和输出面板中显示它</translation>
+    </message>
+    <message>
+        <source>Show each head's weights A_h = softmax(S_h)</source>
+        <translation>显示每个头的权重 A_h = softmax(S_h)</translation>
+    </message>
+    <message>
+        <source>Show each head's scores S_h = Q_h K_hᵀ · scale</source>
+        <translation>显示每个头的分数 S_h = Q_h K_hᵀ · scale</translation>
+    </message>
+    <message>
+        <source>weights A_h = softmax(S_h)</source>
+        <translation>权重 A_h = softmax(S_h)</translation>
+    </message>
+    <message>
+        <source>scores S_h = Q_h K_hᵀ · scale</source>
+        <translation>分数 S_h = Q_h K_hᵀ · scale</translation>
+    </message>
+    <message>
+        <source> They share {kv_heads} ({name}): heads of one colour read the same K and V, {each} query heads to each, in Hugging Face's repeat_kv order.</source>
+        <translation>它们共享 {kv} 个 K/V 头({name}):同色的头读同一份 K 和 V,每份 K/V 对应 {each} 个查询头,顺序与 Hugging Face 的 repeat_kv 相同。</translation>
+    </message>
+    <message>
+        <source>, {kv_heads}</source>
+        <translation>,{kv} 个 K/V 头</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Heads&lt;/b&gt;: H = {heads} × d_h = {d_head}, scale {scale}{gqa}</source>
+        <translation>&lt;b&gt;多头&lt;/b&gt;:H = {heads} × d_h = {d_head},缩放 {scale}{gqa}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Heads&lt;/b&gt;: D = {D} cut into H = {heads} slices of d_h = {d_head}; each head attends on its own with scale {scale}.{shared} Shown: each head's {what} (rows: query, columns: key). Click a head to show it in the other panels.</source>
+        <translation>&lt;b&gt;多头&lt;/b&gt;:把 D = {D} 维切成 H = {heads} 份,每份 d_h = {d_head} 维;每个头各自独立跑一遍注意力,缩放 {scale}。{shared}显示的是每个头的{what}(行:查询,列:键)。点击一个头,其他面板就显示它。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{stage} hidden&lt;/b&gt; — each head's {mode} appear once {stage} is revealed</source>
+        <translation>&lt;b&gt;{stage} 已隐藏&lt;/b&gt; —— 揭晓 {stage} 后才显示每个头的{mode}</translation>
+    </message>
+    <message>
+        <source> (the selected head {head} is not among them)</source>
+        <translation>(选中的头 {head} 不在其中)</translation>
+    </message>
+    <message>
+        <source>showing {shown} of {heads_text}{extra}</source>
+        <translation>显示 {shown} 个头,共 {heads} 个{extra}</translation>
+    </message>
+    <message>
+        <source>fully masked: {rows}</source>
+        <translation>整行被掩码:{rows}</translation>
+    </message>
+    <message>
+        <source>Number of heads H: only divisors of the widths of Q/K and V are offered</source>
+        <translation>头数 H:只提供能整除 Q/K 与 V 宽度的数</translation>
+    </message>
+    <message>
+        <source>weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>scores</source>
+        <translation>分数</translation>
+    </message>
+    <message>
+        <source>heads H</source>
+        <translation>头数 H</translation>
+    </message>
+    <message>
+        <source>show</source>
+        <translation>显示</translation>
+    </message>
+</context>
+<context>
     <name>Heatmap</name>
     <message>
         <source>query</source>
@@ -374,6 +469,57 @@
     <message>
         <source>value</source>
         <translation>值</translation>
+    </message>
+</context>
+<context>
+    <name>Lines</name>
+    <message>
+        <source>weights hidden until ② is revealed</source>
+        <translation>揭晓 ② 之前权重隐藏</translation>
+    </message>
+    <message>
+        <source> (cross-attention: the queries' sequence on the left, the keys' on the right)</source>
+        <translation>(交叉注意力:左边是查询的序列,右边是键的序列)</translation>
+    </message>
+    <message>
+        <source>Each line: a query (left) attends to a key (right); darker and thicker = more weight{two}. Head {head} of {heads}.</source>
+        <translation>每条线:一个查询(左)关注一个键(右);越深越粗 = 权重越大{two}。第 {head} 个头,共 {heads} 个。</translation>
+    </message>
+    <message>
+        <source>no weights to show</source>
+        <translation>没有可显示的权重</translation>
+    </message>
+    <message>
+        <source>every nonzero weight</source>
+        <translation>每个非零权重</translation>
+    </message>
+    <message>
+        <source>the {k} largest of each query</source>
+        <translation>每个查询最大的 {k} 个</translation>
+    </message>
+    <message>
+        <source> above {weight}</source>
+        <translation>(大于 {weight})</translation>
+    </message>
+    <message>
+        <source>{what}: {lines}</source>
+        <translation>{what}:{n} 条线</translation>
+    </message>
+    <message>
+        <source> — only the {most} strongest drawn</source>
+        <translation> —— 只画最强的 {most} 条</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Draw only the k largest weights of each query row (all: every nonzero weight)</source>
+        <translation>每个查询行只画最大的 k 个权重(全部:每个非零权重)</translation>
+    </message>
+    <message>
+        <source>top-k per query</source>
+        <translation>每个查询取前 k 个</translation>
     </message>
 </context>
 <context>
@@ -413,7 +559,7 @@
         <translation>新建（本章示例）(&amp;N)</translation>
     </message>
     <message>
-        <source>Start again from the chapter&apos;s demo 猫 追 红色 激光点</source>
+        <source>Start again from the chapter's demo 猫 追 红色 激光点</source>
         <translation>从本章示例“猫 追 红色 激光点”重新开始</translation>
     </message>
     <message>
@@ -501,7 +647,7 @@
         <translation>会话为 Python 脚本…</translation>
     </message>
     <message>
-        <source>Write the session as a NumPy script that recomputes ① S, ② A, ③ O of every head, prints them and saves them: the chapter&apos;s code with your numbers</source>
+        <source>Write the session as a NumPy script that recomputes ① S, ② A, ③ O of every head, prints them and saves them: the chapter's code with your numbers</source>
         <translation>把会话写成 NumPy 脚本，重新计算每个头的 ① S、② A、③ O，打印并保存：本章的代码配上你的数字</translation>
     </message>
     <message>
