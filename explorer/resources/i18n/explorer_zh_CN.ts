@@ -767,6 +767,153 @@
     </message>
 </context>
 <context>
+    <name>Positions</name>
+    <message>
+        <source>&lt;b&gt;Sinusoidal positions&lt;/b&gt; PE[p, 2i] = sin(p / 10000&lt;sup&gt;2i/D&lt;/sup&gt;), PE[p, 2i+1] = cos(p / 10000&lt;sup&gt;2i/D&lt;/sup&gt;) — one vector of sines and cosines per position</source>
+        <translation>&lt;b&gt;正弦位置编码&lt;/b&gt; PE[p, 2i] = sin(p / 10000&lt;sup&gt;2i/D&lt;/sup&gt;),PE[p, 2i+1] = cos(p / 10000&lt;sup&gt;2i/D&lt;/sup&gt;) —— 每个位置一条由正弦和余弦组成的向量</translation>
+    </message>
+    <message>
+        <source>Shuffle the tokens to test permutation equivariance: without positions, attention cannot tell the order of its inputs (「猫追狗」和「狗追猫」在它眼里是同一袋词).</source>
+        <translation>打乱词元,检验置换等变性:没有位置信息时,注意力分不清输入的顺序(「猫追狗」和「狗追猫」在它眼里是同一袋词)。</translation>
+    </message>
+    <message>
+        <source>Sinusoidal positions are added to the token vectors X, and this session edits Q, K, V directly. Switch to projected mode to see and use them — or use ALiBi, which needs no X.</source>
+        <translation>正弦位置编码加在词元向量 X 上,而这个会话直接编辑 Q、K、V。切换到投影模式才能看到并使用它们——或者改用不需要 X 的 ALiBi。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;ALiBi&lt;/b&gt; (Press et al.): no position vectors; head h adds −m&lt;sub&gt;h&lt;/sub&gt;·|i − j| to its scores, so a key costs more the further it is. Slopes m&lt;sub&gt;h&lt;/sub&gt; = 2&lt;sup&gt;−8h/H&lt;/sup&gt;.</source>
+        <translation>&lt;b&gt;ALiBi&lt;/b&gt;(Press 等):没有位置向量;头 h 给它的分数加上 −m&lt;sub&gt;h&lt;/sub&gt;·|i − j|,键离得越远代价越大。斜率 m&lt;sub&gt;h&lt;/sub&gt; = 2&lt;sup&gt;−8h/H&lt;/sup&gt;。</translation>
+    </message>
+    <message>
+        <source> In cross-attention i and j count positions in two different sequences: an experiment — encoder–decoder models do not put ALiBi on cross-attention.</source>
+        <translation>在交叉注意力里,i 和 j 数的是两个不同序列中的位置:这只是个实验——编码器–解码器模型不在交叉注意力上用 ALiBi。</translation>
+    </message>
+    <message>
+        <source>add positions to X (before the projections)</source>
+        <translation>把位置加到 X 上(在投影之前)</translation>
+    </message>
+    <message>
+        <source>add positions to X</source>
+        <translation>把位置加到 X</translation>
+    </message>
+    <message>
+        <source>ALiBi: a linear bias per head on the scores</source>
+        <translation>ALiBi:每个头在分数上加一个线性偏置</translation>
+    </message>
+    <message>
+        <source>query token i</source>
+        <translation>查询词元 i</translation>
+    </message>
+    <message>
+        <source>key token j</source>
+        <translation>键词元 j</translation>
+    </message>
+    <message>
+        <source>position</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>dimension of X</source>
+        <translation>X 的维度</translation>
+    </message>
+    <message>
+        <source>bias</source>
+        <translation>偏置</translation>
+    </message>
+    <message>
+        <source>head h</source>
+        <translation>头 h</translation>
+    </message>
+    <message>
+        <source>slope m_h</source>
+        <translation>斜率 m_h</translation>
+    </message>
+    <message>
+        <source>This head comes from {name}, which learns a position vector per place (wpe) and adds it to each token's embedding: X already carries the order, so “none” here adds nothing more — order is not invisible to this head.</source>
+        <translation>这个头来自 {name},它为每个位置学一条位置向量(wpe)并加到每个词元的嵌入上:X 已经带着顺序,所以这里选「无」也不会再加什么——对这个头来说,顺序并非不可见。</translation>
+    </message>
+    <message>
+        <source>head {head}: m = {slope}</source>
+        <translation>头 {head}:m = {slope}</translation>
+    </message>
+    <message>
+        <source>positions</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>the causal mask</source>
+        <translation>因果掩码</translation>
+    </message>
+    <message>
+        <source> and </source>
+        <translation>和</translation>
+    </message>
+    <message>
+        <source>&lt;span style='color:#b00020'&gt;✗ not the same output&lt;/span&gt; (max difference {difference}): the keys moved with their values, but their positions count here ({why}), so each query weighs them differently.</source>
+        <translation>&lt;span style='color:#b00020'&gt;✗ 输出不同&lt;/span&gt;(最大差 {difference}):键随它们的值一起移动了,但这里位置会起作用({why}),所以每个查询给它们的权重不同了。</translation>
+    </message>
+    <message>
+        <source>&lt;span style='color:#1a7f37'&gt;✓ the same output&lt;/span&gt; (max difference {difference}): the keys moved with their values, so only the weights' columns moved — each query still finds the same keys, wherever they stand.</source>
+        <translation>&lt;span style='color:#1a7f37'&gt;✓ 输出相同&lt;/span&gt;(最大差 {difference}):键随它们的值一起移动,所以只有权重的列动了——无论键站在哪里,每个查询找到的仍是同样的键。</translation>
+    </message>
+    <message>
+        <source>&lt;span style='color:#1a7f37'&gt;✓ equivariant&lt;/span&gt;: the new output is the old output permuted the same way (max difference {difference}). Without positions, order is invisible to attention.</source>
+        <translation>&lt;span style='color:#1a7f37'&gt;✓ 等变&lt;/span&gt;:新输出就是按同样方式置换后的旧输出(最大差 {difference})。没有位置信息,顺序对注意力是不可见的。</translation>
+    </message>
+    <message>
+        <source>something that depends on position</source>
+        <translation>某种依赖位置的东西</translation>
+    </message>
+    <message>
+        <source>&lt;span style='color:#b00020'&gt;✗ not equivariant&lt;/span&gt;: the new output differs from the old one permuted (max difference {difference}) — {cause} tie each output to its place.</source>
+        <translation>&lt;span style='color:#b00020'&gt;✗ 不等变&lt;/span&gt;:新输出与置换后的旧输出不同(最大差 {difference})——{cause}把每个输出绑在了它的位置上。</translation>
+    </message>
+    <message>
+        <source>X + PE is what W_q, W_k and W_v project when this is on</source>
+        <translation>勾选后,W_q、W_k、W_v 投影的是 X + PE</translation>
+    </message>
+    <message>
+        <source>Head h adds −m_h·|i − j| to score (i, j) after the scale, before the temperature</source>
+        <translation>头 h 在缩放之后、温度之前,给分数 (i, j) 加上 −m_h·|i − j|</translation>
+    </message>
+    <message>
+        <source>Switch to projected mode</source>
+        <translation>切换到投影模式</translation>
+    </message>
+    <message>
+        <source>Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ, starting from X and W that reproduce the current Q, K, V exactly</source>
+        <translation>Q = X·W_qᵀ,K = X·W_kᵀ,V = X·W_vᵀ,起点是恰好重现当前 Q、K、V 的 X 和 W</translation>
+    </message>
+    <message>
+        <source>seed </source>
+        <translation>种子 </translation>
+    </message>
+    <message>
+        <source>Which permutation: the same seed shuffles the same way</source>
+        <translation>用哪种置换:同一个种子打乱的方式相同</translation>
+    </message>
+    <message>
+        <source>Shuffle tokens</source>
+        <translation>打乱词元</translation>
+    </message>
+    <message>
+        <source>Reorder the tokens (rows of X, or of Q, K, V) and compare the new output with the old output reordered the same way</source>
+        <translation>重排词元(X 的行,或 Q、K、V 的行),把新输出和按同样方式重排的旧输出比较</translation>
+    </message>
+    <message>
+        <source>the keys</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>the queries</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>Cross-attention: shuffle the keys' sequence (the weights' columns move, the outputs stay) or the queries' (the output rows move with them)</source>
+        <translation>交叉注意力:打乱键的序列(权重的列跟着动,输出不变),或查询的序列(输出的行跟着动)</translation>
+    </message>
+</context>
+<context>
     <name>Presets</name>
     <message>
         <source>Chapter demo: 猫 追 红色 激光点</source>
@@ -930,6 +1077,85 @@
     <message>
         <source>decode step t</source>
         <translation>解码步 t</translation>
+    </message>
+</context>
+<context>
+    <name>SqrtD</name>
+    <message>
+        <source>the spread of q·k grows like √d</source>
+        <translation>q·k 的离散度随 √d 增长</translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>std of q·k</source>
+        <translation>q·k 的标准差</translation>
+    </message>
+    <message>
+        <source>key j</source>
+        <translation>键 j</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>even 1/{keys}</source>
+        <translation>均匀 1/{keys}</translation>
+    </message>
+    <message>
+        <source>mean entropy of a softmax row (nats)</source>
+        <translation>softmax 一行的平均熵(奈特)</translation>
+    </message>
+    <message>
+        <source>even ln {keys}</source>
+        <translation>均匀 ln {keys}</translation>
+    </message>
+    <message>
+        <source>entropy</source>
+        <translation>熵</translation>
+    </message>
+    <message>
+        <source>Drag d. Without the scale ({unscaled}) one key soon takes almost the whole budget; with it ({scaled}) the weights stay spread, at any d.</source>
+        <translation>拖动 d。不缩放({unscaled})时,很快就有一个键拿走几乎全部预算;缩放后({scaled}),无论 d 多大,权重都保持分散。</translation>
+    </message>
+    <message>
+        <source>one query's {keys} weights at d = {d}</source>
+        <translation>d = {d} 时一个查询的 {keys} 个权重</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;d = {d}&lt;/b&gt;: q·k spread ≈ &lt;b&gt;{spread}&lt;/b&gt; (√d = {sqrt_d}); {unscaled} max weight &lt;b&gt;{unscaled_max}&lt;/b&gt;, {scaled} &lt;b&gt;{scaled_max}&lt;/b&gt;{mean}</source>
+        <translation>&lt;b&gt;d = {d}&lt;/b&gt;:q·k 离散度 ≈ &lt;b&gt;{spread}&lt;/b&gt;(√d = {sqrt_d});{unscaled}最大权重 &lt;b&gt;{unscaled_max}&lt;/b&gt;,{scaled} &lt;b&gt;{scaled_max}&lt;/b&gt;{mean}</translation>
+    </message>
+    <message>
+        <source>unscaled</source>
+        <translation>不缩放</translation>
+    </message>
+    <message>
+        <source>scaled</source>
+        <translation>缩放后</translation>
+    </message>
+    <message>
+        <source>(mean over {samples} random queries)</source>
+        <translation>({samples} 个随机查询的平均)</translation>
+    </message>
+    <message>
+        <source>The dimension d of the random query and key vectors (log scale)</source>
+        <translation>随机查询向量与键向量的维数 d(对数刻度)</translation>
+    </message>
+    <message>
+        <source>The seed of the random queries and keys: the same seed draws the same numbers</source>
+        <translation>随机查询和键的种子:同一个种子抽出同样的数</translation>
+    </message>
+    <message>
+        <source>seed</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <source>Spread: the standard deviation of all {samples}×{keys} scores q·k. Max weight: the largest softmax weight of a row, averaged over the {samples} random queries.</source>
+        <translation>离散度:全部 {samples}×{keys} 个分数 q·k 的标准差。最大权重:一行 softmax 权重中最大的那个,对 {samples} 个随机查询取平均。</translation>
     </message>
 </context>
 <context>
