@@ -166,6 +166,10 @@
 <context>
     <name>Documents</name>
     <message>
+        <source>New session: {title}</source>
+        <translation>新会话:{title}</translation>
+    </message>
+    <message>
         <source>Open session</source>
         <translation>打开会话</translation>
     </message>
@@ -174,12 +178,24 @@
         <translation>无法打开会话</translation>
     </message>
     <message>
+        <source>Opening {name} ({size} MB)…</source>
+        <translation>正在打开 {name}({size} MB)…</translation>
+    </message>
+    <message>
+        <source>Opened {path}</source>
+        <translation>已打开 {path}</translation>
+    </message>
+    <message>
         <source>Save session as</source>
         <translation>会话另存为</translation>
     </message>
     <message>
         <source>Could not save the session</source>
         <translation>无法保存会话</translation>
+    </message>
+    <message>
+        <source>Saved {path}</source>
+        <translation>已保存 {path}</translation>
     </message>
     <message>
         <source>Unsaved changes</source>
@@ -198,20 +214,68 @@
         <translation>无法导入到 {name}</translation>
     </message>
     <message>
+        <source>To change the number of tokens or the widths of Q and K together, import Q, K and V from one .npz (File ▸ Import matrix ▸ Q, K and V from one .npz).</source>
+        <translation>要同时改变词元数或 Q 与 K 的宽度,请从同一个 .npz 导入 Q、K 和 V(文件 ▸ 导入矩阵 ▸ 从一个 .npz 导入 Q、K 和 V)。</translation>
+    </message>
+    <message>
+        <source>Imported {file} into {name} ({rows}×{cols})</source>
+        <translation>已将 {file} 导入到 {name}({rows}×{cols})</translation>
+    </message>
+    <message>
         <source>Could not import Q, K and V</source>
         <translation>无法导入 Q、K 和 V</translation>
+    </message>
+    <message>
+        <source>Imported Q, K and V from {file}</source>
+        <translation>已从 {file} 导入 Q、K 和 V</translation>
+    </message>
+    <message>
+        <source>Did not export {what}: the attention of this session could not be computed ({why}). Change the session to try again.</source>
+        <translation>未导出{what}:这个会话的注意力无法计算({why})。修改会话后再试。</translation>
+    </message>
+    <message>
+        <source>Export {name}</source>
+        <translation>导出{name}</translation>
     </message>
     <message>
         <source>Could not export {name}</source>
         <translation>无法导出 {name}</translation>
     </message>
     <message>
+        <source>Exported {name} to {path}</source>
+        <translation>已将 {name} 导出到 {path}</translation>
+    </message>
+    <message>
+        <source>Exporting {file}…</source>
+        <translation>正在导出 {file}…</translation>
+    </message>
+    <message>
         <source>Could not export the script</source>
         <translation>无法导出脚本</translation>
     </message>
     <message>
+        <source>, its numbers in {file} beside it</source>
+        <translation>,数值存放在旁边的 {file} 中</translation>
+    </message>
+    <message>
+        <source>Exported the session as a Python script to {path}{beside} — run it with python3</source>
+        <translation>已将会话导出为 Python 脚本 {path}{beside} —— 用 python3 运行</translation>
+    </message>
+    <message>
+        <source>Export the panel</source>
+        <translation>导出面板</translation>
+    </message>
+    <message>
+        <source>Exported {path}</source>
+        <translation>已导出 {path}</translation>
+    </message>
+    <message>
         <source>Could not export</source>
         <translation>无法导出</translation>
+    </message>
+    <message>
+        <source>{path}: the picture could not be written (is the folder writable?)</source>
+        <translation>{path}:无法写入图片(文件夹可写吗?)</translation>
     </message>
 </context>
 <context>
@@ -339,6 +403,177 @@
     <message>
         <source>The seed for Randomize: the same seed gives the same numbers</source>
         <translation>“随机”用的种子：同一个种子给出同样的数</translation>
+    </message>
+</context>
+<context>
+    <name>Edits</name>
+    <message>
+        <source>Q and K</source>
+        <translation>Q 和 K</translation>
+    </message>
+    <message>
+        <source>W_q and W_k</source>
+        <translation>W_q 和 W_k</translation>
+    </message>
+    <message>
+        <source>W_v (and W_o)</source>
+        <translation>W_v(及 W_o)</translation>
+    </message>
+    <message>
+        <source>X and every W</source>
+        <translation>X 和每个 W</translation>
+    </message>
+    <message>
+        <source>W_o's columns</source>
+        <translation>W_o 的列</translation>
+    </message>
+    <message>
+        <source>the tokens</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>the query tokens</source>
+        <translation>查询词元</translation>
+    </message>
+    <message>
+        <source>The widths of Q, K and V are tied to the K/V heads they share: set K/V heads to as many as heads first (Controls), then change the width</source>
+        <translation>Q、K、V 的宽度与它们共享的 K/V 头绑在一起:先把 K/V 头数设成与头数相同(控制面板),再改宽度</translation>
+    </message>
+    <message>
+        <source>cannot write a block of shape {shape} into {name}</source>
+        <translation>无法把形状为 {shape} 的块写入 {name}</translation>
+    </message>
+    <message>
+        <source>{name} is computed from X and W_{low} in projected mode: edit X or W_{low} instead</source>
+        <translation>投影模式下 {name} 由 X 和 W_{low} 算出:请改为编辑 X 或 W_{low}</translation>
+    </message>
+    <message>
+        <source>{name}: a {rows}×{cols} block at row {top}, column d{left} does not fit in the {height}×{width} matrix</source>
+        <translation>{name}:从第 {top} 行、d{left} 列开始的 {rows}×{cols} 块放不进 {height}×{width} 的矩阵</translation>
+    </message>
+    <message>
+        <source>{cell}: {value} is not a finite number within ±{most}</source>
+        <translation>{cell}:{value} 不是 ±{most} 以内的有限数</translation>
+    </message>
+    <message>
+        <source>{rows}×{cols} block of {name}</source>
+        <translation>{name} 的 {rows}×{cols} 块</translation>
+    </message>
+    <message>
+        <source>Edit {where}</source>
+        <translation>编辑 {where}</translation>
+    </message>
+    <message>
+        <source>Swap rows {first} and {second} of {name}</source>
+        <translation>交换 {name} 中 {first} 与 {second} 两行</translation>
+    </message>
+    <message>
+        <source>token {number}: a name must be 1–{most} printable characters</source>
+        <translation>词元 {number}:名字必须是 1–{most} 个可打印字符</translation>
+    </message>
+    <message>
+        <source>Rename token {old} → {new}</source>
+        <translation>重命名词元 {old} → {new}</translation>
+    </message>
+    <message>
+        <source>cannot add a token: at most {most} tokens</source>
+        <translation>无法添加词元:最多 {most} 个词元</translation>
+    </message>
+    <message>
+        <source>Add token {name}</source>
+        <translation>添加词元 {name}</translation>
+    </message>
+    <message>
+        <source>Remove token {name}</source>
+        <translation>删除词元 {name}</translation>
+    </message>
+    <message>
+        <source>Turn the causal mask off first: decoder cross-attention has no causal mask (the queries read another sequence, which has no future to hide)</source>
+        <translation>请先关闭因果掩码:解码器的交叉注意力没有因果掩码(查询读的是另一个序列,那里没有需要遮住的未来)</translation>
+    </message>
+    <message>
+        <source>Use separate query tokens</source>
+        <translation>使用单独的查询词元</translation>
+    </message>
+    <message>
+        <source>Self-attention needs as many queries as keys: there are {queries} and {keys}</source>
+        <translation>自注意力需要查询与键一样多:现在有 {n_queries} 个查询词元和 {n_keys} 个词元</translation>
+    </message>
+    <message>
+        <source>Use the same tokens for queries and keys</source>
+        <translation>查询和键使用同一组词元</translation>
+    </message>
+    <message>
+        <source>Cannot shuffle the tokens: the attention of this session could not be computed ({why})</source>
+        <translation>无法打乱词元:这个会话的注意力无法计算({why})</translation>
+    </message>
+    <message>
+        <source>Shuffle tokens</source>
+        <translation>打乱词元</translation>
+    </message>
+    <message>
+        <source>there is no {group} width to change in {mode} mode</source>
+        <translation>{mode} 模式下没有可改的 {group} 宽度</translation>
+    </message>
+    <message>
+        <source>cannot add a dimension to {axis}: at most {most}</source>
+        <translation>无法给{axis}增加维度:最多 {most} 维</translation>
+    </message>
+    <message>
+        <source>cannot add a dimension to {axis}</source>
+        <translation>无法给{axis}增加维度</translation>
+    </message>
+    <message>
+        <source>Add a dimension to {axis}</source>
+        <translation>给{axis}增加一个维度</translation>
+    </message>
+    <message>
+        <source>cannot remove the last dimension of {axis}</source>
+        <translation>无法删除{axis}的最后一个维度</translation>
+    </message>
+    <message>
+        <source>Remove dimension {at} of {axis}</source>
+        <translation>删除{axis}的第 {at} 维</translation>
+    </message>
+    <message>
+        <source>Randomize {names} (seed {seed})</source>
+        <translation>随机填充 {names}(种子 {seed})</translation>
+    </message>
+    <message>
+        <source>Reset to preset</source>
+        <translation>重置为预设</translation>
+    </message>
+    <message>
+        <source>{name} is computed from X and W_{low} in projected mode: import X or W_{low} instead, or switch Q, K, V back to direct</source>
+        <translation>投影模式下 {name} 由 X 和 W_{low} 算出:请改为导入 X 或 W_{low},或把 Q、K、V 切回直接编辑</translation>
+    </message>
+    <message>
+        <source>Import {name} {rows}×{cols}</source>
+        <translation>导入 {name} {rows}×{cols}</translation>
+    </message>
+    <message>
+        <source>Import Q, K, V ({tokens}, d = {d}, d_v = {d_v})</source>
+        <translation>导入 Q、K、V({n_tokens} 个词元,d = {d},d_v = {d_v})</translation>
+    </message>
+    <message>
+        <source>{heads} no longer divide the widths (Q/K {qk}, V {v}): now {fit}</source>
+        <translation>{n_heads} 个头不再整除宽度(Q/K {qk},V {v}):现在改为 {n_fit} 个头</translation>
+    </message>
+    <message>
+        <source>RoPE is off: each head's Q/K width d_h = {d_head} is odd now</source>
+        <translation>RoPE 已关闭:现在每个头的 Q/K 宽度 d_h = {d_head} 是奇数</translation>
+    </message>
+    <message>
+        <source>No causal mask in cross-attention: the queries read another sequence, which has no future to hide</source>
+        <translation>交叉注意力没有因果掩码:查询读的是另一个序列,那里没有需要遮住的未来</translation>
+    </message>
+    <message>
+        <source>cannot switch to projected mode</source>
+        <translation>无法切换到投影模式</translation>
+    </message>
+    <message>
+        <source>Set {setting} to {value}</source>
+        <translation>把{setting}设为 {value}</translation>
     </message>
 </context>
 <context>
@@ -723,6 +958,38 @@
         <translation>语言 Language(&amp;G)</translation>
     </message>
     <message>
+        <source>The {language} translation could not be loaded</source>
+        <translation>无法加载{language}翻译</translation>
+    </message>
+    <message>
+        <source>keys</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>the same ✓</source>
+        <translation>相同 ✓</translation>
+    </message>
+    <message>
+        <source>not the same ✗</source>
+        <translation>不同 ✗</translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>equivariant ✓</source>
+        <translation>等变 ✓</translation>
+    </message>
+    <message>
+        <source>not equivariant ✗</source>
+        <translation>不等变 ✗</translation>
+    </message>
+    <message>
+        <source>Shuffled the {moved}: the outputs are {verdict} (max difference {difference})</source>
+        <translation>已打乱{moved}:输出{verdict}(最大差 {difference})</translation>
+    </message>
+    <message>
         <source>About Attention Explorer</source>
         <translation>关于 Attention Explorer</translation>
     </message>
@@ -945,6 +1212,25 @@
     </message>
 </context>
 <context>
+    <name>Recovery</name>
+    <message>
+        <source>Autosave failed: {why}</source>
+        <translation>自动保存失败:{why}</translation>
+    </message>
+    <message>
+        <source>not enough memory</source>
+        <translation>内存不足</translation>
+    </message>
+    <message>
+        <source>Could not remove the recovery file {path}: {why}</source>
+        <translation>无法删除恢复文件 {path}:{why}</translation>
+    </message>
+    <message>
+        <source>Restored the unsaved session from the last run.</source>
+        <translation>已恢复上次运行中未保存的会话。</translation>
+    </message>
+</context>
+<context>
     <name>Settings</name>
     <message>
         <source>scale mode</source>
@@ -1163,6 +1449,18 @@
     <message>
         <source>Edit any number in Q, K or V — every stage recomputes live. Hover a cell to see how it was made.</source>
         <translation>改动 Q、K、V 中任何一个数——每一步都实时重新计算。鼠标停在格子上可看它是怎么算出来的。</translation>
+    </message>
+    <message>
+        <source>computing attention for {tokens} × {heads}…</source>
+        <translation>正在为 {n_tokens} 个词元 × {n_heads} 个头计算注意力…</translation>
+    </message>
+    <message>
+        <source>Could not compute attention for this session: {why}. Change it (fewer heads or tokens) to try again.</source>
+        <translation>无法计算这个会话的注意力:{why}。修改它(减少头或词元)后再试。</translation>
+    </message>
+    <message>
+        <source>unknown error</source>
+        <translation>未知错误</translation>
     </message>
 </context>
 </TS>
