@@ -16,6 +16,7 @@ from .block import BlockResult, block_weights, transformer_block
 from .errors import ExplorerError, ShapeError
 from .pipeline import run_pipeline
 from .positions import sinusoidal_positions
+from .translatable import QT_TRANSLATE_NOOP
 
 # Work the window does for the block on its own thread: L² per head per block, and L·D·F per block.
 MAX_WORK = 150_000_000
@@ -62,16 +63,18 @@ def attention_sublayer(matrices, settings):
 def why_unavailable(settings, cross, widths):
     """Why the session cannot be shown as a block, or None. ``widths``: L, D and W_o's output rows D_o."""
     if settings.source != "projected":
-        return ("The block adds attention's output back to the token vectors X and normalises X before "
-                "attention reads it — this session edits Q, K, V directly, so it has no X. Switch to "
-                "projected mode (Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ) to see its block.")
+        return QT_TRANSLATE_NOOP("Block", "The block adds attention's output back to the token vectors X and normalises "
+                                          "X before attention reads it — this session edits Q, K, V directly, so it has "
+                                          "no X. Switch to projected mode (Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ) to see "
+                                          "its block.")
     if cross:
-        return ("This is a cross-attention session; the block shown here is an encoder block, whose tokens "
-                "attend to themselves. Make it self-attention to see its block.")
+        return QT_TRANSLATE_NOOP("Block", "This is a cross-attention session; the block shown here is an encoder block, "
+                                          "whose tokens attend to themselves. Make it self-attention to see its block.")
     if widths["D_o"] != widths["D"]:
-        return (f"W_o gives back {widths['D_o']} columns, but the residual stream X is D = {widths['D']} wide: "
-                f"x + Attn needs W_o to have D = {widths['D']} rows (a session switched from direct mode has "
-                f"X = [Q | K | V] and W_o = I of V's width).")
+        return QT_TRANSLATE_NOOP("Block", "W_o gives back {rows} columns, but the residual stream X is D = {D} wide: "
+                                          "x + Attn needs W_o to have D = {D} rows (a session switched from direct "
+                                          "mode has X = [Q | K | V] and W_o = I of V's width).").format(
+            rows=widths['D_o'], D=widths['D'])
     return None
 
 
@@ -113,9 +116,10 @@ def session_block(matrices, settings, block_settings, cross=False, first_attenti
     length, width = x.shape
     work = block_work(length, width, matrices, settings.heads, block_settings)
     if work > MAX_WORK:
-        raise BlockUnavailable(f"The block of {length} tokens of width {width}, {block_settings.blocks} deep, "
-                               f"would take ~{work / 1e6:.0f} M multiply-adds on every edit; it is drawn for "
-                               f"smaller sessions (up to ~{MAX_WORK / 1e6:.0f} M) — fewer blocks or tokens.")
+        raise BlockUnavailable(QT_TRANSLATE_NOOP(
+            "Block", "The block of {length} tokens of width {width}, {blocks} deep, would take ~{work} M multiply-adds "
+                     "on every edit; it is drawn for smaller sessions (up to ~{most} M) — fewer blocks or tokens.").format(
+            length=length, width=width, blocks=block_settings.blocks, work=f"{work / 1e6:.0f}", most=f"{MAX_WORK / 1e6:.0f}"))
     weights = block_weights(width, block_settings) if weights is None else weights
     attend = attention_sublayer(matrices, settings)
     if first_attention is not None and block_settings.placement == "post":

@@ -10,6 +10,7 @@ from dataclasses import replace
 from explorer.core.block import BlockSettings
 from explorer.core.block_stack import session_block, stream_wo
 from explorer.core.errors import ExplorerError
+from explorer.i18n import translate
 
 
 class BlockView:
@@ -37,7 +38,7 @@ class BlockView:
         """One undo step: projected mode (X = [Q | K | V] reproducing Q, K, V), and a W_o that writes back into
         the D-wide stream (``stream_wo``). Returns the model's answer (falsy and said when refused)."""
         m = self.model
-        with m.transaction("Make the session a Transformer block's attention") as tx:
+        with m.transaction(translate("Block", "Make the session a Transformer block's attention")) as tx:
             if not m.projected:
                 m.set_param("source", "projected")
             width = m.matrix("X").shape[1]
@@ -60,6 +61,6 @@ class BlockView:
         try:
             stack = session_block(m.state.matrices, m.state.settings, self.settings, cross=m.cross,
                                   first_attention=own if getattr(results, "x", None) is not None else None)
-        except ExplorerError as exc:
-            return None, str(exc)
+        except ExplorerError as exc:  # (its message as made: the panel shows it in the interface's language)
+            return None, exc.args[0] if len(exc.args) == 1 else str(exc)
         return stack, None

@@ -2,6 +2,149 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>Block</name>
+    <message>
+        <source>x — the residual stream in</source>
+        <translation>x —— 流入的残差流</translation>
+    </message>
+    <message>
+        <source>{norm}₁(x) — 归一化, 摁住范数</source>
+        <translation>{norm}₁(x) —— 归一化,摁住范数</translation>
+    </message>
+    <message>
+        <source>Attn — tokens talk along L (交流)</source>
+        <translation>Attn —— token 之间沿 L 轴交流</translation>
+    </message>
+    <message>
+        <source>h = x + Attn — 存款 into the residual stream</source>
+        <translation>h = x + Attn —— 存款进残差流</translation>
+    </message>
+    <message>
+        <source>Attn(x) — tokens talk along L (交流)</source>
+        <translation>Attn(x) —— token 之间沿 L 轴交流</translation>
+    </message>
+    <message>
+        <source>x + Attn — 存款 into the residual stream</source>
+        <translation>x + Attn —— 存款进残差流</translation>
+    </message>
+    <message>
+        <source>h = {norm}₁(x + Attn) — 摁住范数</source>
+        <translation>h = {norm}₁(x + Attn) —— 摁住范数</translation>
+    </message>
+    <message>
+        <source>FFN hidden {act}(·W₁ᵀ) — F wide, each token alone (加工)</source>
+        <translation>FFN 隐层 {act}(·W₁ᵀ) —— 宽 F,每个 token 独立加工</translation>
+    </message>
+    <message>
+        <source>FFN out ·W₂ᵀ — back to D</source>
+        <translation>FFN 输出 ·W₂ᵀ —— 回到 D 维</translation>
+    </message>
+    <message>
+        <source>out = h + FFN — 再存款</source>
+        <translation>out = h + FFN —— 再存款</translation>
+    </message>
+    <message>
+        <source>h + FFN — 再存款</source>
+        <translation>h + FFN —— 再存款</translation>
+    </message>
+    <message>
+        <source>out = {norm}₂(h + FFN)</source>
+        <translation>out = {norm}₂(h + FFN)</translation>
+    </message>
+    <message>
+        <source>The block adds attention's output back to the token vectors X and normalises X before attention reads it — this session edits Q, K, V directly, so it has no X. Switch to projected mode (Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ) to see its block.</source>
+        <translation>块把注意力的输出加回词元向量 X,并在注意力读取 X 之前先把它归一化——这个会话直接编辑 Q、K、V,没有 X。切换到投影模式(Q = X·W_qᵀ,K = X·W_kᵀ,V = X·W_vᵀ)才能看到它的块。</translation>
+    </message>
+    <message>
+        <source>This is a cross-attention session; the block shown here is an encoder block, whose tokens attend to themselves. Make it self-attention to see its block.</source>
+        <translation>这是一个交叉注意力会话;这里显示的是编码器块,它的词元关注的是自身。改成自注意力才能看到它的块。</translation>
+    </message>
+    <message>
+        <source>W_o gives back {rows} columns, but the residual stream X is D = {D} wide: x + Attn needs W_o to have D = {D} rows (a session switched from direct mode has X = [Q | K | V] and W_o = I of V's width).</source>
+        <translation>W_o 给出 {rows} 列,但残差流 X 宽 D = {D}:x + Attn 需要 W_o 有 D = {D} 行(从直接编辑模式切换来的会话中,X = [Q | K | V],W_o 是与 V 同宽的单位阵)。</translation>
+    </message>
+    <message>
+        <source>The block of {length} tokens of width {width}, {blocks} deep, would take ~{work} M multiply-adds on every edit; it is drawn for smaller sessions (up to ~{most} M) — fewer blocks or tokens.</source>
+        <translation>{length} 个词元、宽 {width}、叠 {blocks} 层的块,每次编辑要约 {work} M 次乘加;只为较小的会话绘制(最多约 {most} M)——请减少块数或词元。</translation>
+    </message>
+    <message>
+        <source>Make the session a Transformer block's attention</source>
+        <translation>把会话变成 Transformer 块的注意力</translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;&lt;small&gt;Attn is the session's own attention (its W_q, W_k, W_v, W_o, heads, mask, scale); the norms' γ, β and the FFN's weights are drawn from the seed.&lt;/small&gt;</source>
+        <translation>&lt;br&gt;&lt;small&gt;Attn 就是会话自己的注意力(它的 W_q、W_k、W_v、W_o、头、掩码、缩放);归一化的 γ、β 和 FFN 的权重由种子抽取。&lt;/small&gt;</translation>
+    </message>
+    <message>
+        <source>归一化 → 注意力 (token 之间沿 L 轴交流) → 加回残差流; 再归一化 → FFN (每个 token 独立沿 D 轴精加工) → 再加回 — talk along L, work along D, each deposits into the residual stream.</source>
+        <translation>归一化 → 注意力(token 之间沿 L 轴交流)→ 加回残差流;再归一化 → FFN(每个 token 独立沿 D 轴精加工)→ 再加回。交流一拍、加工一拍,轮流往残差流里存款。</translation>
+    </message>
+    <message>
+        <source>Where the norms sit. Pre-LN (GPT-2, Llama): each sublayer reads a normalised copy and adds to the raw stream, which keeps growing. Post-LN (the original Transformer, BERT; PyTorch's TransformerEncoderLayer default): the stream itself is normalised after each addition.</source>
+        <translation>归一化放在哪里。Pre-LN(GPT-2、Llama):每个子层读一份归一化后的副本,再加回原始的流,流会越长越大。Post-LN(原版 Transformer、BERT;PyTorch TransformerEncoderLayer 的默认):每次相加之后把流本身归一化。</translation>
+    </message>
+    <message>
+        <source>LayerNorm: subtract each token's mean, divide by its standard deviation, then ×γ + β. RMSNorm (Llama): divide by the root mean square only, then ×γ.</source>
+        <translation>LayerNorm:减去每个词元的均值,除以标准差,再 ×γ + β。RMSNorm(Llama):只除以均方根,再 ×γ。</translation>
+    </message>
+    <message>
+        <source>The FFN's non-linearity: GELU x·Φ(x); its tanh approximation (GPT-2); ReLU max(0, x) (the original Transformer); SwiGLU silu(x·W₁ᵀ) ⊙ x·W₃ᵀ (Llama's gated MLP).</source>
+        <translation>FFN 的非线性:GELU x·Φ(x);它的 tanh 近似(GPT-2);ReLU max(0, x)(原版 Transformer);SwiGLU silu(x·W₁ᵀ) ⊙ x·W₃ᵀ(Llama 的门控 MLP)。</translation>
+    </message>
+    <message>
+        <source>The FFN's hidden width F as a multiple of D (4·D in the original Transformer and GPT-2)</source>
+        <translation>FFN 隐层宽度 F 是 D 的几倍(原版 Transformer 与 GPT-2 是 4·D)</translation>
+    </message>
+    <message>
+        <source>The FFN weights and the norms' γ, β are drawn from this seed (the attention's W are the session's): the same seed always gives the same block</source>
+        <translation>FFN 权重和归一化的 γ、β 由这个种子抽取(注意力的 W 用会话自己的):同一个种子总是给出同一个块</translation>
+    </message>
+    <message>
+        <source>How many copies of this block are stacked (the same weights in each) for the plot of the residual stream's size</source>
+        <translation>残差流大小图中叠放多少个这样的块(每个块权重相同)</translation>
+    </message>
+    <message>
+        <source>W_o becomes D × (its columns): the old W_o in its last rows, zeros above — so the heads' output is added to the last dimensions of X (its V columns after a switch from direct mode). One undo step.</source>
+        <translation>W_o 变成 D × (它的列数):旧 W_o 放在最后几行,上面补零——于是各头的输出加到 X 的最后几维(从直接编辑模式切换来时就是 V 的那几列)。算作一步撤销。</translation>
+    </message>
+    <message>
+        <source>Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ with X = [Q | K | V] and W that reproduce the current Q, K, V exactly; and W_o becomes D × (its columns): the old W_o in its last rows, zeros above — so the heads' output is added to the last dimensions of X (its V columns after a switch from direct mode). One undo step.</source>
+        <translation>Q = X·W_qᵀ,K = X·W_kᵀ,V = X·W_vᵀ,其中 X = [Q | K | V],W 恰好重现当前的 Q、K、V;并且 W_o 变成 D × (它的列数):旧 W_o 放在最后几行,上面补零——于是各头的输出加到 X 的最后几维(从直接编辑模式切换来时就是 V 的那几列)。算作一步撤销。</translation>
+    </message>
+    <message>
+        <source>Switch to projected mode</source>
+        <translation>切换到投影模式</translation>
+    </message>
+    <message>
+        <source>Let W_o write into the stream</source>
+        <translation>让 W_o 写入残差流</translation>
+    </message>
+    <message>
+        <source>({rows}×{cols}, mean ‖row‖ = {size})</source>
+        <translation>({rows}×{cols},平均 ‖行‖ = {size})</translation>
+    </message>
+    <message>
+        <source>‖x‖ {first} → after block 1: {second} → after block {n}: {last}</source>
+        <translation>‖x‖ {first} → 第 1 块后:{second} → 第 {n} 块后:{last}</translation>
+    </message>
+    <message>
+        <source>seed </source>
+        <translation>种子 </translation>
+    </message>
+    <message>
+        <source>block n (0 = the input x)</source>
+        <translation>第 n 块(0 = 输入 x)</translation>
+    </message>
+    <message>
+        <source>mean ‖x_n‖ over tokens</source>
+        <translation>各词元 ‖x_n‖ 的平均</translation>
+    </message>
+    <message>
+        <source>The residual stream's size after each of N stacked copies of the block: post-LN ends each block in a norm, so it stays put; pre-LN keeps adding to the raw stream</source>
+        <translation>叠放 N 个块时,每一块之后残差流的大小:post-LN 每块以归一化结束,所以保持不变;pre-LN 一直往原始的流里加,所以不断增长</translation>
+    </message>
+</context>
+<context>
     <name>Controls</name>
     <message>
         <source>Q, K, V</source>
