@@ -95,7 +95,8 @@ class RopeTiles:
 
     def _buddy(self, text, widget):
         """A label for a setting's widget, with the same tooltip."""
-        label = QLabel(text, self)
+        label = QLabel(self)
+        self.keep_text(label.setText, "RoPE", text)
         label.setBuddy(widget)
         label.setToolTip(widget.toolTip())
         return label

@@ -1374,6 +1374,217 @@
     </message>
 </context>
 <context>
+    <name>RoPE</name>
+    <message>
+        <source>In projected mode Q and K are computed from X. Switch to direct mode (Controls → Q, K, V) to use this button, or make every row of X the same by hand: every q and k is then the same vector at every position, and the diagonals are constant too.</source>
+        <translation>投影模式下 Q 和 K 由 X 算出。切换到直接编辑模式(控制 → Q、K、V)才能用这个按钮;或者手工把 X 的每一行改成一样:这样每个位置上的 q 和 k 都是同一个向量,对角线同样是常数。</translation>
+    </message>
+    <message>
+        <source>pairs</source>
+        <translation>配对</translation>
+    </message>
+    <message>
+        <source>offset</source>
+        <translation>偏移</translation>
+    </message>
+    <message>
+        <source>scaling</source>
+        <translation>缩放方式</translation>
+    </message>
+    <message>
+        <source>original context</source>
+        <translation>原始上下文</translation>
+    </message>
+    <message>
+        <source>Open a RoPE-ready example</source>
+        <translation>打开一个可用 RoPE 的示例</translation>
+    </message>
+    <message>
+        <source>Same q ({query}) and k ({key}) at every position, RoPE on</source>
+        <translation>每个位置都用同样的 q({query})和 k({key}),打开 RoPE</translation>
+    </message>
+    <message>
+        <source>Rotate q and k of every head by position before the scores (the heatmaps change)</source>
+        <translation>在计算分数之前,按位置旋转每个头的 q 和 k(热图会随之改变)</translation>
+    </message>
+    <message>
+        <source>head {number}</source>
+        <translation>头 {number}</translation>
+    </message>
+    <message>
+        <source>The rotation plane, the θ spectrum and the score plots need an even d_h too. Add a dimension to Q and K in the matrix editor, or open an example with an even width:</source>
+        <translation>旋转平面、θ 频谱和分数图同样需要偶数的 d_h。在矩阵编辑器里给 Q 和 K 加一个维度,或打开一个宽度为偶数的示例:</translation>
+    </message>
+    <message>
+        <source>Set every row of Q to the query's row and every row of K to the key's row, and turn RoPE on (one undo step): the scores then depend on i − j only</source>
+        <translation>把 Q 的每一行都设成这个查询的行、K 的每一行都设成这个键的行,并打开 RoPE(一步撤销):于是分数只取决于 i − j</translation>
+    </message>
+    <message>
+        <source>the scores</source>
+        <translation>分数</translation>
+    </message>
+    <message>
+        <source> — and equal everywhere: without RoPE the same q and k give the same score at any distance</source>
+        <translation> —— 而且处处相等:没有 RoPE 时,同样的 q 和 k 在任何距离上给出的分数都一样</translation>
+    </message>
+    <message>
+        <source>; they change from one diagonal to the next (by up to {spread}): only the distance i − j matters</source>
+        <translation>;不同对角线之间会变化(最多变 {spread}):只有距离 i − j 起作用</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Scores constant along each diagonal: max deviation {deviation}&lt;/b&gt; ({head}){extra}.</source>
+        <translation>&lt;b&gt;分数沿每条对角线不变:最大偏差 {deviation}&lt;/b&gt;({head}){extra}。</translation>
+    </message>
+    <message>
+        <source>Along a diagonal (i − j fixed) {head} differ by up to {deviation}: q and k change from token to token, so more than the distance moves them.</source>
+        <translation>沿一条对角线(i − j 固定),{head}最多相差 {deviation}:q 和 k 随词元而变,所以影响它们的不只是距离。</translation>
+    </message>
+    <message>
+        <source> Press the button to keep only the distance.</source>
+        <translation>按下按钮,就只剩距离起作用。</translation>
+    </message>
+    <message>
+        <source>fast-turning pairs see short distances, slow ones long</source>
+        <translation>转得快的配对看近距离,转得慢的看远距离</translation>
+    </message>
+    <message>
+        <source>kept: it turns faster than 2π·high_freq_factor / original context</source>
+        <translation>保持不变:它比 2π·high_freq_factor / 原始上下文 转得快</translation>
+    </message>
+    <message>
+        <source>blended between θ_i and θ_i / factor: it lies between the two limits</source>
+        <translation>在 θ_i 与 θ_i / factor 之间混合:它位于两条界限之间</translation>
+    </message>
+    <message>
+        <source>divided by the factor: it turns slower than 2π·low_freq_factor / original context</source>
+        <translation>除以 factor:它比 2π·low_freq_factor / 原始上下文 转得慢</translation>
+    </message>
+    <message>
+        <source>first dimension of the pair</source>
+        <translation>配对的第一维</translation>
+    </message>
+    <message>
+        <source>second</source>
+        <translation>第二维</translation>
+    </message>
+    <message>
+        <source>pair i</source>
+        <translation>配对 i</translation>
+    </message>
+    <message>
+        <source>θ_i (rad per position)</source>
+        <translation>θ_i(每个位置的弧度)</translation>
+    </message>
+    <message>
+        <source>pair {pair} ({dims}) of head {head}: {q} turned by m·θ, {k} by n·θ</source>
+        <translation>头 {head} 的配对 {pair}({dims}):{q} 转 m·θ,{k} 转 n·θ</translation>
+    </message>
+    <message>
+        <source> RoPE is off in the pipeline: the heatmaps do not turn q and k yet.</source>
+        <translation>流水线中 RoPE 关闭:热图还没有旋转 q 和 k。</translation>
+    </message>
+    <message>
+        <source>θ&lt;sub&gt;{pair}&lt;/sub&gt; = {theta} rad per position (one turn every {wavelength} positions){scaled}. Angle from {k} to {q}: {angle} = {before}° before rotation + (m − n)·θ&lt;sub&gt;{pair}&lt;/sub&gt; = {offset}·θ&lt;sub&gt;{pair}&lt;/sub&gt; ≡ {turn}° (angles mod 360°).&lt;br&gt;This pair's score q·k = &lt;b&gt;{pair_score}&lt;/b&gt;; the whole head's q&lt;sub&gt;{m}&lt;/sub&gt;·k&lt;sub&gt;{n}&lt;/sub&gt; = &lt;b&gt;{score}&lt;/b&gt; (sum over {its_or_all} {pairs_text}). {dashed}</source>
+        <translation>θ&lt;sub&gt;{pair}&lt;/sub&gt; = 每个位置 {theta} 弧度(每 {wavelength} 个位置转一圈){scaled}。从 {k} 到 {q} 的角度:{angle} = 旋转前 {before}° + (m − n)·θ&lt;sub&gt;{pair}&lt;/sub&gt; = {offset}·θ&lt;sub&gt;{pair}&lt;/sub&gt; ≡ {turn}°(角度对 360° 取模)。&lt;br&gt;这个配对的分数 q·k = &lt;b&gt;{pair_score}&lt;/b&gt;;整个头的 q&lt;sub&gt;{m}&lt;/sub&gt;·k&lt;sub&gt;{n}&lt;/sub&gt; = &lt;b&gt;{score}&lt;/b&gt;(对全部 {pairs} 个配对求和)。{dashed}</translation>
+    </message>
+    <message>
+        <source>Dashed: before rotation (position 0).</source>
+        <translation>虚线:旋转之前(位置 0)。</translation>
+    </message>
+    <message>
+        <source>Distance locked at m − n = {distance}: both arrows turn, but the angle between them ({angle}°) and this pair's score stay fixed — and so does q&lt;sub&gt;m&lt;/sub&gt;·k&lt;sub&gt;n&lt;/sub&gt;.</source>
+        <translation>距离锁定在 m − n = {distance}:两支箭头都在转,但它们之间的角度({angle}°)和这个配对的分数保持不变——q&lt;sub&gt;m&lt;/sub&gt;·k&lt;sub&gt;n&lt;/sub&gt; 也不变。</translation>
+    </message>
+    <message>
+        <source>; llama3 scaling: base&lt;sup&gt;−2i/d_h&lt;/sup&gt; = {plain}, {band}</source>
+        <translation>;llama3 缩放:base&lt;sup&gt;−2i/d_h&lt;/sup&gt; = {plain},{band}</translation>
+    </message>
+    <message>
+        <source>, llama3-scaled: slow pairs ÷ {factor}</source>
+        <translation>,llama3 缩放:慢配对 ÷ {factor}</translation>
+    </message>
+    <message>
+        <source>(dashed: before)</source>
+        <translation>(虚线:缩放前)</translation>
+    </message>
+    <message>
+        <source>equal offsets give equal scores: q_m·k_n against m − n&lt;br&gt;starting at min(m, n) = {legend}</source>
+        <translation>相同的位移给出相同的分数:q_m·k_n 随 m − n 的变化&lt;br&gt;起点 min(m, n) = {legend}</translation>
+    </message>
+    <message>
+        <source>m − n = {offset} lies outside ±{span}</source>
+        <translation>m − n = {offset} 超出 ±{span}</translation>
+    </message>
+    <message>
+        <source>The {count} curves lie on top of each other: they differ by at most {gap}. {where}. {note}</source>
+        <translation>{count} 条曲线彼此重合:相差至多 {gap}。{where}。{note}</translation>
+    </message>
+    <message>
+        <source>(The score heatmap shows q·k × scale.)</source>
+        <translation>(分数热图显示的是 q·k × 缩放。)</translation>
+    </message>
+    <message>
+        <source>RoPE on in the pipeline</source>
+        <translation>在流水线中启用 RoPE</translation>
+    </message>
+    <message>
+        <source>The head whose q and k are shown (the selected head of every panel)</source>
+        <translation>显示哪个头的 q 和 k(各面板选中的头)</translation>
+    </message>
+    <message>
+        <source>The query token: its row of Q before RoPE (the selected query row)</source>
+        <translation>查询词元:它在 RoPE 之前的 Q 行(选中的查询行)</translation>
+    </message>
+    <message>
+        <source>The key token: its row of K before RoPE</source>
+        <translation>键词元:它在 RoPE 之前的 K 行</translation>
+    </message>
+    <message>
+        <source>Which 2-D pair of the head's dimensions the plane shows</source>
+        <translation>平面显示这个头的哪一对二维分量</translation>
+    </message>
+    <message>
+        <source>m (query position)</source>
+        <translation>m(查询位置)</translation>
+    </message>
+    <message>
+        <source>n (key position)</source>
+        <translation>n(键位置)</translation>
+    </message>
+    <message>
+        <source>The position the query is turned for: by m·θ_i. Choosing a query (a heatmap's row) sets it to that query's position, offset + row</source>
+        <translation>查询按哪个位置旋转:转 m·θ_i。选择一个查询(热图的一行)会把它设为该查询的位置,即偏移 + 行号</translation>
+    </message>
+    <message>
+        <source>The position the key is turned for: by n·θ_i. Choosing a key (a heatmap's column) sets it to that key's position, offset + column</source>
+        <translation>键按哪个位置旋转:转 n·θ_i。选择一个键(热图的一列)会把它设为该键的位置,即偏移 + 列号</translation>
+    </message>
+    <message>
+        <source>lock distance m − n</source>
+        <translation>锁定距离 m − n</translation>
+    </message>
+    <message>
+        <source>Move n with m (and m with n): both arrows turn, the angle between them stays</source>
+        <translation>n 随 m 移动(m 也随 n):两支箭头都转,夹角不变</translation>
+    </message>
+    <message>
+        <source>Same q and k at every position</source>
+        <translation>每个位置用同样的 q 和 k</translation>
+    </message>
+    <message>
+        <source>Open a RoPE-ready example (d = 4, RoPE on)</source>
+        <translation>打开可用 RoPE 的示例(d = 4,RoPE 开)</translation>
+    </message>
+    <message>
+        <source>Random Q, K, V with an even width, RoPE on — one undo step: Ctrl+Z brings yours back</source>
+        <translation>宽度为偶数的随机 Q、K、V,RoPE 打开——一步撤销:Ctrl+Z 恢复你原来的</translation>
+    </message>
+    <message>
+        <source>m − n  (query position − key position)</source>
+        <translation>m − n(查询位置 − 键位置)</translation>
+    </message>
+</context>
+<context>
     <name>Settings</name>
     <message>
         <source>scale mode</source>
