@@ -1355,6 +1355,81 @@
     </message>
 </context>
 <context>
+    <name>QKSpace</name>
+    <message>
+        <source>the strongest keys stay hidden until ② is revealed</source>
+        <translation>揭晓 ② 之前,最强的键保持隐藏</translation>
+    </message>
+    <message>
+        <source> Head {head} of {heads}.</source>
+        <translation>第 {head} 个头,共 {heads} 个。</translation>
+    </message>
+    <message>
+        <source> Its keys are K/V head {kv}, shared by query heads {first}–{last}.</source>
+        <translation>它的键来自 K/V 头 {kv},由查询头 {first}–{last} 共享。</translation>
+    </message>
+    <message>
+        <source> (cross-attention: the queries come from one sequence, the keys from the other)</source>
+        <translation>(交叉注意力:查询来自一个序列,键来自另一个)</translation>
+    </message>
+    <message>
+        <source>{query}: what a token looks for (我在找什么) · {key}: what it can be found by (我能被什么找到){cross}. A query lands near the keys it weighs most.{which}</source>
+        <translation>{query}:我在找什么 · {key}:我能被什么找到{cross}。查询落在它最看重的那些键附近。{which}</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>Cannot place this head's queries and keys: {why}</source>
+        <translation>无法摆放这个头的查询和键:{why}</translation>
+    </message>
+    <message>
+        <source>The plane keeps {kept} of the variance of the {points} — a projection (PCA, {d} → 2 dimensions). Queries ×{s}, keys ÷{s} and moved onto the queries' centre: no weight changes.</source>
+        <translation>这个平面保留了 {n} 个点 {kept} 的方差——这是一个投影(PCA,{d} → 2 维)。查询 ×{s},键 ÷{s} 并移到查询的中心:权重一个都不变。</translation>
+    </message>
+    <message>
+        <source>Its axes are the two directions in which queries and keys together vary most; points apart in {d} dimensions may land close on it. Multiplying every q by s and dividing every k by s leaves each q·k; adding one vector c to every key adds q·c to a whole row of scores, which softmax ignores. So the weights (②) are those of the head, while the two clouds share one centre (their mean lengths were made equal before the keys moved onto it; AttentionViz, Yeh et al. 2023).</source>
+        <translation>它的两根轴是查询和键合在一起变化最大的两个方向;在 {d} 维里相距很远的点,在这里可能挨得很近。每个 q 乘 s、每个 k 除以 s,q·k 不变;给每个键加同一个向量 c,相当于给整行分数加上 q·c,softmax 对此不敏感。所以权重(②)仍是这个头的权重,而两团点共享一个中心(键移过去之前,先让两者的平均长度相等;AttentionViz,Yeh 等 2023)。</translation>
+    </message>
+    <message>
+        <source>recomputing…</source>
+        <translation>重新计算中…</translation>
+    </message>
+    <message>
+        <source>query {name}: fully masked — no key to attend to</source>
+        <translation>查询 {name}:整行被掩码——没有可关注的键</translation>
+    </message>
+    <message>
+        <source>key {name}: no query may attend to it</source>
+        <translation>键 {name}:没有查询可以关注它</translation>
+    </message>
+    <message>
+        <source>query {name} looks for → {listed}</source>
+        <translation>查询 {name} 在找 → {listed}</translation>
+    </message>
+    <message>
+        <source>key {name} is found by ← {listed}</source>
+        <translation>键 {name} 被这些找到 ← {listed}</translation>
+    </message>
+    <message>
+        <source>How many of the strongest keys (or queries) to join to the point in focus</source>
+        <translation>把多少个最强的键(或查询)连到焦点上</translation>
+    </message>
+    <message>
+        <source>Hover a query for its strongest keys, a key for the queries that weigh it most; click a query to select its row</source>
+        <translation>悬停在查询上看它最强的键,悬停在键上看最看重它的查询;点击查询可选中它那一行</translation>
+    </message>
+    <message>
+        <source>top-k</source>
+        <translation>前 k 个</translation>
+    </message>
+</context>
+<context>
     <name>Recovery</name>
     <message>
         <source>Autosave failed: {why}</source>
