@@ -57,7 +57,9 @@ class Panel(QWidget):
 
     def keep_text(self, setter, context, text):
         """``setter(text)`` in the interface's language, now and after every change of language (View ▸
-        Language): for texts set once when the panel is built; those ``render`` sets follow by themselves."""
+        Language): for texts set once when the panel is built; those ``render`` sets follow by themselves.
+        ``setter`` must not hold the panel (a lambda takes its widget as a default argument): the panel keeps it,
+        and a cycle would keep a closed panel for the collector."""
         self._kept.append((setter, context, text))
         setter(translate(context, text))
 

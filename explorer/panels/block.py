@@ -87,7 +87,7 @@ class BlockPanel(Panel):
         self.view = BlockView(model)
         self.formula = QLabel(self)
         self.formula.setWordWrap(True)
-        self.keep_text(lambda text: self.formula.setToolTip(text + translate("Block", WHOSE).replace("<br>", "\n")
+        self.keep_text(lambda text, label=self.formula: label.setToolTip(text + translate("Block", WHOSE).replace("<br>", "\n")
                                                             .replace("<small>", "").replace("</small>", "")),
                        "Block", CHAPTER)
         self._narrow = False
@@ -136,9 +136,9 @@ class BlockPanel(Panel):
 
         fg, bg = (self.palette().color(role) for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Base))
         self.plot = lesson_plot(self, fg, bg, "", "", "", min_size=(180, 150))
-        self.keep_text(lambda text: self.plot.getPlotItem().getAxis("bottom").setLabel(text, color=fg.name()),
+        self.keep_text(lambda text, plot=self.plot: plot.getPlotItem().getAxis("bottom").setLabel(text, color=fg.name()),
                        "Block", "block n (0 = the input x)")
-        self.keep_text(lambda text: self.plot.getPlotItem().getAxis("left").setLabel(text, color=fg.name()),
+        self.keep_text(lambda text, plot=self.plot: plot.getPlotItem().getAxis("left").setLabel(text, color=fg.name()),
                        "Block", "mean ‖x_n‖ over tokens")
         self.keep_text(self.plot.setToolTip, "Block", "The residual stream's size after each of N stacked copies of "
                        "the block: post-LN ends each block in a norm, so it stays put; pre-LN keeps adding to the raw "

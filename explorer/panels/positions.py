@@ -76,8 +76,8 @@ class PositionsPanel(Panel):
         self.side = QComboBox(self)
         self.side.addItem("", "keys")
         self.side.addItem("", "queries")
-        self.keep_text(lambda text: self.side.setItemText(0, text), "Positions", "the keys")
-        self.keep_text(lambda text: self.side.setItemText(1, text), "Positions", "the queries")
+        self.keep_text(lambda text, box=self.side: box.setItemText(0, text), "Positions", "the keys")
+        self.keep_text(lambda text, box=self.side: box.setItemText(1, text), "Positions", "the queries")
         self.keep_text(self.side.setToolTip, "Positions", "Cross-attention: shuffle the keys' sequence (the "
                        "weights' columns move, the outputs stay) or the queries' (the output rows move with them)")
         self.shuffle.clicked.connect(self._shuffle)

@@ -105,7 +105,7 @@ class SqrtDPanel(Panel):
         self.readout = QLabel(self)
         self.readout.setTextFormat(Qt.TextFormat.RichText)
         self.readout.setWordWrap(True)
-        self.keep_text(lambda text: self.readout.setToolTip(text.format(samples=N_SAMPLES, keys=N_KEYS)), "SqrtD",
+        self.keep_text(lambda text, label=self.readout: label.setToolTip(text.format(samples=N_SAMPLES, keys=N_KEYS)), "SqrtD",
                        "Spread: the standard deviation of all {samples}×{keys} scores q·k. Max weight: the largest "
                        "softmax weight of a row, averaged over the {samples} random queries.")
 

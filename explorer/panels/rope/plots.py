@@ -62,7 +62,7 @@ class RopePlots:
             self.plane.addItem(item)
         for plot, side, text in ((self.plane, "bottom", QT_TRANSLATE_NOOP("RoPE", "first dimension of the pair")),
                                  (self.plane, "left", QT_TRANSLATE_NOOP("RoPE", "second"))):
-            self.keep_text(lambda said, axis=plot.getPlotItem().getAxis(side): axis.setLabel(said, color=self._fg.name()),
+            self.keep_text(lambda said, axis=plot.getPlotItem().getAxis(side), fg=self._fg.name(): axis.setLabel(said, color=fg),
                            "RoPE", text)
         self.plane.setMinimumSize(240, 220)
         self.plane_readout = self._label()
@@ -73,8 +73,8 @@ class RopePlots:
         self.spectrum = self._plot("", "pair i", "θ_i (rad per position)")
         for side, text in (("bottom", QT_TRANSLATE_NOOP("RoPE", "pair i")),
                            ("left", QT_TRANSLATE_NOOP("RoPE", "θ_i (rad per position)"))):
-            self.keep_text(lambda said, axis=self.spectrum.getPlotItem().getAxis(side): axis.setLabel(
-                said, color=self._fg.name()), "RoPE", text)
+            self.keep_text(lambda said, axis=self.spectrum.getPlotItem().getAxis(side), fg=self._fg.name(): axis.setLabel(
+                said, color=fg), "RoPE", text)
         self.spectrum.getPlotItem().setLogMode(x=False, y=True)
         self.theta_curve = pg.PlotDataItem([], [], pen=_pen(self._fg.name(), 1.5), symbol="o", symbolSize=6,
                                            symbolBrush=pg.mkBrush(self._fg.name()), symbolPen=None)
@@ -95,8 +95,8 @@ class RopePlots:
         # ---- (c) q_m·k_n against m − n at several absolute starts
         self.offsets = np.arange(-OFFSET_SPAN, OFFSET_SPAN + 1)
         self.score_plot = self._plot("", "m − n  (query position − key position)", "q_m·k_n")
-        self.keep_text(lambda said: self.score_plot.getPlotItem().getAxis("bottom").setLabel(
-            said, color=self._fg.name()), "RoPE", "m − n  (query position − key position)")
+        self.keep_text(lambda said, axis=self.score_plot.getPlotItem().getAxis("bottom"), fg=self._fg.name(): axis.setLabel(
+            said, color=fg), "RoPE", "m − n  (query position − key position)")
         self.start_curves = []
         for color, width, symbol in START_STYLES:
             if symbol:

@@ -720,6 +720,273 @@
     </message>
 </context>
 <context>
+    <name>Efficient</name>
+    <message>
+        <source>full L²</source>
+        <translation>完整 L²</translation>
+    </message>
+    <message>
+        <source>here</source>
+        <translation>当前</translation>
+    </message>
+    <message>
+        <source>multiply-adds: {bill}</source>
+        <translation>乘加次数:{bill}</translation>
+    </message>
+    <message>
+        <source>L (tokens)</source>
+        <translation>L(词元数)</translation>
+    </message>
+    <message>
+        <source>per head</source>
+        <translation>每个头</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source> What is shown is from before the last change.</source>
+        <translation>当前显示的是上次修改之前的结果。</translation>
+    </message>
+    <message>
+        <source>{cells} score cells: trying a mechanism takes a moment at this size, so it waits for &lt;b&gt;Compute&lt;/b&gt;.{before}</source>
+        <translation>{cells} 个分数格:这个规模下试一种机制要花点时间,所以等你按&lt;b&gt;计算&lt;/b&gt;。{before}</translation>
+    </message>
+    <message>
+        <source> · head {head}/{heads}</source>
+        <translation> · 头 {head}/{heads}</translation>
+    </message>
+    <message>
+        <source>{mine} vs {full} at L = {L} ({ratio}×)</source>
+        <translation>L = {L} 时 {mine} 对 {full}({ratio}×)</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{cells}&lt;/b&gt; of {table} {noun} ({share} %)</source>
+        <translation>{table} 个格中算了 &lt;b&gt;{cells}&lt;/b&gt; 个({share} %)</translation>
+    </message>
+    <message>
+        <source>L·k = &lt;b&gt;{scores}&lt;/b&gt; {noun}, against k = {k} projected {keys}</source>
+        <translation>L·k = &lt;b&gt;{scores}&lt;/b&gt; 个分数,对着 k = {k} 个投影后的键</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;no&lt;/b&gt; score table</source>
+        <translation>&lt;b&gt;没有&lt;/b&gt;分数表</translation>
+    </message>
+    <message>
+        <source>—, O is all zeros</source>
+        <translation>—,O 全为零</translation>
+    </message>
+    <message>
+        <source>KL: — (A′ rows are not distributions)</source>
+        <translation>KL:—(A′ 的行不是概率分布)</translation>
+    </message>
+    <message>
+        <source>mean KL(A′‖A) = &lt;b&gt;{kl}&lt;/b&gt; nats ({rows} {noun})</source>
+        <translation>平均 KL(A′‖A) = &lt;b&gt;{kl}&lt;/b&gt; 奈特({rows} 行)</translation>
+    </message>
+    <message>
+        <source>exact mass inside = &lt;b&gt;{mass}&lt;/b&gt;</source>
+        <translation>精确权重落在内部的份额 = &lt;b&gt;{mass}&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>not computed: outside the pattern (or masked)</source>
+        <translation>未计算:在模式之外(或被掩码)</translation>
+    </message>
+    <message>
+        <source>Sliding window</source>
+        <translation>滑动窗口</translation>
+    </message>
+    <message>
+        <source>Global + window</source>
+        <translation>全局 + 窗口</translation>
+    </message>
+    <message>
+        <source>Sparse Transformer · strided</source>
+        <translation>Sparse Transformer · 跳跃</translation>
+    </message>
+    <message>
+        <source>Sparse Transformer · fixed</source>
+        <translation>Sparse Transformer · 固定</translation>
+    </message>
+    <message>
+        <source>Linformer (low rank)</source>
+        <translation>Linformer(低秩)</translation>
+    </message>
+    <message>
+        <source>Linear attention</source>
+        <translation>线性注意力</translation>
+    </message>
+    <message>
+        <source>Performer (FAVOR+)</source>
+        <translation>Performer(FAVOR+)</translation>
+    </message>
+    <message>
+        <source>window</source>
+        <translation>窗口</translation>
+    </message>
+    <message>
+        <source>global + window</source>
+        <translation>全局 + 窗口</translation>
+    </message>
+    <message>
+        <source>strided</source>
+        <translation>跳跃</translation>
+    </message>
+    <message>
+        <source>fixed</source>
+        <translation>固定</translation>
+    </message>
+    <message>
+        <source>linear</source>
+        <translation>线性</translation>
+    </message>
+    <message>
+        <source>滑动窗口注意力 (Mistral): each token looks only at its nearest neighbours, |i − j| &lt; w (causal: the w latest keys) — the score table becomes a band, L² falls to L·w; the far reach is built by stacking layers, as convolutions do.</source>
+        <translation>滑动窗口注意力(Mistral):每个 token 只看最近的邻居,|i − j| &lt; w(因果:最近的 w 个键)——分数表变成一条带,L² 降到 L·w;远处靠层层堆叠够到,和卷积一样。</translation>
+    </message>
+    <message>
+        <source>全局锚点 + 窗口 (Longformer, BigBird): the band of a sliding window, plus g global tokens that every token sees and that see every token.</source>
+        <translation>全局锚点 + 窗口(Longformer、BigBird):滑动窗口的那条带,再加 g 个全局 token——人人都看得见它们,它们也看得见人人。</translation>
+    </message>
+    <message>
+        <source>稀疏/块状注意力 — 跳跃 (Sparse Transformer, Child et al. 2019, strided): the l latest keys and every l-th key further back — about L·(l + L/l) cells, least at l ≈ √L.</source>
+        <translation>稀疏/块状注意力——跳跃(Sparse Transformer,Child 等 2019,strided):最近的 l 个键,再往前每隔 l 个取一个——约 L·(l + L/l) 格,l ≈ √L 时最少。</translation>
+    </message>
+    <message>
+        <source>稀疏/块状注意力 (Sparse Transformer, Child et al. 2019, fixed): one's own block of l tokens, and the last c positions of every block — its “summary” that later blocks read.</source>
+        <translation>稀疏/块状注意力(Sparse Transformer,Child 等 2019,fixed):自己所在的 l 个 token 的块,加上每个块的最后 c 个位置——后面的块读取的「摘要」。</translation>
+    </message>
+    <message>
+        <source>低秩流派 (Linformer, Wang et al. 2020): bet that the attention matrix is low rank — project K and V along L to k rows first (E K, F V with E, F of shape k × L), then attend: L² becomes L·k. Linformer learns E and F; here they are random, N(0, 1/k), drawn with the seed — or mean pooling, each projected row the average of a stretch of L/k positions.</source>
+        <translation>低秩流派(Linformer,Wang 等 2020):赌注意力矩阵是低秩的——先把 K 和 V 沿 L 投影成 k 行(E K、F V,E、F 形状为 k × L),再做注意力:L² 变成 L·k。Linformer 学习 E 和 F;这里它们是用种子抽取的随机数 N(0, 1/k)——或者用均值池化,每个投影行是 L/k 个连续位置的平均。</translation>
+    </message>
+    <message>
+        <source>结合律 (linear attention, Katharopoulos et al. 2020): replace exp(q·k) by φ(q)·φ(k) and regroup, φ(Q)(φ(K)ᵀV) / φ(Q)(φ(K)ᵀ1) — no L × L table at all, L·d·d_v instead of L²·d (causal: running sums over the keys).</source>
+        <translation>结合律(线性注意力,Katharopoulos 等 2020):把 exp(q·k) 换成 φ(q)·φ(k) 再重新结合,φ(Q)(φ(K)ᵀV) / φ(Q)(φ(K)ᵀ1)——完全没有 L × L 的表,代价是 L·d·d_v 而不是 L²·d(因果:对键做累加和)。</translation>
+    </message>
+    <message>
+        <source>结合律, with softmax kept in expectation (Performer, Choromanski et al. 2021): m positive random features φ(x) = exp(w·x − |x|²/2)/√m, w ~ N(0, I), make φ(q)·φ(k) an unbiased estimate of exp(q·k·scale) — then the same regrouping as linear attention: L·m·(d + d_v), no L × L table.</source>
+        <translation>结合律,且在期望意义上保留 softmax(Performer,Choromanski 等 2021):m 个正的随机特征 φ(x) = exp(w·x − |x|²/2)/√m,w ~ N(0, I),使 φ(q)·φ(k) 成为 exp(q·k·scale) 的无偏估计——然后像线性注意力一样重新结合:L·m·(d + d_v),没有 L × L 的表。</translation>
+    </message>
+    <message>
+        <source>A′ (hatched: not computed)</source>
+        <translation>A′(斜线:未计算)</translation>
+    </message>
+    <message>
+        <source>A′ = softmax of the session's scores S over the computed cells only (re-normalised there)</source>
+        <translation>A′ = 只在算过的格子上对会话分数 S 做 softmax(在那里重新归一化)</translation>
+    </message>
+    <message>
+        <source>A′ = P·F, a mix (not a distribution)</source>
+        <translation>A′ = P·F,一种混合(不是概率分布)</translation>
+    </message>
+    <message>
+        <source>A′ = P·F with P = softmax(Q(EK)ᵀ·scale), L × k: what each query takes from each row of V</source>
+        <translation>A′ = P·F,P = softmax(Q(EK)ᵀ·scale),L × k:每个查询从 V 的每一行取走多少</translation>
+    </message>
+    <message>
+        <source>A′ = P·F over pooled keys</source>
+        <translation>A′ = P·F,作用在池化后的键上</translation>
+    </message>
+    <message>
+        <source>A′ = P·F with P = softmax(Q(EK)ᵀ·scale), L × k, and F averaging stretches of positions</source>
+        <translation>A′ = P·F,P = softmax(Q(EK)ᵀ·scale),L × k,F 对连续的位置取平均</translation>
+    </message>
+    <message>
+        <source>A′ = φ(q_i)·φ(k_j) by rows</source>
+        <translation>A′ = 按行归一的 φ(q_i)·φ(k_j)</translation>
+    </message>
+    <message>
+        <source>A′ = φ(q_i)·φ(k_j) normalised by rows: the weights linear attention amounts to (it never builds them)</source>
+        <translation>A′ = 按行归一化的 φ(q_i)·φ(k_j):线性注意力相当于使用的权重(它从不真的构造它们)</translation>
+    </message>
+    <message>
+        <source>Which money-saving school to try on the shown head's own Q, K, V</source>
+        <translation>在当前头自己的 Q、K、V 上试哪一派省钱方法</translation>
+    </message>
+    <message>
+        <source>w: a query sees keys with |i − j| &lt; w (causal: i − w &lt; j ≤ i)</source>
+        <translation>w:查询能看到 |i − j| &lt; w 的键(因果:i − w &lt; j ≤ i)</translation>
+    </message>
+    <message>
+        <source>l: strided — the l latest keys and every l-th one back; fixed — the block length</source>
+        <translation>l:跳跃——最近的 l 个键以及往前每隔 l 个的键;固定——块的长度</translation>
+    </message>
+    <message>
+        <source>c: fixed pattern — the last c positions of every block are its summary, seen by all later tokens</source>
+        <translation>c:固定模式——每个块的最后 c 个位置是它的摘要,后面所有 token 都能看到</translation>
+    </message>
+    <message>
+        <source>g: the first g tokens are global anchors: they see every token and every token sees them</source>
+        <translation>g:前 g 个 token 是全局锚点:它们看到每个 token,每个 token 也看到它们</translation>
+    </message>
+    <message>
+        <source>k: Linformer projects the L keys and values to k rows (E K, F V with E, F of shape k × L)</source>
+        <translation>k:Linformer 把 L 个键和值投影成 k 行(E K、F V,E、F 形状为 k × L)</translation>
+    </message>
+    <message>
+        <source>The seed of Linformer's random E, F or of Performer's features W: the same seed draws the same numbers</source>
+        <translation>Linformer 随机 E、F 或 Performer 特征 W 的种子:同一个种子抽出同样的数</translation>
+    </message>
+    <message>
+        <source>m: Performer's number of random features — more features, a closer estimate of softmax, more cost</source>
+        <translation>m:Performer 的随机特征数——特征越多,对 softmax 的估计越准,代价也越大</translation>
+    </message>
+    <message>
+        <source>E = F, k × L: random with entries N(0, 1/k) (the Johnson–Lindenstrauss scale; a Linformer learns its own), or mean pooling — row r the average of the r-th stretch of L/k positions</source>
+        <translation>E = F,k × L:元素为 N(0, 1/k) 的随机矩阵(Johnson–Lindenstrauss 的尺度;真正的 Linformer 会自己学),或均值池化——第 r 行是第 r 段 L/k 个位置的平均</translation>
+    </message>
+    <message>
+        <source>φ: elu(x) + 1 (the paper's, always &gt; 0) or relu(x) (a query may then find no weight at all)</source>
+        <translation>φ:elu(x) + 1(论文用的,恒 &gt; 0)或 relu(x)(这时一个查询可能一点权重都找不到)</translation>
+    </message>
+    <message>
+        <source>These choices belong to this panel: they are not saved in the session.</source>
+        <translation>这些选择只属于本面板:不会保存在会话里。</translation>
+    </message>
+    <message>
+        <source>⚠ Linformer has no causal form: E and F mix every position, later ones too, into each projected key (the paper uses it in encoders) — the mask cannot be kept.</source>
+        <translation>⚠ Linformer 没有因果形式:E 和 F 把每个位置(包括后面的)都混进每个投影后的键(论文把它用在编码器里)——掩码无法保留。</translation>
+    </message>
+    <message>
+        <source>ALiBi's bias is not in φ(q)·φ(k) or Q(EK)ᵀ: only the patterns keep it.</source>
+        <translation>ALiBi 的偏置不在 φ(q)·φ(k) 或 Q(EK)ᵀ 里:只有稀疏模式保留它。</translation>
+    </message>
+    <message>
+        <source>φ takes Q and K as the scores use them, without the scale (as in the paper).</source>
+        <translation>φ 直接作用在分数所用的 Q 和 K 上,不带缩放(与论文一致)。</translation>
+    </message>
+    <message>
+        <source>Compute</source>
+        <translation>计算</translation>
+    </message>
+    <message>
+        <source>Try the mechanism on this large session now (it takes a moment); at this size it is not tried again at every edit</source>
+        <translation>现在就在这个大会话上试这种机制(要花点时间);这个规模下不会在每次编辑时重试</translation>
+    </message>
+    <message>
+        <source>② exact A = softmax(S)</source>
+        <translation>② 精确的 A = softmax(S)</translation>
+    </message>
+    <message>
+        <source>The session's own weights ② of the shown head, as the Weights panel shows them</source>
+        <translation>当前头在会话中的真实权重 ②,与权重面板显示的一致</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>seed</source>
+        <translation>种子</translation>
+    </message>
+</context>
+<context>
     <name>Heads</name>
     <message>
         <source>multi-head attention</source>
