@@ -987,6 +987,189 @@
     </message>
 </context>
 <context>
+    <name>Flash</name>
+    <message>
+        <source>Rows per query block: how many queries share one pass over the keys</source>
+        <translation>每个查询块的行数:多少个查询共用一遍对键的扫描</translation>
+    </message>
+    <message>
+        <source>Keys per tile: how many columns of S are made at once (B_r = B_c = 1 is the online softmax of one row, Milakov &amp; Gimelshein 2018)</source>
+        <translation>每块的键数:一次算出 S 的多少列(B_r = B_c = 1 就是单行的在线 softmax,Milakov &amp; Gimelshein 2018)</translation>
+    </message>
+    <message>
+        <source>query block </source>
+        <translation>查询块 </translation>
+    </message>
+    <message>
+        <source>Which block of query rows the stepper follows (it follows the row you select in the other panels too)</source>
+        <translation>单步演示跟随哪个查询行块(也会跟随你在其他面板中选中的行)</translation>
+    </message>
+    <message>
+        <source>▶ Play</source>
+        <translation>▶ 播放</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>dimension</source>
+        <translation>维度</translation>
+    </message>
+    <message>
+        <source>step {k} of {n}</source>
+        <translation>第 {k} 步,共 {n} 步</translation>
+    </message>
+    <message>
+        <source>O stays hidden until the lesson reveals ③.</source>
+        <translation>课程揭晓 ③ 之前,O 保持隐藏。</translation>
+    </message>
+    <message>
+        <source>③ of head {head} (softmax(S)·V, before the heads are joined and W_o)</source>
+        <translation>头 {head} 的 ③(softmax(S)·V,在各头拼接和 W_o 之前)</translation>
+    </message>
+    <message>
+        <source>③ of head {head} (softmax(S)·V, before the heads are joined)</source>
+        <translation>头 {head} 的 ③(softmax(S)·V,在各头拼接之前)</translation>
+    </message>
+    <message>
+        <source>key tile {tile} lies wholly above the diagonal — skipped, never computed</source>
+        <translation>键块 {tile} 完全在对角线上方——跳过,从不计算</translation>
+    </message>
+    <message>
+        <source>masked (causal)</source>
+        <translation>被掩码(因果)</translation>
+    </message>
+    <message>
+        <source>key tile {tile}, computed at step {number}</source>
+        <translation>键块 {tile},在第 {number} 步计算</translation>
+    </message>
+    <message>
+        <source>❚❚ Pause</source>
+        <translation>❚❚ 暂停</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;FlashAttention&lt;/b&gt; (Dao et al. 2022, Algorithm 1): S is made one B&lt;sub&gt;r&lt;/sub&gt; × B&lt;sub&gt;c&lt;/sub&gt; tile at a time; each query row keeps a running max m, a running sum ℓ and its output so far, rescaled by exp(m&lt;sub&gt;old&lt;/sub&gt; − m&lt;sub&gt;new&lt;/sub&gt;) when the max rises — softmax(S)·V exactly, without ever holding the L × L matrix.</source>
+        <translation>&lt;b&gt;FlashAttention&lt;/b&gt;(Dao 等 2022,算法 1):S 每次只算一个 B&lt;sub&gt;r&lt;/sub&gt; × B&lt;sub&gt;c&lt;/sub&gt; 的块;每个查询行维护一个运行最大值 m、一个运行和 ℓ 以及到目前为止的输出,最大值上升时乘以 exp(m&lt;sub&gt;old&lt;/sub&gt; − m&lt;sub&gt;new&lt;/sub&gt;) 重新缩放——精确得到 softmax(S)·V,却从不存下 L × L 的矩阵。</translation>
+    </message>
+    <message>
+        <source>The running max before this tile (−∞: no key seen yet)</source>
+        <translation>本块之前的运行最大值(−∞:还没见过任何键)</translation>
+    </message>
+    <message>
+        <source>m̃ = the largest score of this row in this tile</source>
+        <translation>m̃ = 本行在本块中的最大分数</translation>
+    </message>
+    <message>
+        <source>e^(m_old − m_new): what ℓ and Õ so far are multiplied by: 1 when the max stays, below 1 when this tile raised it (0 at the first tile: nothing to rescale)</source>
+        <translation>e^(m_old − m_new):已有的 ℓ 和 Õ 要乘的数:最大值不变时为 1,本块抬高了最大值时小于 1(第一块为 0:没有要缩放的)</translation>
+    </message>
+    <message>
+        <source>The running sum before this tile: Σ e^(s − m_old) over the keys seen</source>
+        <translation>本块之前的运行和:对已见过的键求 Σ e^(s − m_old)</translation>
+    </message>
+    <message>
+        <source>Query block {block} of {blocks}: rows {rows}. The stepper follows this block; every block runs the same steps on its own rows.</source>
+        <translation>查询块 {block}/{blocks}:行 {rows}。单步演示跟随这个块;每个块都在自己的行上执行同样的步骤。</translation>
+    </message>
+    <message>
+        <source> &lt;i&gt;Causal mask: key {tile_word} {tiles} of this block lie wholly above the diagonal (every cell masked) — skipped, never computed&lt;/i&gt; ({skipped} skipped in the whole head).</source>
+        <translation> &lt;i&gt;因果掩码:本块的键块 {tiles} 完全在对角线上方(每格都被掩码)——跳过,从不计算&lt;/i&gt;(整个头共跳过 {n_skipped} 块)。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Step {step} of {steps}&lt;/b&gt; (key tile {tile} of {tiles}): S&lt;sub&gt;ij&lt;/sub&gt; = Q&lt;sub&gt;i&lt;/sub&gt;·K&lt;sub&gt;j&lt;/sub&gt;ᵀ·scale for rows {rows} × keys {keys} ({height} × {width} = {cells}). </source>
+        <translation>&lt;b&gt;第 {step} 步,共 {steps} 步&lt;/b&gt;(键块 {tile}/{tiles}):对行 {rows} × 键 {keys} 计算 S&lt;sub&gt;ij&lt;/sub&gt; = Q&lt;sub&gt;i&lt;/sub&gt;·K&lt;sub&gt;j&lt;/sub&gt;ᵀ·scale({height} × {width} = {n_cells} 格)。</translation>
+    </message>
+    <message>
+        <source> and {more} more</source>
+        <translation> 等另外 {more} 行</translation>
+    </message>
+    <message>
+        <source>The max rises in {rows}: their ℓ and Õ so far are rescaled ({factors}{more}). </source>
+        <translation>有 {n_rows} 行的最大值上升:它们已有的 ℓ 和 Õ 被重新缩放({factors}{more})。</translation>
+    </message>
+    <message>
+        <source>{rows} {see} their first keys: m starts here. </source>
+        <translation>有 {n_rows} 行第一次见到键:m 从这里开始。</translation>
+    </message>
+    <message>
+        <source>No row's max rises: the sums go on with factor 1. </source>
+        <translation>没有哪一行的最大值上升:累加和以因子 1 继续。</translation>
+    </message>
+    <message>
+        <source>O = Õ / ℓ is the softmax-weighted mean of the values seen so far.</source>
+        <translation>O = Õ / ℓ 是到目前为止所见值的 softmax 加权平均。</translation>
+    </message>
+    <message>
+        <source>After step {steps}, O = Õ / ℓ will be this block's rows of {head} — step to the end (or press Play).</source>
+        <translation>第 {steps} 步之后,O = Õ / ℓ 将等于本块在{head}中的那些行——走到最后一步(或按播放)。</translation>
+    </message>
+    <message>
+        <source>, {skipped} skipped</source>
+        <translation>,跳过 {skipped} 块</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;O = Õ / ℓ equals {head}&lt;/b&gt; for this block: max |difference| {block_difference}. Every block of the head with the same update ({computed} computed{skipped}): max |difference| from {head} {whole_difference} — the same numbers up to rounding, not an approximation.</source>
+        <translation>&lt;b&gt;O = Õ / ℓ 等于{head}&lt;/b&gt;(本块):最大 |差| {block_difference}。整个头的每个块用同样的更新(计算了 {n_computed} 块{skipped}):与{head}的最大 |差| {whole_difference}——在舍入误差内完全相同,不是近似。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Memory&lt;/b&gt;: the largest S tile held at once has {cells}; the whole S or A would have L&lt;sub&gt;q&lt;/sub&gt;·L&lt;sub&gt;k&lt;/sub&gt; = {full} ({share} %) — never held. On chip per step (Q&lt;sub&gt;i&lt;/sub&gt;, K&lt;sub&gt;j&lt;/sub&gt;, V&lt;sub&gt;j&lt;/sub&gt;, S&lt;sub&gt;ij&lt;/sub&gt;, O&lt;sub&gt;i&lt;/sub&gt;, ℓ, m): {on_chip} numbers.</source>
+        <translation>&lt;b&gt;内存&lt;/b&gt;:同一时刻存下的最大 S 块有 {n_cells} 格;完整的 S 或 A 会有 L&lt;sub&gt;q&lt;/sub&gt;·L&lt;sub&gt;k&lt;/sub&gt; = {full} 格(该块占 {share} %)——从不存下。每步片上(Q&lt;sub&gt;i&lt;/sub&gt;、K&lt;sub&gt;j&lt;/sub&gt;、V&lt;sub&gt;j&lt;/sub&gt;、S&lt;sub&gt;ij&lt;/sub&gt;、O&lt;sub&gt;i&lt;/sub&gt;、ℓ、m):{on_chip} 个数。</translation>
+    </message>
+    <message>
+        <source>◀ Previous</source>
+        <translation>◀ 上一步</translation>
+    </message>
+    <message>
+        <source>The step before (Alt+←)</source>
+        <translation>前一步(Alt+←)</translation>
+    </message>
+    <message>
+        <source>Next ▶</source>
+        <translation>下一步 ▶</translation>
+    </message>
+    <message>
+        <source>The next tile (Alt+→)</source>
+        <translation>下一个块(Alt+→)</translation>
+    </message>
+    <message>
+        <source>Step through the tiles one after another (Alt+P to start or stop)</source>
+        <translation>一块接一块地走完(Alt+P 开始或停止)</translation>
+    </message>
+    <message>
+        <source>Which step: the tiles computed so far (← → once it has the focus)</source>
+        <translation>第几步:到目前为止算过的块(获得焦点后可用 ← →)</translation>
+    </message>
+    <message>
+        <source>Each query row's running max m and running sum ℓ, before and after this tile</source>
+        <translation>每个查询行在本块前后的运行最大值 m 和运行和 ℓ</translation>
+    </message>
+    <message>
+        <source>Õ = Σ e^(s − m)·v over the keys seen so far: rescaled by e^(m_old − m_new) whenever the max rises, divided by ℓ only at the end (FlashAttention-2 keeps this)</source>
+        <translation>Õ = 对已见过的键求 Σ e^(s − m)·v:每当最大值上升就乘以 e^(m_old − m_new),只在最后除以 ℓ(FlashAttention-2 维护的就是它)</translation>
+    </message>
+    <message>
+        <source>O = Õ / ℓ: Algorithm 1 keeps O divided by ℓ after every tile — the softmax-weighted mean of the values seen so far</source>
+        <translation>O = Õ / ℓ:算法 1 在每个块之后都保持 O 已除以 ℓ——即到目前为止所见值的 softmax 加权平均</translation>
+    </message>
+    <message>
+        <source>query (this block)</source>
+        <translation>查询(本块)</translation>
+    </message>
+    <message>
+        <source>The SRAM size M assumed for the paper's count of HBM accesses: the paper's “M around 100KB”, or one streaming multiprocessor's shared memory on an A100 or an H100 (counted in numbers of 2 bytes, fp16)</source>
+        <translation>论文统计 HBM 访问次数时假设的 SRAM 大小 M:论文的「M 约 100KB」,或 A100、H100 上一个流式多处理器的共享内存(按 2 字节的 fp16 数计)</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>SRAM M:</source>
+        <translation>SRAM M:</translation>
+    </message>
+</context>
+<context>
     <name>Heads</name>
     <message>
         <source>multi-head attention</source>
