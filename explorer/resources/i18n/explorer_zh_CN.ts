@@ -1170,6 +1170,165 @@
     </message>
 </context>
 <context>
+    <name>Generation</name>
+    <message>
+        <source>Play</source>
+        <translation>播放</translation>
+    </message>
+    <message>
+        <source>K cache</source>
+        <translation>K 缓存</translation>
+    </message>
+    <message>
+        <source>V cache</source>
+        <translation>V 缓存</translation>
+    </message>
+    <message>
+        <source>new output</source>
+        <translation>新输出</translation>
+    </message>
+    <message>
+        <source>dimension</source>
+        <translation>维度</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Generation&lt;/b&gt;: cannot decode this session — {why}</source>
+        <translation>&lt;b&gt;生成&lt;/b&gt;:无法解码这个会话——{why}</translation>
+    </message>
+    <message>
+        <source>prefill</source>
+        <translation>预填充</translation>
+    </message>
+    <message>
+        <source>decode step {step}</source>
+        <translation>解码第 {step} 步</translation>
+    </message>
+    <message>
+        <source>{n} new query attends</source>
+        <translation>{n} 个新查询关注</translation>
+    </message>
+    <message>
+        <source>{n} new queries attend</source>
+        <translation>{n} 个新查询关注</translation>
+    </message>
+    <message>
+        <source>to all {rows} of the source, computed once and fixed (a decoder's own self-attention cache is the one that grows)</source>
+        <translation>源序列全部 {n} 行 k 和 v,它们只算一次、固定不变(会增长的是解码器自身的自注意力缓存)</translation>
+    </message>
+    <message>
+        <source>to the {n} cached k and v rows; earlier rows are not computed again</source>
+        <translation>缓存中的 {n} 行 k 和 v;之前的行不再重算</translation>
+    </message>
+    <message>
+        <source> The cache holds {kv_heads} for {query_heads} ({name}).</source>
+        <translation>缓存为 {n_heads} 个查询头保存 {n_kv} 个 K/V 头({name})。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Generation · KV cache&lt;/b&gt; — t = {t} of {n} ({kind}): {new} {read}.{grouped}</source>
+        <translation>&lt;b&gt;生成 · KV 缓存&lt;/b&gt; —— t = {t}/{n}({kind}):{new}{read}。{grouped}</translation>
+    </message>
+    <message>
+        <source>query (head {head})</source>
+        <translation>查询(头 {head})</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>cross-attention</source>
+        <translation>交叉注意力</translation>
+    </message>
+    <message>
+        <source>causal attention</source>
+        <translation>因果注意力</translation>
+    </message>
+    <message>
+        <source>No causal mask here; the decode is causal anyway.</source>
+        <translation>这里没有因果掩码;但解码本身总是因果的。</translation>
+    </message>
+    <message>
+        <source>Decoding is causal by nature: a token is generated before the later ones exist. The decode here is computed causally, so it matches the main heatmaps only once the mask is on.</source>
+        <translation>解码天生是因果的:生成一个 token 时,后面的 token 还不存在。这里的解码按因果方式计算,所以只有打开掩码后才与主热图一致。</translation>
+    </message>
+    <message>
+        <source>&lt;span style='color:#1a7f37'&gt;✓&lt;/span&gt; The decoded output rows stacked equal full {what}: largest difference {diff} — caching K and V changes the work, not the numbers.</source>
+        <translation>&lt;span style='color:#1a7f37'&gt;✓&lt;/span&gt; 逐步解码的输出行叠起来等于完整的{what}:最大差 {diff}——缓存 K 和 V 改变的是工作量,不是数值。</translation>
+    </message>
+    <message>
+        <source>&lt;span style='color:#b00020'&gt;✗&lt;/span&gt; The decoded rows differ from full {what} by up to {diff}.</source>
+        <translation>&lt;span style='color:#b00020'&gt;✗&lt;/span&gt; 解码得到的行与完整的{what}最多相差 {diff}。</translation>
+    </message>
+    <message>
+        <source>The equivalence with full causal attention is checked live up to L = {limit}; this session is larger (the tests check it at every size).</source>
+        <translation>与完整因果注意力的等价性只在 L ≤ {limit} 时实时检查;这个会话更大(测试会在各种规模下检查)。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;A trap&lt;/b&gt;: &lt;code&gt;is_causal=True&lt;/code&gt; with a single decode query</source>
+        <translation>&lt;b&gt;一个陷阱&lt;/b&gt;:单个解码查询配 &lt;code&gt;is_causal=True&lt;/code&gt;</translation>
+    </message>
+    <message>
+        <source>PyTorch's &lt;code&gt;scaled_dot_product_attention(q, k, v, is_causal=True)&lt;/code&gt; aligns the mask to the top-left when q has fewer rows than k, so a single decode query (1 × t) sees only key 0. A decode step needs an explicit mask (or none: the newest query may see every cached key).</source>
+        <translation>当 q 的行数少于 k 时,PyTorch 的 &lt;code&gt;scaled_dot_product_attention(q, k, v, is_causal=True)&lt;/code&gt; 把掩码对齐到左上角,于是单个解码查询(1 × t)只能看到键 0。解码步需要显式的掩码(或者不要掩码:最新的查询可以看到缓存中的每个键)。</translation>
+    </message>
+    <message>
+        <source>◀ Back</source>
+        <translation>◀ 后退</translation>
+    </message>
+    <message>
+        <source>One step back: the cache loses the newest token</source>
+        <translation>后退一步:缓存丢掉最新的 token</translation>
+    </message>
+    <message>
+        <source>Step ▶</source>
+        <translation>单步 ▶</translation>
+    </message>
+    <message>
+        <source>Decode the next token: its k and v join the cache, its query attends to all of it</source>
+        <translation>解码下一个 token:它的 k 和 v 加入缓存,它的查询关注缓存中的全部内容</translation>
+    </message>
+    <message>
+        <source>Decode one token after another from the start, at the chosen speed</source>
+        <translation>按所选速度从头逐个解码 token</translation>
+    </message>
+    <message>
+        <source>How fast Play decodes</source>
+        <translation>播放时的解码速度</translation>
+    </message>
+    <message>
+        <source>Tokens in the K/V cache</source>
+        <translation>K/V 缓存中的 token 数</translation>
+    </message>
+    <message>
+        <source>prefill </source>
+        <translation>预填充 </translation>
+    </message>
+    <message>
+        <source>Tokens the prompt puts in the cache in one step (the first, slow step)</source>
+        <translation>提示词一步放进缓存的 token 数(第一步,最慢的一步)</translation>
+    </message>
+    <message>
+        <source>Turn the causal mask on</source>
+        <translation>打开因果掩码</translation>
+    </message>
+    <message>
+        <source>So the main heatmaps show what the decode computes</source>
+        <translation>让主热图显示解码所计算的内容</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+</context>
+<context>
     <name>Heads</name>
     <message>
         <source>multi-head attention</source>
