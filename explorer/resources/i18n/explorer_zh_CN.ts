@@ -2039,6 +2039,81 @@
     </message>
 </context>
 <context>
+    <name>Readout</name>
+    <message>
+        <source>share  w·v</source>
+        <translation>份额  w·v</translation>
+    </message>
+    <message>
+        <source>output dimension</source>
+        <translation>输出维度</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;③ readout for {who}&lt;/b&gt; — hidden until ③ is revealed</source>
+        <translation>&lt;b&gt;{who} 的 ③ 读出&lt;/b&gt; —— 揭晓 ③ 之前隐藏</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;③ readout for {who}&lt;/b&gt;: {masked}</source>
+        <translation>&lt;b&gt;{who} 的 ③ 读出&lt;/b&gt;:{masked}</translation>
+    </message>
+    <message>
+        <source>row fully masked: no output (all weights 0)</source>
+        <translation>整行被掩码:没有输出(权重全为 0)</translation>
+    </message>
+    <message>
+        <source>… ({more} more, Σw = {rest})</source>
+        <translation>…(另外 {more} 项,Σw = {rest})</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;③ readout for {who}&lt;/b&gt;: O = {terms} — a convex combination of the rows of V (weights ≥ 0, Σ = 1)</source>
+        <translation>&lt;b&gt;{who} 的 ③ 读出&lt;/b&gt;:O = {terms} —— V 各行的凸组合(权重 ≥ 0,Σ = 1)</translation>
+    </message>
+    <message>
+        <source>head {head}/{heads} (chosen in Controls) mixes its slice V[:, {cols}] into {noun} {cols} of O</source>
+        <translation>头 {head}/{heads}(在控制面板中选择)把它的切片 V[:, {cols}] 混合进 O 的 {cols} 列</translation>
+    </message>
+    <message>
+        <source>{rest}&amp;nbsp;others&amp;nbsp;{weight}</source>
+        <translation>其余&amp;nbsp;{rest}&amp;nbsp;个&amp;nbsp;{weight}</translation>
+    </message>
+    <message>
+        <source>total</source>
+        <translation>合计</translation>
+    </message>
+    <message>
+        <source>row fully masked: no output, so nothing to place in the hull</source>
+        <translation>整行被掩码:没有输出,凸包里没有可放的点</translation>
+    </message>
+    <message>
+        <source>{o} inside the hull of V's rows ({where}): &lt;b&gt;{mark}&lt;/b&gt;</source>
+        <translation>{o} 在 V 各行围成的凸包内({where}):&lt;b&gt;{mark}&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>The query row to read (or click a row in any heatmap)</source>
+        <translation>要读的查询行(或在任一热图中点击一行)</translation>
+    </message>
+    <message>
+        <source>The dimension of V on the plane's horizontal axis</source>
+        <translation>平面横轴上的 V 维度</translation>
+    </message>
+    <message>
+        <source>The dimension of V on the plane's vertical axis</source>
+        <translation>平面纵轴上的 V 维度</translation>
+    </message>
+    <message>
+        <source>plane:</source>
+        <translation>平面:</translation>
+    </message>
+    <message>
+        <source>How each output row is mixed stays hidden until ③ is revealed</source>
+        <translation>揭晓 ③ 之前,每个输出行如何混合保持隐藏</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+</context>
+<context>
     <name>Recovery</name>
     <message>
         <source>Autosave failed: {why}</source>
