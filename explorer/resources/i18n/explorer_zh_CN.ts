@@ -1459,6 +1459,209 @@
     </message>
 </context>
 <context>
+    <name>Lesson</name>
+    <message>
+        <source>Reveal {stage}</source>
+        <translation>揭晓 {stage}</translation>
+    </message>
+    <message>
+        <source>Set up the chapter's demo</source>
+        <translation>布置本章的示例</translation>
+    </message>
+    <message>
+        <source>Loaded the demo's numbers (one undo step: Ctrl+Z brings yours back).</source>
+        <translation>已载入示例的数值(一步撤销:Ctrl+Z 恢复你原来的)。</translation>
+    </message>
+    <message>
+        <source>Loaded the demo's numbers, then swapped the K rows (two undo steps: Ctrl+Z twice brings yours back).</source>
+        <translation>已载入示例的数值,然后交换了 K 行(两步撤销:按两次 Ctrl+Z 恢复你原来的)。</translation>
+    </message>
+    <message>
+        <source>Start again</source>
+        <translation>重新开始</translation>
+    </message>
+    <message>
+        <source>Start the lesson</source>
+        <translation>开始课程</translation>
+    </message>
+    <message>
+        <source>Your guess for {stage}: &lt;b&gt;{key}&lt;/b&gt; in the row of &lt;b&gt;{row}&lt;/b&gt;. Press &lt;b&gt;Reveal {stage}&lt;/b&gt; to check.</source>
+        <translation>你对 {stage} 的猜测:&lt;b&gt;{row}&lt;/b&gt; 那一行里的 &lt;b&gt;{key}&lt;/b&gt;。按&lt;b&gt;揭晓 {stage}&lt;/b&gt;核对。</translation>
+    </message>
+    <message>
+        <source>Click the cell you expect to be darkest in the row of &lt;b&gt;{row}&lt;/b&gt; in the &lt;b&gt;{panel}&lt;/b&gt; panel, then press &lt;b&gt;Reveal {stage}&lt;/b&gt;.</source>
+        <translation>在&lt;b&gt;{panel}&lt;/b&gt;面板中,点击你认为 &lt;b&gt;{row}&lt;/b&gt; 那一行里最深的格子,然后按&lt;b&gt;揭晓 {stage}&lt;/b&gt;。</translation>
+    </message>
+    <message>
+        <source>Which values will the row of &lt;b&gt;{row}&lt;/b&gt; mix? Predict the rows of V with the largest weights in ② — think, then press &lt;b&gt;Reveal ③&lt;/b&gt;.</source>
+        <translation>&lt;b&gt;{row}&lt;/b&gt; 那一行会混合哪些值?预测 ② 中权重最大的那些 V 行——想好了再按&lt;b&gt;揭晓 ③&lt;/b&gt;。</translation>
+    </message>
+    <message>
+        <source>All three stages are shown. &lt;b&gt;{start}&lt;/b&gt; hides them again, so you can guess before each reveal.</source>
+        <translation>三个阶段都已显示。&lt;b&gt;{start}&lt;/b&gt;会再把它们藏起来,让你在每次揭晓前先猜。</translation>
+    </message>
+    <message>
+        <source>{stage} shown</source>
+        <translation>{stage} 已显示</translation>
+    </message>
+    <message>
+        <source>Your guess: {row} → &lt;b&gt;{key}&lt;/b&gt;</source>
+        <translation>你的猜测:{row} → &lt;b&gt;{key}&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Hidden. Guess first: click a cell in the {panel} panel.</source>
+        <translation>已隐藏。先猜:在{panel}面板中点击一个格子。</translation>
+    </message>
+    <message>
+        <source>Shown. The row of {row} is fully masked: no key to look at.</source>
+        <translation>已显示。{row} 那一行整行被掩码:没有可看的键。</translation>
+    </message>
+    <message>
+        <source> each</source>
+        <translation> 各</translation>
+    </message>
+    <message>
+        <source>Shown. Darkest in the row of {row}: &lt;b&gt;{keys}&lt;/b&gt; ({value}{each}).</source>
+        <translation>已显示。{row} 那一行最深的是:&lt;b&gt;{keys}&lt;/b&gt;({value}{each})。</translation>
+    </message>
+    <message>
+        <source>Judged on the numbers you revealed; they have changed since. Start again to guess anew.</source>
+        <translation>这是按揭晓时的数值评判的;之后数值已经变了。重新开始可以再猜一次。</translation>
+    </message>
+    <message>
+        <source>the row of {row} is fully masked: no key to look at, every weight is 0.</source>
+        <translation>{row} 那一行整行被掩码:没有可看的键,每个权重都是 0。</translation>
+    </message>
+    <message>
+        <source> — tied with {keys}</source>
+        <translation> —— 与 {keys} 并列</translation>
+    </message>
+    <message>
+        <source>right: &lt;b&gt;{key}&lt;/b&gt; ({value}){tie}, in the row of {row}.</source>
+        <translation>猜对了:{row} 那一行里的 &lt;b&gt;{key}&lt;/b&gt;({value}){tie}。</translation>
+    </message>
+    <message>
+        <source>masked</source>
+        <translation>被掩码</translation>
+    </message>
+    <message>
+        <source>the darkest in the row of {row} are &lt;b&gt;{keys}&lt;/b&gt; ({value}{each}), you picked &lt;b&gt;{key}&lt;/b&gt; ({yours}).</source>
+        <translation>{row} 那一行最深的是 &lt;b&gt;{keys}&lt;/b&gt;({value}{each}),你选的是 &lt;b&gt;{key}&lt;/b&gt;({yours})。</translation>
+    </message>
+    <message>
+        <source>the darkest in the row of {row} is &lt;b&gt;{keys}&lt;/b&gt; ({value}{each}), you picked &lt;b&gt;{key}&lt;/b&gt; ({yours}).</source>
+        <translation>{row} 那一行最深的是 &lt;b&gt;{keys}&lt;/b&gt;({value}{each}),你选的是 &lt;b&gt;{key}&lt;/b&gt;({yours})。</translation>
+    </message>
+    <message>
+        <source>Hidden. Which rows of V will the row of {row} mix? The ones with the largest weights in ② — think, then reveal.</source>
+        <translation>已隐藏。{row} 那一行会混合 V 的哪些行?就是 ② 中权重最大的那些——想好了再揭晓。</translation>
+    </message>
+    <message>
+        <source>Shown. The row of {row} is fully masked: it mixes nothing, its output is 0.</source>
+        <translation>已显示。{row} 那一行整行被掩码:什么也不混合,输出为 0。</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source> and </source>
+        <translation> 和 </translation>
+    </message>
+    <message>
+        <source>; the other {keys} hold {weight}</source>
+        <translation>;其余 {n} 个键共占 {weight}</translation>
+    </message>
+    <message>
+        <source> Head {head} of {heads}: its weights mix its slice V[:, {cols}].</source>
+        <translation>第 {head} 个头(共 {heads} 个):它的权重混合它的切片 V[:, {cols}]。</translation>
+    </message>
+    <message>
+        <source>Shown. The row of {row} mixes mostly {said}{rest}.{head}</source>
+        <translation>已显示。{row} 那一行主要混合 {said}{rest}。{head}</translation>
+    </message>
+    <message>
+        <source>Shown. The row of {row} mixes {said}{rest}.{head}</source>
+        <translation>已显示。{row} 那一行混合 {said}{rest}。{head}</translation>
+    </message>
+    <message>
+        <source>Not the demo's numbers or settings — Set it up to load them</source>
+        <translation>不是示例的数值或设置——按「布置」载入它们</translation>
+    </message>
+    <message>
+        <source>① Scores</source>
+        <translation>① 分数</translation>
+    </message>
+    <message>
+        <source>Scores</source>
+        <translation>分数</translation>
+    </message>
+    <message>
+        <source>② Weights</source>
+        <translation>② 权重</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>③ Output</source>
+        <translation>③ 输出</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>Hide ① ② ③; guess the darkest cell of ① and ② and which values ③ mixes, before each reveal</source>
+        <translation>隐藏 ① ② ③;每次揭晓前,先猜 ① 和 ② 中最深的格子,以及 ③ 混合哪些值</translation>
+    </message>
+    <message>
+        <source>Show all</source>
+        <translation>全部显示</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;先猜再看 — guess first, then look.&lt;/b&gt; Attention = 三次矩阵乘夹一个 softmax: three matrix multiplications around one softmax.</source>
+        <translation>&lt;b&gt;先猜再看。&lt;/b&gt;Attention = 三次矩阵乘夹一个 softmax。</translation>
+    </message>
+    <message>
+        <source>Step through ① → ② → ③</source>
+        <translation>单步走 ① → ② → ③</translation>
+    </message>
+    <message>
+        <source>Experiments · 实验引导</source>
+        <translation>实验引导</translation>
+    </message>
+    <message>
+        <source>The chapter's four guided experiments, on its demo 「猫 追 红色 激光点」. &lt;i&gt;Set it up&lt;/i&gt; brings its numbers back if you changed them — as one undo step, so Ctrl+Z returns yours.</source>
+        <translation>本章的四个引导实验,用的是它的示例「猫 追 红色 激光点」。如果你改过数值,&lt;i&gt;布置&lt;/i&gt;会把示例的数值找回来——算作一步撤销,所以 Ctrl+Z 能还原你的数值。</translation>
+    </message>
+    <message>
+        <source>Swap K rows of 猫 and 红色</source>
+        <translation>交换 猫 和 红色 的 K 行</translation>
+    </message>
+    <message>
+        <source>Live checks</source>
+        <translation>实时检查</translation>
+    </message>
+    <message>
+        <source>Per output row i: every weight ≥ 0 and the row sums to 1 (a convex recipe, up to rounding), and O_i is within the shown distance of the point p_i = w⁺_i·V made with the recipe clipped at 0 and renormalised — p_i is a convex combination of V's rows, so it lies in their hull.</source>
+        <translation>对每个输出行 i:每个权重 ≥ 0 且该行和为 1(在舍入误差内是一份凸配方),并且 O_i 与点 p_i = w⁺_i·V 的距离不超过所示值——p_i 用截掉负数并重新归一化的配方算出,是 V 各行的凸组合,所以落在它们的凸包里。</translation>
+    </message>
+    <message>
+        <source>Row to guess in:</source>
+        <translation>在哪一行里猜:</translation>
+    </message>
+    <message>
+        <source>Set it up</source>
+        <translation>布置</translation>
+    </message>
+    <message>
+        <source> (the K rows of 猫 and 红色 are swapped: experiment ④)</source>
+        <translation>(猫 和 红色 的 K 行已交换:实验 ④)</translation>
+    </message>
+</context>
+<context>
     <name>Lines</name>
     <message>
         <source>weights hidden until ② is revealed</source>
