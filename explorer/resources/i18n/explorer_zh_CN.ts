@@ -1958,6 +1958,181 @@
     </message>
 </context>
 <context>
+    <name>ModelView</name>
+    <message>
+        <source>No layer comes after layer {layer}: the edit changes the output only through the rest of this layer's block.</source>
+        <translation>第 {layer} 层之后没有别的层:这次编辑只通过本层块的其余部分影响输出。</translation>
+    </message>
+    <message>
+        <source>The heads of the later layers attend as before.</source>
+        <translation>后面各层的头关注的对象和以前一样。</translation>
+    </message>
+    <message>
+        <source>layer {layer} head {head}</source>
+        <translation>第 {layer} 层第 {head} 个头</translation>
+    </message>
+    <message>
+        <source>Later heads that changed most: {names}.</source>
+        <translation>后面变化最大的头:{names}。</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Each number: the share of each row's attention weight that moved in that head, on average over the rows</source>
+        <translation>每个数:该头中每一行注意力权重移动的份额,对各行取平均</translation>
+    </message>
+    <message>
+        <source> The numbers below are from before the last edit.</source>
+        <translation>下面的数值来自上次编辑之前。</translation>
+    </message>
+    <message>
+        <source>Running {name} with the edited layer {layer} head {head}…{where}.{before}</source>
+        <translation>正在用编辑过的第 {layer} 层第 {head} 个头运行 {name}…{where}。{before}</translation>
+    </message>
+    <message>
+        <source> after “{token}”</source>
+        <translation>(在「{token}」之后)</translation>
+    </message>
+    <message>
+        <source>What the model says next{after}</source>
+        <translation>模型接下来说什么{after}</translation>
+    </message>
+    <message>
+        <source>Run again</source>
+        <translation>再运行一次</translation>
+    </message>
+    <message>
+        <source>Stop the forward pass with the edited head (at its next layer)</source>
+        <translation>停止带编辑头的前向计算(在它的下一层)</translation>
+    </message>
+    <message>
+        <source>Run the forward pass with the edited head again</source>
+        <translation>用编辑过的头重新做一遍前向计算</translation>
+    </message>
+    <message>
+        <source>Open {title}</source>
+        <translation>打开 {title}</translation>
+    </message>
+    <message>
+        <source>Open {folder} in the Model view</source>
+        <translation>在模型视图中打开 {folder}</translation>
+    </message>
+    <message>
+        <source>The session is not a head of a real model, so there is no model for its edits to flow back into. Click a head above: then every edit of its numbers runs through the rest of the model, and here you see what it says next change.</source>
+        <translation>这个会话不是某个真实模型的头,所以编辑没有模型可以流回。点击上面的一个头:之后对它数值的每次编辑都会流经模型的其余部分,你在这里就能看到模型接下来说的话如何改变。</translation>
+    </message>
+    <message>
+        <source>Stopped.</source>
+        <translation>已停止。</translation>
+    </message>
+    <message>
+        <source>{moved} of the probability moved{favourite}.</source>
+        <translation>{moved} 的概率发生了移动{favourite}。</translation>
+    </message>
+    <message>
+        <source>Squares: each head's weights on the text. &lt;b&gt;prev&lt;/b&gt;: a previous-token head, &lt;b&gt;ind&lt;/b&gt;: an induction head</source>
+        <translation>方块:每个头在这段文本上的权重。&lt;b&gt;prev&lt;/b&gt;:前一词元头,&lt;b&gt;ind&lt;/b&gt;:归纳头</translation>
+    </message>
+    <message>
+        <source>Each square is one head's attention weights on the text (rows: query, columns: key). prev marks a previous-token head, ind an induction head (found on repeated random tokens: the weight on the token after the previous occurrence). Hover a head to read what it mostly does on this text.</source>
+        <translation>每个方块是一个头在这段文本上的注意力权重(行:查询,列:键)。prev 标记前一词元头,ind 标记归纳头(在重复的随机词元上找到:权重落在上一次出现之后的那个词元上)。悬停在一个头上,可以读到它在这段文本上主要做什么。</translation>
+    </message>
+    <message>
+        <source>cached token</source>
+        <translation>缓存的词元</translation>
+    </message>
+    <message>
+        <source>Other folder…</source>
+        <translation>其他文件夹…</translation>
+    </message>
+    <message>
+        <source>Open a model folder</source>
+        <translation>打开模型文件夹</translation>
+    </message>
+    <message>
+        <source>Opened {name}</source>
+        <translation>已打开 {name}</translation>
+    </message>
+    <message>
+        <source>Running… {what}</source>
+        <translation>运行中… {what}</translation>
+    </message>
+    <message>
+        <source> (lower-case words)</source>
+        <translation>(小写单词)</translation>
+    </message>
+    <message>
+        <source>{unknown} of them unknown to this model (&amp;lt;unk&amp;gt;): its vocabulary has {vocab} entries{lower}</source>
+        <translation>其中 {unknown} 个是这个模型不认识的(&amp;lt;unk&amp;gt;):它的词表有 {vocab} 个条目{lower}</translation>
+    </message>
+    <message>
+        <source>{name}: {layers} layers × {heads} heads on {tokens}{warn} — click a head to make it the session</source>
+        <translation>{name}:{layers} 层 × {heads} 个头,作用于 {n_tokens} 个词元{warn} —— 点击一个头,把它变成会话</translation>
+    </message>
+    <message>
+        <source> (stopped: the model ended its text)</source>
+        <translation>(已停止:模型结束了它的文本)</translation>
+    </message>
+    <message>
+        <source> — K/V cache: 2 (K and V) · {layers} layers · {kv_heads} K/V heads · d_h {d_h} = {per_token} numbers per token ({token_bytes} in float16), {cache_bytes} for its {tokens} tokens</source>
+        <translation> —— K/V 缓存:2(K 和 V)· {layers} 层 · {kv_heads} 个 K/V 头 · d_h {d_h} = 每个词元 {per_token} 个数(float16 下 {token_bytes}),{tokens} 个词元共 {cache_bytes}</translation>
+    </message>
+    <message>
+        <source>Generated by {name} as trained: the session's edits of layer {layer} head {head} show in what the model says next, not here</source>
+        <translation>由训练好的 {name} 生成:会话对第 {layer} 层第 {head} 个头的编辑体现在「模型接下来说什么」里,不在这里</translation>
+    </message>
+    <message>
+        <source>. The outlined head is the session, shown as trained: its edits' effect is under “What the model says next”</source>
+        <translation>。加框的头就是会话,这里按训练好的样子显示:它的编辑效果在「模型接下来说什么」下面</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;layer {layer}, head {head}&lt;/b&gt;: on this text its weight goes to {where}{role}. Click to open it as the session.</source>
+        <translation>&lt;b&gt;第 {layer} 层,第 {head} 个头&lt;/b&gt;:在这段文本上,它的权重落在 {where}{role}。点击把它作为会话打开。</translation>
+    </message>
+    <message>
+        <source>Cannot open layer {layer} head {head}: {why}</source>
+        <translation>无法打开第 {layer} 层第 {head} 个头:{why}</translation>
+    </message>
+    <message>
+        <source>The tiny model that ships with the explorer, the models in your Hugging Face cache (nothing is downloaded), or any folder with config.json, *.safetensors and tokenizer.json</source>
+        <translation>随本程序附带的小模型、你的 Hugging Face 缓存里的模型(不会下载任何东西),或任何包含 config.json、*.safetensors 和 tokenizer.json 的文件夹</translation>
+    </message>
+    <message>
+        <source>Text to run through the model; every head's attention follows as you type</source>
+        <translation>送进模型的文本;你一边打字,每个头的注意力一边跟着变</translation>
+    </message>
+    <message>
+        <source>Stop the forward pass in flight (at its next layer)</source>
+        <translation>停止正在进行的前向计算(在它的下一层)</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> 个词元</translation>
+    </message>
+    <message>
+        <source>Generate</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <source>Greedy: the likeliest next token, again and again, with a K/V cache in every layer (each new token's query reads every earlier token's cached k and v)</source>
+        <translation>贪心:一次又一次取最可能的下一个词元,每层都有 K/V 缓存(每个新词元的查询读取之前所有词元缓存的 k 和 v)</translation>
+    </message>
+    <message>
+        <source>layer · head</source>
+        <translation>层 · 头</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Text</source>
+        <translation>文本</translation>
+    </message>
+</context>
+<context>
     <name>PlotItem</name>
     <message>
         <source>Transforms</source>
