@@ -207,6 +207,22 @@
         <translation>头 {number}</translation>
     </message>
     <message>
+        <source>L = {tokens}</source>
+        <translation>L = {n} 个词元</translation>
+    </message>
+    <message>
+        <source>L_q = {queries}, L_k = {keys}</source>
+        <translation>L_q = {n_q} 个查询,L_k = {n_k} 个键</translation>
+    </message>
+    <message>
+        <source>d = {d} (Q), {kv_width} (K: {kv_heads} × {d_h}), d_v = {dv} (V)</source>
+        <translation>d = {d}(Q),{kv_width}(K:{n_kv} 个 K/V 头 × {d_h}),d_v = {dv}(V)</translation>
+    </message>
+    <message>
+        <source>K/V cache: {per_token} numbers a token ({bytes} B in float16), {times}× less than with a K/V head per query head</source>
+        <translation>K/V 缓存:每个词元 {per_token} 个数(float16 下 {bytes} B),比每个查询头配一个 K/V 头少 {times} 倍</translation>
+    </message>
+    <message>
         <source>off (the RoPE panel turns it on)</source>
         <translation>关（在 RoPE 面板打开）</translation>
     </message>
@@ -1456,6 +1472,62 @@
     <message>
         <source>value</source>
         <translation>值</translation>
+    </message>
+    <message>
+        <source>, head {head}/{heads}</source>
+        <translation>,头 {head}/{heads}</translation>
+    </message>
+    <message>
+        <source>guess first: click the cell you expect to be darkest, then reveal</source>
+        <translation>先猜:点击你认为最深的格子,再揭晓</translation>
+    </message>
+    <message>
+        <source>which rows of V will each output mix? Think, then reveal</source>
+        <translation>每个输出会混合 V 的哪些行?想好了再揭晓</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{stage} hidden&lt;/b&gt; — {task}</source>
+        <translation>&lt;b&gt;{stage} 已隐藏&lt;/b&gt; —— {task}</translation>
+    </message>
+    <message>
+        <source>, {n} heads side by side</source>
+        <translation>,{n} 个头并排</translation>
+    </message>
+    <message>
+        <source>: each head mixes the rows of V by its weights, then W_o mixes the heads</source>
+        <translation>:每个头按自己的权重混合 V 的行,再由 W_o 混合各头</translation>
+    </message>
+    <message>
+        <source>: each row mixes the rows of V by its weights</source>
+        <translation>:每一行按权重混合 V 的各行</translation>
+    </message>
+    <message>
+        <source>: one dot product per cell</source>
+        <translation>:每格一个点积</translation>
+    </message>
+    <message>
+        <source>masked</source>
+        <translation>已掩码</translation>
+    </message>
+    <message>
+        <source>fully masked: {rows} — no key to attend to, weights 0</source>
+        <translation>整行被掩码:{rows} —— 没有可关注的键,权重为 0</translation>
+    </message>
+    <message>
+        <source>; ○ marks each query's strongest key (the alignment)</source>
+        <translation>;○ 标出每个查询最强的键(对齐)</translation>
+    </message>
+    <message>
+        <source>: each row sums to 1</source>
+        <translation>:每行和为 1</translation>
+    </message>
+    <message>
+        <source>Reveal {stage}</source>
+        <translation>揭晓 {stage}</translation>
+    </message>
+    <message>
+        <source>Show this stage (guess first: click the cell you expect to be darkest)</source>
+        <translation>显示这一阶段(先猜:点击你认为最深的格子)</translation>
     </message>
 </context>
 <context>
