@@ -173,7 +173,9 @@ class HeadsPanel(Panel):
                 bar.getAxis(side).setPen(fg)
                 bar.getAxis(side).setTextPen(fg)
                 bar.getAxis(side).enableAutoSIPrefix(False)
-            bar.getAxis("right").setLabel("weight" if mode == "weights" else "score", color=fg.name())
+            self.keep_text(lambda text, axis=bar.getAxis("right"), color=fg.name(): axis.setLabel(text, color=color),
+                           "Heads", QT_TRANSLATE_NOOP("Heads", "weight") if mode == "weights" else
+                           QT_TRANSLATE_NOOP("Heads", "score"))
             ticks = bar.axis.tickStrings
             bar.axis.tickStrings = lambda *a, _t=ticks: [t.replace("-", "−") for t in _t(*a)]
             self._bars[mode] = bar
@@ -301,7 +303,8 @@ class HeadsPanel(Panel):
             cell.heatmap.set_hidden(hidden)
             cell.heatmap.colorbar.setVisible(False)  # set_hidden shows it again
             swatch = f"<span style='color:{head_colour(h).name()}'>■</span> "
-            parts = [f"head {h + 1}", f"d_h = {r.d_head}", f"scale {scale}"]
+            parts = [translate("Heads", "head {head}").format(head=h + 1), f"d_h = {r.d_head}",
+                     translate("Heads", "scale {scale}").format(scale=scale)]
             if r.kv_heads < r.n_heads:  # the K/V head it shares with its group
                 swatch = f"<span style='color:{head_colour(r.kv_head(h)).name()}'>■</span> "
                 parts.insert(1, f"K/V {r.kv_head(h) + 1}")

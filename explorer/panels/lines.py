@@ -47,6 +47,8 @@ class AttentionLinesPanel(Panel):
         self.note.setFont(small)
         self.canvas = LinesCanvas(self)
         self.canvas.queryClicked.connect(lambda i: self.model.set_selection(row=i))
+        self.keep_text(lambda text, canvas=self.canvas: canvas.set_headers(text, translate("Lines", "key")), "Lines",
+                       "query")
         controls = QHBoxLayout()
         top_k_label = QLabel(self)
         self.keep_text(top_k_label.setText, "Lines", "top-k per query")
