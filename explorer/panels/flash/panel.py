@@ -105,6 +105,8 @@ class FlashAttentionPanel(Panel):
                        "— the softmax-weighted mean of the values seen so far")
         self.keep_text(lambda text, view=self.scores: view.set_titles(text, translate("Flash", "key")), "Flash",
                        "query (this block)")
+        self.keep_text(lambda text, axis=self.scores.colorbar.axis: axis.setLabel(text, **axis.labelStyle), "Flash",
+                       "score S")
         for view in (self.o_tilde, self.o_norm):
             self.keep_text(lambda text, view=view: view.set_titles(text, translate("Flash", "dimension")), "Flash",
                            "query")
@@ -201,7 +203,7 @@ class FlashAttentionPanel(Panel):
         n_blocks = len(spans(self.problem.n_queries, b_r))
         with QSignalBlocker(self.block):
             self.block.setRange(1, n_blocks)
-            self.block.setSuffix(f" of {n_blocks}")
+            self.block.setSuffix(translate("Flash", " of {blocks}").format(blocks=n_blocks))
         key = (self.model.revision, self.model.settings.selected_head, b_r, b_c, self.block.value())
         if key == self._key:
             return False

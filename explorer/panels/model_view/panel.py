@@ -142,13 +142,15 @@ class ModelViewPanel(Panel):
     def _fill_choices(self):
         from explorer.models import list_cached_models
         self.choice.clear()
-        self.choice.addItem("tiny-induction — ships with the explorer (2 layers × 4 heads)", EMBEDDED)
+        self.choice.addItem(translate("ModelView", "tiny-induction — ships with the explorer (2 layers × 4 heads)"),
+                            EMBEDDED)
         try:
             cached = list_cached_models(only_supported=True)
         except (ExplorerError, OSError):
             cached = []
         for c in cached:
-            self.choice.addItem(f"{c.repo_id} — {c.model_type}, {c.layers} layers × {c.heads} heads", str(c.path))
+            self.choice.addItem(translate("ModelView", "{repo} — {kind}, {layers} layers × {heads} heads").format(
+                repo=c.repo_id, kind=c.model_type, layers=c.layers, heads=c.heads), str(c.path))
         self.choice.addItem(translate("ModelView", "Other folder…"), None)
 
     def _chosen(self, index):
@@ -295,7 +297,8 @@ class ModelViewPanel(Panel):
     def _ran(self):
         latest, m = self.ck.latest, self.ck.model
         notable = {(h.layer, h.head): BADGES.get(h.role, h.role) for h in (m.notable_heads or [])}
-        self.grid.set_thumbnails(latest.thumbnails, badges=notable, first=1)
+        self.grid.set_thumbnails(latest.thumbnails, row_label=translate("ModelView", "layer"),
+                                 col_label=translate("ModelView", "head"), badges=notable, first=1)
         self._outline_session_head()
         self._arrange()  # the grid's least width follows its layers and heads
         c = m.config
@@ -411,6 +414,11 @@ class ModelViewPanel(Panel):
         self._hovered(-1, -1)
         if self.choice.count():
             self.choice.setItemText(self.choice.count() - 1, translate("ModelView", "Other folder…"))
+            if self.choice.itemData(0) == EMBEDDED:
+                self.choice.setItemText(0, translate("ModelView", "tiny-induction — ships with the explorer (2 layers × "
+                                                                  "4 heads)"))
+        if self.ck.latest is not None and self.ck.model is not None:
+            self._ran()  # the grid's labels and the line above it
         super().language_changed()
 
     def render(self, flags):

@@ -51,6 +51,10 @@ class QKSpacePanel(Panel):
         self.focus_text.setMinimumWidth(40)
         self.focus_text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.plot = QKPlot(self, fg, bg)
+        for side, text in (("bottom", QT_TRANSLATE_NOOP("QKSpace", "plane axis 1")),
+                           ("left", QT_TRANSLATE_NOOP("QKSpace", "axis 2"))):
+            self.keep_text(lambda said, axis=self.plot.widget.getPlotItem().getAxis(side), color=fg.name():
+                           axis.setLabel(said, color=color), "QKSpace", text)
         self.plot.widget.setMinimumSize(PLOT_MIN)
         self.keep_text(self.plot.widget.setToolTip, "QKSpace", "Hover a query for its strongest keys, a key for the "
                        "queries that weigh it most; click a query to select its row")

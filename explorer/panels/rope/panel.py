@@ -70,6 +70,8 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         self.low_box, self.high_box = bound["rope_low_freq_factor"].widget, bound["rope_high_freq_factor"].widget
         self.context_box = bound["rope_original_max_position_embeddings"].widget
         self.bound = list(bound.values())
+        self.keep_text(self.base_slider.setText, "RoPE", "base")
+        self.keep_text(self.factor_slider.setText, "RoPE", "factor")
         labels = {name: self._buddy(text, bound[name].widget) for name, text in
                   (("rope_style", QT_TRANSLATE_NOOP("RoPE", "pairs")), ("rope_offset", QT_TRANSLATE_NOOP("RoPE", "offset")),
                    ("rope_scaling", QT_TRANSLATE_NOOP("RoPE", "scaling")),

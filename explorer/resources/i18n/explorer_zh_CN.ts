@@ -1033,6 +1033,10 @@
         <translation>维度</translation>
     </message>
     <message>
+        <source> of {blocks}</source>
+        <translation> / {blocks}</translation>
+    </message>
+    <message>
         <source>step {k} of {n}</source>
         <translation>第 {k} 步，共 {n} 步</translation>
     </message>
@@ -1171,6 +1175,10 @@
     <message>
         <source>query (this block)</source>
         <translation>查询（本块）</translation>
+    </message>
+    <message>
+        <source>score S</source>
+        <translation>分数 S</translation>
     </message>
     <message>
         <source>The SRAM size M assumed for the paper's count of HBM accesses: the paper's “M around 100KB”, or one streaming multiprocessor's shared memory on an A100 or an H100 (counted in numbers of 2 bytes, fp16)</source>
@@ -2140,6 +2148,14 @@
         <translation>缓存的词元</translation>
     </message>
     <message>
+        <source>tiny-induction — ships with the explorer (2 layers × 4 heads)</source>
+        <translation>tiny-induction —— 随程序附带（2 层 × 4 个头）</translation>
+    </message>
+    <message>
+        <source>{repo} — {kind}, {layers} layers × {heads} heads</source>
+        <translation>{repo} —— {kind}，{layers} 层 × {heads} 个头</translation>
+    </message>
+    <message>
         <source>Other folder…</source>
         <translation>其他文件夹…</translation>
     </message>
@@ -2154,6 +2170,14 @@
     <message>
         <source>Running… {what}</source>
         <translation>运行中… {what}</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
     </message>
     <message>
         <source> (lower-case words)</source>
@@ -2442,6 +2466,14 @@
     <message>
         <source>the strongest keys stay hidden until ② is revealed</source>
         <translation>揭晓 ② 之前，最强的键保持隐藏</translation>
+    </message>
+    <message>
+        <source>plane axis 1</source>
+        <translation>平面轴 1</translation>
+    </message>
+    <message>
+        <source>axis 2</source>
+        <translation>轴 2</translation>
     </message>
     <message>
         <source> Head {head} of {heads}.</source>
@@ -2761,6 +2793,14 @@
         <translation>在流水线中启用 RoPE</translation>
     </message>
     <message>
+        <source>base</source>
+        <translation>基数</translation>
+    </message>
+    <message>
+        <source>factor</source>
+        <translation>因子</translation>
+    </message>
+    <message>
         <source>The head whose q and k are shown (the selected head of every panel)</source>
         <translation>显示哪个头的 q 和 k（各面板选中的头）</translation>
     </message>
@@ -2815,6 +2855,18 @@
     <message>
         <source>m − n  (query position − key position)</source>
         <translation>m − n（查询位置 − 键位置）</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
     </message>
 </context>
 <context>
