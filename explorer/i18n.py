@@ -3,7 +3,9 @@ compiled with pyside6-lrelease from the .ts beside it; tools/update_translations
 
 The language is, in order: ``--lang``, the one chosen in View ▸ Language (remembered), the system locale's
 (zh… → 中文, anything else → English). Switching installs the translator; Qt then sends every widget a
-LanguageChange, on which the window and its panels set their texts again.
+LanguageChange, on which the window and its panels set their texts again (a panel: the texts it kept with
+``Panel.keep_text``, then a full redraw, since ``render`` writes the rest). Texts made by the Qt-free core are
+marked there (explorer/core/translatable.py) and translated here when shown (``in_language``).
 """
 from pathlib import Path
 
