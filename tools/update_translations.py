@@ -10,6 +10,11 @@ tables are collected here: the settings' labels and choices (explorer/core/setti
 no Qt; context "Settings") and the docks' titles (explorer/main_window.py DOCKS; context "Docks"); and the
 literal (context, text) of the panels' ``keep_text(setter, "Context", "…")`` and ``kept_label("Context", "…")``
 (explorer/panels/base.py), which lupdate does not know.
+
+Placeholders: a translation keeps every ``{name}`` of its source, except that a count in English words ``{x}``
+("4 tokens", from explorer.core.plural.count) may be written with its bare number ``{n_x}`` (the code passes it
+beside ``x``: "{n_x} 个词元"), and an English-only word ``{…_en}`` (a plural ending, an article) may be left out
+(tests/core/test_translation_file.py checks this).
 """
 import ast
 import subprocess

@@ -218,5 +218,5 @@ def transformer_block(x, attend, weights, settings):
         nodes.append(Node("out", QT_TRANSLATE_NOOP("Block", "out = h + FFN — 再存款"), out))
     else:
         nodes += [Node("sum2", QT_TRANSLATE_NOOP("Block", "h + FFN — 再存款"), t),
-                  Node("out", QT_TRANSLATE_NOOP("Block", "out = {norm}₂(h + FFN)").format(norm=name), out)]
+                  Node("out", f"out = {name}₂(h + FFN)", out)]  # (a formula: the same in every language)
     return BlockResult(tuple(nodes))

@@ -151,16 +151,16 @@ class ControlsPanel(Panel):
         self.head.setEnabled(s.heads > 1)
         self.row.setCurrentIndex(s.selected_row)
         (d, dv), L = m.widths(), len(m.tokens)
-        length = translate("Controls", "L = {tokens}").format(tokens=count(L, 'token'), n=L)
+        length = translate("Controls", "L = {tokens}").format(tokens=count(L, 'token'), n_tokens=L)
         if m.cross:
             length = translate("Controls", "L_q = {queries}, L_k = {keys}").format(
-                queries=count(len(m.query_tokens), 'query', 'queries'), keys=count(L, 'key'), n_q=len(m.query_tokens),
-                n_k=L)
+                queries=count(len(m.query_tokens), 'query', 'queries'), keys=count(L, 'key'),
+                n_queries=len(m.query_tokens), n_keys=L)
         kv = m.state.kv_heads
         widths = f"d = {d} (Q, K), d_v = {dv} (V)"
         if kv < s.heads:
             widths = translate("Controls", "d = {d} (Q), {kv_width} (K: {kv_heads} × {d_h}), d_v = {dv} (V)").format(
-                d=d, kv_width=m.state.kv_width(), kv_heads=count(kv, 'K/V head'), n_kv=kv, d_h=d // s.heads, dv=dv)
+                d=d, kv_width=m.state.kv_width(), kv_heads=count(kv, 'K/V head'), n_kv_heads=kv, d_h=d // s.heads, dv=dv)
         text = f"{length}, {widths}"
         if m.projected:
             text = f"{length}, D = {m.matrix('X').shape[1]} → {widths}"

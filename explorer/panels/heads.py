@@ -330,8 +330,8 @@ class HeadsPanel(Panel):
         if kv < n_heads:
             shared = translate("Heads", " They share {kv_heads} ({name}): heads of one colour read the same K and V, "
                                         "{each} query heads to each, in Hugging Face's repeat_kv order.").format(
-                kv_heads=count(kv, 'K/V head'), kv=kv, name=in_language(sharing_name(n_heads, kv)), each=n_heads // kv)
-        gqa = translate("Heads", ", {kv_heads}").format(kv_heads=count(kv, 'K/V head'), kv=kv) if kv < n_heads else ""
+                kv_heads=count(kv, 'K/V head'), n_kv_heads=kv, name=in_language(sharing_name(n_heads, kv)), each=n_heads // kv)
+        gqa = translate("Heads", ", {kv_heads}").format(kv_heads=count(kv, 'K/V head'), n_kv_heads=kv) if kv < n_heads else ""
         self.caption.set_summary(translate("Heads", "<b>Heads</b>: H = {heads} × d_h = {d_head}, scale {scale}{gqa}")
                                  .format(heads=n_heads, d_head=d_head, scale=escape(scale), gqa=gqa))
         self.caption.set_text(translate(
@@ -355,8 +355,8 @@ class HeadsPanel(Panel):
         if n_heads > shown:
             extra = "" if s.selected_head < shown else translate(
                 "Heads", " (the selected head {head} is not among them)").format(head=s.selected_head + 1)
-            notes.append(translate("Heads", "showing {shown} of {heads_text}{extra}").format(
-                shown=shown, heads_text=count(n_heads, 'head'), heads=n_heads, extra=extra))
+            notes.append(translate("Heads", "showing {shown} of {heads}{extra}").format(
+                shown=shown, heads=count(n_heads, 'head'), n_heads=n_heads, extra=extra))
         if r.heads.masked_rows.any():
             rows = ", ".join(t for t, m in zip(tokens, r.heads.masked_rows) if m)
             notes.append(f"<span style='color:{BAD}'>⚠ " + translate("Heads", "fully masked: {rows}").format(

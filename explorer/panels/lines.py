@@ -128,7 +128,7 @@ class AttentionLinesPanel(Panel):
                 else translate("Lines", "the {k} largest of each query").format(k=k))
         if min_weight:
             what += translate("Lines", " above {weight}").format(weight=f"{min_weight:g}")
-        text = translate("Lines", "{what}: {lines}").format(what=what, lines=count(total, 'line'), n=total)
+        text = translate("Lines", "{what}: {lines}").format(what=what, lines=count(total, 'line'), n_lines=total)
         if total > MAX_LINES:
             text += translate("Lines", " — only the {most} strongest drawn").format(most=f"{MAX_LINES:,}")
         return text

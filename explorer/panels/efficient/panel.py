@@ -311,12 +311,12 @@ class EfficientPanel(Panel):
         table = n_q * n_k
         if approx.computed is not None:
             cells = int(approx.computed.sum())
-            work = translate("Efficient", "<b>{cells}</b> of {table} {noun} ({share} %)").format(
-                cells=count(cells), table=count(table), noun=noun(table, 'cell'), share=f"{100 * cells / table:.0f}")
+            work = translate("Efficient", "<b>{cells}</b> of {table} {noun_en} ({share} %)").format(
+                cells=count(cells), table=count(table), noun_en=noun(table, 'cell'), share=f"{100 * cells / table:.0f}")
         elif mech.kind == "linformer":
-            work = translate("Efficient", "L·k = <b>{scores}</b> {noun}, against k = {k} projected {keys}").format(
-                scores=count(n_q * mech.rank), noun=noun(n_q * mech.rank, 'score'), k=mech.rank,
-                keys=noun(mech.rank, 'key'))
+            work = translate("Efficient", "L·k = <b>{scores}</b> {noun_en}, against k = {k} projected {keys_en}").format(
+                scores=count(n_q * mech.rank), noun_en=noun(n_q * mech.rank, 'score'), k=mech.rank,
+                keys_en=noun(mech.rank, 'key'))
         else:
             work = translate("Efficient", "<b>no</b> score table")
         parts = [work]
@@ -326,8 +326,8 @@ class EfficientPanel(Panel):
             parts.append(translate("Efficient", "KL: — (A′ rows are not distributions)") if not approx.distributions
                          else "KL: —")
         else:
-            parts.append(translate("Efficient", "mean KL(A′‖A) = <b>{kl}</b> nats ({rows} {noun})").format(
-                kl=sig3(figures.kl), rows=figures.kl_rows, noun=noun(figures.kl_rows, 'row')))
+            parts.append(translate("Efficient", "mean KL(A′‖A) = <b>{kl}</b> nats ({rows} {noun_en})").format(
+                kl=sig3(figures.kl), rows=figures.kl_rows, noun_en=noun(figures.kl_rows, 'row')))
         if figures.mass is not None:
             parts.append(translate("Efficient", "exact mass inside = <b>{mass}</b>").format(mass=sig3(figures.mass)))
         return " · ".join(parts)

@@ -14,7 +14,7 @@ NAMES = {
     "fixed": QT_TRANSLATE_NOOP("Efficient", "Sparse Transformer · fixed"),
     "linformer": QT_TRANSLATE_NOOP("Efficient", "Linformer (low rank)"),
     "linear": QT_TRANSLATE_NOOP("Efficient", "Linear attention"),
-    "performer": QT_TRANSLATE_NOOP("Efficient", "Performer (FAVOR+)"),
+    "performer": "Performer (FAVOR+)",
 }
 
 SHORT = {"window": QT_TRANSLATE_NOOP("Efficient", "window"),  # in the cost plot's legend

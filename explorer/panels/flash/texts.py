@@ -48,10 +48,10 @@ def block_text(run, n_blocks, query_tokens, n_skipped_total):
         block=run.block + 1, blocks=n_blocks, rows=span(query_tokens, r0, r1))
     if run.skipped:
         tiles = ", ".join(str(j + 1) for j in run.skipped)
-        text += translate("Flash", " <i>Causal mask: key {tile_word} {tiles} of this block lie wholly above the "
+        text += translate("Flash", " <i>Causal mask: key {tile_word_en} {tiles} of this block lie wholly above the "
                                    "diagonal (every cell masked) — skipped, never computed</i> ({skipped} skipped in "
                                    "the whole head).").format(
-            tile_word="tiles" if len(run.skipped) > 1 else "tile", tiles=tiles,
+            tile_word_en="tiles" if len(run.skipped) > 1 else "tile", tiles=tiles,
             skipped=count(n_skipped_total, 'tile'), n_skipped=n_skipped_total)
     return text
 
@@ -74,8 +74,8 @@ def step_text(step, n_steps, n_tiles, query_tokens, tokens):
         text += translate("Flash", "The max rises in {rows}: their ℓ and Õ so far are rescaled ({factors}{more}). "
                           ).format(rows=count(len(rose), 'row'), n_rows=len(rose), factors=factors, more=more)
     if first:
-        text += translate("Flash", "{rows} {see} their first keys: m starts here. ").format(
-            rows=count(len(first), 'row'), n_rows=len(first), see="sees" if len(first) == 1 else "see")
+        text += translate("Flash", "{rows} {see_en} their first keys: m starts here. ").format(
+            rows=count(len(first), 'row'), n_rows=len(first), see_en="sees" if len(first) == 1 else "see")
     if not rose and not first:
         text += translate("Flash", "No row's max rises: the sums go on with factor 1. ")
     text += translate("Flash", "O = Õ / ℓ is the softmax-weighted mean of the values seen so far.")

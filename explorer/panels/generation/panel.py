@@ -218,7 +218,7 @@ class GenerationPanel(Panel):
         if m.cross:
             read = translate("Generation", "to all {rows} of the source, computed once and fixed (a decoder's own "
                                            "self-attention cache is the one that grows)").format(
-                rows=count(len(step.k_cache), 'k and v row'), n=len(step.k_cache))
+                rows=count(len(step.k_cache), 'k and v row'), n_rows=len(step.k_cache))
         else:
             read = translate("Generation", "to the {n} cached k and v rows; earlier rows are not computed again"
                              ).format(n=step.stop)
@@ -226,7 +226,7 @@ class GenerationPanel(Panel):
         if decoder.inputs.n_kv < decoder.inputs.n_heads:
             grouped = translate("Generation", " The cache holds {kv_heads} for {query_heads} ({name}).").format(
                 kv_heads=count(decoder.inputs.n_kv, 'K/V head'), query_heads=count(decoder.inputs.n_heads, 'query head'),
-                n_kv=decoder.inputs.n_kv, n_heads=decoder.inputs.n_heads,
+                n_kv_heads=decoder.inputs.n_kv, n_query_heads=decoder.inputs.n_heads,
                 name=in_language(sharing_name(decoder.inputs.n_heads, decoder.inputs.n_kv)))
         self.caption.setText(translate("Generation", "<b>Generation · KV cache</b> — t = {t} of {n} ({kind}): {new} "
                                                      "{read}.{grouped}").format(

@@ -147,7 +147,7 @@ class StepTexts:
         rest = ""
         if mix.rest:
             rest = translate("Lesson", "; the other {keys} hold {weight}").format(
-                keys=count(mix.rest, 'key'), n=mix.rest, weight=escape(format_weight(mix.rest_weight)))
+                keys=count(mix.rest, 'key'), n_keys=mix.rest, weight=escape(format_weight(mix.rest_weight)))
         head = ""
         if r.n_heads > 1:
             ro = row_readout(r.heads, r.v, row, h)

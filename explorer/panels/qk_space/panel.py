@@ -161,7 +161,7 @@ class QKSpacePanel(Panel):
         s = format_fixed(p.scale, 2) if p.scale < 1e4 else format_number(p.scale, 3)
         short = translate("QKSpace", "The plane keeps {kept} of the variance of the {points} — a projection (PCA, {d} → "
                                      "2 dimensions). Queries ×{s}, keys ÷{s} and moved onto the queries' centre: no "
-                                     "weight changes.").format(kept=f"{p.kept:.0%}", points=count(n, 'point'), n=n,
+                                     "weight changes.").format(kept=f"{p.kept:.0%}", points=count(n, 'point'), n_points=n,
                                                                d=d, s=s)
         long = translate("QKSpace", "Its axes are the two directions in which queries and keys together vary most; "
                                     "points apart in {d} dimensions may land close on it. Multiplying every q by s and "

@@ -275,8 +275,8 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
             lo, hi = int(ro.columns[0]), int(ro.columns[-1])
             cols = f"d{lo}" if lo == hi else f"d{lo}–d{hi}"
             text += "<br><span style='color:#555'>" + translate(
-                "Readout", "head {head}/{heads} (chosen in Controls) mixes its slice V[:, {cols}] into {noun} {cols} of O"
-            ).format(head=ro.head + 1, heads=r.n_heads, cols=cols, noun=noun(hi - lo + 1, 'column')) + "</span>"
+                "Readout", "head {head}/{heads} (chosen in Controls) mixes its slice V[:, {cols}] into {noun_en} {cols} of O"
+            ).format(head=ro.head + 1, heads=r.n_heads, cols=cols, noun_en=noun(hi - lo + 1, 'column')) + "</span>"
         self.header.setText(text)
 
     def _draw_legend(self, ro, keys, tokens):

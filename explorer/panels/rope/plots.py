@@ -183,14 +183,14 @@ class RopePlots:
                     "Angle from {k} to {q}: {angle} = {before}° before rotation + (m − n)·θ<sub>{pair}</sub> = "
                     "{offset}·θ<sub>{pair}</sub> ≡ {turn}° (angles mod 360°).<br>This pair's score q·k = "
                     "<b>{pair_score}</b>; the whole head's q<sub>{m}</sub>·k<sub>{n}</sub> = <b>{score}</b> (sum over "
-                    "{its_or_all} {pairs_text}). {dashed}").format(
+                    "{its_or_all_en} {pairs}). {dashed}").format(
             pair=v.pair, theta=format_number(v.theta, 3), wavelength=format_number(float(wavelength(v.theta)), 3),
             scaled=self._scaled_words(v), k=f"<span style='color:{K_COLOR}'>k<sub>{v.n}</sub></span>",
             q=f"<span style='color:{Q_COLOR}'>q<sub>{v.m}</sub></span>",
             angle=f"<b style='color:{ANGLE_COLOR}'>{degrees(v.angle):.1f}°</b>", before=f"{degrees(v.angle_before):.1f}",
             offset=v.offset, turn=f"{turn:.1f}", pair_score=format_number(v.pair_score, 4), m=v.m, n=v.n,
-            score=format_number(v.score, 4), its_or_all="its" if pairs == 1 else "all",
-            pairs_text=count(pairs, 'pair'), pairs=pairs,
+            score=format_number(v.score, 4), its_or_all_en="its" if pairs == 1 else "all",
+            pairs=count(pairs, 'pair'), n_pairs=pairs,
             dashed="<span style='color:#6b7480'>" + translate("RoPE", "Dashed: before rotation (position 0).") + off
                    + "</span>"))
         if self.distance is not None:

@@ -48,10 +48,6 @@
         <translation>h + FFN —— 再存款</translation>
     </message>
     <message>
-        <source>out = {norm}₂(h + FFN)</source>
-        <translation>out = {norm}₂(h + FFN)</translation>
-    </message>
-    <message>
         <source>The block adds attention's output back to the token vectors X and normalises X before attention reads it — this session edits Q, K, V directly, so it has no X. Switch to projected mode (Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ) to see its block.</source>
         <translation>块把注意力的输出加回词元向量 X，并在注意力读取 X 之前先把它归一化——这个会话直接编辑 Q、K、V，没有 X。切换到投影模式(Q = X·W_qᵀ，K = X·W_kᵀ，V = X·W_vᵀ)才能看到它的块。</translation>
     </message>
@@ -208,15 +204,15 @@
     </message>
     <message>
         <source>L = {tokens}</source>
-        <translation>L = {n} 个词元</translation>
+        <translation>L = {n_tokens} 个词元</translation>
     </message>
     <message>
         <source>L_q = {queries}, L_k = {keys}</source>
-        <translation>L_q = {n_q} 个查询，L_k = {n_k} 个键</translation>
+        <translation>L_q = {n_queries} 个查询，L_k = {n_keys} 个键</translation>
     </message>
     <message>
         <source>d = {d} (Q), {kv_width} (K: {kv_heads} × {d_h}), d_v = {dv} (V)</source>
-        <translation>d = {d}(Q)，{kv_width}（K：{n_kv} 个 K/V 头 × {d_h}），d_v = {dv}(V)</translation>
+        <translation>d = {d}(Q)，{kv_width}（K：{n_kv_heads} 个 K/V 头 × {d_h}），d_v = {dv}(V)</translation>
     </message>
     <message>
         <source>K/V cache: {per_token} numbers a token ({bytes} B in float16), {times}× less than with a K/V head per query head</source>
@@ -778,12 +774,16 @@
         <translation>L = {L} 时 {mine} 对 {full}({ratio}×)</translation>
     </message>
     <message>
-        <source>&lt;b&gt;{cells}&lt;/b&gt; of {table} {noun} ({share} %)</source>
+        <source>&lt;b&gt;{cells}&lt;/b&gt; of {table} {noun_en} ({share} %)</source>
         <translation>{table} 个格中算了 &lt;b&gt;{cells}&lt;/b&gt; 个({share} %)</translation>
     </message>
     <message>
-        <source>L·k = &lt;b&gt;{scores}&lt;/b&gt; {noun}, against k = {k} projected {keys}</source>
+        <source>L·k = &lt;b&gt;{scores}&lt;/b&gt; {noun_en}, against k = {k} projected {keys_en}</source>
         <translation>L·k = &lt;b&gt;{scores}&lt;/b&gt; 个分数，对着 k = {k} 个投影后的键</translation>
+    </message>
+    <message>
+        <source>mean KL(A′‖A) = &lt;b&gt;{kl}&lt;/b&gt; nats ({rows} {noun_en})</source>
+        <translation>平均 KL(A′‖A) = &lt;b&gt;{kl}&lt;/b&gt; 奈特（{rows} 行）</translation>
     </message>
     <message>
         <source>&lt;b&gt;no&lt;/b&gt; score table</source>
@@ -796,10 +796,6 @@
     <message>
         <source>KL: — (A′ rows are not distributions)</source>
         <translation>KL：—（A′ 的行不是概率分布）</translation>
-    </message>
-    <message>
-        <source>mean KL(A′‖A) = &lt;b&gt;{kl}&lt;/b&gt; nats ({rows} {noun})</source>
-        <translation>平均 KL(A′‖A) = &lt;b&gt;{kl}&lt;/b&gt; 奈特（{rows} 行）</translation>
     </message>
     <message>
         <source>exact mass inside = &lt;b&gt;{mass}&lt;/b&gt;</source>
@@ -832,10 +828,6 @@
     <message>
         <source>Linear attention</source>
         <translation>线性注意力</translation>
-    </message>
-    <message>
-        <source>Performer (FAVOR+)</source>
-        <translation>Performer(FAVOR+)</translation>
     </message>
     <message>
         <source>window</source>
@@ -1034,7 +1026,7 @@
     </message>
     <message>
         <source> of {blocks}</source>
-        <translation> / {blocks}</translation>
+        <translation>（共 {blocks} 块）</translation>
     </message>
     <message>
         <source>step {k} of {n}</source>
@@ -1093,8 +1085,12 @@
         <translation>查询块 {block}/{blocks}：行 {rows}。单步演示跟随这个块；每个块都在自己的行上执行同样的步骤。</translation>
     </message>
     <message>
-        <source> &lt;i&gt;Causal mask: key {tile_word} {tiles} of this block lie wholly above the diagonal (every cell masked) — skipped, never computed&lt;/i&gt; ({skipped} skipped in the whole head).</source>
+        <source> &lt;i&gt;Causal mask: key {tile_word_en} {tiles} of this block lie wholly above the diagonal (every cell masked) — skipped, never computed&lt;/i&gt; ({skipped} skipped in the whole head).</source>
         <translation> &lt;i&gt;因果掩码：本块的键块 {tiles} 完全在对角线上方（每格都被掩码）——跳过，从不计算&lt;/i&gt;（整个头共跳过 {n_skipped} 块）。</translation>
+    </message>
+    <message>
+        <source>{rows} {see_en} their first keys: m starts here. </source>
+        <translation>有 {n_rows} 行第一次见到键：m 从这里开始。</translation>
     </message>
     <message>
         <source>&lt;b&gt;Step {step} of {steps}&lt;/b&gt; (key tile {tile} of {tiles}): S&lt;sub&gt;ij&lt;/sub&gt; = Q&lt;sub&gt;i&lt;/sub&gt;·K&lt;sub&gt;j&lt;/sub&gt;ᵀ·scale for rows {rows} × keys {keys} ({height} × {width} = {cells}). </source>
@@ -1107,10 +1103,6 @@
     <message>
         <source>The max rises in {rows}: their ℓ and Õ so far are rescaled ({factors}{more}). </source>
         <translation>有 {n_rows} 行的最大值上升：它们已有的 ℓ 和 Õ 被重新缩放({factors}{more})。</translation>
-    </message>
-    <message>
-        <source>{rows} {see} their first keys: m starts here. </source>
-        <translation>有 {n_rows} 行第一次见到键：m 从这里开始。</translation>
     </message>
     <message>
         <source>No row's max rises: the sums go on with factor 1. </source>
@@ -1190,7 +1182,7 @@
     </message>
     <message>
         <source>SRAM M:</source>
-        <translation>SRAM M:</translation>
+        <translation>SRAM 大小 M：</translation>
     </message>
 </context>
 <context>
@@ -1241,7 +1233,7 @@
     </message>
     <message>
         <source>to all {rows} of the source, computed once and fixed (a decoder's own self-attention cache is the one that grows)</source>
-        <translation>源序列全部 {n} 行 k 和 v，它们只算一次、固定不变（会增长的是解码器自身的自注意力缓存）</translation>
+        <translation>源序列全部 {n_rows} 行 k 和 v，它们只算一次、固定不变（会增长的是解码器自身的自注意力缓存）</translation>
     </message>
     <message>
         <source>to the {n} cached k and v rows; earlier rows are not computed again</source>
@@ -1249,7 +1241,7 @@
     </message>
     <message>
         <source> The cache holds {kv_heads} for {query_heads} ({name}).</source>
-        <translation>缓存为 {n_heads} 个查询头保存 {n_kv} 个 K/V 头({name})。</translation>
+        <translation>缓存为 {n_query_heads} 个查询头保存 {n_kv_heads} 个 K/V 头({name})。</translation>
     </message>
     <message>
         <source>&lt;b&gt;Generation · KV cache&lt;/b&gt; — t = {t} of {n} ({kind}): {new} {read}.{grouped}</source>
@@ -1412,11 +1404,11 @@
     </message>
     <message>
         <source> They share {kv_heads} ({name}): heads of one colour read the same K and V, {each} query heads to each, in Hugging Face's repeat_kv order.</source>
-        <translation>它们共享 {kv} 个 K/V 头({name})：同色的头读同一份 K 和 V，每份 K/V 对应 {each} 个查询头，顺序与 Hugging Face 的 repeat_kv 相同。</translation>
+        <translation>它们共享 {n_kv_heads} 个 K/V 头({name})：同色的头读同一份 K 和 V，每份 K/V 对应 {each} 个查询头，顺序与 Hugging Face 的 repeat_kv 相同。</translation>
     </message>
     <message>
         <source>, {kv_heads}</source>
-        <translation>，{kv} 个 K/V 头</translation>
+        <translation>，{n_kv_heads} 个 K/V 头</translation>
     </message>
     <message>
         <source>&lt;b&gt;Heads&lt;/b&gt;: H = {heads} × d_h = {d_head}, scale {scale}{gqa}</source>
@@ -1435,8 +1427,8 @@
         <translation>（选中的头 {head} 不在其中）</translation>
     </message>
     <message>
-        <source>showing {shown} of {heads_text}{extra}</source>
-        <translation>显示 {shown} 个头，共 {heads} 个{extra}</translation>
+        <source>showing {shown} of {heads}{extra}</source>
+        <translation>显示 {shown} 个头，共 {n_heads} 个{extra}</translation>
     </message>
     <message>
         <source>fully masked: {rows}</source>
@@ -1666,7 +1658,7 @@
     </message>
     <message>
         <source>; the other {keys} hold {weight}</source>
-        <translation>；其余 {n} 个键共占 {weight}</translation>
+        <translation>；其余 {n_keys} 个键共占 {weight}</translation>
     </message>
     <message>
         <source> Head {head} of {heads}: its weights mix its slice V[:, {cols}].</source>
@@ -1793,7 +1785,7 @@
     </message>
     <message>
         <source>{what}: {lines}</source>
-        <translation>{what}：{n} 条线</translation>
+        <translation>{what}：{n_lines} 条线</translation>
     </message>
     <message>
         <source> — only the {most} strongest drawn</source>
@@ -2505,7 +2497,7 @@
     </message>
     <message>
         <source>The plane keeps {kept} of the variance of the {points} — a projection (PCA, {d} → 2 dimensions). Queries ×{s}, keys ÷{s} and moved onto the queries' centre: no weight changes.</source>
-        <translation>这个平面保留了 {n} 个点 {kept} 的方差——这是一个投影（PCA，{d} → 2 维）。查询 ×{s}，键 ÷{s} 并移到查询的中心：权重一个都不变。</translation>
+        <translation>这个平面保留了 {n_points} 个点 {kept} 的方差——这是一个投影（PCA，{d} → 2 维）。查询 ×{s}，键 ÷{s} 并移到查询的中心：权重一个都不变。</translation>
     </message>
     <message>
         <source>Its axes are the two directions in which queries and keys together vary most; points apart in {d} dimensions may land close on it. Multiplying every q by s and dividing every k by s leaves each q·k; adding one vector c to every key adds q·c to a whole row of scores, which softmax ignores. So the weights (②) are those of the head, while the two clouds share one centre (their mean lengths were made equal before the keys moved onto it; AttentionViz, Yeh et al. 2023).</source>
@@ -2575,7 +2567,7 @@
         <translation>&lt;b&gt;{who} 的 ③ 读出&lt;/b&gt;：O = {terms} —— V 各行的凸组合（权重 ≥ 0，Σ = 1）</translation>
     </message>
     <message>
-        <source>head {head}/{heads} (chosen in Controls) mixes its slice V[:, {cols}] into {noun} {cols} of O</source>
+        <source>head {head}/{heads} (chosen in Controls) mixes its slice V[:, {cols}] into {noun_en} {cols} of O</source>
         <translation>头 {head}/{heads}（在控制面板中选择）把它的切片 V[:, {cols}] 混合进 O 的 {cols} 列</translation>
     </message>
     <message>
@@ -2749,8 +2741,8 @@
         <translation>流水线中 RoPE 关闭：热图还没有旋转 q 和 k。</translation>
     </message>
     <message>
-        <source>θ&lt;sub&gt;{pair}&lt;/sub&gt; = {theta} rad per position (one turn every {wavelength} positions){scaled}. Angle from {k} to {q}: {angle} = {before}° before rotation + (m − n)·θ&lt;sub&gt;{pair}&lt;/sub&gt; = {offset}·θ&lt;sub&gt;{pair}&lt;/sub&gt; ≡ {turn}° (angles mod 360°).&lt;br&gt;This pair's score q·k = &lt;b&gt;{pair_score}&lt;/b&gt;; the whole head's q&lt;sub&gt;{m}&lt;/sub&gt;·k&lt;sub&gt;{n}&lt;/sub&gt; = &lt;b&gt;{score}&lt;/b&gt; (sum over {its_or_all} {pairs_text}). {dashed}</source>
-        <translation>θ&lt;sub&gt;{pair}&lt;/sub&gt; = 每个位置 {theta} 弧度（每 {wavelength} 个位置转一圈）{scaled}。从 {k} 到 {q} 的角度：{angle} = 旋转前 {before}° + (m − n)·θ&lt;sub&gt;{pair}&lt;/sub&gt; = {offset}·θ&lt;sub&gt;{pair}&lt;/sub&gt; ≡ {turn}°（角度对 360° 取模）。&lt;br&gt;这个配对的分数 q·k = &lt;b&gt;{pair_score}&lt;/b&gt;；整个头的 q&lt;sub&gt;{m}&lt;/sub&gt;·k&lt;sub&gt;{n}&lt;/sub&gt; = &lt;b&gt;{score}&lt;/b&gt;（对全部 {pairs} 个配对求和）。{dashed}</translation>
+        <source>θ&lt;sub&gt;{pair}&lt;/sub&gt; = {theta} rad per position (one turn every {wavelength} positions){scaled}. Angle from {k} to {q}: {angle} = {before}° before rotation + (m − n)·θ&lt;sub&gt;{pair}&lt;/sub&gt; = {offset}·θ&lt;sub&gt;{pair}&lt;/sub&gt; ≡ {turn}° (angles mod 360°).&lt;br&gt;This pair's score q·k = &lt;b&gt;{pair_score}&lt;/b&gt;; the whole head's q&lt;sub&gt;{m}&lt;/sub&gt;·k&lt;sub&gt;{n}&lt;/sub&gt; = &lt;b&gt;{score}&lt;/b&gt; (sum over {its_or_all_en} {pairs}). {dashed}</source>
+        <translation>θ&lt;sub&gt;{pair}&lt;/sub&gt; = 每个位置 {theta} 弧度（每 {wavelength} 个位置转一圈）{scaled}。从 {k} 到 {q} 的角度：{angle} = 旋转前 {before}° + (m − n)·θ&lt;sub&gt;{pair}&lt;/sub&gt; = {offset}·θ&lt;sub&gt;{pair}&lt;/sub&gt; ≡ {turn}°（角度对 360° 取模）。&lt;br&gt;这个配对的分数 q·k = &lt;b&gt;{pair_score}&lt;/b&gt;；整个头的 q&lt;sub&gt;{m}&lt;/sub&gt;·k&lt;sub&gt;{n}&lt;/sub&gt; = &lt;b&gt;{score}&lt;/b&gt;（对全部 {n_pairs} 个配对求和）。{dashed}</translation>
     </message>
     <message>
         <source>Dashed: before rotation (position 0).</source>
