@@ -10,7 +10,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QWidget
 
 from explorer.core import presets
-from explorer.i18n import translate
+from explorer.i18n import in_language, shown_error, translate
 from explorer.core.as_code import write_script
 from explorer.widgets.plot_cache import axes_as_vectors
 from explorer.core.errors import ExplorerError
@@ -89,7 +89,7 @@ class Documents:
         self.model.load(presets.PRESETS[preset]())
         self.path = None
         self.window.update_title()
-        self.window.say_when_ready(f"New session: {self.model.title}")
+        self.window.say_when_ready(translate("Documents", "New session: {title}").format(title=self.model.title))
         return True
 
     def open_dialog(self):
@@ -119,16 +119,18 @@ class Documents:
         self.opener.cancel()  # a file still being read is overtaken by this one
         self._reading = None
         if BACKGROUND_BYTES < size <= MAX_FILE_BYTES:  # (a larger one is refused at once, unread)
-            self.window.statusBar().showMessage(f"Opening {Path(path).name} ({size / 2 ** 20:.0f} MB)…")
+            self.window.statusBar().showMessage(translate("Documents", "Opening {name} ({size} MB)…").format(
+                name=Path(path).name, size=f"{size / 2 ** 20:.0f}"))
             self._reading = (self.opener.open(path, keep=self.model.results_shape()), done, failed)
             return True
-        reading = (self.busy(f"Opening {Path(path).name} ({size / 2 ** 20:.0f} MB)…") if size > BUSY_BYTES
+        reading = (self.busy(translate("Documents", "Opening {name} ({size} MB)…").format(
+            name=Path(path).name, size=f"{size / 2 ** 20:.0f}")) if size > BUSY_BYTES
                    else nullcontext())
         try:
             with reading:
                 session = load_session(path)
         except ExplorerError as exc:
-            failed(str(exc))
+            failed(shown_error(exc))
             return False
         done(session)
         return True
@@ -165,7 +167,7 @@ class Documents:
         if remember:
             self._remember(self.path)
         self.window.update_title()
-        self.window.say_when_ready(f"Opened {self.path}")
+        self.window.say_when_ready(translate("Documents", "Opened {path}").format(path=self.path))
 
     # ----- the A of an A/B diff, from a saved session (read-only) ----------------------------------
     def compare_with_file(self, path=None):
@@ -218,13 +220,13 @@ class Documents:
             with writing:
                 save_session(self.model.to_session(layout=self.window.layout_state()), path)
         except ExplorerError as exc:
-            self.error(translate("Documents", "Could not save the session"), str(exc))
+            self.error(translate("Documents", "Could not save the session"), shown_error(exc))
             return False
         self.path = Path(path)
         self.model.mark_saved()
         self._remember(self.path)
         self.window.update_title()
-        self.status(f"Saved {self.path}")
+        self.status(translate("Documents", "Saved {path}").format(path=self.path))
         return True
 
     def _cells(self):
@@ -298,15 +300,17 @@ class Documents:
         try:
             array = load_matrix(path)
         except ExplorerError as exc:
-            self.error(translate("Documents", "Could not import into {name}").format(name=name), str(exc))
+            self.error(translate("Documents", "Could not import into {name}").format(name=name), shown_error(exc))
             return False
         done = self.model.replace_matrix(name, array)
         if not done:
             self.error(translate("Documents", "Could not import into {name}").format(name=name), done.reason +
-                       "\n\nTo change the number of tokens or the widths of Q and K together, import Q, K and V "
-                       "from one .npz (File ▸ Import matrix ▸ Q, K and V from one .npz).")
+                       "\n\n" + translate("Documents", "To change the number of tokens or the widths of Q and K "
+                                                       "together, import Q, K and V from one .npz (File ▸ Import "
+                                                       "matrix ▸ Q, K and V from one .npz)."))
             return False
-        self.status(f"Imported {Path(path).name} into {name} ({array.shape[0]}×{array.shape[1]})")
+        self.status(translate("Documents", "Imported {file} into {name} ({rows}×{cols})").format(
+            file=Path(path).name, name=name, rows=array.shape[0], cols=array.shape[1]))
         return True
 
     def import_qkv(self, path=None):
@@ -318,13 +322,13 @@ class Documents:
         try:
             mats = {n: load_matrix(path, member=n) for n in ("Q", "K", "V")}
         except ExplorerError as exc:
-            self.error(translate("Documents", "Could not import Q, K and V"), str(exc))
+            self.error(translate("Documents", "Could not import Q, K and V"), shown_error(exc))
             return False
         done = self.model.replace_inputs(mats)
         if not done:
             self.error(translate("Documents", "Could not import Q, K and V"), done.reason)
             return False
-        self.status(f"Imported Q, K and V from {Path(path).name}")
+        self.status(translate("Documents", "Imported Q, K and V from {file}").format(file=Path(path).name))
         return True
 
     def results_for_export(self, what):
@@ -335,8 +339,9 @@ class Documents:
         if self.model.up_to_date:
             return True
         why = self.model.failure or "it has not been computed"
-        self.status(f"Did not export {what}: the attention of this session could not be computed ({why}). "
-                    f"Change the session to try again.")
+        self.status(translate("Documents", "Did not export {what}: the attention of this session could not be "
+                                           "computed ({why}). Change the session to try again.").format(
+            what=what, why=in_language(why)))
         return False
 
     def matrix_for_export(self, name):
@@ -353,7 +358,8 @@ class Documents:
 
     def export_matrix(self, name, path=None):
         if path is None:
-            path = self.ask_save_path(f"Export {name}", f"{name}.csv", "CSV (*.csv);;NumPy (*.npy)")
+            path = self.ask_save_path(translate("Documents", "Export {name}").format(name=translate("Matrices", name)),
+                                      f"{name}.csv", "CSV (*.csv);;NumPy (*.npy)")
             if not path:
                 return False
         array = self.matrix_for_export(name)
@@ -362,9 +368,9 @@ class Documents:
         try:
             save_matrix(np.asarray(array), path)
         except ExplorerError as exc:
-            self.error(translate("Documents", "Could not export {name}").format(name=name), str(exc))
+            self.error(translate("Documents", "Could not export {name}").format(name=name), shown_error(exc))
             return False
-        self.status(f"Exported {name} to {path}")
+        self.status(translate("Documents", "Exported {name} to {path}").format(name=name, path=path))
         return True
 
     # ----- the session as code (F20) ---------------------------------------------------------------
@@ -378,15 +384,17 @@ class Documents:
                 return False
         self.window.panels["editor"].commit_edits()
         cells = self._cells()
-        writing = self.busy(f"Exporting {Path(path).name}…") if cells * 8 > BUSY_BYTES else nullcontext()
+        writing = self.busy(translate("Documents", "Exporting {file}…").format(file=Path(path).name)) if cells * 8 > BUSY_BYTES else nullcontext()
         try:
             with writing:
                 written = write_script(self.model.to_session(), path)
         except ExplorerError as exc:
-            self.error(translate("Documents", "Could not export the script"), str(exc))
+            self.error(translate("Documents", "Could not export the script"), shown_error(exc))
             return False
-        beside = f", its numbers in {written.matrices_name} beside it" if written.matrices_name else ""
-        self.status(f"Exported the session as a Python script to {path}{beside} — run it with python3")
+        beside = translate("Documents", ", its numbers in {file} beside it").format(
+            file=written.matrices_name) if written.matrices_name else ""
+        self.status(translate("Documents", "Exported the session as a Python script to {path}{beside} — run it with "
+                                           "python3").format(path=path, beside=beside))
         return True
 
     # ----- figures -------------------------------------------------------------------------------
@@ -399,7 +407,7 @@ class Documents:
 
     def export_panel(self, name, path=None):
         if path is None:
-            path = self.ask_save_path("Export the panel", f"{name}.png", "PNG image (*.png);;SVG drawing (*.svg)")
+            path = self.ask_save_path(translate("Documents", "Export the panel"), f"{name}.png", "PNG image (*.png);;SVG drawing (*.svg)")
             if not path:
                 return False
         dock = self.window.docks[name]
@@ -422,9 +430,9 @@ class Documents:
         else:
             ok = widget.grab().save(str(path), "PNG")
         if ok:
-            self.status(f"Exported {path}")
+            self.status(translate("Documents", "Exported {path}").format(path=path))
         else:
-            self.error(translate("Documents", "Could not export"), f"{path}: the picture could not be written (is the folder writable?)")
+            self.error(translate("Documents", "Could not export"), translate("Documents", "{path}: the picture could not be written (is the folder writable?)").format(path=path))
         return ok
 
 

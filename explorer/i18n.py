@@ -3,7 +3,9 @@ compiled with pyside6-lrelease from the .ts beside it; tools/update_translations
 
 The language is, in order: ``--lang``, the one chosen in View ▸ Language (remembered), the system locale's
 (zh… → 中文, anything else → English). Switching installs the translator; Qt then sends every widget a
-LanguageChange, on which the window and its panels set their texts again.
+LanguageChange, on which the window and its panels set their texts again (a panel: the texts it kept with
+``Panel.keep_text``, then a full redraw, since ``render`` writes the rest). Texts made by the Qt-free core are
+marked there (explorer/core/translatable.py) and translated here when shown (``in_language``).
 """
 from pathlib import Path
 
@@ -23,6 +25,22 @@ _state = {"language": "en", "translators": []}
 def translate(context, text):
     """``text`` in the interface's language (pyside6-lupdate finds the literal arguments of these calls)."""
     return QCoreApplication.translate(context, text)
+
+
+def in_language(text):
+    """A text from the core (explorer/core/translatable.py) in the interface's language: a marked Template
+    translated, a Said's template translated and filled with its arguments (each shown too); other text as is."""
+    template = getattr(text, "template", None)
+    if template is not None:
+        arguments = {name: in_language(value) for name, value in text.arguments.items()}
+        return translate(template.context, str(template)).format(**arguments)
+    context = getattr(text, "context", None)
+    return translate(context, str(text)) if context is not None else text
+
+
+def shown_error(error):
+    """An ExplorerError's message in the interface's language (``str(error)`` would lose its template)."""
+    return in_language(error.args[0]) if len(error.args) == 1 and isinstance(error.args[0], str) else str(error)
 
 
 def language_of(locale_name):

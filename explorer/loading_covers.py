@@ -6,6 +6,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel
 
 from explorer.core.plural import count
+from explorer.i18n import in_language, translate
 
 # After a session computed in the background, covers come off one dock on screen per timer tick: a
 # timer (not a 0-ms call, which Qt 6 posts as an event and runs in the same pass) lets input in between.
@@ -82,8 +83,9 @@ class LoadingCovers:
         self.follow()
 
     def _computing_text(self):
-        return (f"computing attention for {count(len(self.model.tokens), 'token')} × "
-                f"{count(self.model.settings.heads, 'head')}…")
+        tokens, heads = len(self.model.tokens), self.model.settings.heads
+        return translate("Window", "computing attention for {tokens} × {heads}…").format(
+            tokens=count(tokens, 'token'), heads=count(heads, 'head'), n_tokens=tokens, n_heads=heads)
 
     def follow(self, *args):
         """While a loaded session has no results yet, cover every view of results (the panels hold
@@ -94,8 +96,9 @@ class LoadingCovers:
                 text = f"{text[0].upper()}{text[1:]}"
             else:  # its recompute failed: an edit or another session tries again
                 shown, why = self.window.statusBar().currentMessage(), self.model.failure
-                text = (f"Could not compute attention for this session: {why or 'unknown error'}. "
-                        "Change it (fewer heads or tokens) to try again.")
+                text = translate("Window", "Could not compute attention for this session: {why}. Change it (fewer "
+                                           "heads or tokens) to try again.").format(
+                    why=in_language(why) if why else translate("Window", "unknown error"))
                 if self._after_loading is not None and why and shown.endswith(why):
                     self._after_loading[2].add(shown)  # why it failed: replaced once results come
             views = [(key, target) for key, target in self._result_views() if not self._drawn_early(key)]

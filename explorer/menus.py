@@ -206,7 +206,8 @@ class WindowMenus:
         if set_language(language):
             remember_language(language)
         else:
-            self.window.statusBar().showMessage(f"The {LANGUAGES[language]} translation could not be loaded", 10000)
+            self.window.statusBar().showMessage(translate("Menu", "The {language} translation could not be loaded")
+                                                .format(language=LANGUAGES[language]), 10000)
         self.actions[f"language_{current_language()}"].setChecked(True)
 
     def shuffle(self, seed):
@@ -220,11 +221,15 @@ class WindowMenus:
         if check is None:
             return  # the shuffled session could not be computed (the status bar says why)
         if w.model.cross:  # the menu moves the keys (with their values): the same output, not a permuted one
-            moved, verdict = "keys", "the same ✓" if check.equivariant else "not the same ✗"
+            moved = translate("Menu", "keys")
+            verdict = translate("Menu", "the same ✓") if check.equivariant else translate("Menu", "not the same ✗")
         else:
-            moved, verdict = "tokens", "equivariant ✓" if check.equivariant else "not equivariant ✗"
-        w.statusBar().showMessage(f"Shuffled the {moved}: the outputs are {verdict} "
-                                  f"(max difference {check.max_difference:.2g})", 10000)
+            moved = translate("Menu", "tokens")
+            verdict = (translate("Menu", "equivariant ✓") if check.equivariant
+                       else translate("Menu", "not equivariant ✗"))
+        w.statusBar().showMessage(translate("Menu", "Shuffled the {moved}: the outputs are {verdict} (max difference "
+                                                    "{difference})").format(
+            moved=moved, verdict=verdict, difference=f"{check.max_difference:.2g}"), 10000)
 
     def mark_a(self):
         """Edit ▸ Mark as A: keep the state now and show the A/B diff (or say why it cannot be kept)."""

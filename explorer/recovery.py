@@ -15,6 +15,7 @@ from explorer import documents
 from explorer.core.errors import ExplorerError
 from explorer.core.session import load_session, save_session
 from explorer.core.session_words import size_text
+from explorer.i18n import translate
 from explorer.settings_store import data_dir
 
 AUTOSAVE_MS = 1500
@@ -118,7 +119,8 @@ class Recovery(QObject):
         try:
             took_s = future.result()
         except (ExplorerError, OSError, MemoryError) as exc:
-            self.window.statusBar().showMessage(f"Autosave failed: {exc or 'not enough memory'}", 10000)
+            self.window.statusBar().showMessage(translate("Recovery", "Autosave failed: {why}").format(
+                why=exc or translate("Recovery", "not enough memory")), 10000)
         else:
             self._timer.setInterval(max(AUTOSAVE_MS, int(took_s * 1000 / SAVE_SHARE)))
             if self._replaces is not None:
@@ -142,7 +144,8 @@ class Recovery(QObject):
         except FileNotFoundError:
             pass
         except OSError as exc:
-            self.window.statusBar().showMessage(f"Could not remove the recovery file {self.path}: {exc}", 10000)
+            self.window.statusBar().showMessage(translate("Recovery", "Could not remove the recovery file {path}: {why}")
+                                                .format(path=self.path, why=exc), 10000)
 
     # ----- after a crash -------------------------------------------------------------------------
     @staticmethod
@@ -201,7 +204,7 @@ class Recovery(QObject):
         except OSError:
             large = False
         self.autosave(wait=not large)
-        self.window.say_when_ready("Restored the unsaved session from the last run.")
+        self.window.say_when_ready(translate("Recovery", "Restored the unsaved session from the last run."))
 
     def _keep_unreadable(self, path, why):
         """Never delete unsaved work we could not read (a newer version may read it): keep it aside,

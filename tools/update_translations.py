@@ -7,8 +7,16 @@ explorer/resources/i18n/explorer_zh_CN.ts with pyside6-lupdate, then compile it 
 New texts arrive in the .ts as unfinished: translate them (Qt Linguist, or by hand), then compile.
 Besides the ``translate("Context", "…")`` and ``QT_TRANSLATE_NOOP`` calls in the code, the texts of two
 tables are collected here: the settings' labels and choices (explorer/core/settings_schema.py: core has
-no Qt; context "Settings") and the docks' titles (explorer/main_window.py DOCKS; context "Docks").
+no Qt; context "Settings") and the docks' titles (explorer/main_window.py DOCKS; context "Docks"); and the
+literal (context, text) of the panels' ``keep_text(setter, "Context", "…")`` and ``kept_label("Context", "…")``
+(explorer/panels/base.py), which lupdate does not know.
+
+Placeholders: a translation keeps every ``{name}`` of its source, except that a count in English words ``{x}``
+("4 tokens", from explorer.core.plural.count) may be written with its bare number ``{n_x}`` (the code passes it
+beside ``x``: "{n_x} 个词元"), and an English-only word ``{…_en}`` (a plural ending, an article) may be left out
+(tests/core/test_translation_file.py checks this).
 """
+import ast
 import subprocess
 import sys
 import tempfile
@@ -31,7 +39,22 @@ def table_sources():
         texts.append(("Settings", s.label))
         texts.extend(("Settings", label) for _, label in s.choices)
     texts.extend(("Docks", spec.title) for spec in DOCKS)
+    for path in source_files():
+        texts.extend(kept_texts(Path(path).read_text(encoding="utf-8")))
     return list(dict.fromkeys(texts))
+
+
+def kept_texts(source):
+    """(context, text) of every ``keep_text(setter, context, text)`` and ``kept_label(context, text)`` call
+    whose context and text are literals."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            args = {"keep_text": node.args[1:3], "kept_label": node.args[0:2]}.get(node.func.attr)
+            if args and len(args) == 2 and all(isinstance(a, ast.Constant) and isinstance(a.value, str)
+                                               for a in args):
+                found.append((args[0].value, args[1].value))
+    return found
 
 
 def source_files():

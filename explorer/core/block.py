@@ -14,6 +14,7 @@ import numpy as np
 
 from .erf import erf
 from .errors import ShapeError
+from .translatable import QT_TRANSLATE_NOOP
 
 # (value, label): pre-LN as GPT-2 and Llama, post-LN as the original Transformer and BERT
 PLACEMENTS = (("pre", "pre-LN"), ("post", "post-LN"))
@@ -179,7 +180,7 @@ def transformer_block(x, attend, weights, settings):
     n1 = lambda y: norm(y, weights.gain1, weights.bias1, settings)  # noqa: E731
     n2 = lambda y: norm(y, weights.gain2, weights.bias2, settings)  # noqa: E731
     name = dict(NORMS)[settings.norm]
-    nodes = [Node("x", "x — the residual stream in", x)]
+    nodes = [Node("x", QT_TRANSLATE_NOOP("Block", "x — the residual stream in"), x)]
 
     def attention_of(y):
         out = np.asarray(attend(y), dtype=np.float64)
@@ -195,9 +196,9 @@ def transformer_block(x, attend, weights, settings):
         f_in = n2(h)
         hidden, f = ffn(f_in, weights, settings.activation)
         out = h + f
-        nodes += [Node("norm1", f"{name}₁(x) — 归一化, 摁住范数", a_in),
-                  Node("attn", "Attn — tokens talk along L (交流)", a),
-                  Node("h", "h = x + Attn — 存款 into the residual stream", h),
+        nodes += [Node("norm1", QT_TRANSLATE_NOOP("Block", "{norm}₁(x) — 归一化, 摁住范数").format(norm=name), a_in),
+                  Node("attn", QT_TRANSLATE_NOOP("Block", "Attn — tokens talk along L (交流)"), a),
+                  Node("h", QT_TRANSLATE_NOOP("Block", "h = x + Attn — 存款 into the residual stream"), h),
                   Node("norm2", f"{name}₂(h)", f_in)]
     else:
         a = attention_of(x)
@@ -206,14 +207,16 @@ def transformer_block(x, attend, weights, settings):
         hidden, f = ffn(h, weights, settings.activation)
         t = h + f
         out = n2(t)
-        nodes += [Node("attn", "Attn(x) — tokens talk along L (交流)", a),
-                  Node("sum1", "x + Attn — 存款 into the residual stream", s),
-                  Node("h", f"h = {name}₁(x + Attn) — 摁住范数", h)]
+        nodes += [Node("attn", QT_TRANSLATE_NOOP("Block", "Attn(x) — tokens talk along L (交流)"), a),
+                  Node("sum1", QT_TRANSLATE_NOOP("Block", "x + Attn — 存款 into the residual stream"), s),
+                  Node("h", QT_TRANSLATE_NOOP("Block", "h = {norm}₁(x + Attn) — 摁住范数").format(norm=name), h)]
     act = dict(ACTIVATIONS)[settings.activation]
-    nodes += [Node("hidden", f"FFN hidden {act}(·W₁ᵀ) — F wide, each token alone (加工)", hidden),
-              Node("ffn", "FFN out ·W₂ᵀ — back to D", f)]
+    nodes += [Node("hidden", QT_TRANSLATE_NOOP("Block", "FFN hidden {act}(·W₁ᵀ) — F wide, each token alone (加工)")
+                   .format(act=act), hidden),
+              Node("ffn", QT_TRANSLATE_NOOP("Block", "FFN out ·W₂ᵀ — back to D"), f)]
     if settings.placement == "pre":
-        nodes.append(Node("out", "out = h + FFN — 再存款", out))
+        nodes.append(Node("out", QT_TRANSLATE_NOOP("Block", "out = h + FFN — 再存款"), out))
     else:
-        nodes += [Node("sum2", "h + FFN — 再存款", t), Node("out", f"out = {name}₂(h + FFN)", out)]
+        nodes += [Node("sum2", QT_TRANSLATE_NOOP("Block", "h + FFN — 再存款"), t),
+                  Node("out", f"out = {name}₂(h + FFN)", out)]  # (a formula: the same in every language)
     return BlockResult(tuple(nodes))

@@ -16,6 +16,7 @@ from .block import BlockResult, block_weights, transformer_block
 from .errors import ExplorerError, ShapeError
 from .positions import sinusoidal_positions
 from .recompute import recompute
+from .translatable import QT_TRANSLATE_NOOP
 
 
 class BlockUnavailable(ExplorerError):
@@ -72,16 +73,18 @@ def attention_sublayer(matrices, settings, cancelled=None):
 def why_unavailable(settings, cross, widths):
     """Why the session cannot be shown as a block, or None. ``widths``: L, D and W_o's output rows D_o."""
     if settings.source != "projected":
-        return ("The block adds attention's output back to the token vectors X and normalises X before "
-                "attention reads it — this session edits Q, K, V directly, so it has no X. Switch to "
-                "projected mode (Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ) to see its block.")
+        return QT_TRANSLATE_NOOP("Block", "The block adds attention's output back to the token vectors X and normalises "
+                                          "X before attention reads it — this session edits Q, K, V directly, so it has "
+                                          "no X. Switch to projected mode (Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ) to see "
+                                          "its block.")
     if cross:
-        return ("This is a cross-attention session; the block shown here is an encoder block, whose tokens "
-                "attend to themselves. Make it self-attention to see its block.")
+        return QT_TRANSLATE_NOOP("Block", "This is a cross-attention session; the block shown here is an encoder block, "
+                                          "whose tokens attend to themselves. Make it self-attention to see its block.")
     if widths["D_o"] != widths["D"]:
-        return (f"W_o gives back {widths['D_o']} columns, but the residual stream X is D = {widths['D']} wide: "
-                f"x + Attn needs W_o to have D = {widths['D']} rows (a session switched from direct mode has "
-                f"X = [Q | K | V] and W_o = I of V's width).")
+        return QT_TRANSLATE_NOOP("Block", "W_o gives back {rows} columns, but the residual stream X is D = {D} wide: "
+                                          "x + Attn needs W_o to have D = {D} rows (a session switched from direct "
+                                          "mode has X = [Q | K | V] and W_o = I of V's width).").format(
+            rows=widths['D_o'], D=widths['D'])
     return None
 
 
@@ -138,9 +141,10 @@ def session_block(matrices, settings, block_settings, cross=False, first_attenti
     length, width = x.shape
     need = block_bytes(length, settings.heads)
     if memory is not None and need > memory:
-        raise BlockUnavailable(f"The block of {length} tokens with {settings.heads} heads needs {_size(need)} for its "
-                               f"attention's scores and weights (2·H·L² float64), and only {_size(memory)} of "
-                               f"memory is free — fewer tokens or heads.")
+        raise BlockUnavailable(QT_TRANSLATE_NOOP(
+            "Block", "The block of {length} tokens with {heads} heads needs {need} for its attention's scores and "
+                     "weights (2·H·L² float64), and only {free} of memory is free — fewer tokens or heads.").format(
+            length=length, heads=settings.heads, need=_size(need), free=_size(memory)))
     weights = block_weights(width, block_settings) if weights is None else weights
     attend = attention_sublayer(matrices, settings, cancelled)
     try:

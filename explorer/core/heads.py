@@ -6,6 +6,7 @@ import numpy as np
 from .attention import attention
 from .checks import as_matrix, require_finite
 from .errors import ShapeError
+from .translatable import QT_TRANSLATE_NOOP
 
 
 def head_count_options(*widths):
@@ -47,8 +48,10 @@ def sharing_name(n_heads, n_kv):
     """What H query heads reading H_kv K/V heads is called: "multi-head", "multi-query" (one K/V head) or
     "grouped-query attention"."""
     if n_kv >= n_heads:
-        return "multi-head attention"
-    return "multi-query attention" if n_kv == 1 else "grouped-query attention"
+        return QT_TRANSLATE_NOOP("Heads", "multi-head attention")
+    if n_kv == 1:
+        return QT_TRANSLATE_NOOP("Heads", "multi-query attention")
+    return QT_TRANSLATE_NOOP("Heads", "grouped-query attention")
 
 
 def kv_head_count(n_heads, kv_heads=None):

@@ -7,6 +7,7 @@ are the token rows, K is as wide as Q); ``cross`` keeps the query rows ("Lq") ap
 import numpy as np
 
 from .session import matrix_axes
+from .translatable import QT_TRANSLATE_NOOP
 
 # Which axis a "width" button changes, by source: the Q/K width, the V width, X's width, W_o's rows
 # (and, with grouped K/V heads, K's own width).
@@ -14,9 +15,10 @@ WIDTH_AXES = {
     "direct": {"qk": "d_k", "v": "d_v", "kv": "d_kv"},
     "projected": {"qk": "p_k", "v": "p_v", "x": "D", "out": "D_o", "kv": "p_kv"},
 }
-AXIS_NAMES = {"d_k": "Q and K", "d_v": "V", "p_k": "W_q and W_k", "p_v": "W_v (and W_o)", "D": "X and every W",
-              "D_o": "W_o", "d_kv": "K", "p_kv": "W_k", "p_o": "W_o's columns", "L": "the tokens",
-              "Lq": "the query tokens"}
+AXIS_NAMES = {"d_k": QT_TRANSLATE_NOOP("Edits", "Q and K"), "d_v": "V", "p_k": QT_TRANSLATE_NOOP("Edits", "W_q and W_k"),
+              "p_v": QT_TRANSLATE_NOOP("Edits", "W_v (and W_o)"), "D": QT_TRANSLATE_NOOP("Edits", "X and every W"),
+              "D_o": "W_o", "d_kv": "K", "p_kv": "W_k", "p_o": QT_TRANSLATE_NOOP("Edits", "W_o's columns"),
+              "L": QT_TRANSLATE_NOOP("Edits", "the tokens"), "Lq": QT_TRANSLATE_NOOP("Edits", "the query tokens")}
 
 
 def members(axis, matrices, *, cross=False, grouped=False):

@@ -23,6 +23,12 @@ IDLE, COMPUTING, READY, FAILED = "idle", "computing", "ready", "failed"
 LIVE_COST = 4_000_000  # ≈ multiply-adds: about 10 ms of NumPy, what an edit may take of the GUI thread
 
 
+def _why(exc):
+    """An ExplorerError's message as made: a core text marked for translation stays one (the panel shows it
+    in the interface's language)."""
+    return exc.args[0] if len(exc.args) == 1 else str(exc)
+
+
 class Background(QObject):
     """One view's computation off the GUI thread: ``state``, ``result``, ``reason``; ``changed()`` on any change."""
 
@@ -54,7 +60,7 @@ class Background(QObject):
             try:
                 self._take(key, job(lambda: False))
             except ExplorerError as exc:
-                self._fail(str(exc))
+                self._fail(_why(exc))
             except MemoryError:  # as the worker says it
                 self._fail("not enough memory for this at this size")
             return
@@ -109,7 +115,7 @@ class Background(QObject):
         if asked != self._asked or outcome is None:
             return  # overtaken by a newer request, or stopped
         if isinstance(outcome, ExplorerError):
-            return self._fail(str(outcome))
+            return self._fail(_why(outcome))
         self._take(self.key, outcome)
 
     def _take(self, key, result):

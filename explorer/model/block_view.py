@@ -15,6 +15,8 @@ import numpy as np
 from explorer.core.block import BlockSettings
 from explorer.core.block_stack import block_work, session_block, stream_wo
 
+from explorer.i18n import translate
+
 from .background import COMPUTING, FAILED, IDLE, READY, Background
 
 BLOCK_MATRICES = ("X", "Wq", "Wk", "Wv", "Wo")
@@ -62,7 +64,7 @@ class BlockView:
         """One undo step: projected mode (X = [Q | K | V] reproducing Q, K, V), and a W_o that writes back into
         the D-wide stream (``stream_wo``). Returns the model's answer (falsy and said when refused)."""
         m = self.model
-        with m.transaction("Make the session a Transformer block's attention") as tx:
+        with m.transaction(translate("Block", "Make the session a Transformer block's attention")) as tx:
             if not m.projected:
                 m.set_param("source", "projected")
             width = m.matrix("X").shape[1]

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 
 import numpy as np
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 
 from explorer.core import head_count_options
 from explorer.core.errors import EditRefused, ExplorerError, SessionError
@@ -19,6 +20,8 @@ from explorer.core.session_check import check_size
 from explorer.core.structure import (AXIS_NAMES, WIDTH_AXES, axis_length, delete_along, insert_along, permute_tokens,
                                      shapes_after_insert)
 
+from explorer.i18n import in_language, shown_error, translate
+
 from .commands import CellsCommand, StateCommand
 from .flags import SELECTION
 from .outcome import Refusal, Transaction
@@ -26,7 +29,7 @@ from .settings_edits import SettingsEdits
 from .state import MATRIX_NAMES, State
 
 
-GROUPED_WIDTHS = ("The widths of Q, K and V are tied to the K/V heads they share: set K/V heads to as many "
+GROUPED_WIDTHS = QT_TRANSLATE_NOOP("Edits", "The widths of Q, K and V are tied to the K/V heads they share: set K/V heads to as many "
                   "as heads first (Controls), then change the width")
 
 
@@ -42,15 +45,17 @@ class Edits(SettingsEdits):
         """Write a 2-D block (a paste) as one undo step; refused whole if any value is bad or it sticks out."""
         block = np.asarray(block, dtype=np.float64)
         if block.ndim != 2 or name not in self._state.matrices:
-            return self._refuse(f"cannot write a block of shape {block.shape} into {name}")
+            return self._refuse(translate("Edits", "cannot write a block of shape {shape} into {name}").format(
+                shape=block.shape, name=name))
         if name not in self.editable():
-            return self._refuse(f"{name} is computed from X and W_{name.lower()} in projected mode: "
-                                f"edit X or W_{name.lower()} instead")
+            return self._refuse(translate("Edits", "{name} is computed from X and W_{low} in projected mode: edit X "
+                                                   "or W_{low} instead").format(name=name, low=name.lower()))
         arr = self.matrix(name)
         rows, cols = block.shape
         if top < 0 or left < 0 or top + rows > arr.shape[0] or left + cols > arr.shape[1]:
-            return self._refuse(f"{name}: a {rows}×{cols} block at row {top}, column d{left} does not fit "
-                                f"in the {arr.shape[0]}×{arr.shape[1]} matrix")
+            return self._refuse(translate("Edits", "{name}: a {rows}×{cols} block at row {top}, column d{left} does "
+                                                   "not fit in the {height}×{width} matrix").format(
+                name=name, rows=rows, cols=cols, top=top, left=left, height=arr.shape[0], width=arr.shape[1]))
         if block.size == 1:  # a typed cell or a drag's step: one number, checked without passes over arrays
             value = float(block[0, 0])
             bad = None if math.isfinite(value) and abs(value) <= MAX_ABS_VALUE else (0, 0)
@@ -61,8 +66,9 @@ class Edits(SettingsEdits):
             unchanged = bad is None and np.array_equal(arr[top:top + rows, left:left + cols], block)
         if bad is not None:
             r, c = bad
-            return self._refuse(f"{name}[{self._row_name(name, top + r)}, d{left + c}]: {block[r, c]} is not a "
-                                f"finite number within ±{MAX_ABS_VALUE:g}")
+            return self._refuse(translate("Edits", "{cell}: {value} is not a finite number within ±{most}").format(
+                cell=f"{name}[{self._row_name(name, top + r)}, d{left + c}]", value=block[r, c],
+                most=f"{MAX_ABS_VALUE:g}"))
         if unchanged:
             return True
         if self._transaction is not None:
@@ -73,8 +79,9 @@ class Edits(SettingsEdits):
             top_command.absorb(block)
             return True
         where = (f"{name}[{self._row_name(name, top)}, d{left}]" if block.size == 1
-                 else f"{rows}×{cols} block of {name}")
-        self.undo_stack.push(CellsCommand(self, name, top, left, block, f"Edit {where}", self._gesture))
+                 else translate("Edits", "{rows}×{cols} block of {name}").format(rows=rows, cols=cols, name=name))
+        self.undo_stack.push(CellsCommand(self, name, top, left, block,
+                                          translate("Edits", "Edit {where}").format(where=where), self._gesture))
         return True
 
     def swap_tokens(self, name, i, j):
@@ -85,7 +92,8 @@ class Edits(SettingsEdits):
         mats[name] = mats[name].copy()
         mats[name][[i, j]] = mats[name][[j, i]]
         self._push_state(replace(self._state, matrices=mats),
-                         f"Swap rows {self.tokens[i]} and {self.tokens[j]} of {name}")
+                         translate("Edits", "Swap rows {first} and {second} of {name}").format(
+                             first=self.tokens[i], second=self.tokens[j], name=name))
         return True
 
     # ----- tokens --------------------------------------------------------------------------------
@@ -99,11 +107,13 @@ class Edits(SettingsEdits):
         _, tokens, field = self._side(side)
         text = str(text).strip()
         if not text or len(text) > MAX_TOKEN_CHARS or any(ord(c) < 32 for c in text):
-            return self._refuse(f"token {i + 1}: a name must be 1–{MAX_TOKEN_CHARS} printable characters")
+            return self._refuse(translate("Edits", "token {number}: a name must be 1–{most} printable characters")
+                                .format(number=i + 1, most=MAX_TOKEN_CHARS))
         if text == tokens[i]:
             return True
         renamed = tokens[:i] + (text,) + tokens[i + 1:]
-        self._push_state(replace(self._state, **{field: renamed}), f"Rename token {tokens[i]} → {text}")
+        self._push_state(replace(self._state, **{field: renamed}), translate("Edits", "Rename token {old} → {new}").format(
+            old=tokens[i], new=text))
         return True
 
     def add_token(self, at=None, name=None, side="keys"):
@@ -112,7 +122,7 @@ class Edits(SettingsEdits):
         axis, tokens, field = self._side(side)
         n = len(tokens)
         if n >= MAX_TOKENS:
-            return self._refuse(f"cannot add a token: at most {MAX_TOKENS} tokens")
+            return self._refuse(translate("Edits", "cannot add a token: at most {most} tokens").format(most=MAX_TOKENS))
         too_big = self._too_big("cannot add a token", shapes_after_insert(axis, self._state.matrices,
                                                                           **self._state.shape()))
         if too_big is not None:  # a Refusal (falsy)
@@ -122,7 +132,7 @@ class Edits(SettingsEdits):
         mats = insert_along(self._state.matrices, axis, at, **self._state.shape())
         row, key = self.selection.row, self.selection.key
         added = tokens[:at] + (name,) + tokens[at:]
-        self._push_state(replace(self._state, matrices=mats, **{field: added}), f"Add token {name}")
+        self._push_state(replace(self._state, matrices=mats, **{field: added}), translate("Edits", "Add token {name}").format(name=name))
         rows_moved, keys_moved = field == "query_tokens" or not self.cross, field == "tokens"
         self.set_selection(row=row + 1 if rows_moved and at <= row else row,  # keep the same query and key
                            key=key + 1 if keys_moved and at <= key else key)
@@ -135,7 +145,7 @@ class Edits(SettingsEdits):
         mats = delete_along(self._state.matrices, axis, i, **self._state.shape())
         row, key = self.selection.row, self.selection.key
         kept = tokens[:i] + tokens[i + 1:]
-        self._push_state(replace(self._state, matrices=mats, **{field: kept}), f"Remove token {tokens[i]}")
+        self._push_state(replace(self._state, matrices=mats, **{field: kept}), translate("Edits", "Remove token {name}").format(name=tokens[i]))
         rows_moved, keys_moved = field == "query_tokens" or not self.cross, field == "tokens"
         self.set_selection(row=row - 1 if rows_moved and i < row else row,
                            key=key - 1 if keys_moved and i < key else key)
@@ -150,18 +160,22 @@ class Edits(SettingsEdits):
             return True
         if on:
             if state.settings.causal:
-                return self._refuse("Turn the causal mask off first: decoder cross-attention has no causal mask "
-                                    "(the queries read another sequence, which has no future to hide)")
+                return self._refuse(translate("Edits", "Turn the causal mask off first: decoder cross-attention has no causal mask "
+                                    "(the queries read another sequence, which has no future to hide)"))
             mats = dict(state.matrices)
             if "X" in mats:
                 mats["X_src"] = mats["X"].copy()
-            self._push_state(replace(state, matrices=mats, query_tokens=state.tokens), "Use separate query tokens")
+            self._push_state(replace(state, matrices=mats, query_tokens=state.tokens),
+                             translate("Edits", "Use separate query tokens"))
             return True
         if len(state.query_tokens) != len(state.tokens):
-            return self._refuse(f"Self-attention needs as many queries as keys: there are "
-                                f"{count(len(state.query_tokens), 'query token')} and {count(len(state.tokens), 'token')}")
+            return self._refuse(translate("Edits", "Self-attention needs as many queries as keys: there are {queries} "
+                                                   "and {keys}").format(
+                queries=count(len(state.query_tokens), 'query token'), keys=count(len(state.tokens), 'token'),
+                n_queries=len(state.query_tokens), n_keys=len(state.tokens)))
         mats = {n: a for n, a in state.matrices.items() if n != "X_src"}  # K and V come from X again
-        self._push_state(replace(state, matrices=mats, query_tokens=None), "Use the same tokens for queries and keys")
+        self._push_state(replace(state, matrices=mats, query_tokens=None),
+                         translate("Edits", "Use the same tokens for queries and keys"))
         return True
 
     def shuffle_tokens(self, seed=0, side="keys"):
@@ -176,14 +190,14 @@ class Edits(SettingsEdits):
         perm = shuffle_permutation(len(tokens), seed)
         self.flush()
         if not self.up_to_date:  # no output to compare with (its recompute failed: not enough memory)
-            return self._refuse(f"Cannot shuffle the tokens: the attention of this session could not be "
-                                f"computed ({self.failure})")
+            return self._refuse(translate("Edits", "Cannot shuffle the tokens: the attention of this session could "
+                                                   "not be computed ({why})").format(why=in_language(self.failure)))
         before = self.results.heads.output.copy()
         mats = permute_tokens(self._state.matrices, perm, axis, **self._state.shape())
         shuffled = tuple(tokens[p] for p in perm)
         moves_rows = axis == "Lq" or not self.cross
         row = int(np.argsort(perm)[self.selection.row]) if moves_rows else self.selection.row
-        self._push_state(replace(self._state, matrices=mats, **{field: shuffled}), "Shuffle tokens")
+        self._push_state(replace(self._state, matrices=mats, **{field: shuffled}), translate("Edits", "Shuffle tokens"))
         self.set_selection(row=row)  # keep the same query selected
         rows_moved = perm if moves_rows else np.arange(len(self.query_tokens))
         self.shuffle = (rows_moved, before, self.undo_stack.index())
@@ -209,10 +223,11 @@ class Edits(SettingsEdits):
     def _width_axis(self, group):
         """The axis a width button changes, or the Refusal saying why it cannot."""
         if self._state.shape()["grouped"] and group in ("qk", "v", "kv"):
-            return self._refuse(GROUPED_WIDTHS)
+            return self._refuse(translate("Edits", GROUPED_WIDTHS))
         axis = WIDTH_AXES[self.settings.source].get(group)
         if axis is None:
-            return self._refuse(f"there is no {group!r} width to change in {self.settings.source} mode")
+            return self._refuse(translate("Edits", "there is no {group} width to change in {mode} mode").format(
+                group=repr(group), mode=self.settings.source))
         return axis
 
     def add_dim(self, group, at=None):
@@ -223,15 +238,17 @@ class Edits(SettingsEdits):
             return axis
         width = axis_length(axis, self._state.matrices, **self._state.shape())
         if width >= MAX_DIM:
-            return self._refuse(f"cannot add a dimension to {AXIS_NAMES[axis]}: at most {MAX_DIM}")
-        too_big = self._too_big(f"cannot add a dimension to {AXIS_NAMES[axis]}",
+            return self._refuse(translate("Edits", "cannot add a dimension to {axis}: at most {most}").format(
+                axis=in_language(AXIS_NAMES[axis]), most=MAX_DIM))
+        too_big = self._too_big(translate("Edits", "cannot add a dimension to {axis}").format(
+                                    axis=in_language(AXIS_NAMES[axis])),
                                 shapes_after_insert(axis, self._state.matrices, **self._state.shape()))
         if too_big is not None:  # a Refusal (falsy)
             return too_big
         at = width if at is None else int(np.clip(at, 0, width))
         mats = insert_along(self._state.matrices, axis, at, **self._state.shape())
         self._push_state(self._with_heads_fitting(replace(self._state, matrices=mats)),
-                         f"Add a dimension to {AXIS_NAMES[axis]}")
+                         translate("Edits", "Add a dimension to {axis}").format(axis=in_language(AXIS_NAMES[axis])))
         return True
 
     def remove_dim(self, group, at=None):
@@ -240,11 +257,13 @@ class Edits(SettingsEdits):
             return axis
         width = axis_length(axis, self._state.matrices, **self._state.shape())
         if width <= 1:
-            return self._refuse(f"cannot remove the last dimension of {AXIS_NAMES[axis]}")
+            return self._refuse(translate("Edits", "cannot remove the last dimension of {axis}").format(
+                axis=in_language(AXIS_NAMES[axis])))
         at = width - 1 if at is None else int(np.clip(at, 0, width - 1))
         mats = delete_along(self._state.matrices, axis, at, **self._state.shape())
         self._push_state(self._with_heads_fitting(replace(self._state, matrices=mats)),
-                         f"Remove dimension {at} of {AXIS_NAMES[axis]}")
+                         translate("Edits", "Remove dimension {at} of {axis}").format(
+                             at=at, axis=in_language(AXIS_NAMES[axis])))
         return True
 
     # ----- whole matrices ------------------------------------------------------------------------
@@ -255,12 +274,13 @@ class Edits(SettingsEdits):
         names = self.editable() if names is None else names
         for k in names:
             mats[k] = rng.standard_normal(mats[k].shape).round(3)
-        self._push_state(replace(self._state, matrices=mats), f"Randomize {', '.join(names)} (seed {seed})")
+        self._push_state(replace(self._state, matrices=mats), translate("Edits", "Randomize {names} (seed {seed})").format(
+            names=", ".join(names), seed=seed))
         return True
 
     def reset_to_preset(self):
         """Go back to the session as it was opened (undoable)."""
-        self._push_state(self._origin.copy(), "Reset to preset")
+        self._push_state(self._origin.copy(), translate("Edits", "Reset to preset"))
         return True
 
     def set_session(self, session, text="Set up the demo", model_head=None):
@@ -279,14 +299,16 @@ class Edits(SettingsEdits):
         """Put an imported array in place of an editable matrix; its shape must fit the others."""
         array = np.array(array, dtype=np.float64)  # a copy: later cell edits write into it
         if name not in self.editable():
-            return self._refuse(f"{name} is computed from X and W_{name.lower()} in projected mode: import X or "
-                                f"W_{name.lower()} instead, or switch Q, K, V back to direct")
+            return self._refuse(translate("Edits", "{name} is computed from X and W_{low} in projected mode: import X "
+                                                   "or W_{low} instead, or switch Q, K, V back to direct").format(
+                name=name, low=name.lower()))
         candidate = replace(self._state, matrices={**self._state.matrices, name: array})
         try:
             validate_session(candidate.to_session(), where=f"imported {name}")
         except ExplorerError as exc:
-            return self._refuse(str(exc))
-        self._push_state(self._with_heads_fitting(candidate), f"Import {name} {array.shape[0]}×{array.shape[1]}")
+            return self._refuse(shown_error(exc))
+        self._push_state(self._with_heads_fitting(candidate), translate("Edits", "Import {name} {rows}×{cols}").format(
+            name=name, rows=array.shape[0], cols=array.shape[1]))
         return True
 
     def replace_inputs(self, matrices, tokens=None):
@@ -306,9 +328,9 @@ class Edits(SettingsEdits):
         try:
             validate_session(candidate.to_session(), where="imported Q, K, V")
         except ExplorerError as exc:
-            return self._refuse(str(exc))
-        self._push_state(candidate, f"Import Q, K, V ({count(n_tokens, 'token')}, d = {mats['Q'].shape[1]}, "
-                                    f"d_v = {mats['V'].shape[1]})")
+            return self._refuse(shown_error(exc))
+        self._push_state(candidate, translate("Edits", "Import Q, K, V ({tokens}, d = {d}, d_v = {d_v})").format(
+            tokens=count(n_tokens, 'token'), n_tokens=n_tokens, d=mats['Q'].shape[1], d_v=mats['V'].shape[1]))
         return True
 
     # ----- grouping ------------------------------------------------------------------------------
@@ -326,7 +348,7 @@ class Edits(SettingsEdits):
         try:
             yield tx
         except EditRefused as exc:
-            tx.refusal = Refusal(str(exc))
+            tx.refusal = Refusal(shown_error(exc))
         except BaseException:
             self._transaction = None
             self._take_back(tx)
@@ -399,7 +421,7 @@ class Edits(SettingsEdits):
             try:
                 check_size(name, rows, cols, verb="would have")
             except SessionError as exc:
-                return self._refuse(f"{what}: {exc}")
+                return self._refuse(f"{what}: {shown_error(exc)}")
         return None
 
     def _refuse(self, text):
@@ -428,8 +450,8 @@ class Edits(SettingsEdits):
         if all(w % heads == 0 for w in widths):
             return self._with_rope_fitting(state)
         fit = max(h for h in head_count_options(*widths) if h <= heads)
-        self.message.emit(f"{count(heads, 'head')} no longer divide the widths (Q/K {widths[0]}, V {widths[1]}): "
-                          f"now {count(fit, 'head')}")
+        self.message.emit(translate("Edits", "{heads} no longer divide the widths (Q/K {qk}, V {v}): now {fit}").format(
+            heads=count(heads, 'head'), qk=widths[0], v=widths[1], fit=count(fit, 'head'), n_heads=heads, n_fit=fit))
         return self._with_rope_fitting(state.with_settings(heads=fit))
 
     def _with_rope_fitting(self, state):
@@ -437,6 +459,7 @@ class Edits(SettingsEdits):
         s = state.settings
         width = state.widths()[0]
         if s.rope and (width // s.heads) % 2:
-            self.message.emit(f"RoPE is off: each head's Q/K width d_h = {width // s.heads} is odd now")
+            self.message.emit(translate("Edits", "RoPE is off: each head's Q/K width d_h = {d_head} is odd now").format(
+                d_head=width // s.heads))
             return state.with_settings(rope=False)
         return state

@@ -8,6 +8,7 @@ from explorer.core.heads import kv_head_options
 from explorer.core.settings_schema import (COMPUTED, SCHEMA, check_together, check_value, head_options,
                                            implied_kv_heads)
 from explorer.core.structure import projection_shapes, projections_reproducing
+from explorer.i18n import shown_error, translate
 
 
 class SettingsEdits:
@@ -18,7 +19,7 @@ class SettingsEdits:
         try:
             value = self._check_param(name, value)
         except (TypeError, ValueError) as exc:
-            return self._refuse(str(exc))
+            return self._refuse(shown_error(exc))
         s = self._state.settings
         if name == "kv_heads" and value == s.heads:
             value = 0  # as many K/V heads as heads: ordinary multi-head attention
@@ -26,12 +27,12 @@ class SettingsEdits:
             return True
         state = self._state.with_settings(**{name: value})
         if name == "causal" and value and state.cross:
-            return self._refuse("No causal mask in cross-attention: the queries read another sequence, which has "
-                                "no future to hide")
+            return self._refuse(translate("Edits", "No causal mask in cross-attention: the queries read another "
+                                                   "sequence, which has no future to hide"))
         if name == "source":
             if value == "projected" and "X" not in state.matrices:
                 mats = state.matrices
-                too_big = self._too_big("cannot switch to projected mode", projection_shapes(
+                too_big = self._too_big(translate("Edits", "cannot switch to projected mode"), projection_shapes(
                     mats["Q"], mats["K"], mats["V"], cross=state.cross, concat_width=self._concat_width(state)))
                 if too_big is not None:  # a Refusal (falsy)
                     return too_big
@@ -41,7 +42,7 @@ class SettingsEdits:
                 try:
                     self._check_state(state)  # says which counts divide the heads
                 except ValueError as exc:
-                    return self._refuse(str(exc))
+                    return self._refuse(shown_error(exc))
             state = replace(state, matrices=regroup_matrices(state.matrices, s.source, s.heads, s.kv_heads, value))
         if name == "heads" and self._state.shape()["grouped"]:  # K keeps its width: H_kv follows d_h
             kv = implied_kv_heads(value, state.widths()[0], state.kv_width())
@@ -49,8 +50,9 @@ class SettingsEdits:
         try:
             self._check_state(state)
         except ValueError as exc:
-            return self._refuse(str(exc))
-        self._push_state(state, f"Set {SCHEMA[name].label} to {value}")
+            return self._refuse(shown_error(exc))
+        self._push_state(state, translate("Edits", "Set {setting} to {value}").format(
+            setting=translate("Settings", SCHEMA[name].label), value=value))
         return True
 
     def head_options(self):

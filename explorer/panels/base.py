@@ -1,8 +1,11 @@
-"""What every panel shares: subscribe to the model, redraw only while visible, keep out of a drag's way."""
+"""What every panel shares: subscribe to the model, redraw only while visible, keep out of a drag's way,
+and say its texts again when the language changes."""
 import time
 
 from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QLabel, QWidget
+
+from explorer.i18n import translate
 
 from explorer.model import DECODE, LESSON, SELECTION, SETTINGS, STRUCTURE, VALUES
 
@@ -39,6 +42,7 @@ class Panel(QWidget):
         self._on_screen = True  # False while its dock is a tab behind another one
         self._paced = False  # a draw is waiting for the paint (or for PACE_S since the last one)
         self._drawn_at = float("-inf")
+        self._kept = []  # (setter, context, English): texts set once, set again when the language changes
         model.changed.connect(self._on_changed)
         # the state moved ahead of its results (a large recompute on the worker)
         model.state_changed.connect(self._on_changed if not self.reads_results else self._on_state_ahead)
@@ -83,6 +87,31 @@ class Panel(QWidget):
         """What the panel can say from the state alone (a formula line with the new settings): set at once
         while the results of a large session are recomputed, so no heading names the old heads for ~0.6 s.
         Panels whose headings read the settings override it; the results follow with ``render``."""
+
+    def keep_text(self, setter, context, text):
+        """``setter(text)`` in the interface's language, now and after every change of language (View ▸
+        Language): for texts set once when the panel is built; those ``render`` sets follow by themselves.
+        ``setter`` must not hold the panel (a lambda takes its widget as a default argument): the panel keeps it,
+        and a cycle would keep a closed panel for the collector."""
+        self._kept.append((setter, context, text))
+        setter(translate(context, text))
+
+    def kept_label(self, context, text):
+        """A QLabel showing ``text`` in the interface's language (``keep_text``)."""
+        label = QLabel(self)
+        self.keep_text(label.setText, context, text)
+        return label
+
+    def changeEvent(self, event):
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange and hasattr(self, "_kept"):
+            self.language_changed()
+
+    def language_changed(self):
+        """The kept texts again, then everything drawn again (now if visible, else when next shown)."""
+        for setter, context, text in self._kept:
+            setter(translate(context, text))
+        self._on_changed(ALL)
 
     def heightForWidth(self, width):
         """With ``snug``, as tall as the panel must be rather than as its wrapped texts would like: the

@@ -9,12 +9,13 @@ them.
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (QBoxLayout, QComboBox, QFrame, QHBoxLayout, QLabel, QPushButton, QScrollArea,
                                QSpinBox, QVBoxLayout, QWidget)
 
 from explorer.core.block import ACTIVATIONS, FFN_MULTS, NORMS, PLACEMENTS
+from explorer.i18n import in_language, translate
 from explorer.model import VALUES
 from explorer.model.background import COMPUTING
 from explorer.model.block_view import BlockView
@@ -36,29 +37,32 @@ FORMULAS = {
     "pre": "<b>Pre-LN</b> &nbsp; h = x + Attn(Norm₁(x)), &nbsp; out = h + FFN(Norm₂(h))",
     "post": "<b>Post-LN</b> &nbsp; h = Norm₁(x + Attn(x)), &nbsp; out = Norm₂(h + FFN(h))",
 }
-WHOSE = ("<br><small>Attn is the session's own attention (its W_q, W_k, W_v, W_o, heads, mask, scale); the norms' γ, β "
+WHOSE = QT_TRANSLATE_NOOP("Block", "<br><small>Attn is the session's own attention (its W_q, W_k, W_v, W_o, heads, mask, scale); the norms' γ, β "
          "and the FFN's weights are drawn from the seed.</small>")
-CHAPTER = ("归一化 → 注意力 (token 之间沿 L 轴交流) → 加回残差流; 再归一化 → FFN (每个 token 独立沿 D 轴精加工) → "
+CHAPTER = QT_TRANSLATE_NOOP("Block", "归一化 → 注意力 (token 之间沿 L 轴交流) → 加回残差流; 再归一化 → FFN (每个 token 独立沿 D 轴精加工) → "
            "再加回 — talk along L, work along D, each deposits into the residual stream.")
 TIPS = {
-    "placement": "Where the norms sit. Pre-LN (GPT-2, Llama): each sublayer reads a normalised copy and adds to "
+    "placement": QT_TRANSLATE_NOOP("Block", "Where the norms sit. Pre-LN (GPT-2, Llama): each sublayer reads a normalised copy and adds to "
                  "the raw stream, which keeps growing. Post-LN (the original Transformer, BERT; PyTorch's "
-                 "TransformerEncoderLayer default): the stream itself is normalised after each addition.",
-    "norm": "LayerNorm: subtract each token's mean, divide by its standard deviation, then ×γ + β. RMSNorm (Llama): "
-            "divide by the root mean square only, then ×γ.",
-    "activation": "The FFN's non-linearity: GELU x·Φ(x); its tanh approximation (GPT-2); ReLU max(0, x) (the "
-                  "original Transformer); SwiGLU silu(x·W₁ᵀ) ⊙ x·W₃ᵀ (Llama's gated MLP).",
-    "ffn": "The FFN's hidden width F as a multiple of D (4·D in the original Transformer and GPT-2)",
-    "seed": "The FFN weights and the norms' γ, β are drawn from this seed (the attention's W are the session's): "
-            "the same seed always gives the same block",
-    "blocks": "How many copies of this block are stacked (the same weights in each) for the plot of the residual "
-              "stream's size",
+                 "TransformerEncoderLayer default): the stream itself is normalised after each addition."),
+    "norm": QT_TRANSLATE_NOOP("Block", "LayerNorm: subtract each token's mean, divide by its standard deviation, then ×γ + β. RMSNorm (Llama): "
+            "divide by the root mean square only, then ×γ."),
+    "activation": QT_TRANSLATE_NOOP("Block", "The FFN's non-linearity: GELU x·Φ(x); its tanh approximation (GPT-2); ReLU max(0, x) (the "
+                  "original Transformer); SwiGLU silu(x·W₁ᵀ) ⊙ x·W₃ᵀ (Llama's gated MLP)."),
+    "ffn": QT_TRANSLATE_NOOP("Block", "The FFN's hidden width F as a multiple of D (4·D in the original Transformer and GPT-2)"),
+    "seed": QT_TRANSLATE_NOOP("Block", "The FFN weights and the norms' γ, β are drawn from this seed (the attention's W are the session's): "
+            "the same seed always gives the same block"),
+    "blocks": QT_TRANSLATE_NOOP("Block", "How many copies of this block are stacked (the same weights in each) for the plot of the residual "
+              "stream's size"),
 }
 
-WO_TIP = ("W_o becomes D × (its columns): the old W_o in its last rows, zeros above — so the heads' output is added "
+WO_TIP = QT_TRANSLATE_NOOP("Block", "W_o becomes D × (its columns): the old W_o in its last rows, zeros above — so the heads' output is added "
           "to the last dimensions of X (its V columns after a switch from direct mode). One undo step.")
-READY_TIP = ("Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ with X = [Q | K | V] and W that reproduce the current Q, K, V "
-             "exactly; and " + WO_TIP[0].lower() + WO_TIP[1:])
+READY_TIP = QT_TRANSLATE_NOOP("Block", "Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ with X = [Q | K | V] and W that "
+                                      "reproduce the current Q, K, V exactly; and W_o becomes D × (its columns): the "
+                                      "old W_o in its last rows, zeros above — so the heads' output is added to the "
+                                      "last dimensions of X (its V columns after a switch from direct mode). One undo "
+                                      "step.")
 
 
 def _combo(parent, choices, tip):
@@ -89,7 +93,9 @@ class BlockPanel(Panel):
         self._shown_stack = False  # a block is drawn (kept while the next is computed)
         self.formula = QLabel(self)
         self.formula.setWordWrap(True)
-        self.formula.setToolTip(CHAPTER + WHOSE.replace("<br>", "\n").replace("<small>", "").replace("</small>", ""))
+        self.keep_text(lambda text, label=self.formula: label.setToolTip(text + translate("Block", WHOSE).replace("<br>", "\n")
+                                                            .replace("<small>", "").replace("</small>", "")),
+                       "Block", CHAPTER)
         self._narrow = False
         self.placement = _combo(self, PLACEMENTS, TIPS["placement"])
         self.norm = _combo(self, NORMS, TIPS["norm"])
@@ -97,6 +103,10 @@ class BlockPanel(Panel):
         self.ffn = _combo(self, [(m, f"F = {m}·D") for m in FFN_MULTS], TIPS["ffn"])
         self.seed = _spin(self, 0, 999_999, "seed ", TIPS["seed"])
         self.blocks = _spin(self, 1, 64, "N = ", TIPS["blocks"])
+        for box, key in ((self.placement, "placement"), (self.norm, "norm"), (self.activation, "activation"),
+                         (self.ffn, "ffn"), (self.seed, "seed"), (self.blocks, "blocks")):
+            self.keep_text(box.setToolTip, "Block", TIPS[key])
+        self.keep_text(self.seed.setPrefix, "Block", "seed ")
         for name, box in (("placement", self.placement), ("norm", self.norm), ("activation", self.activation),
                           ("ffn_mult", self.ffn)):
             box.activated.connect(lambda i, name=name, box=box: self._change(**{name: box.itemData(i)}))
@@ -131,10 +141,14 @@ class BlockPanel(Panel):
         self.chain.setMinimumWidth(CHAIN_MIN_W)
 
         fg, bg = (self.palette().color(role) for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Base))
-        self.plot = lesson_plot(self, fg, bg, "", "block n (0 = the input x)", "mean ‖x_n‖ over tokens",
-                                min_size=(180, 150))
-        self.plot.setToolTip("The residual stream's size after each of N stacked copies of the block: post-LN "
-                             "ends each block in a norm, so it stays put; pre-LN keeps adding to the raw stream")
+        self.plot = lesson_plot(self, fg, bg, "", "", "", min_size=(180, 150))
+        self.keep_text(lambda text, plot=self.plot: plot.getPlotItem().getAxis("bottom").setLabel(text, color=fg.name()),
+                       "Block", "block n (0 = the input x)")
+        self.keep_text(lambda text, plot=self.plot: plot.getPlotItem().getAxis("left").setLabel(text, color=fg.name()),
+                       "Block", "mean ‖x_n‖ over tokens")
+        self.keep_text(self.plot.setToolTip, "Block", "The residual stream's size after each of N stacked copies of "
+                       "the block: post-LN ends each block in a norm, so it stays put; pre-LN keeps adding to the raw "
+                       "stream")
         self.curve = self.plot.plot([], [], pen=pg.mkPen(BLUE, width=2), symbol="o", symbolSize=6,
                                     symbolBrush=pg.mkBrush(BLUE), symbolPen=None)
         self.norm_text = QLabel(self)
@@ -183,7 +197,7 @@ class BlockPanel(Panel):
         for box, value in ((self.seed, s.seed), (self.blocks, s.blocks)):
             with QSignalBlocker(box):
                 box.setValue(value)
-        self.formula.setText(FORMULAS[s.placement] + ("" if self._narrow else WHOSE))
+        self.formula.setText(FORMULAS[s.placement] + ("" if self._narrow else translate("Block", WHOSE)))
 
     # ----- drawing ---------------------------------------------------------------------------------
     def render(self, flags):
@@ -212,17 +226,18 @@ class BlockPanel(Panel):
         computing = work.state == COMPUTING
         if computing:
             m = self.model
-            before = " — what is shown is from before the last change" if self._shown_stack else ""
-            reason = (f"<span style='color:{MUTED}'><b>computing…</b> the block of {len(m.query_tokens)} tokens, "
-                      f"{self.view.settings.blocks} deep{before}</span>")
+            before = translate("Block", " — what is shown is from before the last change") if self._shown_stack else ""
+            reason = (f"<span style='color:{MUTED}'>" + translate("Block", "<b>computing…</b> the block of {n} tokens, "
+                      "{blocks} deep").format(n=len(m.query_tokens), blocks=self.view.settings.blocks) + f"{before}</span>")
         self.note.setVisible(reason is not None)
-        self.note.setText(reason or "")
+        self.note.setText(in_language(reason) if reason else "")
         fixable = not computing and reason is not None and self.view.fixable()
         self.make_ready.setVisible(fixable)
         if fixable:
             direct = not self.model.projected
-            self.make_ready.setText("Switch to projected mode" if direct else "Let W_o write into the stream")
-            self.make_ready.setToolTip(READY_TIP if direct else WO_TIP)
+            self.make_ready.setText(translate("Block", "Switch to projected mode") if direct
+                                    else translate("Block", "Let W_o write into the stream"))
+            self.make_ready.setToolTip(translate("Block", READY_TIP if direct else WO_TIP))
         if computing:  # the chain keeps the last block drawn (its rows may be of another session's tokens), if any
             for widget in (self.chain, self.plot, self.norm_text):
                 widget.setVisible(self._shown_stack)
@@ -238,14 +253,16 @@ class BlockPanel(Panel):
             matrix = node.matrix
             size = float(np.linalg.norm(matrix, axis=1).mean())
             arrow = "" if node.key == "x" else "↓ "
-            caption.setText(f"{arrow}<b>{escape(node.caption)}</b> &nbsp; ({matrix.shape[0]}×{matrix.shape[1]}, "
-                            f"mean ‖row‖ = {format_number(size, 3)})")
+            name = in_language(node.caption)
+            caption.setText(f"{arrow}<b>{escape(name)}</b> &nbsp; " + translate(
+                "Block", "({rows}×{cols}, mean ‖row‖ = {size})").format(
+                rows=matrix.shape[0], cols=matrix.shape[1], size=format_number(size, 3)))
             reach = float(np.abs(matrix).max()) or 1.0
             cols = [f"h{j}" if node.key == "hidden" else f"x{j}" for j in range(matrix.shape[1])]
             heatmap.set_matrix(matrix, row_labels=tokens, col_labels=cols, levels=(-reach, reach), finite=True)
             heatmap.set_selected_row(row)
             heatmap.tooltip_provider = (lambda i, j, node=node, cols=cols:
-                                        f"{escape(node.caption)}<br>{escape(tokens[i])}, {cols[j]}: "
+                                        f"{escape(in_language(node.caption))}<br>{escape(tokens[i])}, {cols[j]}: "
                                         f"{format_number(node.matrix[i, j], 6)}")
         self.draw_norms(stack)
 
@@ -255,5 +272,6 @@ class BlockPanel(Panel):
         self.curve.setData(n, means)
         self.plot.setXRange(0, max(len(means) - 1, 1), padding=0.05)
         self.plot.setYRange(0, float(means.max()) * 1.1 or 1.0, padding=0)
-        self.norm_text.setText(f"‖x‖ {format_number(means[0], 3)} → after block 1: {format_number(means[1], 3)} → "
-                               f"after block {len(means) - 1}: {format_number(means[-1], 3)}")
+        self.norm_text.setText(translate("Block", "‖x‖ {first} → after block 1: {second} → after block {n}: {last}")
+                               .format(first=format_number(means[0], 3), second=format_number(means[1], 3),
+                                       n=len(means) - 1, last=format_number(means[-1], 3)))

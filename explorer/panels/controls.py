@@ -152,20 +152,24 @@ class ControlsPanel(Panel):
         self.head.setEnabled(s.heads > 1)
         self.row.setCurrentIndex(s.selected_row)
         (d, dv), L = m.widths(), len(m.tokens)
-        length = f"L = {count(L, 'token')}"
+        length = translate("Controls", "L = {tokens}").format(tokens=count(L, 'token'), n_tokens=L)
         if m.cross:
-            length = f"L_q = {count(len(m.query_tokens), 'query', 'queries')}, L_k = {count(L, 'key')}"
+            length = translate("Controls", "L_q = {queries}, L_k = {keys}").format(
+                queries=count(len(m.query_tokens), 'query', 'queries'), keys=count(L, 'key'),
+                n_queries=len(m.query_tokens), n_keys=L)
         kv = m.state.kv_heads
         widths = f"d = {d} (Q, K), d_v = {dv} (V)"
         if kv < s.heads:
-            widths = f"d = {d} (Q), {m.state.kv_width()} (K: {count(kv, 'K/V head')} × {d // s.heads}), d_v = {dv} (V)"
+            widths = translate("Controls", "d = {d} (Q), {kv_width} (K: {kv_heads} × {d_h}), d_v = {dv} (V)").format(
+                d=d, kv_width=m.state.kv_width(), kv_heads=count(kv, 'K/V head'), n_kv_heads=kv, d_h=d // s.heads, dv=dv)
         text = f"{length}, {widths}"
         if m.projected:
             text = f"{length}, D = {m.matrix('X').shape[1]} → {widths}"
         if kv < s.heads:
             per_token = m.state.kv_width() + dv  # numbers cached per token: H_kv·d_h for K, V's width
-            text += (f"<br>K/V cache: {per_token} numbers a token ({per_token * 2} B in float16), "
-                     f"{s.heads // kv}× less than with a K/V head per query head")
+            text += "<br>" + translate("Controls", "K/V cache: {per_token} numbers a token ({bytes} B in float16), "
+                                                   "{times}× less than with a K/V head per query head").format(
+                per_token=per_token, bytes=per_token * 2, times=s.heads // kv)
         self.shape.setText(text)
         del blockers
 

@@ -1,6 +1,7 @@
 """How each head's scale is written, shared by the Heads, Split-and-merge and Scores panels
 (the heads' colours are ``explorer.widgets.palette.head_colour``). Written from the settings and the
 head width, with the core's own ``scale_for``: a heading can follow a change before its results come."""
+from explorer.i18n import translate
 from explorer.core.pipeline import scale_for
 from explorer.widgets.number_text import format_number
 
@@ -22,9 +23,9 @@ def scale_text(settings, d_head):
     if settings.scale_mode == "inv_sqrt_d":
         text = f"1/√{d_head} = {format_number(scale)}" if d_head != 1 else "1/√1 = 1"
     elif settings.scale_mode == "none":
-        text = "none (× 1)"
+        text = translate("Heads", "none (× 1)")
     else:
-        text = f"{format_number(scale)} (custom)"
+        text = translate("Heads", "{scale} (custom)").format(scale=format_number(scale))
     if settings.temperature != 1:
         text += f", ÷ T = {format_number(settings.temperature)}"
     return text

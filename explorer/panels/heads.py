@@ -9,13 +9,14 @@ from explorer.widgets.html_escape import escape
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QRectF, QSignalBlocker, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QRectF, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPalette, QPen
 from PySide6.QtWidgets import (QButtonGroup, QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QPushButton,
                                QScrollArea, QSizePolicy, QVBoxLayout, QWidget)
 
 from explorer.core.heads import sharing_name
 from explorer.core.plural import count
+from explorer.i18n import in_language, translate
 from explorer.model import SELECTION
 from explorer.widgets.details import Details
 from explorer.widgets.heatmap import Heatmap
@@ -65,7 +66,8 @@ class HeadCell(QFrame):
         layout.addWidget(self.title)
         layout.addWidget(self.heatmap, 1)
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.setToolTip(f"head {head + 1}: click to show it in the Scores, Weights and Output panels")
+        self.setToolTip(translate("Heads", "head {head}: click to show it in the Scores, Weights and Output panels"
+                                  ).format(head=head + 1))
 
     def set_title(self, variants):
         """``variants``: (rich text, plain text) from the fullest to the shortest; the widest that fits is shown."""
@@ -125,24 +127,27 @@ class HeadsPanel(Panel):
         self.caption = Details("", "", self)  # one line; the whole explanation folded under it
 
         self.heads_combo = QComboBox(self)
-        self.heads_combo.setToolTip("Number of heads H: only divisors of the widths of Q/K and V are offered")
+        self.keep_text(self.heads_combo.setToolTip, "Heads",
+                       "Number of heads H: only divisors of the widths of Q/K and V are offered")
         self.heads_combo.currentIndexChanged.connect(self._heads_chosen)
-        self.weights_button = QPushButton("weights", self)
-        self.scores_button = QPushButton("scores", self)
+        self.weights_button = QPushButton(self)
+        self.scores_button = QPushButton(self)
+        self.keep_text(self.weights_button.setText, "Heads", "weights")
+        self.keep_text(self.scores_button.setText, "Heads", "scores")
         self.mode_group = QButtonGroup(self)
-        for b, tip in ((self.weights_button, "Show each head's weights A_h = softmax(S_h)"),
-                       (self.scores_button, "Show each head's scores S_h = Q_h K_hᵀ · scale")):
+        for b, tip in ((self.weights_button, QT_TRANSLATE_NOOP("Heads", "Show each head's weights A_h = softmax(S_h)")),
+                       (self.scores_button, QT_TRANSLATE_NOOP("Heads", "Show each head's scores S_h = Q_h K_hᵀ · scale"))):
             b.setCheckable(True)
-            b.setToolTip(tip)
+            self.keep_text(b.setToolTip, "Heads", tip)
             self.mode_group.addButton(b)
         self.weights_button.setChecked(True)
         self.mode_group.buttonToggled.connect(self._mode_toggled)
         controls = QHBoxLayout()
         controls.setContentsMargins(0, 0, 0, 0)
-        controls.addWidget(QLabel("heads H", self))
+        controls.addWidget(self.kept_label("Heads", "heads H"))
         controls.addWidget(self.heads_combo)
         controls.addSpacing(12)
-        controls.addWidget(QLabel("show", self))
+        controls.addWidget(self.kept_label("Heads", "show"))
         controls.addWidget(self.weights_button)
         controls.addWidget(self.scores_button)
         controls.addStretch(1)
@@ -168,7 +173,9 @@ class HeadsPanel(Panel):
                 bar.getAxis(side).setPen(fg)
                 bar.getAxis(side).setTextPen(fg)
                 bar.getAxis(side).enableAutoSIPrefix(False)
-            bar.getAxis("right").setLabel("weight" if mode == "weights" else "score", color=fg.name())
+            self.keep_text(lambda text, axis=bar.getAxis("right"), color=fg.name(): axis.setLabel(text, color=color),
+                           "Heads", QT_TRANSLATE_NOOP("Heads", "weight") if mode == "weights" else
+                           QT_TRANSLATE_NOOP("Heads", "score"))
             ticks = bar.axis.tickStrings
             bar.axis.tickStrings = lambda *a, _t=ticks: [t.replace("-", "−") for t in _t(*a)]
             self._bars[mode] = bar
@@ -296,7 +303,8 @@ class HeadsPanel(Panel):
             cell.heatmap.set_hidden(hidden)
             cell.heatmap.colorbar.setVisible(False)  # set_hidden shows it again
             swatch = f"<span style='color:{head_colour(h).name()}'>■</span> "
-            parts = [f"head {h + 1}", f"d_h = {r.d_head}", f"scale {scale}"]
+            parts = [translate("Heads", "head {head}").format(head=h + 1), f"d_h = {r.d_head}",
+                     translate("Heads", "scale {scale}").format(scale=scale)]
             if r.kv_heads < r.n_heads:  # the K/V head it shares with its group
                 swatch = f"<span style='color:{head_colour(r.kv_head(h)).name()}'>■</span> "
                 parts.insert(1, f"K/V {r.kv_head(h) + 1}")
@@ -315,18 +323,22 @@ class HeadsPanel(Panel):
         m = self.model
         s, D = m.settings, m.widths()[0]
         n_heads, kv, d_head = s.heads, m.state.kv_heads, head_width(m)
-        what = "weights A_h = softmax(S_h)" if self.mode == "weights" else "scores S_h = Q_h K_hᵀ · scale"
+        what = (translate("Heads", "weights A_h = softmax(S_h)") if self.mode == "weights"
+                else translate("Heads", "scores S_h = Q_h K_hᵀ · scale"))
         scale = scale_text(s, d_head)
         shared = ""
         if kv < n_heads:
-            shared = (f" They share {count(kv, 'K/V head')} ({sharing_name(n_heads, kv)}): heads of one colour read "
-                      f"the same K and V, {n_heads // kv} query heads to each, in Hugging Face's repeat_kv order.")
-        gqa = f", {count(kv, 'K/V head')}" if kv < n_heads else ""
-        self.caption.set_summary(f"<b>Heads</b>: H = {n_heads} × d_h = {d_head}, scale {escape(scale)}{gqa}")
-        self.caption.set_text(
-            f"<b>Heads</b>: D = {D} cut into H = {n_heads} slices of d_h = {d_head}; each head attends on its own "
-            f"with scale {escape(scale)}.{shared} Shown: each head's {what} (rows: query, columns: key). Click a head "
-            f"to show it in the other panels.")
+            shared = translate("Heads", " They share {kv_heads} ({name}): heads of one colour read the same K and V, "
+                                        "{each} query heads to each, in Hugging Face's repeat_kv order.").format(
+                kv_heads=count(kv, 'K/V head'), n_kv_heads=kv, name=in_language(sharing_name(n_heads, kv)), each=n_heads // kv)
+        gqa = translate("Heads", ", {kv_heads}").format(kv_heads=count(kv, 'K/V head'), n_kv_heads=kv) if kv < n_heads else ""
+        self.caption.set_summary(translate("Heads", "<b>Heads</b>: H = {heads} × d_h = {d_head}, scale {scale}{gqa}")
+                                 .format(heads=n_heads, d_head=d_head, scale=escape(scale), gqa=gqa))
+        self.caption.set_text(translate(
+            "Heads", "<b>Heads</b>: D = {D} cut into H = {heads} slices of d_h = {d_head}; each head attends on its "
+                     "own with scale {scale}.{shared} Shown: each head's {what} (rows: query, columns: key). Click a "
+                     "head to show it in the other panels.").format(
+            D=D, heads=n_heads, d_head=d_head, scale=escape(scale), shared=shared, what=what))
 
     def _show_selection(self):
         """Outline the selected head and row; the note below the grid."""
@@ -338,13 +350,17 @@ class HeadsPanel(Panel):
         notes = []
         if self.hidden():
             stage = "②" if self.mode == "weights" else "①"
-            notes.append(f"<b>{stage} hidden</b> — each head's {self.mode} appear once {stage} is revealed")
+            notes.append(translate("Heads", "<b>{stage} hidden</b> — each head's {mode} appear once {stage} is "
+                                            "revealed").format(stage=stage, mode=translate("Heads", self.mode)))
         if n_heads > shown:
-            extra = "" if s.selected_head < shown else f" (the selected head {s.selected_head + 1} is not among them)"
-            notes.append(f"showing {shown} of {count(n_heads, 'head')}{extra}")
+            extra = "" if s.selected_head < shown else translate(
+                "Heads", " (the selected head {head} is not among them)").format(head=s.selected_head + 1)
+            notes.append(translate("Heads", "showing {shown} of {heads}{extra}").format(
+                shown=shown, heads=count(n_heads, 'head'), n_heads=n_heads, extra=extra))
         if r.heads.masked_rows.any():
             rows = ", ".join(t for t, m in zip(tokens, r.heads.masked_rows) if m)
-            notes.append(f"<span style='color:{BAD}'>⚠ fully masked: {escape(rows)}</span>")
+            notes.append(f"<span style='color:{BAD}'>⚠ " + translate("Heads", "fully masked: {rows}").format(
+                rows=escape(rows)) + "</span>")
         self.note.setText(" · ".join(notes))
         self.note.setVisible(bool(notes))
 

@@ -59,8 +59,11 @@ class HeatmapPanel(Panel):
         self.heatmap.tooltip_provider = self._tooltip_if_shown
         self.heatmap.image_valid = self._image_valid
         self.heatmap.cellClicked.connect(self._clicked)
-        self.reveal_button = QPushButton(f"Reveal {'①②③'[self.stage - 1]}", self)
-        self.reveal_button.setToolTip("Show this stage (guess first: click the cell you expect to be darkest)")
+        self.reveal_button = QPushButton(self)
+        self.keep_text(lambda text, button=self.reveal_button, stage='①②③'[self.stage - 1]: button.setText(
+            text.format(stage=stage)), "Heatmap", "Reveal {stage}")
+        self.keep_text(self.reveal_button.setToolTip, "Heatmap",
+                       "Show this stage (guess first: click the cell you expect to be darkest)")
         self.reveal_button.clicked.connect(lambda: self.model.set_revealed(self.stage))
         self.reveal_button.hide()  # until a render finds the stage hidden (not while nothing is drawn yet)
         top = QHBoxLayout()
@@ -135,7 +138,7 @@ class HeatmapPanel(Panel):
 
     def head_note(self):
         heads = self.model.settings.heads
-        return f", head {self.head() + 1}/{heads}" if heads > 1 else ""
+        return translate("Heatmap", ", head {head}/{heads}").format(head=self.head() + 1, heads=heads) if heads > 1 else ""
 
     def heading(self):
         """The caption from the state alone (settings, widths), without ``_notes``."""
@@ -144,9 +147,10 @@ class HeatmapPanel(Panel):
     def render_heading(self):
         """The caption: the formula with the current settings, then what the last results added."""
         if self.hidden():
-            task = ("guess first: click the cell you expect to be darkest, then reveal" if self.stage < 3 else
-                    "which rows of V will each output mix? Think, then reveal")
-            self.caption.setText(f"<b>{'①②③'[self.stage - 1]} hidden</b> — {task}")
+            task = (translate("Heatmap", "guess first: click the cell you expect to be darkest, then reveal")
+                    if self.stage < 3 else translate("Heatmap", "which rows of V will each output mix? Think, then reveal"))
+            self.caption.setText(translate("Heatmap", "<b>{stage} hidden</b> — {task}").format(
+                stage='①②③'[self.stage - 1], task=task))
         else:
             self.caption.setText(self.heading() + self._notes)
 

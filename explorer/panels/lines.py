@@ -3,12 +3,13 @@
 The edges come from ``explorer.core.lines`` (the k largest weights of each query, at most a few
 thousand lines); ``explorer.widgets.lines_canvas`` lays out the tokens and paints the lines.
 """
-from PySide6.QtCore import QSignalBlocker, QSize
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker, QSize
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QSpinBox, QVBoxLayout
 
 from explorer.core.lines import top_k_edges
 from explorer.core.plural import count
+from explorer.i18n import translate
 from explorer.widgets.lines_canvas import EMPTY, MAX_LINES, LinesCanvas
 from explorer.widgets.palette import MUTED
 
@@ -17,7 +18,7 @@ from .base import Panel
 READABLE_TOKENS = 40  # up to this many tokens every line is drawn by default
 DEFAULT_TOP_K = 3  # beyond it, the 3 largest weights of each query
 ALL_MIN_WEIGHT = 1e-3  # "all" beyond READABLE_TOKENS leaves out weights below this (bounds the edge count)
-HIDDEN_TEXT = "weights hidden until ② is revealed"
+HIDDEN_TEXT = QT_TRANSLATE_NOOP("Lines", "weights hidden until ② is revealed")
 
 
 class AttentionLinesPanel(Panel):
@@ -31,8 +32,9 @@ class AttentionLinesPanel(Panel):
         self.caption.setWordWrap(True)
         self.top_k = QSpinBox(self)
         self.top_k.setRange(0, 1)
-        self.top_k.setSpecialValueText("all")
-        self.top_k.setToolTip("Draw only the k largest weights of each query row (all: every nonzero weight)")
+        self.keep_text(self.top_k.setSpecialValueText, "Lines", "all")
+        self.keep_text(self.top_k.setToolTip, "Lines",
+                       "Draw only the k largest weights of each query row (all: every nonzero weight)")
         self.top_k.valueChanged.connect(self._top_k_changed)
         self.note = QLabel(self)
         self.note.setWordWrap(True)
@@ -45,8 +47,12 @@ class AttentionLinesPanel(Panel):
         self.note.setFont(small)
         self.canvas = LinesCanvas(self)
         self.canvas.queryClicked.connect(lambda i: self.model.set_selection(row=i))
+        self.keep_text(lambda text, canvas=self.canvas: canvas.set_headers(text, translate("Lines", "key")), "Lines",
+                       "query")
         controls = QHBoxLayout()
-        controls.addWidget(QLabel("top-k per query", self))
+        top_k_label = QLabel(self)
+        self.keep_text(top_k_label.setText, "Lines", "top-k per query")
+        controls.addWidget(top_k_label)
         controls.addWidget(self.top_k)
         controls.addWidget(self.note, 1)
         layout = QVBoxLayout(self)
@@ -83,9 +89,11 @@ class AttentionLinesPanel(Panel):
         """The caption from the state: it names the new head count at once, before its results."""
         m = self.model
         head = min(m.settings.selected_head, m.settings.heads - 1)
-        two = " (cross-attention: the queries' sequence on the left, the keys' on the right)" if m.cross else ""
-        self.caption.setText("Each line: a query (left) attends to a key (right); darker and thicker = more weight"
-                             f"{two}. Head {head + 1} of {m.settings.heads}.")
+        two = translate("Lines", " (cross-attention: the queries' sequence on the left, the keys' on the right)"
+                        ) if m.cross else ""
+        self.caption.setText(translate("Lines", "Each line: a query (left) attends to a key (right); darker and "
+                                                "thicker = more weight{two}. Head {head} of {heads}.").format(
+            two=two, head=head + 1, heads=m.settings.heads))
 
     def render(self, flags):
         m, tokens, keys = self.model, self.model.query_tokens, self.model.tokens
@@ -97,7 +105,8 @@ class AttentionLinesPanel(Panel):
         self.render_heading()
         selected = min(m.settings.selected_row, n - 1)
         if r is None or r.heads.weights.shape[1] != n or m.revealed < 2:
-            message = HIDDEN_TEXT if m.revealed < 2 else "no weights to show"
+            message = (translate("Lines", HIDDEN_TEXT) if m.revealed < 2
+                       else translate("Lines", "no weights to show"))
             self.canvas.set_data(tokens, None, selected=selected, message=message, keys=keys)
             self.note.setText("")
             return
@@ -115,10 +124,11 @@ class AttentionLinesPanel(Panel):
 
     def _describe(self, k, min_weight):
         total = self._edges[2].size
-        what = "every nonzero weight" if k is None else f"the {k} largest of each query"
+        what = (translate("Lines", "every nonzero weight") if k is None
+                else translate("Lines", "the {k} largest of each query").format(k=k))
         if min_weight:
-            what += f" above {min_weight:g}"
-        text = f"{what}: {count(total, 'line')}"
+            what += translate("Lines", " above {weight}").format(weight=f"{min_weight:g}")
+        text = translate("Lines", "{what}: {lines}").format(what=what, lines=count(total, 'line'), n_lines=total)
         if total > MAX_LINES:
-            text += f" — only the {MAX_LINES:,} strongest drawn"
+            text += translate("Lines", " — only the {most} strongest drawn").format(most=f"{MAX_LINES:,}")
         return text

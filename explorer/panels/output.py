@@ -1,5 +1,6 @@
 """③ Output: O = A · V — row i is a convex combination of the value rows, mixed by row i of A."""
 from explorer.widgets.number_text import format_number
+from explorer.i18n import translate
 
 from .heatmap_panel import HeatmapPanel, nice_symmetric_levels
 
@@ -23,11 +24,11 @@ class OutputPanel(HeatmapPanel):
 
     def heading(self):
         n = self.model.settings.heads
-        heads = f", {n} heads side by side" if n > 1 else ""
+        heads = translate("Heatmap", ", {n} heads side by side").format(n=n) if n > 1 else ""
         if self.model.projected:  # projected mode has W_o
-            return (f"<b>③ O = concat(A·V)·W_oᵀ</b>{heads}: each head mixes the rows of V by its weights, then "
-                    f"W_o mixes the heads")
-        return f"<b>③ O = A · V</b>{heads}: each row mixes the rows of V by its weights"
+            return f"<b>③ O = concat(A·V)·W_oᵀ</b>{heads}" + translate(
+                "Heatmap", ": each head mixes the rows of V by its weights, then W_o mixes the heads")
+        return f"<b>③ O = A · V</b>{heads}" + translate("Heatmap", ": each row mixes the rows of V by its weights")
 
     def tooltip(self, row, col):
         r, qtok = self.model.results, self.model.query_tokens

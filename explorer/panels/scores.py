@@ -2,6 +2,7 @@
 from explorer.widgets.number_text import format_number
 
 from explorer.core.pipeline import slopes_for
+from explorer.i18n import translate
 
 from .head_style import head_width, scale_symbol
 from .heatmap_panel import HeatmapPanel, nice_symmetric_levels
@@ -28,7 +29,7 @@ class ScoresPanel(HeatmapPanel):
         if slopes is not None:
             scale += f" − {format_number(slopes[self.head()])}·|i − j|"  # ALiBi's bias, before the temperature
         temp = "" if s.temperature == 1 else f" / T (T = {format_number(s.temperature)})"
-        return f"<b>① S = Q Kᵀ · {scale}</b>{temp}{self.head_note()}: one dot product per cell"
+        return f"<b>① S = Q Kᵀ · {scale}</b>{temp}{self.head_note()}" + translate("Heatmap", ": one dot product per cell")
 
     def tooltip(self, row, col):
         r = self.source()

@@ -21,6 +21,8 @@ from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.palette import BLUE, BLUISH_GREEN, ORANGE, VERMILLION
 from explorer.widgets.plots import lesson_plot, set_title
 
+from explorer.i18n import current_language, translate
+
 from .base import Panel
 
 D_MIN, D_MAX, D_START = 1, 1024, 128
@@ -82,15 +84,16 @@ class SqrtDPanel(Panel):
 
         # ---- controls
         self.d_slider = LabelledSlider("d", D_MIN, D_MAX, D_START, log=True, parent=self)
-        self.d_slider.setToolTip("The dimension d of the random query and key vectors (log scale)")
+        self.keep_text(self.d_slider.setToolTip, "SqrtD", "The dimension d of the random query and key vectors (log scale)")
         self.d_slider.valueChanged.connect(self._d_moved)
         self.d_slider.sliderReleased.connect(self._snap_slider)
         self.seed_box = QSpinBox(self)
         self.seed_box.setRange(0, 99999)
         self.seed_box.setValue(0)
-        self.seed_box.setToolTip("The seed of the random queries and keys: the same seed draws the same numbers")
+        self.keep_text(self.seed_box.setToolTip, "SqrtD",
+                       "The seed of the random queries and keys: the same seed draws the same numbers")
         self.seed_box.valueChanged.connect(self._seed_changed)
-        seed_label = QLabel("seed", self)
+        seed_label = self.kept_label("SqrtD", "seed")
         seed_label.setBuddy(self.seed_box)
         controls = QHBoxLayout()
         controls.setContentsMargins(0, 0, 0, 0)
@@ -102,13 +105,12 @@ class SqrtDPanel(Panel):
         self.readout = QLabel(self)
         self.readout.setTextFormat(Qt.TextFormat.RichText)
         self.readout.setWordWrap(True)
-        self.readout.setToolTip(f"Spread: the standard deviation of all {N_SAMPLES}×{N_KEYS} scores q·k. "
-                                f"Max weight: the largest softmax weight of a row, averaged over the "
-                                f"{N_SAMPLES} random queries.")
+        self.keep_text(lambda text, label=self.readout: label.setToolTip(text.format(samples=N_SAMPLES, keys=N_KEYS)), "SqrtD",
+                       "Spread: the standard deviation of all {samples}×{keys} scores q·k. Max weight: the largest "
+                       "softmax weight of a row, averaged over the {samples} random queries.")
 
         # ---- (a) the spread of q·k against d, with √d
-        spread_legend = _legend(("━━", SQRT_COLOR, "√d"), ("●", MEASURED_COLOR, "measured"))
-        self.spread_plot = self._plot(f"the spread of q·k grows like √d<br>{spread_legend}", "d", "std of q·k")
+        self.spread_plot = self._plot("", "d", "")
         self._log2_ticks(self.spread_plot.getAxis("bottom"), X_TICKS)
         self._log2_ticks(self.spread_plot.getAxis("left"), SPREAD_TICKS)
         self.spread_plot.setXRange(-0.4, 10.4, padding=0)
@@ -126,7 +128,7 @@ class SqrtDPanel(Panel):
 
         # ---- (b) one query's softmax weights over the keys, without and with 1/√d
         # (every legend sits in its plot's title, so no point, bar or curve can ever hide under it)
-        self.bars_plot = self._plot("", "key j", "weight")
+        self.bars_plot = self._plot("", "", "")
         self.bars_plot.setXRange(-0.7, N_KEYS - 0.3, padding=0)
         self.bars_plot.setYRange(-0.08, 1.06, padding=0)  # room below 0 for the "0" label
         self.bars_plot.getAxis("bottom").setTicks([[(j, str(j)) for j in range(0, N_KEYS, 3)],
@@ -141,14 +143,10 @@ class SqrtDPanel(Panel):
         self.bars_plot.addItem(self.bars_unscaled)
         self.bars_plot.addItem(self.bars_scaled)
         self.bars_plot.addItem(self.even_line, ignoreBounds=True)
-        self.bars_legend = _legend(("■", UNSCALED_COLOR, "q·k"), ("■", SCALED_COLOR, "q·k/√d"),
-                                   ("┄┄", self._fg.name(), f"even 1/{N_KEYS}"))
 
         # ---- (c) the mean entropy of the softmax rows against d
         ln_n = math.log(N_KEYS)
-        legend = _legend(("━━", UNSCALED_COLOR, "q·k"), ("━━", SCALED_COLOR, "q·k/√d"),
-                         ("┄┄", self._fg.name(), f"even ln {N_KEYS}"))
-        self.entropy_plot = self._plot(f"mean entropy of a softmax row (nats)<br>{legend}", "d", "entropy")
+        self.entropy_plot = self._plot("", "d", "")
         self._log2_ticks(self.entropy_plot.getAxis("bottom"), X_TICKS)
         self.entropy_plot.getAxis("left").setTicks([[(v, f"{v:g}") for v in (0, 0.5, 1, 1.5, 2, 2.5)], []])
         self.entropy_plot.setXRange(-0.4, 10.4, padding=0)
@@ -172,9 +170,6 @@ class SqrtDPanel(Panel):
         self.quote_zh = QLabel(f"「{escape(QUOTE_ZH)}」", self.quote_text)
         self.quote_en = QLabel(escape(QUOTE_EN), self.quote_text)
         self.hint = QLabel(self.quote_text)
-        self.hint.setText(f"Drag d. Without the scale (<span style='color:{UNSCALED_COLOR}'>■</span>) one key "
-                          f"soon takes almost the whole budget; with it (<span style='color:{SCALED_COLOR}'>■"
-                          f"</span>) the weights stay spread, at any d.")
         for label, style in ((self.quote_zh, "color: #1d232b;"), (self.quote_en, "color: #4a5360;"),
                              (self.hint, "color: #1d232b;")):
             label.setWordWrap(True)
@@ -203,7 +198,35 @@ class SqrtDPanel(Panel):
         layout.addWidget(self.readout)
         layout.addLayout(self.tiles, 1)
 
+        self._write_texts()
         self._seed_changed(self.seed_box.value())
+
+    def _write_texts(self):
+        """The plots' titles and axes, the hint, in the interface's language (the chapter's own sentence is
+        Chinese already: in 中文 its English rendering is left out)."""
+        fg = self._fg.name()
+        set_title(self.spread_plot, translate("SqrtD", "the spread of q·k grows like √d") + "<br>" + _legend(
+            ("━━", SQRT_COLOR, "√d"), ("●", MEASURED_COLOR, translate("SqrtD", "measured"))), fg)
+        self.spread_plot.getPlotItem().getAxis("left").setLabel(translate("SqrtD", "std of q·k"), color=fg)
+        self.bars_plot.getPlotItem().getAxis("bottom").setLabel(translate("SqrtD", "key j"), color=fg)
+        self.bars_plot.getPlotItem().getAxis("left").setLabel(translate("SqrtD", "weight"), color=fg)
+        self.bars_legend = _legend(("■", UNSCALED_COLOR, "q·k"), ("■", SCALED_COLOR, "q·k/√d"),
+                                   ("┄┄", fg, translate("SqrtD", "even 1/{keys}").format(keys=N_KEYS)))
+        set_title(self.entropy_plot, translate("SqrtD", "mean entropy of a softmax row (nats)") + "<br>" + _legend(
+            ("━━", UNSCALED_COLOR, "q·k"), ("━━", SCALED_COLOR, "q·k/√d"),
+            ("┄┄", fg, translate("SqrtD", "even ln {keys}").format(keys=N_KEYS))), fg)
+        self.entropy_plot.getPlotItem().getAxis("left").setLabel(translate("SqrtD", "entropy"), color=fg)
+        self.hint.setText(translate(
+            "SqrtD", "Drag d. Without the scale ({unscaled}) one key soon takes almost the whole budget; with it "
+                     "({scaled}) the weights stay spread, at any d.").format(
+            unscaled=f"<span style='color:{UNSCALED_COLOR}'>■</span>", scaled=f"<span style='color:{SCALED_COLOR}'>■</span>"))
+        self.quote_en.setVisible(current_language() != "zh")
+
+    def language_changed(self):
+        self._write_texts()
+        if self.point is not None:
+            self._draw_point()
+        super().language_changed()
 
     # ----- building -----------------------------------------------------------------------------
     def _plot(self, title, bottom, left):
@@ -309,15 +332,19 @@ class SqrtDPanel(Panel):
         self.entropy_line.setPos(x)
         self.bars_unscaled.setOpts(height=p.row_unscaled)
         self.bars_scaled.setOpts(height=p.row_scaled)
-        set_title(self.bars_plot, f"one query's {N_KEYS} weights at d = {p.d}<br>{self.bars_legend}",
-                  self._fg.name())
+        set_title(self.bars_plot, translate("SqrtD", "one query's {keys} weights at d = {d}").format(keys=N_KEYS, d=p.d)
+                  + f"<br>{self.bars_legend}", self._fg.name())
         self.readout.setText(self.readout_text(p))
 
     @staticmethod
     def readout_text(p):
         """The live line under the controls, e.g. "d = 128: q·k spread ≈ 11.6 (√d = 11.3); unscaled max …"."""
-        return (f"<b>d = {p.d}</b>: q·k spread ≈ <b>{_sig3(p.spread)}</b> (√d = {_sig3(p.sqrt_d)}); "
-                f"<span style='color:{UNSCALED_COLOR}'>unscaled</span> max weight "
-                f"<b>{p.max_weight_unscaled:.2f}</b>, "
-                f"<span style='color:{SCALED_COLOR}'>scaled</span> <b>{p.max_weight_scaled:.2f}</b>"
-                f"<span style='color:#6b7480'> &nbsp;(mean over {N_SAMPLES} random queries)</span>")
+        return translate(
+            "SqrtD", "<b>d = {d}</b>: q·k spread ≈ <b>{spread}</b> (√d = {sqrt_d}); {unscaled} max weight "
+                     "<b>{unscaled_max}</b>, {scaled} <b>{scaled_max}</b>{mean}").format(
+            d=p.d, spread=_sig3(p.spread), sqrt_d=_sig3(p.sqrt_d),
+            unscaled=f"<span style='color:{UNSCALED_COLOR}'>" + translate("SqrtD", "unscaled") + "</span>",
+            scaled=f"<span style='color:{SCALED_COLOR}'>" + translate("SqrtD", "scaled") + "</span>",
+            unscaled_max=f"{p.max_weight_unscaled:.2f}", scaled_max=f"{p.max_weight_scaled:.2f}",
+            mean="<span style='color:#6b7480'> &nbsp;" + translate("SqrtD", "(mean over {samples} random queries)")
+            .format(samples=N_SAMPLES) + "</span>")

@@ -2,6 +2,7 @@
 from explorer.core.lines import alignment
 from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import BAD
+from explorer.i18n import translate
 
 from .heatmap_panel import HeatmapPanel
 
@@ -19,21 +20,22 @@ class WeightsPanel(HeatmapPanel):
         masked = self.masked()
         sums = r.row_sums(h)
         notes = None if self.hidden() else [  # "does each row sum to 1?" is one of the guesses
-            "masked" if m else f"Σ={s:.3f}" for s, m in zip(sums, r.heads.masked_rows)]
+            translate("Heatmap", "masked") if m else f"Σ={s:.3f}" for s, m in zip(sums, r.heads.masked_rows)]
         self.heatmap.set_matrix(w, row_labels=self.model.query_tokens, col_labels=self.model.tokens, levels=(0.0, 1.0),
                                 masked=masked, row_notes=notes, flagged_rows=r.heads.masked_rows, finite=True,
                                 overview=r.overview("weights", h))
         warn = ""
         if r.heads.masked_rows.any():
             rows = ", ".join(t for t, m in zip(self.model.query_tokens, r.heads.masked_rows) if m)
-            warn = f"<br><span style='color:{BAD}'>⚠ fully masked: {rows} — no key to attend to, weights 0</span>"
+            warn = f"<br><span style='color:{BAD}'>⚠ " + translate(
+                "Heatmap", "fully masked: {rows} — no key to attend to, weights 0").format(rows=rows) + "</span>"
         aligned = self.model.cross and not self.hidden()
         self.heatmap.set_marks(alignment(w, None if masked is None else ~masked) if aligned else [])
-        also = "; ○ marks each query's strongest key (the alignment)" if aligned else ""
+        also = translate("Heatmap", "; ○ marks each query's strongest key (the alignment)") if aligned else ""
         self._notes = also + warn
 
     def heading(self):
-        return f"<b>② A = softmax(S)</b>{self.head_note()}: each row sums to 1"
+        return f"<b>② A = softmax(S)</b>{self.head_note()}" + translate("Heatmap", ": each row sums to 1")
 
     def tooltip(self, row, col):
         r, tok, qtok = self.source(), self.model.tokens, self.model.query_tokens

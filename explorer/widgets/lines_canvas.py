@@ -55,6 +55,7 @@ class LinesCanvas(QWidget):
         self._edges = EMPTY  # every candidate edge (top-k per query), row-major
         self._selected = None
         self._message = ""
+        self.headers = ("query", "key")  # the columns' titles (the panel gives them in the interface's language)
         self._visible = None  # cache of what is drawn in the current hover state
         self._geo = None  # cache of the layout
         self._layer = None  # cache of the lines drawn while nothing is hovered
@@ -159,7 +160,7 @@ class LinesCanvas(QWidget):
         num_w = max(QFontMetricsF(small).horizontalAdvance(format_weight(0.001)),
                     QFontMetricsF(header_font).horizontalAdvance("→ 猫")) + 6
         widest = max((fm.horizontalAdvance(t) for t in self._tokens + self._keys), default=0.0) + 10
-        header_w = QFontMetricsF(header_font).horizontalAdvance("query") + 4
+        header_w = max(QFontMetricsF(header_font).horizontalAdvance(text) for text in self.headers) + 4
         label_w = max(min(widest, max(self.width() * 0.24, 40.0)), header_w)
         x_label_q = MARGIN + num_w
         x0 = x_label_q + label_w + GAP
@@ -204,6 +205,11 @@ class LinesCanvas(QWidget):
             event.accept()
             return
         super().mousePressEvent(event)
+
+    def set_headers(self, query, key):
+        self.headers = (query, key)
+        self._geo = self._layer = None
+        self.update()
 
     def resizeEvent(self, event):
         self._geo = self._layer = None
@@ -251,9 +257,9 @@ class LinesCanvas(QWidget):
         h = g["header_h"]
         y = min(g["starts"].values()) + g["row_h"] / 2 - g["fm"].height() / 2 - h - 2  # above the first token
         p.drawText(QRectF(g["x_label_q"], y, g["label_w"], h),
-                   Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom, "query")
+                   Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignBottom, self.headers[0])
         p.drawText(QRectF(g["x1"] + GAP, y, g["label_w"], h),
-                   Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom, "key")
+                   Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom, self.headers[1])
         focus = self.focus()
         if focus is None or self._weights is None:
             return

@@ -6,6 +6,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QLocale, QTranslator
 from PySide6.QtWidgets import QComboBox
@@ -169,3 +170,119 @@ def test_the_ts_holds_every_text_the_code_translates(qapp, tmp_path, monkeypatch
     found = sources(fresh)
     assert set(found) == set(sources(committed))
     assert not [key for key, kind in found.items() if kind], "untranslated texts"
+
+
+# ----- the panels' own texts, the undo names, the status bar, the core's marked texts --------------------
+def caption_of(panel, name):
+    """The caption (or headline text) of panel ``name`` that the language changes."""
+    return {"readout": lambda: panel.header.text(),
+            "lesson": lambda: panel.instruction.text() + " | " + panel.show_all_button.text(),
+            "lines": lambda: panel.caption.text(),
+            "heads": lambda: panel.caption.summary.text(),
+            "rope": lambda: panel.rope_box.text(),
+            "generation": lambda: panel.caption.text(),
+            "model_view": lambda: panel.generate_button.text(),
+            "sqrt_d": lambda: panel.hint.text(),
+            "positions": lambda: panel.caption.text(),
+            "block": lambda: panel.note.text(),
+            "efficient": lambda: panel.caption.text(),
+            "flash": lambda: panel.heading.text(),
+            "qk_space": lambda: panel.caption.text()}[name]()
+
+
+# written by hand from the translations in explorer_zh_CN.ts, for the demo session (猫 追 红色 激光点, row 追)
+CHINESE_CAPTIONS = {
+    "readout": "<b>追 的 ③ 读出</b>",
+    "lesson": "全部显示",
+    "lines": "每条线：一个查询（左）关注一个键（右）",
+    "heads": "<b>多头</b>：H = 1 × d_h = 3",
+    "rope": "在流水线中启用 RoPE",
+    "generation": "<b>生成 · KV 缓存</b>",
+    "model_view": "生成",
+    "sqrt_d": "拖动 d。",
+    "positions": "<b>正弦位置编码</b>",
+    "block": "这个会话直接编辑 Q、K、V，没有 X",
+    "efficient": "每个 token 只看最近的邻居",
+    "flash": "从不存下 L × L 的矩阵",
+    "qk_space": "查询落在它最看重的那些键附近",
+}
+
+
+def show_panel(qtbot, window, name):
+    window.docks[name].show()
+    window.docks[name].raise_()
+    qtbot.waitUntil(lambda: window.panels.is_built(name), timeout=5000)
+    panel = window.panels[name]
+    panel.refresh()
+    qtbot.waitUntil(lambda: bool(caption_of(panel, name)), timeout=5000)
+    return panel
+
+
+@pytest.mark.parametrize("name", sorted(CHINESE_CAPTIONS))
+def test_each_panel_caption_is_chinese_in_chinese_and_english_again_after(qtbot, window, name):
+    panel = show_panel(qtbot, window, name)
+    english = caption_of(panel, name)
+    assert CHINESE_CAPTIONS[name] not in english  # (English captions quote the tokens and the chapter's Chinese)
+    window.menus.choose_language("zh")
+    panel.refresh()
+    chinese = caption_of(panel, name)
+    assert CHINESE_CAPTIONS[name] in chinese, chinese
+    window.menus.choose_language("en")
+    panel.refresh()
+    assert caption_of(panel, name) == english
+
+
+def test_a_panel_shown_after_the_switch_builds_its_captions_in_chinese(qtbot, window):
+    window.menus.choose_language("zh")
+    panel = show_panel(qtbot, window, "flash")
+    assert panel.play.text() == "▶ 播放" and panel.previous.text() == "◀ 上一步"
+    assert caption_of(panel, "flash").startswith("<b>FlashAttention</b>（Dao 等 2022，算法 1）")
+
+
+def test_the_undo_action_names_the_edit_in_chinese_and_in_english_after_the_switch_back(window):
+    window.menus.choose_language("zh")
+    assert window.model.set_cell("Q", 0, 0, 1.5)
+    assert window.actions["undo"].text() == "撤销(&U) 编辑 Q[猫, d0]"
+    assert window.model.set_param("temperature", 2.0)
+    assert window.actions["undo"].text() == "撤销(&U) 把温度设为 2.0"
+    window.menus.choose_language("en")
+    assert window.model.set_cell("Q", 0, 1, 1.0)
+    assert window.actions["undo"].text() == "&Undo Edit Q[猫, d1]"
+
+
+def test_a_refusal_in_the_status_bar_is_chinese(window):
+    window.menus.choose_language("zh")
+    before = window.model.matrix("Q").copy()
+    assert not window.model.set_block("Q", 0, 0, np.ones((9, 9)))
+    assert window.statusBar().currentMessage() == "Q：从第 0 行、d0 列开始的 9×9 块放不进 4×3 的矩阵"
+    assert np.array_equal(window.model.matrix("Q"), before)  # nothing changed
+    window.menus.choose_language("en")
+    assert not window.model.set_block("Q", 0, 0, np.ones((9, 9)))
+    assert window.statusBar().currentMessage() == "Q: a 9×9 block at row 0, column d0 does not fit in the 4×3 matrix"
+
+
+def test_a_core_text_is_shown_in_the_interface_language(window):
+    """The core marks its texts without Qt (core/translatable.py); the Qt layer translates them when shown."""
+    from explorer.core.heads import sharing_name
+
+    said = sharing_name(4, 1)
+    assert said == "multi-query attention" and i18n.in_language(said) == "multi-query attention"
+    window.menus.choose_language("zh")
+    assert i18n.in_language(said) == "多查询注意力"
+    assert i18n.in_language("not marked") == "not marked"
+
+
+def test_every_message_of_the_ts_is_translated_and_its_braces_are_sound():
+    """No message left unfinished or empty; every translation formats (no stray brace) like its source."""
+    class Anything(dict):
+        def __missing__(self, key):
+            return "x"
+
+    root = ET.parse(i18n.I18N_DIR / "explorer_zh_CN.ts").getroot()
+    messages = [(c.findtext("name"), m) for c in root.iter("context") for m in c.iter("message")]
+    assert len(messages) > 700
+    for context, message in messages:
+        source, node = message.findtext("source"), message.find("translation")
+        assert node.get("type") is None and node.text, (context, source)
+        if "{" in source:
+            node.text.format_map(Anything())  # raises on an unbalanced or malformed placeholder

@@ -5,6 +5,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from explorer.widgets.palette import BLUE, ORANGE, VERMILLION
+from explorer.i18n import translate
 from explorer.widgets.plots import lesson_plot, set_title
 
 from .words import legend
@@ -63,8 +64,13 @@ class CostPlot:
                        [(float(e), "") for e in range(int(lo), int(hi) + 1)]])
         self.widget.setXRange(min(0.6, float(x[at]) - 0.4), L_MAX_EXP + 0.4, padding=0)  # L = 1 too
         self.widget.setYRange(lo - 0.3, hi + 0.3, padding=0)
-        key = legend(("━━", FULL_COLOR, "full L²"), ("━━", MINE_COLOR, name), ("●", HERE_COLOR, "here"))
-        set_title(self.widget, f"multiply-adds: {bill}<br>{key}", self.fg.name())
+        key = legend(("━━", FULL_COLOR, translate("Efficient", "full L²")), ("━━", MINE_COLOR, name),
+                     ("●", HERE_COLOR, translate("Efficient", "here")))
+        set_title(self.widget, translate("Efficient", "multiply-adds: {bill}").format(bill=bill) + f"<br>{key}",
+                  self.fg.name())
+        item = self.widget.getPlotItem()
+        item.getAxis("bottom").setLabel(translate("Efficient", "L (tokens)"), color=self.fg.name())
+        item.getAxis("left").setLabel(translate("Efficient", "per head"), color=self.fg.name())
 
 
 def _superscript(n):

@@ -28,6 +28,8 @@ from explorer.widgets.palette import BAD, MUTED
 
 from ..base import Panel
 from .cost_plot import CostPlot, curve_lengths
+from explorer.i18n import in_language, translate
+
 from .words import (NAMES, NO_BIAS, NO_CAUSAL_LINFORMER, NOT_SAVED, PHI_NO_SCALE, SCHOOLS_ZH, SENTENCES, SHORT,
                     SHOWN, TIPS, count, sig3)
 
@@ -59,7 +61,10 @@ class EfficientPanel(Panel):
         self.kind = QComboBox(self)
         for kind in MECHANISMS:
             self.kind.addItem(NAMES[kind], kind)
-        self.kind.setToolTip(TIPS["kind"] + ". " + NOT_SAVED)
+            self.keep_text(lambda text, i=self.kind.count() - 1, box=self.kind: box.setItemText(i, text), "Efficient",
+                           NAMES[kind])
+        self.keep_text(lambda text, box=self.kind: box.setToolTip(text + ". " + translate("Efficient", NOT_SAVED)),
+                       "Efficient", TIPS["kind"])
         self.kind.currentIndexChanged.connect(self._changed)
         self.boxes, self.box_labels = {}, {}
         controls = QHBoxLayout()
@@ -96,8 +101,9 @@ class EfficientPanel(Panel):
         self.notes = self._label()
         self.approx_title = self._label()
         self.exact_title = self._label()
-        self.exact_title.setText("② exact A = softmax(S)")
-        self.exact_title.setToolTip("The session's own weights ② of the shown head, as the Weights panel shows them")
+        self.keep_text(self.exact_title.setText, "Efficient", "② exact A = softmax(S)")
+        self.keep_text(self.exact_title.setToolTip, "Efficient",
+                       "The session's own weights ② of the shown head, as the Weights panel shows them")
         self.approx = Heatmap(cmap="sequential", row_title="query", col_title="key", colorbar_label="weight",
                               masked_text="·", parent=self)
         self.mixed = Heatmap(cmap="diverging", row_title="query", col_title="key", colorbar_label="P·F", parent=self)
@@ -105,6 +111,11 @@ class EfficientPanel(Panel):
                              masked_text="0", parent=self)
         for name, view in (("approx", self.approx), ("mixed", self.mixed), ("exact", self.exact)):
             view.setObjectName(f"efficient_{name}")
+            self.keep_text(lambda text, view=view: view.set_titles(text, translate("Efficient", "key")), "Efficient",
+                           "query")
+        for view in (self.approx, self.exact):
+            self.keep_text(lambda text, axis=view.colorbar.axis: axis.setLabel(text, **axis.labelStyle), "Efficient",
+                           "weight")
         # No cycle panel → heatmap → panel: a dropped panel goes at once, not whenever the collector runs (a
         # collection inside a later paint, deleting its Qt objects then, crashed the tests)
         tip = weakref.WeakMethod(self._approx_tip)
@@ -150,9 +161,11 @@ class EfficientPanel(Panel):
 
     def _add_control(self, row, name, box):
         label = QLabel(LABELS[name], self)
+        if name == "seed":
+            self.keep_text(label.setText, "Efficient", "seed")
         label.setBuddy(box)
-        box.setToolTip(TIPS[name])
-        label.setToolTip(TIPS[name])
+        self.keep_text(box.setToolTip, "Efficient", TIPS[name])
+        self.keep_text(label.setToolTip, "Efficient", TIPS[name])
         row.addSpacing(6)
         row.addWidget(label)
         row.addWidget(box)
@@ -236,7 +249,7 @@ class EfficientPanel(Panel):
         self.exact.set_matrix(r.heads.weights[h], row_labels=m.query_tokens, col_labels=m.tokens, levels=(0.0, 1.0),
                               masked=None if allowed is None else ~allowed, finite=True,
                               overview=r.overview("weights", h))
-        self.caption.setText(f"{escape(SENTENCES[mech.kind])}<br><span style='color:{MUTED}'>"
+        self.caption.setText(f"{escape(translate('Efficient', SENTENCES[mech.kind]))}<br><span style='color:{MUTED}'>"
                              f"「{escape(SCHOOLS_ZH)}」</span>")
         self.notes.setText(self.notes_text(mech, allowed is not None, r.slopes is not None))
         self.notes.setVisible(bool(self.notes.text()))
@@ -245,7 +258,7 @@ class EfficientPanel(Panel):
         lengths = curve_lengths(n_k)
         full, mine = cost_curve(mech, lengths, d, d_v, causal=allowed is not None)
         bill = self.cost_text(mech, n_k, d, d_v, allowed is not None)
-        self.cost.show(SHORT[mech.kind], lengths, full, mine, n_k, bill)
+        self.cost.show(translate("Efficient", SHORT[mech.kind]), lengths, full, mine, n_k, bill)
         self._asking = True
         try:
             self.view.ask(mech, h)
@@ -272,15 +285,17 @@ class EfficientPanel(Panel):
             return
         self._drawn_work = drawn
         if work.state == FAILED:
-            self.readout.setText(f"<span style='color:{BAD}'>{escape(work.reason)}</span>")
+            self.readout.setText(f"<span style='color:{BAD}'>{escape(in_language(work.reason))}</span>")
             return
         if work.state == COMPUTING:
             r = self.model.results
             cells = 0 if r is None else int(np.prod(r.heads.weights.shape[1:]))
-            before = " — what is shown is from before the last change" if self.approximation is not None else ""
-            name = escape(NAMES[self.kind.currentData()])
-            self.readout.setText(f"<span style='color:{MUTED}'><b>computing…</b> {name} on {count(cells)} score "
-                                 f"cells{before}</span>")
+            before = translate("Efficient", " — what is shown is from before the last change") if (
+                self.approximation is not None) else ""
+            name = escape(translate("Efficient", NAMES[self.kind.currentData()]))
+            self.readout.setText(f"<span style='color:{MUTED}'>" + translate(
+                "Efficient", "<b>computing…</b> {name} on {cells} score cells").format(name=name, cells=count(cells))
+                + f"{before}</span>")
             return
         if work.result is not None:
             self._draw_tried(work.result)
@@ -298,8 +313,8 @@ class EfficientPanel(Panel):
             shown = "linear"
         self.approx.setVisible(not linformer)
         self.mixed.setVisible(linformer)
-        heads = f" · head {h + 1}/{r.n_heads}" if r.n_heads > 1 else ""
-        title, tip = SHOWN[shown]
+        heads = translate("Efficient", " · head {head}/{heads}").format(head=h + 1, heads=r.n_heads) if r.n_heads > 1 else ""
+        title, tip = (translate("Efficient", text) for text in SHOWN[shown])
         self.approx_title.setText(f"{escape(title)}{heads}")  # the mechanism is named in its chooser above
         self.approx_title.setToolTip(tip)
         if linformer:
@@ -316,7 +331,8 @@ class EfficientPanel(Panel):
     def cost_text(mech, n_k, d, d_v, causal):
         """The bill at the session's L: the mechanism's multiply-adds against full attention's L²·(d + d_v)."""
         mine, full = multiply_adds(mech, n_k, d, d_v, causal), n_k * n_k * (d + d_v)
-        return f"{count(mine)} vs {count(full)} at L = {n_k} ({mine / full:.2g}×)"
+        return translate("Efficient", "{mine} vs {full} at L = {L} ({ratio}×)").format(
+            mine=count(mine), full=count(full), L=n_k, ratio=f"{mine / full:.2g}")
 
     @staticmethod
     def readout_text(mech, approx, figures, n_q, n_k, cells=None):
@@ -325,33 +341,36 @@ class EfficientPanel(Panel):
         table = n_q * n_k
         if approx.computed is not None:
             cells = int(approx.computed.sum()) if cells is None else cells
-            work = f"<b>{count(cells)}</b> of {count(table)} {noun(table, 'cell')} ({100 * cells / table:.0f} %)"
+            work = translate("Efficient", "<b>{cells}</b> of {table} {noun_en} ({share} %)").format(
+                cells=count(cells), table=count(table), noun_en=noun(table, 'cell'), share=f"{100 * cells / table:.0f}")
         elif mech.kind == "linformer":
-            work = (f"L·k = <b>{count(n_q * mech.rank)}</b> {noun(n_q * mech.rank, 'score')}, against k = "
-                    f"{mech.rank} projected {noun(mech.rank, 'key')}")
+            work = translate("Efficient", "L·k = <b>{scores}</b> {noun_en}, against k = {k} projected {keys_en}").format(
+                scores=count(n_q * mech.rank), noun_en=noun(n_q * mech.rank, 'score'), k=mech.rank,
+                keys_en=noun(mech.rank, 'key'))
         else:
-            work = "<b>no</b> score table"
+            work = translate("Efficient", "<b>no</b> score table")
         parts = [work]
-        frob = "—, O is all zeros" if figures.frobenius is None else sig3(figures.frobenius)
+        frob = translate("Efficient", "—, O is all zeros") if figures.frobenius is None else sig3(figures.frobenius)
         parts.append(f"‖O′ − O‖/‖O‖ = <b>{frob}</b>")
         if figures.kl is None:
-            parts.append("KL: — (A′ rows are not distributions)" if not approx.distributions else "KL: —")
+            parts.append(translate("Efficient", "KL: — (A′ rows are not distributions)") if not approx.distributions
+                         else "KL: —")
         else:
-            parts.append(f"mean KL(A′‖A) = <b>{sig3(figures.kl)}</b> nats ({figures.kl_rows} "
-                         f"{noun(figures.kl_rows, 'row')})")
+            parts.append(translate("Efficient", "mean KL(A′‖A) = <b>{kl}</b> nats ({rows} {noun_en})").format(
+                kl=sig3(figures.kl), rows=figures.kl_rows, noun_en=noun(figures.kl_rows, 'row')))
         if figures.mass is not None:
-            parts.append(f"exact mass inside = <b>{sig3(figures.mass)}</b>")
+            parts.append(translate("Efficient", "exact mass inside = <b>{mass}</b>").format(mass=sig3(figures.mass)))
         return " · ".join(parts)
 
     @staticmethod
     def notes_text(mech, causal, alibi):
         notes = []
         if mech.kind == "linformer" and causal:
-            notes.append(f"<span style='color:{BAD}'>{escape(NO_CAUSAL_LINFORMER)}</span>")
+            notes.append(f"<span style='color:{BAD}'>{escape(translate('Efficient', NO_CAUSAL_LINFORMER))}</span>")
         if mech.kind == "linear":
-            notes.append(escape(PHI_NO_SCALE))
+            notes.append(escape(translate("Efficient", PHI_NO_SCALE)))
         if alibi and mech.kind in ("linformer", "linear", "performer"):
-            notes.append(escape(NO_BIAS))
+            notes.append(escape(translate("Efficient", NO_BIAS)))
         return " ".join(notes)
 
     def _approx_tip(self, row, col):
@@ -360,5 +379,5 @@ class EfficientPanel(Panel):
             return ""
         q, k = self.model.query_tokens[row], self.model.tokens[col]
         if a.computed is not None and not a.computed[row, col]:
-            return f"A′[{q} → {k}] = 0\nnot computed: outside the pattern (or masked)"
+            return f"A′[{q} → {k}] = 0\n" + translate("Efficient", "not computed: outside the pattern (or masked)")
         return f"A′[{q} → {k}] = {format_number(a.weights[row, col])}"

@@ -4,7 +4,7 @@ and at the end O equal to the session's ③. The numbers come from ``explorer.co
 import math
 
 import numpy as np
-from PySide6.QtCore import QSignalBlocker, Qt, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QPalette
 from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QBoxLayout, QComboBox, QHBoxLayout, QLabel,
                                QPushButton, QSlider, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout)
@@ -16,6 +16,7 @@ from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.rich_label import RichLabel
 from explorer.widgets.tile_overlay import TileOverlay
 from explorer.widgets.wrap_row import WrapRow
+from explorer.i18n import translate
 
 from ..base import Panel
 from ..heatmap_panel import nice_symmetric_levels
@@ -42,25 +43,31 @@ class FlashAttentionPanel(Panel):
         self._key = None  # what self.run was made from: recomputed only when it changes
         self._shape = None  # (L_q, L_k) the tile sizes were chosen for
         self._seen_row = None  # the selected row the block last followed
-        self.heading = RichLabel(texts.HEADING, self)
+        self.heading = RichLabel("", self)
+        self.keep_text(self.heading.setText, "Flash", texts.HEADING)
 
-        self.b_r = self._spin("B_r = ", "Rows per query block: how many queries share one pass over the keys")
-        self.b_c = self._spin("B_c = ", "Keys per tile: how many columns of S are made at once (B_r = B_c = 1 is "
-                                        "the online softmax of one row, Milakov & Gimelshein 2018)")
-        self.block = self._spin("query block ", "Which block of query rows the stepper follows (it follows the "
-                                                "row you select in the other panels too)")
-        self.previous = QPushButton("◀ Previous", self)
+        self.b_r = self._spin("B_r = ", QT_TRANSLATE_NOOP("Flash", "Rows per query block: how many queries share one "
+                                                                   "pass over the keys"))
+        self.b_c = self._spin("B_c = ", QT_TRANSLATE_NOOP("Flash", "Keys per tile: how many columns of S are made at "
+                                                                   "once (B_r = B_c = 1 is the online softmax of one "
+                                                                   "row, Milakov & Gimelshein 2018)"))
+        self.block = self._spin(QT_TRANSLATE_NOOP("Flash", "query block "), QT_TRANSLATE_NOOP(
+            "Flash", "Which block of query rows the stepper follows (it follows the row you select in the other panels "
+                     "too)"))
+        self.previous = QPushButton(self)
+        self.keep_text(self.previous.setText, "Flash", "◀ Previous")
         self.previous.setShortcut(QKeySequence("Alt+Left"))
-        self.previous.setToolTip("The step before (Alt+←)")
-        self.next = QPushButton("Next ▶", self)
+        self.keep_text(self.previous.setToolTip, "Flash", "The step before (Alt+←)")
+        self.next = QPushButton(self)
+        self.keep_text(self.next.setText, "Flash", "Next ▶")
         self.next.setShortcut(QKeySequence("Alt+Right"))
-        self.next.setToolTip("The next tile (Alt+→)")
-        self.play = QPushButton("▶ Play", self)
-        self.play.setToolTip("Step through the tiles one after another (Alt+P to start or stop)")
+        self.keep_text(self.next.setToolTip, "Flash", "The next tile (Alt+→)")
+        self.play = QPushButton(translate("Flash", "▶ Play"), self)
+        self.keep_text(self.play.setToolTip, "Flash", "Step through the tiles one after another (Alt+P to start or stop)")
         self.play.setShortcut(QKeySequence("Alt+P"))
         self.slider = QSlider(Qt.Orientation.Horizontal, self)
         self.slider.setMinimum(1)
-        self.slider.setToolTip("Which step: the tiles computed so far (← → once it has the focus)")
+        self.keep_text(self.slider.setToolTip, "Flash", "Which step: the tiles computed so far (← → once it has the focus)")
         self.slider.setMinimumWidth(80)
         self.step_label = QLabel(self)
         self.previous.clicked.connect(lambda: self.slider.setValue(self.slider.value() - 1))
@@ -79,36 +86,45 @@ class FlashAttentionPanel(Panel):
         self.table = QTableWidget(len(texts.TABLE_ROWS), 0, self)  # a row per quantity, a column per query
         for i, (title, tip) in enumerate(texts.TABLE_ROWS):
             item = QTableWidgetItem(title)
-            item.setToolTip(tip)
+            item.setToolTip(translate("Flash", tip))
             self.table.setVerticalHeaderItem(i, item)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
-        self.table.setToolTip("Each query row's running max m and running sum ℓ, before and after this tile")
+        self.keep_text(self.table.setToolTip, "Flash",
+                       "Each query row's running max m and running sum ℓ, before and after this tile")
         self.o_tilde = Heatmap(cmap="diverging", row_title="query", col_title="dimension",
                                colorbar_label="Õ (unnormalised)", parent=self)
         self.o_norm = Heatmap(cmap="diverging", row_title="query", col_title="dimension",
                               colorbar_label="O = Õ / ℓ", parent=self)
         for view in (self.scores, self.o_tilde, self.o_norm):
             view.setMinimumHeight(MAP_MIN_H)
-        self.o_tilde.setToolTip("Õ = Σ e^(s − m)·v over the keys seen so far: rescaled by e^(m_old − m_new) "
-                                "whenever the max rises, divided by ℓ only at the end (FlashAttention-2 keeps this)")
-        self.o_norm.setToolTip("O = Õ / ℓ: Algorithm 1 keeps O divided by ℓ after every tile — the "
-                               "softmax-weighted mean of the values seen so far")
+        self.keep_text(self.o_tilde.setToolTip, "Flash", "Õ = Σ e^(s − m)·v over the keys seen so far: rescaled by "
+                       "e^(m_old − m_new) whenever the max rises, divided by ℓ only at the end (FlashAttention-2 keeps "
+                       "this)")
+        self.keep_text(self.o_norm.setToolTip, "Flash", "O = Õ / ℓ: Algorithm 1 keeps O divided by ℓ after every tile "
+                       "— the softmax-weighted mean of the values seen so far")
+        self.keep_text(lambda text, view=self.scores: view.set_titles(text, translate("Flash", "key")), "Flash",
+                       "query (this block)")
+        self.keep_text(lambda text, axis=self.scores.colorbar.axis: axis.setLabel(text, **axis.labelStyle), "Flash",
+                       "score S")
+        for view in (self.o_tilde, self.o_norm):
+            self.keep_text(lambda text, view=view: view.set_titles(text, translate("Flash", "dimension")), "Flash",
+                           "query")
         self.step_text, self.block_text, self.check = RichLabel("", self), RichLabel("", self), RichLabel("", self)
         self.memory, self.hbm = RichLabel("", self), RichLabel("", self)
         self.sram = QComboBox(self)
         for n_bytes, words in SRAM_SIZES:
             self.sram.addItem(words, n_bytes)
-        self.sram.setToolTip("The SRAM size M assumed for the paper's count of HBM accesses: the paper's “M around "
-                             "100KB”, or one streaming multiprocessor's shared memory on an A100 or an H100 "
-                             "(counted in numbers of 2 bytes, fp16)")
+        self.keep_text(self.sram.setToolTip, "Flash", "The SRAM size M assumed for the paper's count of HBM accesses: "
+                       "the paper's “M around 100KB”, or one streaming multiprocessor's shared memory on an A100 or an "
+                       "H100 (counted in numbers of 2 bytes, fp16)")
         self.sram.currentIndexChanged.connect(lambda _: self._show_accounting())
         self._lay_out()
 
     def _spin(self, prefix, tip):
         box = QSpinBox(self)
-        box.setPrefix(prefix)
-        box.setToolTip(tip)
+        self.keep_text(box.setPrefix, "Flash", prefix)
+        self.keep_text(box.setToolTip, "Flash", tip)
         box.setKeyboardTracking(False)  # typing "12" does not stop at 1 on the way
         box.valueChanged.connect(lambda _: self._choose())
         return box
@@ -127,7 +143,7 @@ class FlashAttentionPanel(Panel):
         outputs.addWidget(self.o_tilde, 1)
         outputs.addWidget(self.o_norm, 1)
         sram = QHBoxLayout()
-        sram.addWidget(QLabel("SRAM M:", self))
+        sram.addWidget(self.kept_label("Flash", "SRAM M:"))
         sram.addWidget(self.sram)
         sram.addStretch(1)
         layout = QVBoxLayout(self)
@@ -187,7 +203,7 @@ class FlashAttentionPanel(Panel):
         n_blocks = len(spans(self.problem.n_queries, b_r))
         with QSignalBlocker(self.block):
             self.block.setRange(1, n_blocks)
-            self.block.setSuffix(f" of {n_blocks}")
+            self.block.setSuffix(translate("Flash", " of {blocks}").format(blocks=n_blocks))
         key = (self.model.revision, self.model.settings.selected_head, b_r, b_c, self.block.value())
         if key == self._key:
             return False
@@ -218,7 +234,7 @@ class FlashAttentionPanel(Panel):
         if step is None:
             return
         n, k = len(run.steps), step.number
-        self.step_label.setText(f"step {k} of {n}")
+        self.step_label.setText(translate("Flash", "step {k} of {n}").format(k=k, n=n))
         self.previous.setEnabled(k > 1)
         self.next.setEnabled(k < n)
         if k >= n and self.timer.isActive():
@@ -245,7 +261,7 @@ class FlashAttentionPanel(Panel):
         for view in (self.o_tilde, self.o_norm):
             view.set_hidden(shown < 3)
         if shown < 3:
-            self.check.setText("O stays hidden until the lesson reveals ③.")
+            self.check.setText(translate("Flash", "O stays hidden until the lesson reveals ③."))
 
     def _draw_scores(self, step):
         run, strip = self.run, self._strip
@@ -293,7 +309,14 @@ class FlashAttentionPanel(Panel):
         m, head = self.model, self.model.settings.selected_head
         if m.settings.heads == 1 and not m.projected:
             return "③ O = softmax(S)·V"
-        return f"③ of head {head + 1} (softmax(S)·V, before the heads are joined{' and W_o' if m.projected else ''})"
+        if m.projected:
+            return translate("Flash", "③ of head {head} (softmax(S)·V, before the heads are joined and W_o)").format(
+                head=head + 1)
+        return translate("Flash", "③ of head {head} (softmax(S)·V, before the heads are joined)").format(head=head + 1)
+
+    def language_changed(self):
+        self.play.setText(translate("Flash", "❚❚ Pause" if self.timer.isActive() else "▶ Play"))
+        super().language_changed()
 
     def _show_check(self, at_end):
         r, head = self.model.results, self.model.settings.selected_head
@@ -322,11 +345,13 @@ class FlashAttentionPanel(Panel):
         q, k = self.model.query_tokens[run.rows[0] + row], self.model.tokens[col]
         j = col // self.b_c.value()
         if j in run.skipped:
-            return f"S[{q}, {k}]: key tile {j + 1} lies wholly above the diagonal — skipped, never computed"
+            return f"S[{q}, {k}]: " + translate("Flash", "key tile {tile} lies wholly above the diagonal — skipped, never "
+                                                         "computed").format(tile=j + 1)
         value = self._strip[row, col]
         number = next(s.number for s in run.steps if s.tile == j)
-        what = "masked (causal)" if value == -math.inf else texts.num(value)
-        return f"S[{q}, {k}] = {what}\nkey tile {j + 1}, computed at step {number}"
+        what = translate("Flash", "masked (causal)") if value == -math.inf else texts.num(value)
+        return f"S[{q}, {k}] = {what}\n" + translate("Flash", "key tile {tile}, computed at step {number}").format(
+            tile=j + 1, number=number)
 
     # ----- playing -----------------------------------------------------------------------------
     def _toggle_play(self):
@@ -338,7 +363,7 @@ class FlashAttentionPanel(Panel):
         if self.slider.value() >= len(self.run.steps):
             self.slider.setValue(1)  # from the start again
         self.timer.start()
-        self.play.setText("❚❚ Pause")
+        self.play.setText(translate("Flash", "❚❚ Pause"))
 
     def _tick(self):
         if self.slider.value() >= self.slider.maximum():
@@ -348,7 +373,7 @@ class FlashAttentionPanel(Panel):
 
     def _stop(self):
         self.timer.stop()
-        self.play.setText("▶ Play")
+        self.play.setText(translate("Flash", "▶ Play"))
 
     def set_on_screen(self, on):
         if not on:

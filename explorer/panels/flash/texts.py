@@ -4,21 +4,26 @@ import math
 
 import numpy as np
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+
 from explorer.core.plural import count
+from explorer.i18n import translate
 from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_count, format_number
 
-HEADING = ("<b>FlashAttention</b> (Dao et al. 2022, Algorithm 1): S is made one B<sub>r</sub> × B<sub>c</sub> tile at "
+HEADING = QT_TRANSLATE_NOOP("Flash", "<b>FlashAttention</b> (Dao et al. 2022, Algorithm 1): S is made one B<sub>r</sub> × B<sub>c</sub> tile at "
            "a time; each query row keeps a running max m, a running sum ℓ and its output so far, rescaled by "
            "exp(m<sub>old</sub> − m<sub>new</sub>) when the max rises — softmax(S)·V exactly, without ever "
            "holding the L × L matrix.")
 OK, BAD = "#1a7f37", "#b00020"
-TABLE_ROWS = (("m old", "The running max before this tile (−∞: no key seen yet)"),
-              ("m̃ tile", "m̃ = the largest score of this row in this tile"),
+TABLE_ROWS = (("m old", QT_TRANSLATE_NOOP("Flash", "The running max before this tile (−∞: no key seen yet)")),
+              ("m̃ tile", QT_TRANSLATE_NOOP("Flash", "m̃ = the largest score of this row in this tile")),
               ("m new", "m_new = max(m_old, m̃)"),
-              ("rescale", "e^(m_old − m_new): what ℓ and Õ so far are multiplied by: 1 when the max stays, below 1 "
-                          "when this tile raised it (0 at the first tile: nothing to rescale)"),
-              ("ℓ old", "The running sum before this tile: Σ e^(s − m_old) over the keys seen"),
+              ("rescale", QT_TRANSLATE_NOOP("Flash", "e^(m_old − m_new): what ℓ and Õ so far are multiplied by: 1 "
+                                                     "when the max stays, below 1 when this tile raised it (0 at the "
+                                                     "first tile: nothing to rescale)")),
+              ("ℓ old", QT_TRANSLATE_NOOP("Flash", "The running sum before this tile: Σ e^(s − m_old) over the keys "
+                                                   "seen")),
               ("ℓ new", "ℓ_new = e^(m_old − m_new)·ℓ_old + Σ_tile e^(s − m_new)"))
 
 
@@ -38,13 +43,16 @@ def span(tokens, lo, hi):
 def block_text(run, n_blocks, query_tokens, n_skipped_total):
     """Which rows the stepper follows, and the causal tiles skipped in it."""
     r0, r1 = run.rows
-    text = (f"Query block {run.block + 1} of {n_blocks}: rows {span(query_tokens, r0, r1)}. The stepper follows "
-            f"this block; every block runs the same steps on its own rows.")
+    text = translate("Flash", "Query block {block} of {blocks}: rows {rows}. The stepper follows this block; every "
+                              "block runs the same steps on its own rows.").format(
+        block=run.block + 1, blocks=n_blocks, rows=span(query_tokens, r0, r1))
     if run.skipped:
         tiles = ", ".join(str(j + 1) for j in run.skipped)
-        text += (f" <i>Causal mask: key tile{'s' if len(run.skipped) > 1 else ''} {tiles} of this block lie "
-                 f"wholly above the diagonal (every cell masked) — skipped, never computed</i> "
-                 f"({count(n_skipped_total, 'tile')} skipped in the whole head).")
+        text += translate("Flash", " <i>Causal mask: key {tile_word_en} {tiles} of this block lie wholly above the "
+                                   "diagonal (every cell masked) — skipped, never computed</i> ({skipped} skipped in "
+                                   "the whole head).").format(
+            tile_word_en="tiles" if len(run.skipped) > 1 else "tile", tiles=tiles,
+            skipped=count(n_skipped_total, 'tile'), n_skipped=n_skipped_total)
     return text
 
 
@@ -53,20 +61,24 @@ def step_text(step, n_steps, n_tiles, query_tokens, tokens):
     (r0, r1), (c0, c1) = step.rows, step.cols
     rose = [i for i in range(r1 - r0) if step.m_new[i] > step.m_old[i] and np.isfinite(step.m_old[i])]
     first = [i for i in range(r1 - r0) if not np.isfinite(step.m_old[i]) and np.isfinite(step.m_new[i])]
-    text = (f"<b>Step {step.number} of {n_steps}</b> (key tile {step.tile + 1} of {n_tiles}): "
-            f"S<sub>ij</sub> = Q<sub>i</sub>·K<sub>j</sub>ᵀ·scale for rows {span(query_tokens, r0, r1)} × keys "
-            f"{span(tokens, c0, c1)} ({r1 - r0} × {c1 - c0} = {count((r1 - r0) * (c1 - c0), 'cell')}). ")
+    text = translate("Flash", "<b>Step {step} of {steps}</b> (key tile {tile} of {tiles}): S<sub>ij</sub> = "
+                              "Q<sub>i</sub>·K<sub>j</sub>ᵀ·scale for rows {rows} × keys {keys} ({height} × {width} = "
+                              "{cells}). ").format(
+        step=step.number, steps=n_steps, tile=step.tile + 1, tiles=n_tiles, rows=span(query_tokens, r0, r1),
+        keys=span(tokens, c0, c1), height=r1 - r0, width=c1 - c0, cells=count((r1 - r0) * (c1 - c0), 'cell'),
+        n_cells=(r1 - r0) * (c1 - c0))
     names = [escape(str(query_tokens[r0 + i])) for i in range(r1 - r0)]
     if rose:
         factors = ", ".join(f"{names[i]} × {num(step.rescale[i], 3)}" for i in rose[:4])
-        more = f" and {len(rose) - 4} more" if len(rose) > 4 else ""
-        text += (f"The max rises in {count(len(rose), 'row')}: their ℓ and Õ so far are rescaled "
-                 f"({factors}{more}). ")
+        more = translate("Flash", " and {more} more").format(more=len(rose) - 4) if len(rose) > 4 else ""
+        text += translate("Flash", "The max rises in {rows}: their ℓ and Õ so far are rescaled ({factors}{more}). "
+                          ).format(rows=count(len(rose), 'row'), n_rows=len(rose), factors=factors, more=more)
     if first:
-        text += f"{count(len(first), 'row')} see{'s' if len(first) == 1 else ''} their first keys: m starts here. "
+        text += translate("Flash", "{rows} {see_en} their first keys: m starts here. ").format(
+            rows=count(len(first), 'row'), n_rows=len(first), see_en="sees" if len(first) == 1 else "see")
     if not rose and not first:
-        text += "No row's max rises: the sums go on with factor 1. "
-    text += "O = Õ / ℓ is the softmax-weighted mean of the values seen so far."
+        text += translate("Flash", "No row's max rises: the sums go on with factor 1. ")
+    text += translate("Flash", "O = Õ / ℓ is the softmax-weighted mean of the values seen so far.")
     return text
 
 
@@ -74,25 +86,29 @@ def check_text(at_end, block_difference, whole, whole_difference, n_steps, head_
     """At the last step: O equals ③ (the block, and the whole head with the same update); before it, what to
     expect."""
     if not at_end:
-        return (f"After step {n_steps}, O = Õ / ℓ will be this block's rows of {head_words} — "
-                f"step to the end (or press Play).")
+        return translate("Flash", "After step {steps}, O = Õ / ℓ will be this block's rows of {head} — step to the end "
+                                  "(or press Play).").format(steps=n_steps, head=head_words)
     good = max(block_difference, whole_difference) <= 1e-12
     colour, mark = (OK, "✓") if good else (BAD, "✗")
-    return (f"<span style='color:{colour}'>{mark}</span> <b>O = Õ / ℓ equals {head_words}</b> for this block: "
-            f"max |difference| {block_difference:.1e}. Every block of the head with the same "
-            f"update ({count(whole.tiles_computed, 'tile')} computed"
-            f"{f', {whole.tiles_skipped} skipped' if whole.tiles_skipped else ''}): max |difference| from "
-            f"{head_words} {whole_difference:.1e} — the same numbers up to rounding, not an approximation.")
+    skipped = translate("Flash", ", {skipped} skipped").format(skipped=whole.tiles_skipped) if whole.tiles_skipped else ""
+    return f"<span style='color:{colour}'>{mark}</span> " + translate(
+        "Flash", "<b>O = Õ / ℓ equals {head}</b> for this block: max |difference| {block_difference}. Every block of "
+                 "the head with the same update ({computed} computed{skipped}): max |difference| from {head} "
+                 "{whole_difference} — the same numbers up to rounding, not an approximation.").format(
+        head=head_words, block_difference=f"{block_difference:.1e}", computed=count(whole.tiles_computed, 'tile'),
+        n_computed=whole.tiles_computed, skipped=skipped, whole_difference=f"{whole_difference:.1e}")
 
 
 def memory_text(whole, n_queries, n_keys, on_chip):
     """The tiles' cells against the L_q × L_k matrix never held."""
     full = n_queries * n_keys
     share = 100.0 * whole.largest_tile / full
-    return (f"<b>Memory</b>: the largest S tile held at once has {count(whole.largest_tile, 'cell')}; the whole S "
-            f"or A would have L<sub>q</sub>·L<sub>k</sub> = {format_count(full)} ({share:.3g} %) — never held. "
-            f"On chip per step (Q<sub>i</sub>, K<sub>j</sub>, V<sub>j</sub>, S<sub>ij</sub>, O<sub>i</sub>, ℓ, m): "
-            f"{format_count(on_chip)} numbers.")
+    return translate("Flash", "<b>Memory</b>: the largest S tile held at once has {cells}; the whole S or A would "
+                              "have L<sub>q</sub>·L<sub>k</sub> = {full} ({share} %) — never held. On chip per step "
+                              "(Q<sub>i</sub>, K<sub>j</sub>, V<sub>j</sub>, S<sub>ij</sub>, O<sub>i</sub>, ℓ, m): "
+                              "{on_chip} numbers.").format(
+        cells=count(whole.largest_tile, 'cell'), n_cells=format_count(whole.largest_tile), full=format_count(full),
+        share=f"{share:.3g}", on_chip=format_count(on_chip))
 
 
 def hbm_text(h, sram_words):

@@ -2,7 +2,7 @@
 with the K and V rows of earlier tokens kept in a cache. The new queries' 1 × t rows over the full
 causal heatmap, the cache growing, the equivalence with full causal attention, and the cost."""
 import numpy as np
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSpinBox, QVBoxLayout
 
 from explorer.core.errors import ExplorerError
@@ -15,6 +15,7 @@ from explorer.widgets.details import Details
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.number_text import format_number
 from explorer.widgets.wrap_row import WrapRow
+from explorer.i18n import in_language, shown_error, translate
 
 from ..base import Panel
 from ..heatmap_panel import nice_symmetric_levels
@@ -35,33 +36,40 @@ class GenerationPanel(Panel):
         super().__init__(model, parent)
         self.caption = QLabel(self)
         self.caption.setWordWrap(True)
-        self.back = QPushButton("◀ Back", self)
-        self.back.setToolTip("One step back: the cache loses the newest token")
+        self.back = QPushButton(self)
+        self.keep_text(self.back.setText, "Generation", "◀ Back")
+        self.keep_text(self.back.setToolTip, "Generation", "One step back: the cache loses the newest token")
         self.back.clicked.connect(lambda: self.go(self.t() - 1))
-        self.forward = QPushButton("Step ▶", self)
-        self.forward.setToolTip("Decode the next token: its k and v join the cache, its query attends to all of it")
+        self.forward = QPushButton(self)
+        self.keep_text(self.forward.setText, "Generation", "Step ▶")
+        self.keep_text(self.forward.setToolTip, "Generation",
+                       "Decode the next token: its k and v join the cache, its query attends to all of it")
         self.forward.clicked.connect(lambda: self.go(self.t() + 1))
-        self.play = QPushButton("Play", self)
+        self.play = QPushButton(translate("Generation", "Play"), self)
         self.play.setCheckable(True)
-        self.play.setToolTip("Decode one token after another from the start, at the chosen speed")
+        self.keep_text(self.play.setToolTip, "Generation", "Decode one token after another from the start, at the chosen speed")
         self.play.toggled.connect(self._play_toggled)
         self.speed = QComboBox(self)
         for text, ms in SPEEDS:
             self.speed.addItem(text, ms)
         self.speed.setCurrentIndex(1)
-        self.speed.setToolTip("How fast Play decodes")
+        self.keep_text(self.speed.setToolTip, "Generation", "How fast Play decodes")
         self.slider = LabelledSlider("t", 1, 2, integer=True, parent=self)
-        self.slider.setToolTip("Tokens in the K/V cache")
+        self.keep_text(self.slider.setToolTip, "Generation", "Tokens in the K/V cache")
         self.slider.valueChanged.connect(lambda v: self.go(int(v)))
         self.slider.sliderPressed.connect(model.begin_gesture)
         self.slider.sliderReleased.connect(model.end_gesture)
         self.prefill = QSpinBox(self)
-        self.prefill.setPrefix("prefill ")
-        self.prefill.setToolTip("Tokens the prompt puts in the cache in one step (the first, slow step)")
+        self.keep_text(self.prefill.setPrefix, "Generation", "prefill ")
+        self.keep_text(self.prefill.setToolTip, "Generation",
+                       "Tokens the prompt puts in the cache in one step (the first, slow step)")
         self.prefill.valueChanged.connect(lambda v: self.model.set_param("decode_prefill", int(v)))
         self.causal_note = Details(CAUSAL_OFF_SUMMARY, CAUSAL_OFF, self)
-        self.causal_on = QPushButton("Turn the causal mask on", self)
-        self.causal_on.setToolTip("So the main heatmaps show what the decode computes")
+        self.keep_text(self.causal_note.set_summary, "Generation", CAUSAL_OFF_SUMMARY)
+        self.keep_text(self.causal_note.set_text, "Generation", CAUSAL_OFF)
+        self.causal_on = QPushButton(self)
+        self.keep_text(self.causal_on.setText, "Generation", "Turn the causal mask on")
+        self.keep_text(self.causal_on.setToolTip, "Generation", "So the main heatmaps show what the decode computes")
         self.causal_on.clicked.connect(lambda: self.model.set_param("causal", True))
         self.timer = QTimer(self)
         self.timer.timeout.connect(self._tick)
@@ -75,6 +83,15 @@ class GenerationPanel(Panel):
         self.equivalence.setWordWrap(True)
         self.costs = CostView(self)
         self.trap = Details(SDPA_TRAP_SUMMARY, SDPA_TRAP, self)
+        self.keep_text(self.trap.set_summary, "Generation", SDPA_TRAP_SUMMARY)
+        self.keep_text(self.trap.set_text, "Generation", SDPA_TRAP)
+        for view, row in ((self.k_cache, QT_TRANSLATE_NOOP("Generation", "K cache")),
+                          (self.v_cache, QT_TRANSLATE_NOOP("Generation", "V cache")),
+                          (self.output, QT_TRANSLATE_NOOP("Generation", "new output"))):
+            self.keep_text(lambda text, view=view: view.set_titles(text, translate("Generation", "dimension")),
+                           "Generation", row)
+        axis = self.weights.colorbar.axis
+        self.keep_text(lambda text, axis=axis: axis.setLabel(text, **axis.labelStyle), "Generation", "weight")
 
         self.bar = WrapRow([[self.back, self.forward, self.play, self.speed], [self.slider, self.prefill]], self,
                            stretch={self.slider: 1})
@@ -133,8 +150,12 @@ class GenerationPanel(Panel):
         t = int(np.clip(t, self.view.prefill(), n))
         self.model.set_param("decode_t", 0 if t == n else t)
 
+    def language_changed(self):
+        self.play.setText(translate("Generation", "Pause") if self.play.isChecked() else translate("Generation", "Play"))
+        super().language_changed()
+
     def _play_toggled(self, on):
-        self.play.setText("Pause" if on else "Play")
+        self.play.setText(translate("Generation", "Pause") if on else translate("Generation", "Play"))
         (self.model.begin_gesture if on else self.model.end_gesture)()  # one Play run is one undo step
         if on:
             if self.t() >= len(self.model.query_tokens):
@@ -157,7 +178,8 @@ class GenerationPanel(Panel):
             decoder = self.view.decoder()
             step = decoder.step_at(max(self.t(), self.view.prefill()))
         except ExplorerError as exc:
-            self.caption.setText(f"<b>Generation</b>: cannot decode this session — {exc}")
+            self.caption.setText(translate("Generation", "<b>Generation</b>: cannot decode this session — {why}").format(
+                why=shown_error(exc)))
             return
         self.slider.blockSignals(True)
         self.slider.setRange(self.view.prefill(), max(n, self.view.prefill() + 1) if n > 1 else 2)
@@ -170,19 +192,27 @@ class GenerationPanel(Panel):
         self.prefill.blockSignals(False)
         self.back.setEnabled(step.stop > self.view.prefill())
         self.forward.setEnabled(step.stop < n)
-        kind = "prefill" if step.index == 0 else f"decode step {step.index}"
-        new = f"{step.stop - step.start} new {'query attends' if step.stop - step.start == 1 else 'queries attend'}"
+        kind = (translate("Generation", "prefill") if step.index == 0
+                else translate("Generation", "decode step {step}").format(step=step.index))
+        fresh = step.stop - step.start
+        new = (translate("Generation", "{n} new query attends") if fresh == 1
+               else translate("Generation", "{n} new queries attend")).format(n=fresh)
         if m.cross:
-            read = (f"to all {count(len(step.k_cache), 'k and v row')} of the source, computed once and fixed "
-                    f"(a decoder's own self-attention cache is the one that grows)")
+            read = translate("Generation", "to all {rows} of the source, computed once and fixed (a decoder's own "
+                                           "self-attention cache is the one that grows)").format(
+                rows=count(len(step.k_cache), 'k and v row'), n_rows=len(step.k_cache))
         else:
-            read = f"to the {step.stop} cached k and v rows; earlier rows are not computed again"
+            read = translate("Generation", "to the {n} cached k and v rows; earlier rows are not computed again"
+                             ).format(n=step.stop)
         grouped = ""
         if decoder.inputs.n_kv < decoder.inputs.n_heads:
-            grouped = (f" The cache holds {count(decoder.inputs.n_kv, 'K/V head')} for "
-                       f"{count(decoder.inputs.n_heads, 'query head')} "
-                       f"({sharing_name(decoder.inputs.n_heads, decoder.inputs.n_kv)}).")
-        self.caption.setText(f"<b>Generation · KV cache</b> — t = {step.stop} of {n} ({kind}): {new} {read}.{grouped}")
+            grouped = translate("Generation", " The cache holds {kv_heads} for {query_heads} ({name}).").format(
+                kv_heads=count(decoder.inputs.n_kv, 'K/V head'), query_heads=count(decoder.inputs.n_heads, 'query head'),
+                n_kv_heads=decoder.inputs.n_kv, n_query_heads=decoder.inputs.n_heads,
+                name=in_language(sharing_name(decoder.inputs.n_heads, decoder.inputs.n_kv)))
+        self.caption.setText(translate("Generation", "<b>Generation · KV cache</b> — t = {t} of {n} ({kind}): {new} "
+                                                     "{read}.{grouped}").format(
+            t=step.stop, n=n, kind=kind, new=new, read=read, grouped=grouped))
         self.trap.setVisible(not m.cross)  # a decode step's mask: self-attention only
         self.causal_note.setVisible(not s.causal and not m.cross)
         self.causal_on.setVisible(not s.causal and not m.cross)
@@ -200,7 +230,8 @@ class GenerationPanel(Panel):
         h, queries, keys = m.settings.selected_head, m.query_tokens, m.tokens
         n, t = len(queries), len(step.k_cache)
         causal = self.view.causal_result()
-        self.weights.set_titles(f"query (head {h + 1})" if m.settings.heads > 1 else "query", "key")
+        self.weights.set_titles(translate("Generation", "query (head {head})").format(head=h + 1) if m.settings.heads > 1
+                                else translate("Generation", "query"), translate("Generation", "key"))
         if causal is not None:  # its rows equal the decode's (checked below): no copy at L = 4096
             self.weights.set_matrix(causal.heads.weights[h], row_labels=queries, col_labels=keys,
                                     levels=(0.0, 1.0), masked=self._greyed(n, len(keys), step.stop, m.cross),
@@ -230,8 +261,9 @@ class GenerationPanel(Panel):
         """Stacked decode rows against full causal attention: the largest difference."""
         diff = self.view.largest_difference()
         if diff is None:
-            self.equivalence.setText(TOO_LARGE.format(limit=CHECK_TOKENS))
+            self.equivalence.setText(translate("Generation", TOO_LARGE).format(limit=CHECK_TOKENS))
             return
-        text = EQUAL if diff <= 1e-12 else NOT_EQUAL
-        what = "cross-attention" if self.model.cross else "causal attention"
+        text = translate("Generation", EQUAL if diff <= 1e-12 else NOT_EQUAL)
+        what = (translate("Generation", "cross-attention") if self.model.cross
+                else translate("Generation", "causal attention"))
         self.equivalence.setText(text.format(diff=format_number(diff) if diff else "0", what=what))

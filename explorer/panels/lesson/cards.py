@@ -6,6 +6,8 @@ import numpy as np
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout
 
+from explorer.i18n import translate
+
 
 def label(text="", role=None):
     """A wrapping rich-text label; ``role`` "zh" or "en" gives the chapter's sentence or its translation a colour."""
@@ -39,14 +41,15 @@ class Card(QFrame):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(10, 8, 10, 8)
         layout.setSpacing(4)
-        self.title = label(f"<b>{escape(title)}</b>")
+        self.title_text = title  # the chapter's Chinese · English
+        self.title = label()
         self.zh = label(escape(zh), "zh")
         self.en = label(escape(en), "en")
         self.live = label()
         self.note = label()
         self.note.setVisible(False)
         self.buttons = QHBoxLayout()
-        self.setup_button = QPushButton("Set it up")
+        self.setup_button = QPushButton()
         self.buttons.addWidget(self.setup_button)
         self.buttons.addStretch(1)
         for w in (self.title, self.zh, self.en, self.live, self.note):
@@ -72,9 +75,10 @@ class Step(QFrame):
         layout.setContentsMargins(10, 8, 10, 8)
         layout.setSpacing(4)
         top = QHBoxLayout()
-        formula = escape(formula).replace(" ", "&nbsp;")  # the formula stays on one line
-        self.title = label(f"<b>{escape(title)}</b> &nbsp; <span style='font-family:serif'>{formula}</span>")
-        self.reveal_button = QPushButton(f"Reveal {title[0]}")
+        self.formula = escape(formula).replace(" ", "&nbsp;")  # the formula stays on one line
+        self.title = label()
+        self.set_title(title)
+        self.reveal_button = QPushButton(translate("Lesson", "Reveal {stage}").format(stage=title[0]))
         self.reveal_button.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         top.addWidget(self.title, 1)
         top.addWidget(self.reveal_button, 0, Qt.AlignmentFlag.AlignTop)
@@ -84,4 +88,7 @@ class Step(QFrame):
         layout.addWidget(self.en)
         self.status = label()
         layout.addWidget(self.status)
+
+    def set_title(self, title):
+        self.title.setText(f"<b>{escape(title)}</b> &nbsp; <span style='font-family:serif'>{self.formula}</span>")
 

@@ -5,6 +5,7 @@ from explorer.core.lesson import darkest_cols_in_row
 from explorer.core.plural import count
 from explorer.core.presets import demo_session
 from explorer.core.readout import row_readout
+from explorer.i18n import translate
 from explorer.model import ALL_STAGES
 
 from .texts import CAT, CHASE, DOT, NOT_DEMO, RED, WARN
@@ -18,8 +19,9 @@ class ExperimentTexts:
         """The warning of a card whose numbers or settings are not the chapter's demo ("" when they are)."""
         if state == "demo":
             return ""
-        swapped = " (the K rows of 猫 and 红色 are swapped: experiment ④)" if state == "k_swapped" else ""
-        return f"<span style='color:{WARN}'>⚠ {NOT_DEMO}{swapped}.</span><br>"
+        swapped = translate("Lesson", " (the K rows of 猫 and 红色 are swapped: experiment ④)") if (
+            state == "k_swapped") else ""
+        return f"<span style='color:{WARN}'>⚠ {translate('Lesson', NOT_DEMO)}{swapped}.</span><br>"
 
     def _render_cards(self):
         m = self.model

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QGroupBox, QHBoxLayout, QLabel
 from explorer.core.lesson import demo_state, guess_fits, lesson_checks
 from explorer.core.presets import demo_session
 from explorer.model import ALL_STAGES, SETTINGS, STRUCTURE, VALUES
+from explorer.i18n import current_language, translate
 
 from ..base import Panel
 from .cards import Card, Frozen, Step, label
@@ -48,18 +49,19 @@ class LessonPanel(StepTexts, ExperimentTexts, Panel):
         head.setContentsMargins(8, 6, 8, 6)
         head.setSpacing(4)
         row = QHBoxLayout()
-        self.start_button = QPushButton("Start the lesson")
-        self.start_button.setToolTip("Hide ① ② ③; guess the darkest cell of ① and ② and which values ③ mixes, "
-                                     "before each reveal")
+        self.start_button = QPushButton()
+        self.keep_text(self.start_button.setToolTip, "Lesson", "Hide ① ② ③; guess the darkest cell of ① and ② and "
+                       "which values ③ mixes, before each reveal")
         self.start_button.clicked.connect(self.start)
-        self.show_all_button = QPushButton("Show all")
+        self.show_all_button = QPushButton()
+        self.keep_text(self.show_all_button.setText, "Lesson", "Show all")
         self.show_all_button.clicked.connect(lambda: self.model.set_revealed(ALL_STAGES))
         row.addWidget(self.start_button)
         row.addWidget(self.show_all_button)
         row.addStretch(1)
         head.addLayout(row)
         pick = QHBoxLayout()
-        pick.addWidget(QLabel("Row to guess in:"))
+        pick.addWidget(self.kept_label("Lesson", "Row to guess in:"))
         self.row_combo = QComboBox()
         self.row_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.row_combo.currentIndexChanged.connect(self._row_picked)
@@ -73,12 +75,14 @@ class LessonPanel(StepTexts, ExperimentTexts, Panel):
         layout = QVBoxLayout(body)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.setSpacing(10)
-        intro = label("<b>先猜再看 — guess first, then look.</b> Attention = 三次矩阵乘夹一个 softmax: "
-                       "three matrix multiplications around one softmax.")
+        intro = label()
+        self.keep_text(intro.setText, "Lesson", "<b>先猜再看 — guess first, then look.</b> Attention = 三次矩阵乘夹一个 "
+                       "softmax: three matrix multiplications around one softmax.")
         layout.addWidget(intro)
 
         # ----- step-through ------------------------------------------------------------------------
-        self.steps_box = QGroupBox("Step through ① → ② → ③")
+        self.steps_box = QGroupBox()
+        self.keep_text(self.steps_box.setTitle, "Lesson", "Step through ① → ② → ③")
         steps = QVBoxLayout(self.steps_box)
         steps.setSpacing(6)
         self.instruction = label()
@@ -86,24 +90,30 @@ class LessonPanel(StepTexts, ExperimentTexts, Panel):
         steps.addWidget(self.instruction)
         self.steps = []
         for stage, title, formula, _panel, zh, en in STEPS:
-            step = Step(stage, title, formula, zh, en)
+            step = Step(stage, translate("Lesson", title), formula, zh, en)
+            self.keep_text(step.set_title, "Lesson", title)
             step.reveal_button.clicked.connect(lambda checked=False, s=stage: self.reveal(s))
             steps.addWidget(step)
             self.steps.append(step)
         layout.addWidget(self.steps_box)
 
         # ----- the chapter's experiments -------------------------------------------------------------
-        box = QGroupBox("Experiments · 实验引导")
+        box = QGroupBox()
+        self.keep_text(box.setTitle, "Lesson", "Experiments · 实验引导")
         cards = QVBoxLayout(box)
         cards.setSpacing(8)
-        cards.addWidget(label("The chapter's four guided experiments, on its demo 「猫 追 红色 激光点」. "
-                               "<i>Set it up</i> brings its numbers back if you changed them — as one undo step, "
-                               "so Ctrl+Z returns yours.", "en"))
+        about = label("", "en")
+        self.keep_text(about.setText, "Lesson", "The chapter's four guided experiments, on its demo 「猫 追 红色 激光点」. "
+                       "<i>Set it up</i> brings its numbers back if you changed them — as one undo step, so Ctrl+Z "
+                       "returns yours.")
+        cards.addWidget(about)
         self.cards = [Card(*texts) for texts in EXPERIMENTS]
         for i, card in enumerate(self.cards):
+            self.keep_text(card.setup_button.setText, "Lesson", "Set it up")
             card.setup_button.clicked.connect(lambda checked=False, n=i + 1: self.set_up(n))
             cards.addWidget(card)
-        self.swap_button = QPushButton("Swap K rows of 猫 and 红色")
+        self.swap_button = QPushButton()
+        self.keep_text(self.swap_button.setText, "Lesson", "Swap K rows of 猫 and 红色")
         self.swap_button.clicked.connect(self.toggle_swap)
         swap_row = QHBoxLayout()  # a row of its own, so the card stays narrow in a slim dock
         swap_row.addWidget(self.swap_button)
@@ -112,14 +122,16 @@ class LessonPanel(StepTexts, ExperimentTexts, Panel):
         layout.addWidget(box)
 
         # ----- live checks ---------------------------------------------------------------------------
-        checks = QGroupBox("Live checks")
+        checks = QGroupBox()
+        self.keep_text(checks.setTitle, "Lesson", "Live checks")
         lay = QVBoxLayout(checks)
         self.sum_check = label()
         self.hull_check = label()
-        self.hull_check.setToolTip(
-            "Per output row i: every weight ≥ 0 and the row sums to 1 (a convex recipe, up to rounding), and "
-            "O_i is within the shown distance of the point p_i = w⁺_i·V made with the recipe clipped at 0 "
-            "and renormalised — p_i is a convex combination of V's rows, so it lies in their hull.")
+        self.keep_text(self.hull_check.setToolTip, "Lesson",
+                       "Per output row i: every weight ≥ 0 and the row sums to 1 (a convex recipe, up to rounding), "
+                       "and O_i is within the shown distance of the point p_i = w⁺_i·V made with the recipe clipped "
+                       "at 0 and renormalised — p_i is a convex combination of V's rows, so it lies in their hull.")
+        self._show_languages()
         self.excluded_note = label()
         for w in (self.sum_check, self.hull_check, self.excluded_note):
             lay.addWidget(w)
@@ -138,6 +150,18 @@ class LessonPanel(StepTexts, ExperimentTexts, Panel):
         outer.addWidget(self.scroll, 1)
         self.setMinimumWidth(260)
         model.history_moved.connect(self._undo_moved)
+
+    def _show_languages(self):
+        """In 中文 the chapter's own sentences stand alone: their English renderings are left out."""
+        english = current_language() != "zh"
+        for card in (*self.steps, *self.cards):
+            card.en.setVisible(english)
+        for card in self.cards:  # an experiment's title: the chapter's Chinese · English, in 中文 the Chinese alone
+            card.title.setText(f"<b>{escape(card.title_text if english else card.title_text.split(' · ')[0])}</b>")
+
+    def language_changed(self):
+        self._show_languages()  # (a verdict already given stays as it was written: it judged the numbers then)
+        super().language_changed()
 
     def sizeHint(self):
         return QSize(480, 720)
@@ -169,10 +193,11 @@ class LessonPanel(StepTexts, ExperimentTexts, Panel):
         """Bring the demo's numbers back (one undo step) unless they are already there; True if loaded."""
         if self._demo_state() == "demo":
             return False
-        return self.model.set_session(demo_session(), "Set up the chapter's demo")
+        return self.model.set_session(demo_session(), translate("Lesson", "Set up the chapter's demo"))
 
-    def _say_loaded(self, card, loaded, text="Loaded the demo's numbers (one undo step: Ctrl+Z brings yours back)."):
+    def _say_loaded(self, card, loaded, text=None):
         """The note under a card after Set it up; it goes as soon as the undo stack moves (Ctrl+Z, an edit)."""
+        text = text or translate("Lesson", "Loaded the demo's numbers (one undo step: Ctrl+Z brings yours back).")
         card.say(text if loaded else "", self.model.history_index())
 
     def _undo_moved(self, index):
@@ -200,8 +225,9 @@ class LessonPanel(StepTexts, ExperimentTexts, Panel):
         self.model.set_revealed(ALL_STAGES)
         self.model.swap_tokens("K", CAT, RED)
         if loaded:
-            self._say_loaded(self.cards[3], True, "Loaded the demo's numbers, then swapped the K rows (two undo "
-                                                  "steps: Ctrl+Z twice brings yours back).")
+            self._say_loaded(self.cards[3], True, translate("Lesson", "Loaded the demo's numbers, then swapped the K "
+                                                                      "rows (two undo steps: Ctrl+Z twice brings yours "
+                                                                      "back)."))
 
     # ----- guesses and frozen verdicts ---------------------------------------------------------------
     def _guess(self, stage):
@@ -243,7 +269,8 @@ class LessonPanel(StepTexts, ExperimentTexts, Panel):
     # ----- drawing -----------------------------------------------------------------------------------
     def _start_label(self):
         m = self.model
-        return "Start again" if m.revealed < ALL_STAGES or m.guesses else "Start the lesson"
+        return (translate("Lesson", "Start again") if m.revealed < ALL_STAGES or m.guesses
+                else translate("Lesson", "Start the lesson"))
 
     def render(self, flags):
         m = self.model

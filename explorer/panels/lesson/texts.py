@@ -1,5 +1,7 @@
 """The lesson's words: the three steps and the four guided experiments, in the chapter's Chinese and in English,
 and how its cards look."""
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+
 CARD_STYLE = """
 QGroupBox { font-weight: 600; }
 QFrame#lessonCard { border: 1px solid #d3d9e1; border-radius: 6px; background: #fbfcfd; }
@@ -8,19 +10,19 @@ QLabel#lessonNote { background: #fff7e0; border: 1px solid #ecd9a3; border-radiu
 QWidget#lessonHeader { border-bottom: 1px solid #d3d9e1; }
 """
 WARN = "#8a5a00"
-NOT_DEMO = "Not the demo's numbers or settings — Set it up to load them"
+NOT_DEMO = QT_TRANSLATE_NOOP("Lesson", "Not the demo's numbers or settings — Set it up to load them")
 
 STEPS = (
     # (stage, title, formula, panel, 中文 from the chapter, English)
-    (1, "① Scores", "S = Q Kᵀ / √d", "Scores",
+    (1, QT_TRANSLATE_NOOP("Lesson", "① Scores"), "S = Q Kᵀ / √d", QT_TRANSLATE_NOOP("Lesson", "Scores"),
      "「一次矩阵乘,L² 个点积批发到手。」除以 √d = 「把温度校准回『有分辨力但不极端』的区间」。",
      "One matrix multiplication delivers all L² dot products at once; dividing by √d keeps the scores "
      "discriminating but not extreme."),
-    (2, "② Weights", "A = softmax(S)", "Weights",
+    (2, QT_TRANSLATE_NOOP("Lesson", "② Weights"), "A = softmax(S)", QT_TRANSLATE_NOOP("Lesson", "Weights"),
      "「分数表逐行过 softmax……每行变成非负、和为 1 的注意力权重」。",
      "The score table goes through softmax one row at a time: each row becomes non-negative attention "
      "weights that sum to 1 — a budget."),
-    (3, "③ Output", "O = A · V", "Output",
+    (3, QT_TRANSLATE_NOOP("Lesson", "③ Output"), "O = A · V", QT_TRANSLATE_NOOP("Lesson", "Output"),
      "「O 的第 i 行 = 权重行 · V 矩阵 = 各词 value 的凸组合」,「输出不会跑出各 V 围成的凸包」。",
      "Row i of O = the weight row · V = a convex combination of the tokens' values, so the output never "
      "leaves the convex hull of the V rows."),

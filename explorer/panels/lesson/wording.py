@@ -5,6 +5,7 @@ from explorer.widgets.html_escape import escape
 import numpy as np
 
 from explorer.core.lesson import distinguishing_decimals
+from explorer.i18n import translate
 from explorer.widgets.cell_text import format_value
 from explorer.widgets.number_text import format_weight
 from explorer.widgets.palette import BAD, GOOD
@@ -35,7 +36,8 @@ def tiny(x):
 def names(labels, cols):
     """The labels of ``cols``, escaped and joined: "猫", "猫 and 红色", "猫, 追 and 红色"."""
     shown = [escape(labels[c]) for c in cols]
-    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+    return shown[0] if len(shown) == 1 else (translate("Lesson", ", ").join(shown[:-1]) + translate("Lesson", " and ")
+                                             + shown[-1])
 
 
 def vector(values):

@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePol
 from explorer.model.flow_back import CLOSED, FAILED, LOST, MISFIT, NONE, READY, STOPPED, WAITING
 from explorer.widgets.html_escape import escape
 from explorer.widgets.palette import BAD, BLUE, MUTED, VERMILLION, WEIGHT_BLUE
+from explorer.i18n import translate
 
 EIGHTHS = " ▏▎▍▌▋▊▉█"
 BAR_CELLS = 4  # a probability of 1 fills this many characters
@@ -52,8 +53,8 @@ def token_cell(entry, colour=None):
 def table(change, stale):
     """Two ranked lists side by side: before the edit, and with the edited head (with each token's change)."""
     ink = MUTED if stale else None
-    head = (f"<tr style='color:{MUTED}'><th align=left colspan=3>before any edit</th><th width=6></th>"
-            f"<th align=left colspan=4>with the edited head</th></tr>")
+    head = (f"<tr style='color:{MUTED}'><th align=left colspan=3>{translate('ModelView', 'before any edit')}</th>"
+            f"<th width=6></th><th align=left colspan=4>{translate('ModelView', 'with the edited head')}</th></tr>")
     rows = []
     for b, a in zip(change.before_top, change.after_top):
         delta = a.change
@@ -84,13 +85,14 @@ def share(c):
 def later_heads(change, source):
     """Which heads after the edited one changed most, counted from 1 as the window counts."""
     if source.layer + 1 >= change.layers:
-        return (f"No layer comes after layer {source.layer + 1}: the edit changes the output only through the "
-                f"rest of this layer's block.")
+        return translate("ModelView", "No layer comes after layer {layer}: the edit changes the output only through "
+                                      "the rest of this layer's block.").format(layer=source.layer + 1)
     moved = [(layer, head, c) for layer, head, c in change.later_heads if c >= 0.001][:SHOWN_HEADS]
     if not moved:
-        return "The heads of the later layers attend as before."
-    names = ", ".join(f"layer {layer + 1} head {head + 1} <b>{share(c)}</b>" for layer, head, c in moved)
-    return f"Later heads that changed most: {names}."
+        return translate("ModelView", "The heads of the later layers attend as before.")
+    names = ", ".join(translate("ModelView", "layer {layer} head {head}").format(layer=layer + 1, head=head + 1)
+                      + f" <b>{share(c)}</b>" for layer, head, c in moved)
+    return translate("ModelView", "Later heads that changed most: {names}.").format(names=names)
 
 
 def closed(source, open_model):
@@ -119,7 +121,7 @@ class NextTokensView(QFrame):
         self.setFrameShape(QFrame.Shape.StyledPanel)
         self.title = QLabel(self)
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.action = QPushButton("Cancel", self)
+        self.action = QPushButton(translate("ModelView", "Cancel"), self)
         self.action.clicked.connect(self._act)
         self.status = QLabel(self)
         self.status.setWordWrap(True)
@@ -129,8 +131,8 @@ class NextTokensView(QFrame):
         self.numbers.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.later = QLabel(self)
         self.later.setWordWrap(True)
-        self.later.setToolTip("Each number: the share of each row's attention weight that moved in that head, on "
-                              "average over the rows")
+        self.later.setToolTip(translate("ModelView", "Each number: the share of each row's attention weight that "
+                                                     "moved in that head, on average over the rows"))
         self.offer = QPushButton(self)  # "Open tiny-induction": the session's model, while another (or none) is open
         self.offer.clicked.connect(lambda: self.open_folder(self.flow.home()))
         self.offer.setVisible(False)
@@ -178,24 +180,27 @@ class NextTokensView(QFrame):
     def _running(self, progress=""):
         source = self.flow.source
         where = f" — {escape(progress)}" if progress else ""
-        before = " The numbers below are from before the last edit." if self.flow.result is not None else ""
-        return (f"Running {escape(source.name)} with the edited layer {source.layer + 1} head {source.head + 1}"
-                f"…{where}.{before}")
+        before = translate("ModelView", " The numbers below are from before the last edit.") if (
+            self.flow.result is not None) else ""
+        return translate("ModelView", "Running {name} with the edited layer {layer} head {head}…{where}.{before}").format(
+            name=escape(source.name), layer=source.layer + 1, head=source.head + 1, where=where, before=before)
 
     def render(self):
         flow, source = self.flow, self.flow.source
         state, result = flow.state, flow.result
-        after = f" after “{escape(result.last_token)}”" if result is not None and state != NONE else ""
-        self.title.setText(f"<b>What the model says next{after}</b>")
+        after = translate("ModelView", " after “{token}”").format(token=escape(result.last_token)) if (
+            result is not None and state != NONE) else ""
+        self.title.setText("<b>" + translate("ModelView", "What the model says next{after}").format(after=after) + "</b>")
         self.action.setVisible(state in (WAITING, STOPPED, FAILED))
-        self.action.setText("Cancel" if state == WAITING else "Run again")
-        self.action.setToolTip("Stop the forward pass with the edited head (at its next layer)" if state == WAITING
-                               else "Run the forward pass with the edited head again")
+        self.action.setText(translate("ModelView", "Cancel") if state == WAITING else translate("ModelView", "Run again"))
+        self.action.setToolTip(translate("ModelView", "Stop the forward pass with the edited head (at its next layer)")
+                               if state == WAITING else
+                               translate("ModelView", "Run the forward pass with the edited head again"))
         offer = state == CLOSED and self.open_folder is not None
         self.offer.setVisible(offer)
         if offer:
-            self.offer.setText(f"Open {source.name}")
-            self.offer.setToolTip(f"Open {source.folder} in the Model view")
+            self.offer.setText(translate("ModelView", "Open {title}").format(title=source.name))
+            self.offer.setToolTip(translate("ModelView", "Open {folder} in the Model view").format(folder=source.folder))
         shown = result is not None and state in (READY, WAITING, STOPPED)
         self.numbers.setVisible(shown)
         self.later.setVisible(shown)
@@ -204,9 +209,10 @@ class NextTokensView(QFrame):
             self.numbers.setText(table(result, stale))
             self.later.setText(later_heads(result, source))
         if state == NONE:
-            self.status.setText("The session is not a head of a real model, so there is no model for its edits to "
-                                "flow back into. Click a head above: then every edit of its numbers runs through "
-                                "the rest of the model, and here you see what it says next change.")
+            self.status.setText(translate("ModelView", "The session is not a head of a real model, so there is no model "
+                                                       "for its edits to flow back into. Click a head above: then every "
+                                                       "edit of its numbers runs through the rest of the model, and here "
+                                                       "you see what it says next change."))
         elif state == CLOSED:
             self.status.setText(closed(source, flow.ck.model))
         elif state == LOST:
@@ -221,11 +227,13 @@ class NextTokensView(QFrame):
         elif state == WAITING:
             self.status.setText(self._running())
         elif state == STOPPED:
-            self.status.setText("Stopped." + (" The numbers below are from before the last edit." if shown else ""))
+            self.status.setText(translate("ModelView", "Stopped.") + (
+                translate("ModelView", " The numbers below are from before the last edit.") if shown else ""))
         elif state == FAILED:
             self.status.setText(f"<span style='color:{BAD}'>{escape(flow.reason)}</span>")
         else:  # who is speaking is in the tooltip: the line stays short above the table
-            self.status.setText(f"<b>{percent(result.moved)}</b> of the probability moved{favourite(result)}.")
+            self.status.setText(translate("ModelView", "{moved} of the probability moved{favourite}.").format(
+                moved=f"<b>{percent(result.moved)}</b>", favourite=favourite(result)))
         self.status.setToolTip(
             f"{source.name} with its layer {source.layer + 1} head {source.head + 1} as the session has it now, "
             f"against the model before any edit" if state == READY else "")

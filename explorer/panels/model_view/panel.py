@@ -5,7 +5,7 @@ edited (F25). A tiny model that ships with the app opens first. Layers and heads
 as the rest of the window counts heads."""
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QPointF, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QPointF, QTimer
 from PySide6.QtWidgets import (QApplication, QBoxLayout, QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit,
                                QPushButton, QScrollArea, QSpinBox, QToolTip, QVBoxLayout)
 
@@ -18,6 +18,7 @@ from explorer.widgets.head_grid import HeadGrid
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_bytes
+from explorer.i18n import in_language, shown_error, translate
 
 from ..base import Panel
 from .next_tokens import NextTokensView
@@ -27,9 +28,9 @@ TYPING_PAUSE_MS = 300  # a run starts this long after the last keystroke (a newe
 EMBEDDED = "embedded"
 BADGES = {"previous-token": "prev", "induction": "ind"}
 SIDE_CELL = 44  # px: the heads' thumbnails beside the next-token table at least this big, else it goes below them
-LEGEND = ("Squares: each head's weights on the text. <b>prev</b>: a previous-token head, <b>ind</b>: an induction "
+LEGEND = QT_TRANSLATE_NOOP("ModelView", "Squares: each head's weights on the text. <b>prev</b>: a previous-token head, <b>ind</b>: an induction "
           "head")
-LEGEND_TIP = ("Each square is one head's attention weights on the text (rows: query, columns: key). prev marks a "
+LEGEND_TIP = QT_TRANSLATE_NOOP("ModelView", "Each square is one head's attention weights on the text (rows: query, columns: key). prev marks a "
               "previous-token head, ind an induction head (found on repeated random tokens: the weight on the token "
               "after the previous occurrence). Hover a head to read what it mostly does on this text.")
 
@@ -49,36 +50,41 @@ class ModelViewPanel(Panel):
         super().__init__(model, parent)
         self.ck = model.checkpoints
         self.choice = QComboBox(self)
-        self.choice.setToolTip("The tiny model that ships with the explorer, the models in your Hugging Face "
-                               "cache (nothing is downloaded), or any folder with config.json, *.safetensors and "
-                               "tokenizer.json")
+        self.keep_text(self.choice.setToolTip, "ModelView", "The tiny model that ships with the explorer, the models "
+                       "in your Hugging Face cache (nothing is downloaded), or any folder with config.json, "
+                       "*.safetensors and tokenizer.json")
         self.choice.activated.connect(self._chosen)
         shrinkable(self.choice, 24)  # a narrow dock shows what fits of a long model's name
         self.text = QLineEdit(DEFAULT_TEXT, self)
-        self.text.setToolTip("Text to run through the model; every head's attention follows as you type")
+        self.keep_text(self.text.setToolTip, "ModelView", "Text to run through the model; every head's attention follows as you type")
         self.text.textEdited.connect(lambda _: self._typing.start())
         self.text.returnPressed.connect(self.run)
         self._typing = QTimer(self)
         self._typing.setSingleShot(True)
         self._typing.setInterval(TYPING_PAUSE_MS)
         self._typing.timeout.connect(self.run)
-        self.cancel_button = QPushButton("Cancel", self)
-        self.cancel_button.setToolTip("Stop the forward pass in flight (at its next layer)")
+        self.cancel_button = QPushButton(self)
+        self.keep_text(self.cancel_button.setText, "ModelView", "Cancel")
+        self.keep_text(self.cancel_button.setToolTip, "ModelView", "Stop the forward pass in flight (at its next layer)")
         self.cancel_button.clicked.connect(self.ck.cancel)
         self.status = QLabel(self)
         self.status.setWordWrap(True)
         self.n_new = QSpinBox(self)
         self.n_new.setRange(1, 64)
         self.n_new.setValue(8)
-        self.n_new.setSuffix(" tokens")
-        self.generate_button = QPushButton("Generate", self)
-        self.generate_button.setToolTip("Greedy: the likeliest next token, again and again, with a K/V cache in every "
-                                        "layer (each new token's query reads every earlier token's cached k and v)")
+        self.keep_text(self.n_new.setSuffix, "ModelView", " tokens")
+        self.generate_button = QPushButton(self)
+        self.keep_text(self.generate_button.setText, "ModelView", "Generate")
+        self.keep_text(self.generate_button.setToolTip, "ModelView", "Greedy: the likeliest next token, again and "
+                       "again, with a K/V cache in every layer (each new token's query reads every earlier token's "
+                       "cached k and v)")
         self.generate_button.clicked.connect(lambda: self.ck.generate(self.text.text(), self.n_new.value()))
         self.generated = QLabel(self)
         self.generated.setWordWrap(True)
         self.rows = Heatmap(cmap="sequential", row_title="layer · head", col_title="cached token",
                             colorbar_label="weight", parent=self)
+        self.keep_text(lambda text, view=self.rows: view.set_titles(text, translate("ModelView", "cached token")),
+                       "ModelView", "layer · head")
         self.rows.setMinimumHeight(190)  # eight rows (2 layers × 4 heads) with their labels
         self.rows.setVisible(False)
         self.grid = HeadGrid(self)
@@ -87,7 +93,7 @@ class ModelViewPanel(Panel):
         self.grid.installEventFilter(self)  # a head's words as its tooltip too: the line below may be scrolled away
         self.info = QLabel(self)
         self.info.setWordWrap(True)
-        self.info.setToolTip(LEGEND_TIP)
+        self.keep_text(self.info.setToolTip, "ModelView", LEGEND_TIP)
         self.next_tokens = NextTokensView(model.flow_back, self, open_folder=self.open_model)
         self.grid_area = scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
@@ -99,10 +105,10 @@ class ModelViewPanel(Panel):
         self.split.addWidget(self.next_tokens)
 
         top = QHBoxLayout()
-        top.addWidget(QLabel("Model", self))
+        top.addWidget(self.kept_label("ModelView", "Model"))
         top.addWidget(self.choice, 1)
         row = QHBoxLayout()
-        row.addWidget(QLabel("Text", self))
+        row.addWidget(self.kept_label("ModelView", "Text"))
         row.addWidget(self.text, 1)
         row.addWidget(self.cancel_button)
         gen_row = QHBoxLayout()
@@ -136,14 +142,16 @@ class ModelViewPanel(Panel):
     def _fill_choices(self):
         from explorer.models import list_cached_models
         self.choice.clear()
-        self.choice.addItem("tiny-induction — ships with the explorer (2 layers × 4 heads)", EMBEDDED)
+        self.choice.addItem(translate("ModelView", "tiny-induction — ships with the explorer (2 layers × 4 heads)"),
+                            EMBEDDED)
         try:
             cached = list_cached_models(only_supported=True)
         except (ExplorerError, OSError):
             cached = []
         for c in cached:
-            self.choice.addItem(f"{c.repo_id} — {c.model_type}, {c.layers} layers × {c.heads} heads", str(c.path))
-        self.choice.addItem("Other folder…", None)
+            self.choice.addItem(translate("ModelView", "{repo} — {kind}, {layers} layers × {heads} heads").format(
+                repo=c.repo_id, kind=c.model_type, layers=c.layers, heads=c.heads), str(c.path))
+        self.choice.addItem(translate("ModelView", "Other folder…"), None)
 
     def _chosen(self, index):
         where = self.choice.itemData(index)
@@ -174,7 +182,7 @@ class ModelViewPanel(Panel):
 
     def choose_folder(self):
         """Ask for a checkpoint folder (config.json, *.safetensors, tokenizer.json) and open it."""
-        folder = QFileDialog.getExistingDirectory(self, "Open a model folder")
+        folder = QFileDialog.getExistingDirectory(self, translate("ModelView", "Open a model folder"))
         if folder:
             self.open_model(folder)
 
@@ -274,31 +282,36 @@ class ModelViewPanel(Panel):
 
     def _opened(self, name):
         self._show_open_model()
-        self._say(f"Opened {escape(name)}")
+        self._say(translate("ModelView", "Opened {name}").format(name=escape(name)))
 
     def _progress(self, text):
         if text and not self.ck.busy:
             return  # a layer's progress queued behind the run's end
-        self.status.setText(f"Running… {escape(text)}" if text else self._said)
+        self.status.setText(translate("ModelView", "Running… {what}").format(what=escape(text)) if text else self._said)
         self.cancel_button.setEnabled(bool(text))
 
     def _failed(self, reason):
         self._show_open_model()
-        self._say(f"<span style='color:#b00020'>{escape(reason)}</span>")
+        self._say(f"<span style='color:#b00020'>{escape(in_language(reason))}</span>")
 
     def _ran(self):
         latest, m = self.ck.latest, self.ck.model
         notable = {(h.layer, h.head): BADGES.get(h.role, h.role) for h in (m.notable_heads or [])}
-        self.grid.set_thumbnails(latest.thumbnails, badges=notable, first=1)
+        self.grid.set_thumbnails(latest.thumbnails, row_label=translate("ModelView", "layer"),
+                                 col_label=translate("ModelView", "head"), badges=notable, first=1)
         self._outline_session_head()
         self._arrange()  # the grid's least width follows its layers and heads
         c = m.config
         unknown = sum(t == "<unk>" for t in latest.run.tokens)
-        warn = (f" <span style='color:#b00020'>{unknown} of them unknown to this model (&lt;unk&gt;): its vocabulary "
-                f"has {c.vocab:,} entries{' (lower-case words)' if m.name == 'tiny-induction' else ''}</span>"
+        lower = translate("ModelView", " (lower-case words)") if m.name == 'tiny-induction' else ''
+        warn = (" <span style='color:#b00020'>" + translate(
+            "ModelView", "{unknown} of them unknown to this model (&lt;unk&gt;): its vocabulary has {vocab} entries"
+                         "{lower}").format(unknown=unknown, vocab=f"{c.vocab:,}", lower=lower) + "</span>"
                 if unknown else "")
-        self._say(f"{escape(m.name)}: {c.layers} layers × {c.heads} heads on "
-                  f"{count(len(latest.run.tokens), 'token')}{warn} — click a head to make it the session")
+        self._say(translate("ModelView", "{name}: {layers} layers × {heads} heads on {tokens}{warn} — click a head to "
+                                         "make it the session").format(
+            name=escape(m.name), layers=c.layers, heads=c.heads, tokens=count(len(latest.run.tokens), 'token'),
+            n_tokens=len(latest.run.tokens), warn=warn))
 
     def _generated(self):
         """The generated text, the newest token's 1 × t rows in every layer and head, the cache's size."""
@@ -318,11 +331,13 @@ class ModelViewPanel(Panel):
         c = m.config
         words = [m.token_label(t) for t in gen.new_ids]
         per_token = 2 * c.layers * c.kv_heads * c.head_dim
-        self.generated.setText(
-            f"<b>{escape(' '.join(words))}</b>{' (stopped: the model ended its text)' if gen.ended else ''}"
-            f" — K/V cache: 2 (K and V) · {c.layers} layers · {c.kv_heads} K/V heads · "
-            f"d_h {c.head_dim} = {per_token:,} numbers per token ({format_bytes(per_token * 2)} in float16), "
-            f"{format_bytes(gen.cache_bytes(c, 2))} for its {gen.cache_tokens} tokens{self._as_trained()}")
+        ended = translate("ModelView", " (stopped: the model ended its text)") if gen.ended else ""
+        self.generated.setText(f"<b>{escape(' '.join(words))}</b>{ended}" + translate(
+            "ModelView", " — K/V cache: 2 (K and V) · {layers} layers · {kv_heads} K/V heads · d_h {d_h} = {per_token} "
+                         "numbers per token ({token_bytes} in float16), {cache_bytes} for its {tokens} tokens").format(
+            layers=c.layers, kv_heads=c.kv_heads, d_h=c.head_dim, per_token=f"{per_token:,}",
+            token_bytes=format_bytes(per_token * 2), cache_bytes=format_bytes(gen.cache_bytes(c, 2)),
+            tokens=gen.cache_tokens) + self._as_trained())
         return words
 
     def _as_trained(self):
@@ -331,15 +346,16 @@ class ModelViewPanel(Panel):
         head = self.model.state.model_head
         if head is None or not self.ck.serves(head):
             return ""
-        return (f". <i>Generated by {escape(head.name)} as trained: the session's edits of layer {head.layer + 1} "
-                f"head {head.head + 1} show in what the model says next, not here</i>")
+        return ". <i>" + translate("ModelView", "Generated by {name} as trained: the session's edits of layer {layer} "
+                                                "head {head} show in what the model says next, not here").format(
+            name=escape(head.name), layer=head.layer + 1, head=head.head + 1) + "</i>"
 
     def _hovered(self, layer, head):
         if layer < 0 or self.ck.latest is None:
-            outlined = ("" if self.grid.selected is None else
-                        ". The outlined head is the session, shown as trained: its edits' effect is under “What "
-                        "the model says next”")
-            self.info.setText(LEGEND + outlined)
+            outlined = ("" if self.grid.selected is None else translate(
+                "ModelView", ". The outlined head is the session, shown as trained: its edits' effect is under “What "
+                             "the model says next”"))
+            self.info.setText(translate("ModelView", LEGEND) + outlined)
             return
         self.info.setText(self.head_words(layer, head))
 
@@ -351,8 +367,9 @@ class ModelViewPanel(Panel):
         role = "".join(f" — {'an' if h.role[0] in 'aeiou' else 'a'} {h.role} head (score {h.score:.2f})"
                        for h in known)
         where = f"mostly {words} ({score:.2f})" if not words.startswith("no one") else f"{words}, {score:.2f})"
-        return (f"<b>layer {layer + 1}, head {head + 1}</b>: on this text its weight goes to {escape(where)}{role}. "
-                f"Click to open it as the session.")
+        return translate("ModelView", "<b>layer {layer}, head {head}</b>: on this text its weight goes to {where}{role}. "
+                                      "Click to open it as the session.").format(
+            layer=layer + 1, head=head + 1, where=escape(where), role=role)
 
     def open_head(self, layer, head):
         """Make head (layer, head) (indices from 0) of the latest run the session: one undo step, every
@@ -362,9 +379,10 @@ class ModelViewPanel(Panel):
         try:
             session = self.ck.head_session(layer, head)
         except ExplorerError as exc:
-            self.model.notify(f"Cannot open layer {layer + 1} head {head + 1}: {exc}")
+            self.model.notify(translate("ModelView", "Cannot open layer {layer} head {head}: {why}").format(
+                layer=layer + 1, head=head + 1, why=shown_error(exc)))
             return False
-        opened = self.model.set_session(session, f"Open {session.title}",
+        opened = self.model.set_session(session, translate("ModelView", "Open {title}").format(title=session.title),
                                         model_head=self.ck.head_source(layer, head))
         self.model.set_selection(row=session.settings.selected_row)  # the last token: where a pattern shows
         self._outline_session_head()
@@ -390,6 +408,18 @@ class ModelViewPanel(Panel):
             self.grid.selected = where
             self.grid.update()
             self._hovered(-1, -1)
+
+    def language_changed(self):
+        self.next_tokens.render()
+        self._hovered(-1, -1)
+        if self.choice.count():
+            self.choice.setItemText(self.choice.count() - 1, translate("ModelView", "Other folder…"))
+            if self.choice.itemData(0) == EMBEDDED:
+                self.choice.setItemText(0, translate("ModelView", "tiny-induction — ships with the explorer (2 layers × "
+                                                                  "4 heads)"))
+        if self.ck.latest is not None and self.ck.model is not None:
+            self._ran()  # the grid's labels and the line above it
+        super().language_changed()
 
     def render(self, flags):
         """The grid follows the model's runs, not the session."""

@@ -6,12 +6,13 @@ so that a query lands near the keys it weighs most. Hover a query: lines to its 
 hover a key: the queries that weigh it most. Many sentences at once (AttentionViz's corpus view) is not here.
 """
 
-from PySide6.QtCore import QEvent, QSignalBlocker, QSize, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QSignalBlocker, QSize, Qt
 from PySide6.QtGui import QCursor, QFont, QPalette
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QSpinBox, QToolTip, QVBoxLayout
 
 from explorer.core.errors import ExplorerError
 from explorer.core.plural import count
+from explorer.i18n import shown_error, translate
 from explorer.core.qk_space import head_queries_keys, qk_plane, top_keys, top_queries
 from explorer.model import LESSON, SELECTION
 from explorer.widgets.html_escape import escape
@@ -24,7 +25,7 @@ from .plane import K_COLOR, Q_COLOR, QKPlot
 LABEL_ALL = 20  # up to this many points (queries + keys) every one is named; beyond, only those in focus
 DEFAULT_TOP_K = 3
 PLOT_MIN = QSize(220, 140)
-HIDDEN_TEXT = "the strongest keys stay hidden until ② is revealed"
+HIDDEN_TEXT = QT_TRANSLATE_NOOP("QKSpace", "the strongest keys stay hidden until ② is revealed")
 
 
 class QKSpacePanel(Panel):
@@ -42,7 +43,7 @@ class QKSpacePanel(Panel):
         self.caption.setTextFormat(Qt.TextFormat.RichText)
         self.top_k = QSpinBox(self)
         self.top_k.setRange(1, 1)
-        self.top_k.setToolTip("How many of the strongest keys (or queries) to join to the point in focus")
+        self.keep_text(self.top_k.setToolTip, "QKSpace", "How many of the strongest keys (or queries) to join to the point in focus")
         self.top_k.valueChanged.connect(self._top_k_changed)
         self.focus_text = QLabel(self)  # what the point in focus weighs (the tooltip says it too)
         self.focus_text.setWordWrap(True)
@@ -50,9 +51,13 @@ class QKSpacePanel(Panel):
         self.focus_text.setMinimumWidth(40)
         self.focus_text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.plot = QKPlot(self, fg, bg)
+        for side, text in (("bottom", QT_TRANSLATE_NOOP("QKSpace", "plane axis 1")),
+                           ("left", QT_TRANSLATE_NOOP("QKSpace", "axis 2"))):
+            self.keep_text(lambda said, axis=self.plot.widget.getPlotItem().getAxis(side), color=fg.name():
+                           axis.setLabel(said, color=color), "QKSpace", text)
         self.plot.widget.setMinimumSize(PLOT_MIN)
-        self.plot.widget.setToolTip("Hover a query for its strongest keys, a key for the queries that weigh it most; "
-                                    "click a query to select its row")
+        self.keep_text(self.plot.widget.setToolTip, "QKSpace", "Hover a query for its strongest keys, a key for the "
+                       "queries that weigh it most; click a query to select its row")
         self.plot.hovered.connect(self._hovered)
         self.plot.clicked.connect(self._clicked)
         self.plot.widget.installEventFilter(self)
@@ -65,7 +70,7 @@ class QKSpacePanel(Panel):
             small.setPointSizeF(small.pointSizeF() * 0.9)
         self.note.setFont(small)
         controls = QHBoxLayout()
-        controls.addWidget(QLabel("top-k", self))
+        controls.addWidget(self.kept_label("QKSpace", "top-k"))
         controls.addWidget(self.top_k)
         controls.addWidget(self.focus_text, 1)
         layout = QVBoxLayout(self)
@@ -93,17 +98,23 @@ class QKSpacePanel(Panel):
     def render_heading(self):
         m = self.model
         heads = m.settings.heads
-        which = f" Head {self.head() + 1} of {heads}." if heads > 1 else ""
+        which = translate("QKSpace", " Head {head} of {heads}.").format(head=self.head() + 1, heads=heads) if heads > 1 else ""
         r = m.shown_results()
         if r is not None and r.kv_heads < r.n_heads:
             group = r.query_heads(r.kv_head(self.head()))
-            which += (f" Its keys are K/V head {r.kv_head(self.head()) + 1}, shared by query heads "
-                      f"{group[0] + 1}–{group[-1] + 1}.")
-        cross = " (cross-attention: the queries come from one sequence, the keys from the other)" if m.cross else ""
-        self.caption.setText(
-            f"<span style='color:{Q_COLOR}'>● query</span>: what a token looks for (我在找什么) · "
-            f"<span style='color:{K_COLOR}'>▲ key</span>: what it can be found by (我能被什么找到){cross}. "
-            f"A query lands near the keys it weighs most.{which}")
+            which += translate("QKSpace", " Its keys are K/V head {kv}, shared by query heads {first}–{last}.").format(
+                kv=r.kv_head(self.head()) + 1, first=group[0] + 1, last=group[-1] + 1)
+        cross = translate("QKSpace", " (cross-attention: the queries come from one sequence, the keys from the other)"
+                          ) if m.cross else ""
+        self.caption.setText(translate(
+            "QKSpace", "{query}: what a token looks for (我在找什么) · {key}: what it can be found by (我能被什么找到)"
+                       "{cross}. A query lands near the keys it weighs most.{which}").format(
+            query=f"<span style='color:{Q_COLOR}'>● " + translate("QKSpace", "query") + "</span>",
+            key=f"<span style='color:{K_COLOR}'>▲ " + translate("QKSpace", "key") + "</span>", cross=cross, which=which))
+
+    def language_changed(self):
+        self._from = None  # the note under the plot is written again too
+        super().language_changed()
 
     def _top_k_changed(self, value):
         self._user_k = value
@@ -132,8 +143,9 @@ class QKSpacePanel(Panel):
             except ExplorerError as exc:
                 self.plane = None
                 self.plot.set_points([], [])
-                self.note.setText(f"<span style='color:{BAD}'>Cannot place this head's queries and keys: "
-                                  f"{escape(str(exc))}</span>")
+                self.note.setText(f"<span style='color:{BAD}'>" + translate(
+                    "QKSpace", "Cannot place this head's queries and keys: {why}").format(why=escape(shown_error(exc)))
+                    + "</span>")
             else:
                 self.plot.set_points(self.plane.queries, self.plane.keys)
                 short, long = self._describe(r)
@@ -147,14 +159,16 @@ class QKSpacePanel(Panel):
         p, d = self.plane, r.d_head
         n = len(p.queries) + len(p.keys)
         s = format_fixed(p.scale, 2) if p.scale < 1e4 else format_number(p.scale, 3)
-        short = (f"The plane keeps {p.kept:.0%} of the variance of the {count(n, 'point')} — a projection "
-                 f"(PCA, {d} → 2 dimensions). Queries ×{s}, keys ÷{s} and moved onto the queries' centre: "
-                 f"no weight changes.")
-        long = (f"Its axes are the two directions in which queries and keys together vary most; points apart in "
-                f"{d} dimensions may land close on it. Multiplying every q by s and dividing every k by s leaves "
-                f"each q·k; adding one vector c to every key adds q·c to a whole row of scores, which softmax "
-                f"ignores. So the weights (②) are those of the head, while the two clouds share one centre (their "
-                f"mean lengths were made equal before the keys moved onto it; AttentionViz, Yeh et al. 2023).")
+        short = translate("QKSpace", "The plane keeps {kept} of the variance of the {points} — a projection (PCA, {d} → "
+                                     "2 dimensions). Queries ×{s}, keys ÷{s} and moved onto the queries' centre: no "
+                                     "weight changes.").format(kept=f"{p.kept:.0%}", points=count(n, 'point'), n_points=n,
+                                                               d=d, s=s)
+        long = translate("QKSpace", "Its axes are the two directions in which queries and keys together vary most; "
+                                    "points apart in {d} dimensions may land close on it. Multiplying every q by s and "
+                                    "dividing every k by s leaves each q·k; adding one vector c to every key adds q·c "
+                                    "to a whole row of scores, which softmax ignores. So the weights (②) are those of "
+                                    "the head, while the two clouds share one centre (their mean lengths were made "
+                                    "equal before the keys moved onto it; AttentionViz, Yeh et al. 2023).").format(d=d)
         return short, long
 
     def focus(self):
@@ -180,7 +194,7 @@ class QKSpacePanel(Panel):
         if self.plane is None or self._from is None or self.model.shown_results() is not self._from:
             self.plot.set_lines((0, 0), [], [], None)
             self.plot.set_labels([])
-            self.focus_text.setText("" if self.plane is None else "recomputing…")
+            self.focus_text.setText("" if self.plane is None else translate("QKSpace", "recomputing…"))
             return  # (the tokens may already be those of an edit whose results are still being made)
         side, i, partners, ws = self.partners()
         q_tok, k_tok = self.model.query_tokens, self.model.tokens
@@ -195,14 +209,15 @@ class QKSpacePanel(Panel):
         self.plot.set_labels(self._labels(side, i, partners))
         name = q_tok[i] if side == "query" else k_tok[i]
         if partners is None:
-            text = f"{side} {name}: {HIDDEN_TEXT if self.model.revealed < 2 else 'recomputing…'}"
+            why = translate("QKSpace", HIDDEN_TEXT) if self.model.revealed < 2 else translate("QKSpace", "recomputing…")
+            text = f"{translate('QKSpace', side)} {name}: {why}"
         elif not len(partners):
-            text = (f"query {name}: fully masked — no key to attend to" if side == "query" else
-                    f"key {name}: no query may attend to it")
+            text = (translate("QKSpace", "query {name}: fully masked — no key to attend to") if side == "query" else
+                    translate("QKSpace", "key {name}: no query may attend to it")).format(name=name)
         else:
             listed = " · ".join(f"{other_tok[j]} {format_weight(w)}" for j, w in zip(partners, ws))
-            text = (f"query {name} looks for → {listed}" if side == "query" else
-                    f"key {name} is found by ← {listed}")
+            text = (translate("QKSpace", "query {name} looks for → {listed}") if side == "query" else
+                    translate("QKSpace", "key {name} is found by ← {listed}")).format(name=name, listed=listed)
         self.focus_text.setText(text)
 
     def _labels(self, side, i, partners):

@@ -1,6 +1,7 @@
 """The Readout's stacked bars: each key's share w_ij·v_j of every output dimension, and their total O_i."""
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtGui import QColor
 
 from explorer.core.plural import count
@@ -9,6 +10,7 @@ from explorer.widgets.nice import FINE_STEPS, label_every, nice_ceiling
 from explorer.widgets.number_text import format_fixed, format_weight
 from explorer.widgets.palette import BLACK
 from explorer.widgets.plots import pooled
+from explorer.i18n import translate
 
 from .colours import OTHERS_COLOR, key_colour
 
@@ -34,8 +36,10 @@ class SharesBars:
         self._stacks = None  # (keys, stacked shares, their bases) as drawn, for the tooltips
         self._bar_ticks = None  # the bottom axis's ticks as set
         self.bars = self._new_plot(bg)
-        self.bars.setLabel("left", "share  w·v", color=fg.name())
-        self.bars.setLabel("bottom", "output dimension", color=fg.name())
+        for side, text in (("left", QT_TRANSLATE_NOOP("Readout", "share  w·v")),
+                           ("bottom", QT_TRANSLATE_NOOP("Readout", "output dimension"))):
+            self.keep_text(lambda said, axis=self.bars.getAxis(side), fg=fg.name(): axis.setLabel(said, color=fg),
+                           "Readout", text)
         self.zero_line = pg.InfiniteLine(pos=0.0, angle=0, pen=pg.mkPen(fg, width=1))
         self.bars.addItem(self.zero_line, ignoreBounds=True)
         self.bar_items = []  # one BarGraphItem per drawn key (then "others", if any)

@@ -19,6 +19,7 @@ from explorer.widgets.palette import BAD
 from explorer.widgets.plot_cache import cache_axes
 from explorer.widgets.rich_label import RichLabel
 from explorer.widgets.snug import SnugContent
+from explorer.i18n import translate
 
 from ..base import Panel
 from .bars import SharesBars
@@ -52,18 +53,18 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         self.header = RichLabel(parent=self)  # new numbers on every redraw: a QLabel relaid the panel out each time
 
         self.row_combo = QComboBox(self)
-        self.row_combo.setToolTip("The query row to read (or click a row in any heatmap)")
+        self.keep_text(self.row_combo.setToolTip, "Readout", "The query row to read (or click a row in any heatmap)")
         self.row_combo.activated.connect(lambda i: self.model.set_selection(row=i))
         self.x_combo, self.y_combo = QComboBox(self), QComboBox(self)
-        self.x_combo.setToolTip("The dimension of V on the plane's horizontal axis")
-        self.y_combo.setToolTip("The dimension of V on the plane's vertical axis")
+        self.keep_text(self.x_combo.setToolTip, "Readout", "The dimension of V on the plane's horizontal axis")
+        self.keep_text(self.y_combo.setToolTip, "Readout", "The dimension of V on the plane's vertical axis")
         self.x_combo.currentIndexChanged.connect(lambda i: self._set_dims(x=i))
         self.y_combo.currentIndexChanged.connect(lambda i: self._set_dims(y=i))
-        self.dims_label = QLabel("plane:", self)
+        self.dims_label = self.kept_label("Readout", "plane:")
         self.vs_label = QLabel("×", self)
         controls = QHBoxLayout()
         controls.setContentsMargins(0, 0, 0, 0)
-        controls.addWidget(QLabel("query", self))
+        controls.addWidget(self.kept_label("Readout", "query"))
         controls.addWidget(self.row_combo)
         controls.addSpacing(12)
         for w in (self.dims_label, self.x_combo, self.vs_label, self.y_combo):
@@ -83,7 +84,7 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
 
         self.legend = RichLabel(parent=self)
         self.check_label = RichLabel(parent=self)
-        self.hidden_label = QLabel("How each output row is mixed stays hidden until ③ is revealed", self)
+        self.hidden_label = self.kept_label("Readout", "How each output row is mixed stays hidden until ③ is revealed")
         self.hidden_label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.hidden_label.setStyleSheet("color: #666; font-size: 120%;")
         self.hidden_label.hide()  # until a render finds ③ hidden (not while nothing is drawn yet)
@@ -167,8 +168,8 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         self.hidden_label.setVisible(hidden)
         if hidden:
             self._readout = None
-            self.header.setText(f"<b>③ readout for {escape(self.model.query_tokens[s.selected_row])}</b> — hidden until ③ is "
-                                f"revealed")
+            self.header.setText(translate("Readout", "<b>③ readout for {who}</b> — hidden until ③ is revealed").format(
+                who=escape(self.model.query_tokens[s.selected_row])))
             return
 
         ro = row_readout(r.heads, r.v, s.selected_row, s.selected_head if r.n_heads > 1 else 0)
@@ -256,8 +257,9 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         r = self.model.results
         who = escape(self.model.query_tokens[ro.row])
         if ro.masked:
-            self.header.setText(f"<b>③ readout for {who}</b>: <span style='color:{BAD}'>row fully masked: "
-                                f"no output (all weights 0)</span>")
+            self.header.setText(translate("Readout", "<b>③ readout for {who}</b>: {masked}").format(
+                who=who, masked=f"<span style='color:{BAD}'>" + translate(
+                    "Readout", "row fully masked: no output (all weights 0)") + "</span>"))
             return
         order = ro.attended()  # a masked key adds nothing: it is not spelled out as 0·v
         if len(order) > MAX_TERMS:
@@ -265,14 +267,16 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         terms = [f"{escape(format_weight(ro.weights[j]))}·v({escape(tokens[j])})" for j in order[:MAX_TERMS]]
         if len(order) > MAX_TERMS:
             rest = float(ro.weights[order[MAX_TERMS:]].sum())  # display only: the weight not spelled out
-            terms.append(f"… ({len(order) - MAX_TERMS} more, Σw = {format_fixed(rest)})")
-        text = (f"<b>③ readout for {who}</b>: O = {' + '.join(terms)} — a convex combination of the rows of V "
-                f"(weights ≥ 0, Σ = 1)")
+            terms.append(translate("Readout", "… ({more} more, Σw = {rest})").format(
+                more=len(order) - MAX_TERMS, rest=format_fixed(rest)))
+        text = translate("Readout", "<b>③ readout for {who}</b>: O = {terms} — a convex combination of the rows of V "
+                                    "(weights ≥ 0, Σ = 1)").format(who=who, terms=" + ".join(terms))
         if r.n_heads > 1:
             lo, hi = int(ro.columns[0]), int(ro.columns[-1])
             cols = f"d{lo}" if lo == hi else f"d{lo}–d{hi}"
-            text += (f"<br><span style='color:#555'>head {ro.head + 1}/{r.n_heads} (chosen in Controls) mixes its "
-                     f"slice V[:, {cols}] into {noun(hi - lo + 1, 'column')} {cols} of O</span>")
+            text += "<br><span style='color:#555'>" + translate(
+                "Readout", "head {head}/{heads} (chosen in Controls) mixes its slice V[:, {cols}] into {noun_en} {cols} of O"
+            ).format(head=ro.head + 1, heads=r.n_heads, cols=cols, noun_en=noun(hi - lo + 1, 'column')) + "</span>"
         self.header.setText(text)
 
     def _draw_legend(self, ro, keys, tokens):
@@ -283,8 +287,9 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         rest = len(ro.attended()) - len(keys)
         if rest:
             w = float(ro.weights.sum() - ro.weights[keys].sum())
-            entries.append(f"<span style='color:{OTHERS_COLOR}'>■</span>&nbsp;{rest}&nbsp;others&nbsp;{format_fixed(w)}")
-        entries.append("<b>—●</b>&nbsp;total&nbsp;O<sub>i,d</sub>")
+            entries.append(f"<span style='color:{OTHERS_COLOR}'>■</span>&nbsp;" + translate(
+                "Readout", "{rest}&nbsp;others&nbsp;{weight}").format(rest=rest, weight=format_fixed(w)))
+        entries.append("<b>—●</b>&nbsp;" + translate("Readout", "total") + "&nbsp;O<sub>i,d</sub>")
         entries.append("<b>★</b>&nbsp;O<sub>i</sub>")
         self.legend.setText("&nbsp;&nbsp; ".join(entries))
 

@@ -9,6 +9,7 @@ from explorer.core.readout import convex_hull_2d, in_convex_hull
 from explorer.widgets.html_escape import escape
 from explorer.widgets.palette import BAD, BLUISH_GREEN
 from explorer.widgets.plots import pooled
+from explorer.i18n import translate
 
 from .bars import OUTPUT_COLOR
 from .colours import OTHERS_COLOR, key_colour
@@ -150,13 +151,14 @@ class HullPlane:
         self._layout_plane()
 
         if ro.masked:
-            self.check_label.setText("row fully masked: no output, so nothing to place in the hull")
+            self.check_label.setText(translate("Readout", "row fully masked: no output, so nothing to place in the hull"))
             self.inside = None
             return
         inside = in_convex_hull(o, pts[hull])
         where = names[0] if one_d else f"{names[self._dims[0]]}, {names[self._dims[1]]}"
         mark = f"<span style='color:{BLUISH_GREEN}'>✓</span>" if inside else f"<span style='color:{BAD}'>✗</span>"
-        self.check_label.setText(f"O[{escape(self.model.query_tokens[ro.row])}] inside the hull of V's rows ({where}): <b>{mark}</b>")
+        self.check_label.setText(translate("Readout", "{o} inside the hull of V's rows ({where}): <b>{mark}</b>").format(
+            o=f"O[{escape(self.model.query_tokens[ro.row])}]", where=where, mark=mark))
         self.inside = inside
 
     def _new_point_label(self):

@@ -13,13 +13,14 @@ m, n of the rotation plane are this panel's own view, m and n following the quer
 from dataclasses import replace
 
 import numpy as np
-from PySide6.QtCore import QSignalBlocker
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QPushButton
 
 from explorer.core.rope_lesson import (diagonal_deviation, head_slice, is_constant_along_diagonals, locked_positions,
                                        same_row_everywhere, value_range)
 from explorer.core.presets import random_session
+from explorer.i18n import current_language, translate
 from explorer.model import SELECTION, SETTINGS, STRUCTURE, VALUES
 from explorer.widgets.html_escape import escape
 from explorer.widgets.labelled_slider import LabelledSlider
@@ -36,7 +37,7 @@ QUOTE_EN = ("The rotation school (RoPE) turns the Q and K vectors by a different
             "(chapter 10's little rotating wheels, chapter 15's complex arguments). The beauty: the dot product "
             "of two rotated vectors depends only on the difference of their angles — the relative distance. "
             "“How many words apart we are” is written into the geometry of the inner product.")
-PROJECTED_NOTE = ("In projected mode Q and K are computed from X. Switch to direct mode (Controls → Q, K, V) to "
+PROJECTED_NOTE = QT_TRANSLATE_NOOP("RoPE", "In projected mode Q and K are computed from X. Switch to direct mode (Controls → Q, K, V) to "
                   "use this button, or make every row of X the same by hand: every q and k is then the same "
                   "vector at every position, and the diagonals are constant too.")
 
@@ -56,7 +57,8 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         self._listed = None  # (tokens, heads) the combos list
 
         # ---- the model's RoPE settings
-        self.rope_box = QCheckBox("RoPE on in the pipeline", self)
+        self.rope_box = QCheckBox(self)
+        self.keep_text(self.rope_box.setText, "RoPE", "RoPE on in the pipeline")
         self.rope_box.toggled.connect(self._rope_toggled)
         bound = {name: SettingControl(model, name, self, text) for name, text in
                  (("rope_base", "base"), ("rope_style", ""), ("rope_offset", ""), ("rope_scaling", ""),
@@ -68,56 +70,70 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         self.low_box, self.high_box = bound["rope_low_freq_factor"].widget, bound["rope_high_freq_factor"].widget
         self.context_box = bound["rope_original_max_position_embeddings"].widget
         self.bound = list(bound.values())
+        self.keep_text(self.base_slider.setText, "RoPE", "base")
+        self.keep_text(self.factor_slider.setText, "RoPE", "factor")
         labels = {name: self._buddy(text, bound[name].widget) for name, text in
-                  (("rope_style", "pairs"), ("rope_offset", "offset"), ("rope_scaling", "scaling"),
+                  (("rope_style", QT_TRANSLATE_NOOP("RoPE", "pairs")), ("rope_offset", QT_TRANSLATE_NOOP("RoPE", "offset")),
+                   ("rope_scaling", QT_TRANSLATE_NOOP("RoPE", "scaling")),
                    ("rope_low_freq_factor", "low_freq_factor"), ("rope_high_freq_factor", "high_freq_factor"),
-                   ("rope_original_max_position_embeddings", "original context"))}
+                   ("rope_original_max_position_embeddings", QT_TRANSLATE_NOOP("RoPE", "original context")))}
 
         # ---- what the rotation plane looks at
         self.head_combo = QComboBox(self)
-        self.head_combo.setToolTip("The head whose q and k are shown (the selected head of every panel)")
+        self.keep_text(self.head_combo.setToolTip, "RoPE", "The head whose q and k are shown (the selected head of every panel)")
         self.head_combo.activated.connect(lambda i: self.model.set_selection(head=i))
         self.query_combo = QComboBox(self)
-        self.query_combo.setToolTip("The query token: its row of Q before RoPE (the selected query row)")
+        self.keep_text(self.query_combo.setToolTip, "RoPE", "The query token: its row of Q before RoPE (the selected query row)")
         self.query_combo.activated.connect(lambda i: self.model.set_selection(row=i))
         self.key_combo = QComboBox(self)
-        self.key_combo.setToolTip("The key token: its row of K before RoPE")
+        self.keep_text(self.key_combo.setToolTip, "RoPE", "The key token: its row of K before RoPE")
         self.key_combo.activated.connect(lambda i: self.model.set_selection(key=i))
         self.pair_slider = LabelledSlider("pair i", 0, 0, 0, integer=True, parent=self)
-        self.pair_slider.setToolTip("Which 2-D pair of the head's dimensions the plane shows")
+        self.keep_text(self.pair_slider.setText, "RoPE", "pair i")
+        self.keep_text(self.pair_slider.setToolTip, "RoPE", "Which 2-D pair of the head's dimensions the plane shows")
         self.pair_slider.valueChanged.connect(lambda _v: self._draw_view())
 
         self.m_slider = LabelledSlider("m (query position)", 0, POSITION_MAX, 5, integer=True, parent=self)
         self.n_slider = LabelledSlider("n (key position)", 0, POSITION_MAX, 2, integer=True, parent=self)
-        self.m_slider.setToolTip("The position the query is turned for: by m·θ_i. Choosing a query (a heatmap's row) "
-                                 "sets it to that query's position, offset + row")
-        self.n_slider.setToolTip("The position the key is turned for: by n·θ_i. Choosing a key (a heatmap's column) "
-                                 "sets it to that key's position, offset + column")
+        self.keep_text(self.m_slider.setText, "RoPE", "m (query position)")
+        self.keep_text(self.n_slider.setText, "RoPE", "n (key position)")
+        self.keep_text(self.m_slider.setToolTip, "RoPE", "The position the query is turned for: by m·θ_i. Choosing a "
+                       "query (a heatmap's row) sets it to that query's position, offset + row")
+        self.keep_text(self.n_slider.setToolTip, "RoPE", "The position the key is turned for: by n·θ_i. Choosing a "
+                       "key (a heatmap's column) sets it to that key's position, offset + column")
         self.m_slider.valueChanged.connect(lambda v: self._position_moved("m", int(v)))
         self.n_slider.valueChanged.connect(lambda v: self._position_moved("n", int(v)))
-        self.lock_box = QCheckBox("lock distance m − n", self)
-        self.lock_box.setToolTip("Move n with m (and m with n): both arrows turn, the angle between them stays")
+        self.lock_box = QCheckBox(self)
+        self.keep_text(self.lock_box.setText, "RoPE", "lock distance m − n")
+        self.keep_text(self.lock_box.setToolTip, "RoPE",
+                       "Move n with m (and m with n): both arrows turn, the angle between them stays")
         self.lock_box.toggled.connect(self._lock_toggled)
 
         self._build_plots()
 
         # ---- (d) the Toeplitz proof on the real scores, and the chapter
-        self.toeplitz_button = QPushButton("Same q and k at every position", self)
-        self.toeplitz_button.setToolTip("Set every row of Q to the query's row and every row of K to the key's row, "
-                                        "and turn RoPE on (one undo step): the scores then depend on i − j only")
+        self.toeplitz_button = QPushButton(self)
+        self.keep_text(self.toeplitz_button.setText, "RoPE", "Same q and k at every position")
         self.toeplitz_button.clicked.connect(self.same_q_and_k_everywhere)
         self.toeplitz_label = self._label()
         self.quote_zh = self._label(f"「{escape(QUOTE_ZH)}」", "color: #1d232b;")
         self.quote_en = self._label(escape(QUOTE_EN), "color: #4a5360;")
+        self.quote_en.setVisible(current_language() != "zh")  # (in 中文 the chapter's own sentence says it)
         self.problem_label = self._label("", "color: #b3261e;")
         self.problem_label.hide()
-        self.example_button = QPushButton("Open a RoPE-ready example (d = 4, RoPE on)", self)
-        self.example_button.setToolTip("Random Q, K, V with an even width, RoPE on — one undo step: Ctrl+Z brings "
-                                       "yours back")
+        self.example_button = QPushButton(self)
+        self.keep_text(self.example_button.setText, "RoPE", "Open a RoPE-ready example (d = 4, RoPE on)")
+        self.keep_text(self.example_button.setToolTip, "RoPE", "Random Q, K, V with an even width, RoPE on — one "
+                       "undo step: Ctrl+Z brings yours back")
         self.example_button.clicked.connect(self.open_example)
         self.example_button.hide()
 
         self._build_layout(labels)
+
+    def language_changed(self):
+        self.quote_en.setVisible(current_language() != "zh")
+        self._listed = None  # the heads' names in the new language
+        super().language_changed()
 
     # ----- user actions ---------------------------------------------------------------------------
     def _rope_toggled(self, on):
@@ -130,7 +146,7 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         example = random_session()
         example = replace(example, settings=replace(example.settings, rope=True),
                           title=f"{example.title}, RoPE on")
-        return self.model.set_session(example, "Open a RoPE-ready example")
+        return self.model.set_session(example, translate("RoPE", "Open a RoPE-ready example"))
 
     @property
     def key_row(self):
@@ -169,7 +185,8 @@ class RopePanel(RopePlots, RopeTiles, Panel):
                    or not m.settings.rope)
         if not changes:
             return True
-        with m.transaction(f"Same q ({m.query_tokens[row]}) and k ({m.tokens[key]}) at every position, RoPE on") as done:
+        with m.transaction(translate("RoPE", "Same q ({query}) and k ({key}) at every position, RoPE on").format(
+                query=m.query_tokens[row], key=m.tokens[key])) as done:
             m.set_block("Q", 0, 0, q_block)
             m.set_block("K", 0, 0, k_block)
             m.set_param("rope", True)
@@ -208,15 +225,16 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         problem = m.rope_problem()
         self.rope_box.setChecked(s.rope)
         self.rope_box.setEnabled(s.rope or problem is None)
-        self.rope_box.setToolTip(problem if problem and not s.rope else
-                                 "Rotate q and k of every head by position before the scores (the heatmaps change)")
+        self.rope_box.setToolTip(problem if problem and not s.rope else translate(
+            "RoPE", "Rotate q and k of every head by position before the scores (the heatmaps change)"))
         for control in self.bound:
             control.show(s)
         listed = (m.query_tokens, m.tokens, s.heads)
+        listed += (translate("RoPE", "head {number}"),)  # (and the language the heads are named in)
         if listed != self._listed:  # rebuilt only when tokens or heads change (not on every base step)
             self._listed = listed
             self.head_combo.clear()
-            self.head_combo.addItems([f"head {h + 1}" for h in range(s.heads)])
+            self.head_combo.addItems([listed[-1].format(number=h + 1) for h in range(s.heads)])
             self.query_combo.clear()
             self.query_combo.addItems([f"{i}: {t}" for i, t in enumerate(m.query_tokens)])
             self.key_combo.clear()
@@ -233,16 +251,17 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         self.problem_label.setVisible(problem is not None)
         self.example_button.setVisible(problem is not None)
         self.problem_label.setText(escape(problem or "") + (
-            "<br>The rotation plane, the θ spectrum and the score plots need an even d_h too. Add a dimension to "
-            "Q and K in the matrix editor, or open an example with an even width:" if problem else ""))
+            "<br>" + translate("RoPE", "The rotation plane, the θ spectrum and the score plots need an even d_h too. "
+                                       "Add a dimension to Q and K in the matrix editor, or open an example with an "
+                                       "even width:") if problem else ""))
         if m.projected:
             self.toeplitz_button.setEnabled(False)
-            self.toeplitz_button.setToolTip(PROJECTED_NOTE)
+            self.toeplitz_button.setToolTip(translate("RoPE", PROJECTED_NOTE))
         else:
             self.toeplitz_button.setEnabled(problem is None)
-            self.toeplitz_button.setToolTip(problem or "Set every row of Q to the query's row and every row of K "
-                                            "to the key's row, and turn RoPE on (one undo step): the scores then "
-                                            "depend on i − j only")
+            self.toeplitz_button.setToolTip(problem or translate(
+                "RoPE", "Set every row of Q to the query's row and every row of K to the key's row, and turn RoPE on "
+                        "(one undo step): the scores then depend on i − j only"))
         del blockers
 
     def _follow_selection(self):
@@ -271,18 +290,22 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         scores = r.heads.scores[s.selected_head]
         dev = self.deviation = diagonal_deviation(scores)
         spread = value_range(scores)
-        head = f"head {s.selected_head + 1}" if s.heads > 1 else "the scores"
+        head = (translate("RoPE", "head {number}").format(number=s.selected_head + 1) if s.heads > 1
+                else translate("RoPE", "the scores"))
         if is_constant_along_diagonals(scores):
             if spread <= 1e-9 * max(1.0, float(np.abs(scores).max())):
-                extra = " — and equal everywhere: without RoPE the same q and k give the same score at any distance"
+                extra = translate("RoPE", " — and equal everywhere: without RoPE the same q and k give the same score "
+                                          "at any distance")
             else:
-                extra = (f"; they change from one diagonal to the next (by up to {format_number(spread, 3)}): "
-                         f"only the distance i − j matters")
-            text = f"<b>Scores constant along each diagonal: max deviation {dev:.1e}</b> ({head}){extra}."
+                extra = translate("RoPE", "; they change from one diagonal to the next (by up to {spread}): only the "
+                                          "distance i − j matters").format(spread=format_number(spread, 3))
+            text = translate("RoPE", "<b>Scores constant along each diagonal: max deviation {deviation}</b> "
+                                     "({head}){extra}.").format(deviation=f"{dev:.1e}", head=head, extra=extra)
         else:
-            text = (f"Along a diagonal (i − j fixed) {head} differ by up to {format_number(dev, 3)}: q and k change "
-                    f"from token to token, so more than the distance moves them.")
+            text = translate("RoPE", "Along a diagonal (i − j fixed) {head} differ by up to {deviation}: q and k "
+                                     "change from token to token, so more than the distance moves them.").format(
+                head=head, deviation=format_number(dev, 3))
             if self.toeplitz_button.isEnabled():
-                text += " Press the button to keep only the distance."
+                text += translate("RoPE", " Press the button to keep only the distance.")
         self.toeplitz_label.setText(text)
 

@@ -1,9 +1,10 @@
 """The RoPE panel's three plots: one pair's rotation plane, the spectrum θ_i, and the score against m − n."""
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 
 from explorer.core.plural import count
+from explorer.i18n import translate
 from explorer.core.rope import llama3_band, llama3_limits, rope_frequencies, scaling_of
 from explorer.core.rope_lesson import (DEFAULT_STARTS, arc_points, curves_gap, degrees, direction, pair_view,
                                        score_vs_offset, wavelength)
@@ -19,10 +20,11 @@ ANGLE_COLOR = BLUISH_GREEN  # the angle between them
 MARK_COLOR = REDDISH_PURPLE  # the chosen pair / the current m − n
 START_STYLES = (  # one per absolute start, widest first so that every curve shows on top of the one below
     (SKY_BLUE, 9.0, None), (ORANGE, 5.0, None), (BLUISH_GREEN, 2.0, None), (BLACK, 0.0, "o"))
-SPECTRUM_CAPTION = "fast-turning pairs see short distances, slow ones long"
-BAND_WORDS = {"kept": "kept: it turns faster than 2π·high_freq_factor / original context",
-              "blended": "blended between θ_i and θ_i / factor: it lies between the two limits",
-              "slowed": "divided by the factor: it turns slower than 2π·low_freq_factor / original context"}
+SPECTRUM_CAPTION = QT_TRANSLATE_NOOP("RoPE", "fast-turning pairs see short distances, slow ones long")
+BAND_WORDS = {"kept": QT_TRANSLATE_NOOP("RoPE", "kept: it turns faster than 2π·high_freq_factor / original context"),
+              "blended": QT_TRANSLATE_NOOP("RoPE", "blended between θ_i and θ_i / factor: it lies between the two limits"),
+              "slowed": QT_TRANSLATE_NOOP("RoPE", "divided by the factor: it turns slower than 2π·low_freq_factor / "
+                                                  "original context")}
 
 
 def log_ticks(lo, hi, most=5):
@@ -58,8 +60,10 @@ class RopePlots:
         for item in (self.q_circle, self.k_circle, self.q_ghost, self.k_ghost, self.arc, self.q_line, self.k_line,
                      self.q_head, self.k_head, self.angle_text, self.q_text, self.k_text):
             self.plane.addItem(item)
-        self.plane.getPlotItem().getAxis("bottom").setLabel("first dimension of the pair", color=self._fg.name())
-        self.plane.getPlotItem().getAxis("left").setLabel("second", color=self._fg.name())
+        for plot, side, text in ((self.plane, "bottom", QT_TRANSLATE_NOOP("RoPE", "first dimension of the pair")),
+                                 (self.plane, "left", QT_TRANSLATE_NOOP("RoPE", "second"))):
+            self.keep_text(lambda said, axis=plot.getPlotItem().getAxis(side), fg=self._fg.name(): axis.setLabel(said, color=fg),
+                           "RoPE", text)
         self.plane.setMinimumSize(240, 220)
         self.plane_readout = self._label()
         self.lock_note = self._label()
@@ -67,6 +71,10 @@ class RopePlots:
 
         # ---- (b) the spectrum θ_i
         self.spectrum = self._plot("", "pair i", "θ_i (rad per position)")
+        for side, text in (("bottom", QT_TRANSLATE_NOOP("RoPE", "pair i")),
+                           ("left", QT_TRANSLATE_NOOP("RoPE", "θ_i (rad per position)"))):
+            self.keep_text(lambda said, axis=self.spectrum.getPlotItem().getAxis(side), fg=self._fg.name(): axis.setLabel(
+                said, color=fg), "RoPE", text)
         self.spectrum.getPlotItem().setLogMode(x=False, y=True)
         self.theta_curve = pg.PlotDataItem([], [], pen=_pen(self._fg.name(), 1.5), symbol="o", symbolSize=6,
                                            symbolBrush=pg.mkBrush(self._fg.name()), symbolPen=None)
@@ -87,6 +95,8 @@ class RopePlots:
         # ---- (c) q_m·k_n against m − n at several absolute starts
         self.offsets = np.arange(-OFFSET_SPAN, OFFSET_SPAN + 1)
         self.score_plot = self._plot("", "m − n  (query position − key position)", "q_m·k_n")
+        self.keep_text(lambda said, axis=self.score_plot.getPlotItem().getAxis("bottom"), fg=self._fg.name(): axis.setLabel(
+            said, color=fg), "RoPE", "m − n  (query position − key position)")
         self.start_curves = []
         for color, width, symbol in START_STYLES:
             if symbol:
@@ -161,29 +171,34 @@ class RopePlots:
         lim = 1.3 * reach
         self.plane.getPlotItem().getViewBox().setRange(xRange=(-lim, lim), yRange=(-lim, lim), padding=0)
         dims = f"d{v.dims[0]}, d{v.dims[1]}"
-        set_title(self.plane, f"pair {v.pair} ({dims}) of head {self.model.settings.selected_head + 1}: "
-                              f"<span style='color:{Q_COLOR}'>q</span> turned by m·θ, "
-                              f"<span style='color:{K_COLOR}'>k</span> by n·θ", fg)
+        set_title(self.plane, translate("RoPE", "pair {pair} ({dims}) of head {head}: {q} turned by m·θ, {k} by n·θ")
+                  .format(pair=v.pair, dims=dims, head=self.model.settings.selected_head + 1,
+                          q=f"<span style='color:{Q_COLOR}'>q</span>", k=f"<span style='color:{K_COLOR}'>k</span>"), fg)
         turn = degrees(v.turn)
         off = ("" if self.model.settings.rope else
-               " RoPE is off in the pipeline: the heatmaps do not turn q and k yet.")
-        self.plane_readout.setText(
-            f"θ<sub>{v.pair}</sub> = {format_number(v.theta, 3)} rad per position (one turn every "
-            f"{format_number(float(wavelength(v.theta)), 3)} positions){self._scaled_words(v)}. Angle from "
-            f"<span style='color:{K_COLOR}'>k<sub>{v.n}</sub></span> to "
-            f"<span style='color:{Q_COLOR}'>q<sub>{v.m}</sub></span>: "
-            f"<b style='color:{ANGLE_COLOR}'>{degrees(v.angle):.1f}°</b> = {degrees(v.angle_before):.1f}° before "
-            f"rotation + (m − n)·θ<sub>{v.pair}</sub> = {v.offset}·θ<sub>{v.pair}</sub> ≡ {turn:.1f}° "
-            f"(angles mod 360°).<br>"
-            f"This pair's score q·k = <b>{format_number(v.pair_score, 4)}</b>; the whole head's "
-            f"q<sub>{v.m}</sub>·k<sub>{v.n}</sub> = <b>{format_number(v.score, 4)}</b> "
-            f"(sum over {'its' if self.d_head() == 2 else 'all'} {count(self.d_head() // 2, 'pair')}). "
-            f"<span style='color:#6b7480'>Dashed: before rotation (position 0).{off}</span>")
+               translate("RoPE", " RoPE is off in the pipeline: the heatmaps do not turn q and k yet."))
+        pairs = self.d_head() // 2
+        self.plane_readout.setText(translate(
+            "RoPE", "θ<sub>{pair}</sub> = {theta} rad per position (one turn every {wavelength} positions){scaled}. "
+                    "Angle from {k} to {q}: {angle} = {before}° before rotation + (m − n)·θ<sub>{pair}</sub> = "
+                    "{offset}·θ<sub>{pair}</sub> ≡ {turn}° (angles mod 360°).<br>This pair's score q·k = "
+                    "<b>{pair_score}</b>; the whole head's q<sub>{m}</sub>·k<sub>{n}</sub> = <b>{score}</b> (sum over "
+                    "{its_or_all_en} {pairs}). {dashed}").format(
+            pair=v.pair, theta=format_number(v.theta, 3), wavelength=format_number(float(wavelength(v.theta)), 3),
+            scaled=self._scaled_words(v), k=f"<span style='color:{K_COLOR}'>k<sub>{v.n}</sub></span>",
+            q=f"<span style='color:{Q_COLOR}'>q<sub>{v.m}</sub></span>",
+            angle=f"<b style='color:{ANGLE_COLOR}'>{degrees(v.angle):.1f}°</b>", before=f"{degrees(v.angle_before):.1f}",
+            offset=v.offset, turn=f"{turn:.1f}", pair_score=format_number(v.pair_score, 4), m=v.m, n=v.n,
+            score=format_number(v.score, 4), its_or_all_en="its" if pairs == 1 else "all",
+            pairs=count(pairs, 'pair'), n_pairs=pairs,
+            dashed="<span style='color:#6b7480'>" + translate("RoPE", "Dashed: before rotation (position 0).") + off
+                   + "</span>"))
         if self.distance is not None:
             self.lock_note.show()
-            self.lock_note.setText(f"Distance locked at m − n = {self.distance}: both arrows turn, but the angle "
-                                   f"between them ({degrees(v.angle):.1f}°) and this pair's score stay fixed — "
-                                   f"and so does q<sub>m</sub>·k<sub>n</sub>.")
+            self.lock_note.setText(translate(
+                "RoPE", "Distance locked at m − n = {distance}: both arrows turn, but the angle between them "
+                        "({angle}°) and this pair's score stay fixed — and so does q<sub>m</sub>·k<sub>n</sub>.").format(
+                distance=self.distance, angle=f"{degrees(v.angle):.1f}"))
         else:
             self.lock_note.hide()
 
@@ -194,8 +209,8 @@ class RopePlots:
         if scaling is None:
             return ""
         plain = float(rope_frequencies(self.d_head(), s.rope_base)[v.pair])
-        return (f"; llama3 scaling: base<sup>−2i/d_h</sup> = {format_number(plain, 3)}, "
-                f"{BAND_WORDS[llama3_band(plain, scaling)]}")
+        return translate("RoPE", "; llama3 scaling: base<sup>−2i/d_h</sup> = {plain}, {band}").format(
+            plain=format_number(plain, 3), band=translate("RoPE", BAND_WORDS[llama3_band(plain, scaling)]))
 
     def _draw_spectrum(self, v, d_h, s):
         base, scaling = s.rope_base, scaling_of(s)
@@ -221,10 +236,10 @@ class RopePlots:
         step = max(1, int(np.ceil(len(theta) / 12)))
         axis.setTicks([[(float(j), str(j)) for j in range(0, len(theta), step)], []])
         scaled = ("" if scaling is None else
-                  f", llama3-scaled: slow pairs ÷ {format_number(scaling.factor)} "
-                  f"<span style='color:#8a929c'>(dashed: before)</span>")
+                  translate("RoPE", ", llama3-scaled: slow pairs ÷ {factor}").format(factor=format_number(scaling.factor))
+                  + " <span style='color:#8a929c'>" + translate("RoPE", "(dashed: before)") + "</span>")
         set_title(self.spectrum, f"θ_i = base<sup>−2i/d_h</sup>  (d_h = {d_h}, base = {base:,.0f}){scaled}<br>"
-                                 f"{SPECTRUM_CAPTION}", self._fg.name())
+                                 f"{translate('RoPE', SPECTRUM_CAPTION)}", self._fg.name())
 
     def _draw_scores(self, v, q, k, s):
         curves = self.curves = score_vs_offset(q, k, self.offsets, DEFAULT_STARTS, base=s.rope_base,
@@ -244,10 +259,12 @@ class RopePlots:
             xRange=(-OFFSET_SPAN - 1, OFFSET_SPAN + 1), yRange=(lo - pad, hi + pad), padding=0)
         legend = " ".join(f"<span style='color:{c}'>{'●' if sym else '━'}</span>&nbsp;{start}"
                           for (c, _w, sym), start in zip(START_STYLES, DEFAULT_STARTS))
-        set_title(self.score_plot, f"equal offsets give equal scores: q_m·k_n against m − n<br>"
-                                   f"starting at min(m, n) = {legend}", self._fg.name())
+        set_title(self.score_plot, translate("RoPE", "equal offsets give equal scores: q_m·k_n against m − n<br>"
+                                                     "starting at min(m, n) = {legend}").format(legend=legend),
+                  self._fg.name())
         where = (f"<span style='color:{MARK_COLOR}'>●</span> m − n = {v.offset}: {format_number(v.score, 4)}" if inside
-                 else f"m − n = {v.offset} lies outside ±{OFFSET_SPAN}")
-        self.score_readout.setText(f"The {len(DEFAULT_STARTS)} curves lie on top of each other: they differ by at "
-                                   f"most {curves_gap(curves):.1e}. {where}. <span style='color:#6b7480'>"
-                                   f"(The score heatmap shows q·k × scale.)</span>")
+                 else translate("RoPE", "m − n = {offset} lies outside ±{span}").format(offset=v.offset, span=OFFSET_SPAN))
+        self.score_readout.setText(translate(
+            "RoPE", "The {count} curves lie on top of each other: they differ by at most {gap}. {where}. {note}").format(
+            count=len(DEFAULT_STARTS), gap=f"{curves_gap(curves):.1e}", where=where,
+            note="<span style='color:#6b7480'>" + translate("RoPE", "(The score heatmap shows q·k × scale.)") + "</span>"))

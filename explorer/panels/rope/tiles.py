@@ -1,6 +1,6 @@
 """How the RoPE panel arranges itself: its controls in small groups on four rows (wide) or as many to a row
 as fit (narrow), the plane beside the spectrum and the score plot, or all three in one column."""
-from PySide6.QtCore import QEvent, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
 from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from explorer.widgets.labelled_slider import LabelledSlider
@@ -28,9 +28,11 @@ class RopeTiles:
                        "high": self._group(labels["rope_high_freq_factor"], self.high_box),
                        "context": self._group(labels["rope_original_max_position_embeddings"], self.context_box),
                        "pair": self._group(self.pair_slider)}
-        for name, text, widget in (("head", "head", self.head_combo), ("query", "query", self.query_combo),
-                                   ("key", "key", self.key_combo)):
-            label = QLabel(text, self)
+        for name, text, widget in ((("head", QT_TRANSLATE_NOOP("RoPE", "head"), self.head_combo),
+                                    ("query", QT_TRANSLATE_NOOP("RoPE", "query"), self.query_combo),
+                                    ("key", QT_TRANSLATE_NOOP("RoPE", "key"), self.key_combo))):
+            label = QLabel(self)
+            self.keep_text(label.setText, "RoPE", text)
             label.setBuddy(widget)
             self.groups[name] = self._group(label, widget)
         self.bar_rows = [QHBoxLayout() for _ in ORDER]
@@ -95,7 +97,8 @@ class RopeTiles:
 
     def _buddy(self, text, widget):
         """A label for a setting's widget, with the same tooltip."""
-        label = QLabel(text, self)
+        label = QLabel(self)
+        self.keep_text(label.setText, "RoPE", text)
         label.setBuddy(widget)
         label.setToolTip(widget.toolTip())
         return label

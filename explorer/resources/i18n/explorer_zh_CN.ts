@@ -2,6 +2,153 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>Block</name>
+    <message>
+        <source>x — the residual stream in</source>
+        <translation>x —— 流入的残差流</translation>
+    </message>
+    <message>
+        <source>{norm}₁(x) — 归一化, 摁住范数</source>
+        <translation>{norm}₁(x) —— 归一化，摁住范数</translation>
+    </message>
+    <message>
+        <source>Attn — tokens talk along L (交流)</source>
+        <translation>Attn —— token 之间沿 L 轴交流</translation>
+    </message>
+    <message>
+        <source>h = x + Attn — 存款 into the residual stream</source>
+        <translation>h = x + Attn —— 存款进残差流</translation>
+    </message>
+    <message>
+        <source>Attn(x) — tokens talk along L (交流)</source>
+        <translation>Attn(x) —— token 之间沿 L 轴交流</translation>
+    </message>
+    <message>
+        <source>x + Attn — 存款 into the residual stream</source>
+        <translation>x + Attn —— 存款进残差流</translation>
+    </message>
+    <message>
+        <source>h = {norm}₁(x + Attn) — 摁住范数</source>
+        <translation>h = {norm}₁(x + Attn) —— 摁住范数</translation>
+    </message>
+    <message>
+        <source>FFN hidden {act}(·W₁ᵀ) — F wide, each token alone (加工)</source>
+        <translation>FFN 隐层 {act}(·W₁ᵀ) —— 宽 F，每个 token 独立加工</translation>
+    </message>
+    <message>
+        <source>FFN out ·W₂ᵀ — back to D</source>
+        <translation>FFN 输出 ·W₂ᵀ —— 回到 D 维</translation>
+    </message>
+    <message>
+        <source>out = h + FFN — 再存款</source>
+        <translation>out = h + FFN —— 再存款</translation>
+    </message>
+    <message>
+        <source>h + FFN — 再存款</source>
+        <translation>h + FFN —— 再存款</translation>
+    </message>
+    <message>
+        <source>The block adds attention&apos;s output back to the token vectors X and normalises X before attention reads it — this session edits Q, K, V directly, so it has no X. Switch to projected mode (Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ) to see its block.</source>
+        <translation>块把注意力的输出加回词元向量 X，并在注意力读取 X 之前先把它归一化——这个会话直接编辑 Q、K、V，没有 X。切换到投影模式(Q = X·W_qᵀ，K = X·W_kᵀ，V = X·W_vᵀ)才能看到它的块。</translation>
+    </message>
+    <message>
+        <source>This is a cross-attention session; the block shown here is an encoder block, whose tokens attend to themselves. Make it self-attention to see its block.</source>
+        <translation>这是一个交叉注意力会话；这里显示的是编码器块，它的词元关注的是自身。改成自注意力才能看到它的块。</translation>
+    </message>
+    <message>
+        <source>W_o gives back {rows} columns, but the residual stream X is D = {D} wide: x + Attn needs W_o to have D = {D} rows (a session switched from direct mode has X = [Q | K | V] and W_o = I of V&apos;s width).</source>
+        <translation>W_o 给出 {rows} 列，但残差流 X 宽 D = {D}：x + Attn 需要 W_o 有 D = {D} 行（从直接编辑模式切换来的会话中，X = [Q | K | V]，W_o 是与 V 同宽的单位阵）。</translation>
+    </message>
+    <message>
+        <source>The block of {length} tokens with {heads} heads needs {need} for its attention&apos;s scores and weights (2·H·L² float64), and only {free} of memory is free — fewer tokens or heads.</source>
+        <translation>{length} 个词元、{heads} 个头的块，其注意力的分数和权重（2·H·L² 个 float64）需要 {need}，而可用内存只有 {free}——请减少词元或头。</translation>
+    </message>
+    <message>
+        <source>Make the session a Transformer block&apos;s attention</source>
+        <translation>把会话变成 Transformer 块的注意力</translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;&lt;small&gt;Attn is the session&apos;s own attention (its W_q, W_k, W_v, W_o, heads, mask, scale); the norms&apos; γ, β and the FFN&apos;s weights are drawn from the seed.&lt;/small&gt;</source>
+        <translation>&lt;br&gt;&lt;small&gt;Attn 就是会话自己的注意力（它的 W_q、W_k、W_v、W_o、头、掩码、缩放）；归一化的 γ、β 和 FFN 的权重由种子抽取。&lt;/small&gt;</translation>
+    </message>
+    <message>
+        <source>归一化 → 注意力 (token 之间沿 L 轴交流) → 加回残差流; 再归一化 → FFN (每个 token 独立沿 D 轴精加工) → 再加回 — talk along L, work along D, each deposits into the residual stream.</source>
+        <translation>归一化 → 注意力（token 之间沿 L 轴交流）→ 加回残差流；再归一化 → FFN（每个 token 独立沿 D 轴精加工）→ 再加回。交流一拍、加工一拍，轮流往残差流里存款。</translation>
+    </message>
+    <message>
+        <source>Where the norms sit. Pre-LN (GPT-2, Llama): each sublayer reads a normalised copy and adds to the raw stream, which keeps growing. Post-LN (the original Transformer, BERT; PyTorch&apos;s TransformerEncoderLayer default): the stream itself is normalised after each addition.</source>
+        <translation>归一化放在哪里。Pre-LN(GPT-2、Llama)：每个子层读一份归一化后的副本，再加回原始的流，流会越长越大。Post-LN（原版 Transformer、BERT；PyTorch TransformerEncoderLayer 的默认）：每次相加之后把流本身归一化。</translation>
+    </message>
+    <message>
+        <source>LayerNorm: subtract each token&apos;s mean, divide by its standard deviation, then ×γ + β. RMSNorm (Llama): divide by the root mean square only, then ×γ.</source>
+        <translation>LayerNorm：减去每个词元的均值，除以标准差，再 ×γ + β。RMSNorm(Llama)：只除以均方根，再 ×γ。</translation>
+    </message>
+    <message>
+        <source>The FFN&apos;s non-linearity: GELU x·Φ(x); its tanh approximation (GPT-2); ReLU max(0, x) (the original Transformer); SwiGLU silu(x·W₁ᵀ) ⊙ x·W₃ᵀ (Llama&apos;s gated MLP).</source>
+        <translation>FFN 的非线性：GELU x·Φ(x)；它的 tanh 近似(GPT-2)；ReLU max(0, x)（原版 Transformer）；SwiGLU silu(x·W₁ᵀ) ⊙ x·W₃ᵀ（Llama 的门控 MLP）。</translation>
+    </message>
+    <message>
+        <source>The FFN&apos;s hidden width F as a multiple of D (4·D in the original Transformer and GPT-2)</source>
+        <translation>FFN 隐层宽度 F 是 D 的几倍（原版 Transformer 与 GPT-2 是 4·D）</translation>
+    </message>
+    <message>
+        <source>The FFN weights and the norms&apos; γ, β are drawn from this seed (the attention&apos;s W are the session&apos;s): the same seed always gives the same block</source>
+        <translation>FFN 权重和归一化的 γ、β 由这个种子抽取（注意力的 W 用会话自己的）：同一个种子总是给出同一个块</translation>
+    </message>
+    <message>
+        <source>How many copies of this block are stacked (the same weights in each) for the plot of the residual stream&apos;s size</source>
+        <translation>残差流大小图中叠放多少个这样的块（每个块权重相同）</translation>
+    </message>
+    <message>
+        <source>W_o becomes D × (its columns): the old W_o in its last rows, zeros above — so the heads&apos; output is added to the last dimensions of X (its V columns after a switch from direct mode). One undo step.</source>
+        <translation>W_o 变成 D × （它的列数）：旧 W_o 放在最后几行，上面补零——于是各头的输出加到 X 的最后几维（从直接编辑模式切换来时就是 V 的那几列）。算作一步撤销。</translation>
+    </message>
+    <message>
+        <source>Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ with X = [Q | K | V] and W that reproduce the current Q, K, V exactly; and W_o becomes D × (its columns): the old W_o in its last rows, zeros above — so the heads&apos; output is added to the last dimensions of X (its V columns after a switch from direct mode). One undo step.</source>
+        <translation>Q = X·W_qᵀ，K = X·W_kᵀ，V = X·W_vᵀ，其中 X = [Q | K | V]，W 恰好重现当前的 Q、K、V；并且 W_o 变成 D × （它的列数）：旧 W_o 放在最后几行，上面补零——于是各头的输出加到 X 的最后几维（从直接编辑模式切换来时就是 V 的那几列）。算作一步撤销。</translation>
+    </message>
+    <message>
+        <source> — what is shown is from before the last change</source>
+        <translation>——当前显示的是上次修改之前的结果</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;computing…&lt;/b&gt; the block of {n} tokens, {blocks} deep</source>
+        <translation>&lt;b&gt;计算中…&lt;/b&gt;{n} 个词元、{blocks} 层的块</translation>
+    </message>
+    <message>
+        <source>Switch to projected mode</source>
+        <translation>切换到投影模式</translation>
+    </message>
+    <message>
+        <source>Let W_o write into the stream</source>
+        <translation>让 W_o 写入残差流</translation>
+    </message>
+    <message>
+        <source>({rows}×{cols}, mean ‖row‖ = {size})</source>
+        <translation>（{rows}×{cols}，平均 ‖行‖ = {size}）</translation>
+    </message>
+    <message>
+        <source>‖x‖ {first} → after block 1: {second} → after block {n}: {last}</source>
+        <translation>‖x‖ {first} → 第 1 块后：{second} → 第 {n} 块后：{last}</translation>
+    </message>
+    <message>
+        <source>seed </source>
+        <translation>种子 </translation>
+    </message>
+    <message>
+        <source>block n (0 = the input x)</source>
+        <translation>第 n 块（0 = 输入 x）</translation>
+    </message>
+    <message>
+        <source>mean ‖x_n‖ over tokens</source>
+        <translation>各词元 ‖x_n‖ 的平均</translation>
+    </message>
+    <message>
+        <source>The residual stream&apos;s size after each of N stacked copies of the block: post-LN ends each block in a norm, so it stays put; pre-LN keeps adding to the raw stream</source>
+        <translation>叠放 N 个块时，每一块之后残差流的大小：post-LN 每块以归一化结束，所以保持不变；pre-LN 一直往原始的流里加，所以不断增长</translation>
+    </message>
+</context>
+<context>
     <name>Controls</name>
     <message>
         <source>Q, K, V</source>
@@ -62,6 +209,22 @@
     <message>
         <source>head {number}</source>
         <translation>头 {number}</translation>
+    </message>
+    <message>
+        <source>L = {tokens}</source>
+        <translation>L = {n_tokens} 个词元</translation>
+    </message>
+    <message>
+        <source>L_q = {queries}, L_k = {keys}</source>
+        <translation>L_q = {n_queries} 个查询，L_k = {n_keys} 个键</translation>
+    </message>
+    <message>
+        <source>d = {d} (Q), {kv_width} (K: {kv_heads} × {d_h}), d_v = {dv} (V)</source>
+        <translation>d = {d}(Q)，{kv_width}（K：{n_kv_heads} 个 K/V 头 × {d_h}），d_v = {dv}(V)</translation>
+    </message>
+    <message>
+        <source>K/V cache: {per_token} numbers a token ({bytes} B in float16), {times}× less than with a K/V head per query head</source>
+        <translation>K/V 缓存：每个词元 {per_token} 个数（float16 下 {bytes} B），比每个查询头配一个 K/V 头少 {times} 倍</translation>
     </message>
     <message>
         <source>off (the RoPE panel turns it on)</source>
@@ -174,12 +337,24 @@
 <context>
     <name>Documents</name>
     <message>
+        <source>New session: {title}</source>
+        <translation>新会话：{title}</translation>
+    </message>
+    <message>
         <source>Open session</source>
         <translation>打开会话</translation>
     </message>
     <message>
         <source>Could not open the session</source>
         <translation>无法打开会话</translation>
+    </message>
+    <message>
+        <source>Opening {name} ({size} MB)…</source>
+        <translation>正在打开 {name}({size} MB)…</translation>
+    </message>
+    <message>
+        <source>Opened {path}</source>
+        <translation>已打开 {path}</translation>
     </message>
     <message>
         <source>Compare with saved session</source>
@@ -198,6 +373,10 @@
         <translation>无法保存会话</translation>
     </message>
     <message>
+        <source>Saved {path}</source>
+        <translation>已保存 {path}</translation>
+    </message>
+    <message>
         <source>Unsaved changes</source>
         <translation>未保存的更改</translation>
     </message>
@@ -214,20 +393,68 @@
         <translation>无法导入到 {name}</translation>
     </message>
     <message>
+        <source>To change the number of tokens or the widths of Q and K together, import Q, K and V from one .npz (File ▸ Import matrix ▸ Q, K and V from one .npz).</source>
+        <translation>要同时改变词元数或 Q 与 K 的宽度，请从同一个 .npz 导入 Q、K 和 V（文件 ▸ 导入矩阵 ▸ 从一个 .npz 导入 Q、K 和 V）。</translation>
+    </message>
+    <message>
+        <source>Imported {file} into {name} ({rows}×{cols})</source>
+        <translation>已将 {file} 导入到 {name}({rows}×{cols})</translation>
+    </message>
+    <message>
         <source>Could not import Q, K and V</source>
         <translation>无法导入 Q、K 和 V</translation>
+    </message>
+    <message>
+        <source>Imported Q, K and V from {file}</source>
+        <translation>已从 {file} 导入 Q、K 和 V</translation>
+    </message>
+    <message>
+        <source>Did not export {what}: the attention of this session could not be computed ({why}). Change the session to try again.</source>
+        <translation>未导出{what}：这个会话的注意力无法计算({why})。修改会话后再试。</translation>
+    </message>
+    <message>
+        <source>Export {name}</source>
+        <translation>导出{name}</translation>
     </message>
     <message>
         <source>Could not export {name}</source>
         <translation>无法导出 {name}</translation>
     </message>
     <message>
+        <source>Exported {name} to {path}</source>
+        <translation>已将 {name} 导出到 {path}</translation>
+    </message>
+    <message>
+        <source>Exporting {file}…</source>
+        <translation>正在导出 {file}…</translation>
+    </message>
+    <message>
         <source>Could not export the script</source>
         <translation>无法导出脚本</translation>
     </message>
     <message>
+        <source>, its numbers in {file} beside it</source>
+        <translation>，数值存放在旁边的 {file} 中</translation>
+    </message>
+    <message>
+        <source>Exported the session as a Python script to {path}{beside} — run it with python3</source>
+        <translation>已将会话导出为 Python 脚本 {path}{beside} —— 用 python3 运行</translation>
+    </message>
+    <message>
+        <source>Export the panel</source>
+        <translation>导出面板</translation>
+    </message>
+    <message>
+        <source>Exported {path}</source>
+        <translation>已导出 {path}</translation>
+    </message>
+    <message>
         <source>Could not export</source>
         <translation>无法导出</translation>
+    </message>
+    <message>
+        <source>{path}: the picture could not be written (is the folder writable?)</source>
+        <translation>{path}：无法写入图片（文件夹可写吗？）</translation>
     </message>
 </context>
 <context>
@@ -358,6 +585,893 @@
     </message>
 </context>
 <context>
+    <name>Edits</name>
+    <message>
+        <source>Q and K</source>
+        <translation>Q 和 K</translation>
+    </message>
+    <message>
+        <source>W_q and W_k</source>
+        <translation>W_q 和 W_k</translation>
+    </message>
+    <message>
+        <source>W_v (and W_o)</source>
+        <translation>W_v（及 W_o）</translation>
+    </message>
+    <message>
+        <source>X and every W</source>
+        <translation>X 和每个 W</translation>
+    </message>
+    <message>
+        <source>W_o&apos;s columns</source>
+        <translation>W_o 的列</translation>
+    </message>
+    <message>
+        <source>the tokens</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>the query tokens</source>
+        <translation>查询词元</translation>
+    </message>
+    <message>
+        <source>The widths of Q, K and V are tied to the K/V heads they share: set K/V heads to as many as heads first (Controls), then change the width</source>
+        <translation>Q、K、V 的宽度与它们共享的 K/V 头绑在一起：先把 K/V 头数设成与头数相同（控制面板），再改宽度</translation>
+    </message>
+    <message>
+        <source>cannot write a block of shape {shape} into {name}</source>
+        <translation>无法把形状为 {shape} 的块写入 {name}</translation>
+    </message>
+    <message>
+        <source>{name} is computed from X and W_{low} in projected mode: edit X or W_{low} instead</source>
+        <translation>投影模式下 {name} 由 X 和 W_{low} 算出：请改为编辑 X 或 W_{low}</translation>
+    </message>
+    <message>
+        <source>{name}: a {rows}×{cols} block at row {top}, column d{left} does not fit in the {height}×{width} matrix</source>
+        <translation>{name}：从第 {top} 行、d{left} 列开始的 {rows}×{cols} 块放不进 {height}×{width} 的矩阵</translation>
+    </message>
+    <message>
+        <source>{cell}: {value} is not a finite number within ±{most}</source>
+        <translation>{cell}：{value} 不是 ±{most} 以内的有限数</translation>
+    </message>
+    <message>
+        <source>{rows}×{cols} block of {name}</source>
+        <translation>{name} 的 {rows}×{cols} 块</translation>
+    </message>
+    <message>
+        <source>Edit {where}</source>
+        <translation>编辑 {where}</translation>
+    </message>
+    <message>
+        <source>Swap rows {first} and {second} of {name}</source>
+        <translation>交换 {name} 中 {first} 与 {second} 两行</translation>
+    </message>
+    <message>
+        <source>token {number}: a name must be 1–{most} printable characters</source>
+        <translation>词元 {number}：名字必须是 1–{most} 个可打印字符</translation>
+    </message>
+    <message>
+        <source>Rename token {old} → {new}</source>
+        <translation>重命名词元 {old} → {new}</translation>
+    </message>
+    <message>
+        <source>cannot add a token: at most {most} tokens</source>
+        <translation>无法添加词元：最多 {most} 个词元</translation>
+    </message>
+    <message>
+        <source>Add token {name}</source>
+        <translation>添加词元 {name}</translation>
+    </message>
+    <message>
+        <source>Remove token {name}</source>
+        <translation>删除词元 {name}</translation>
+    </message>
+    <message>
+        <source>Turn the causal mask off first: decoder cross-attention has no causal mask (the queries read another sequence, which has no future to hide)</source>
+        <translation>请先关闭因果掩码：解码器的交叉注意力没有因果掩码（查询读的是另一个序列，那里没有需要遮住的未来）</translation>
+    </message>
+    <message>
+        <source>Use separate query tokens</source>
+        <translation>使用单独的查询词元</translation>
+    </message>
+    <message>
+        <source>Self-attention needs as many queries as keys: there are {queries} and {keys}</source>
+        <translation>自注意力需要查询与键一样多：现在有 {n_queries} 个查询词元和 {n_keys} 个词元</translation>
+    </message>
+    <message>
+        <source>Use the same tokens for queries and keys</source>
+        <translation>查询和键使用同一组词元</translation>
+    </message>
+    <message>
+        <source>Cannot shuffle the tokens: the attention of this session could not be computed ({why})</source>
+        <translation>无法打乱词元：这个会话的注意力无法计算({why})</translation>
+    </message>
+    <message>
+        <source>Shuffle tokens</source>
+        <translation>打乱词元</translation>
+    </message>
+    <message>
+        <source>there is no {group} width to change in {mode} mode</source>
+        <translation>{mode} 模式下没有可改的 {group} 宽度</translation>
+    </message>
+    <message>
+        <source>cannot add a dimension to {axis}: at most {most}</source>
+        <translation>无法给{axis}增加维度：最多 {most} 维</translation>
+    </message>
+    <message>
+        <source>cannot add a dimension to {axis}</source>
+        <translation>无法给{axis}增加维度</translation>
+    </message>
+    <message>
+        <source>Add a dimension to {axis}</source>
+        <translation>给{axis}增加一个维度</translation>
+    </message>
+    <message>
+        <source>cannot remove the last dimension of {axis}</source>
+        <translation>无法删除{axis}的最后一个维度</translation>
+    </message>
+    <message>
+        <source>Remove dimension {at} of {axis}</source>
+        <translation>删除{axis}的第 {at} 维</translation>
+    </message>
+    <message>
+        <source>Randomize {names} (seed {seed})</source>
+        <translation>随机填充 {names}（种子 {seed}）</translation>
+    </message>
+    <message>
+        <source>Reset to preset</source>
+        <translation>重置为预设</translation>
+    </message>
+    <message>
+        <source>{name} is computed from X and W_{low} in projected mode: import X or W_{low} instead, or switch Q, K, V back to direct</source>
+        <translation>投影模式下 {name} 由 X 和 W_{low} 算出：请改为导入 X 或 W_{low}，或把 Q、K、V 切回直接编辑</translation>
+    </message>
+    <message>
+        <source>Import {name} {rows}×{cols}</source>
+        <translation>导入 {name} {rows}×{cols}</translation>
+    </message>
+    <message>
+        <source>Import Q, K, V ({tokens}, d = {d}, d_v = {d_v})</source>
+        <translation>导入 Q、K、V（{n_tokens} 个词元，d = {d}，d_v = {d_v}）</translation>
+    </message>
+    <message>
+        <source>{heads} no longer divide the widths (Q/K {qk}, V {v}): now {fit}</source>
+        <translation>{n_heads} 个头不再整除宽度(Q/K {qk}，V {v})：现在改为 {n_fit} 个头</translation>
+    </message>
+    <message>
+        <source>RoPE is off: each head&apos;s Q/K width d_h = {d_head} is odd now</source>
+        <translation>RoPE 已关闭：现在每个头的 Q/K 宽度 d_h = {d_head} 是奇数</translation>
+    </message>
+    <message>
+        <source>No causal mask in cross-attention: the queries read another sequence, which has no future to hide</source>
+        <translation>交叉注意力没有因果掩码：查询读的是另一个序列，那里没有需要遮住的未来</translation>
+    </message>
+    <message>
+        <source>cannot switch to projected mode</source>
+        <translation>无法切换到投影模式</translation>
+    </message>
+    <message>
+        <source>Set {setting} to {value}</source>
+        <translation>把{setting}设为 {value}</translation>
+    </message>
+</context>
+<context>
+    <name>Efficient</name>
+    <message>
+        <source>full L²</source>
+        <translation>完整 L²</translation>
+    </message>
+    <message>
+        <source>here</source>
+        <translation>当前</translation>
+    </message>
+    <message>
+        <source>multiply-adds: {bill}</source>
+        <translation>乘加次数：{bill}</translation>
+    </message>
+    <message>
+        <source>L (tokens)</source>
+        <translation>L（词元数）</translation>
+    </message>
+    <message>
+        <source>per head</source>
+        <translation>每个头</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source> · head {head}/{heads}</source>
+        <translation> · 头 {head}/{heads}</translation>
+    </message>
+    <message>
+        <source>{mine} vs {full} at L = {L} ({ratio}×)</source>
+        <translation>L = {L} 时 {mine} 对 {full}({ratio}×)</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{cells}&lt;/b&gt; of {table} {noun_en} ({share} %)</source>
+        <translation>{table} 个格中算了 &lt;b&gt;{cells}&lt;/b&gt; 个({share} %)</translation>
+    </message>
+    <message>
+        <source>L·k = &lt;b&gt;{scores}&lt;/b&gt; {noun_en}, against k = {k} projected {keys_en}</source>
+        <translation>L·k = &lt;b&gt;{scores}&lt;/b&gt; 个分数，对着 k = {k} 个投影后的键</translation>
+    </message>
+    <message>
+        <source>mean KL(A′‖A) = &lt;b&gt;{kl}&lt;/b&gt; nats ({rows} {noun_en})</source>
+        <translation>平均 KL(A′‖A) = &lt;b&gt;{kl}&lt;/b&gt; 奈特（{rows} 行）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;no&lt;/b&gt; score table</source>
+        <translation>&lt;b&gt;没有&lt;/b&gt;分数表</translation>
+    </message>
+    <message>
+        <source> — what is shown is from before the last change</source>
+        <translation>——当前显示的是上次修改之前的结果</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;computing…&lt;/b&gt; {name} on {cells} score cells</source>
+        <translation>&lt;b&gt;计算中…&lt;/b&gt;在 {cells} 个分数格上计算{name}</translation>
+    </message>
+    <message>
+        <source>—, O is all zeros</source>
+        <translation>—，O 全为零</translation>
+    </message>
+    <message>
+        <source>KL: — (A′ rows are not distributions)</source>
+        <translation>KL：—（A′ 的行不是概率分布）</translation>
+    </message>
+    <message>
+        <source>exact mass inside = &lt;b&gt;{mass}&lt;/b&gt;</source>
+        <translation>精确权重落在内部的份额 = &lt;b&gt;{mass}&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>not computed: outside the pattern (or masked)</source>
+        <translation>未计算：在模式之外（或被掩码）</translation>
+    </message>
+    <message>
+        <source>Sliding window</source>
+        <translation>滑动窗口</translation>
+    </message>
+    <message>
+        <source>Global + window</source>
+        <translation>全局 + 窗口</translation>
+    </message>
+    <message>
+        <source>Sparse Transformer · strided</source>
+        <translation>Sparse Transformer · 跳跃</translation>
+    </message>
+    <message>
+        <source>Sparse Transformer · fixed</source>
+        <translation>Sparse Transformer · 固定</translation>
+    </message>
+    <message>
+        <source>Linformer (low rank)</source>
+        <translation>Linformer（低秩）</translation>
+    </message>
+    <message>
+        <source>Linear attention</source>
+        <translation>线性注意力</translation>
+    </message>
+    <message>
+        <source>window</source>
+        <translation>窗口</translation>
+    </message>
+    <message>
+        <source>global + window</source>
+        <translation>全局 + 窗口</translation>
+    </message>
+    <message>
+        <source>strided</source>
+        <translation>跳跃</translation>
+    </message>
+    <message>
+        <source>fixed</source>
+        <translation>固定</translation>
+    </message>
+    <message>
+        <source>linear</source>
+        <translation>线性</translation>
+    </message>
+    <message>
+        <source>滑动窗口注意力 (Mistral): each token looks only at its nearest neighbours, |i − j| &lt; w (causal: the w latest keys) — the score table becomes a band, L² falls to L·w; the far reach is built by stacking layers, as convolutions do.</source>
+        <translation>滑动窗口注意力(Mistral)：每个 token 只看最近的邻居，|i − j| &lt; w（因果：最近的 w 个键）——分数表变成一条带，L² 降到 L·w；远处靠层层堆叠够到，和卷积一样。</translation>
+    </message>
+    <message>
+        <source>全局锚点 + 窗口 (Longformer, BigBird): the band of a sliding window, plus g global tokens that every token sees and that see every token.</source>
+        <translation>全局锚点 + 窗口(Longformer、BigBird)：滑动窗口的那条带，再加 g 个全局 token——人人都看得见它们，它们也看得见人人。</translation>
+    </message>
+    <message>
+        <source>稀疏/块状注意力 — 跳跃 (Sparse Transformer, Child et al. 2019, strided): the l latest keys and every l-th key further back — about L·(l + L/l) cells, least at l ≈ √L.</source>
+        <translation>稀疏/块状注意力——跳跃（Sparse Transformer，Child 等 2019，strided）：最近的 l 个键，再往前每隔 l 个取一个——约 L·(l + L/l) 格，l ≈ √L 时最少。</translation>
+    </message>
+    <message>
+        <source>稀疏/块状注意力 (Sparse Transformer, Child et al. 2019, fixed): one&apos;s own block of l tokens, and the last c positions of every block — its “summary” that later blocks read.</source>
+        <translation>稀疏/块状注意力（Sparse Transformer，Child 等 2019，fixed）：自己所在的 l 个 token 的块，加上每个块的最后 c 个位置——后面的块读取的「摘要」。</translation>
+    </message>
+    <message>
+        <source>低秩流派 (Linformer, Wang et al. 2020): bet that the attention matrix is low rank — project K and V along L to k rows first (E K, F V with E, F of shape k × L), then attend: L² becomes L·k. Linformer learns E and F; here they are random, N(0, 1/k), drawn with the seed — or mean pooling, each projected row the average of a stretch of L/k positions.</source>
+        <translation>低秩流派（Linformer，Wang 等 2020）：赌注意力矩阵是低秩的——先把 K 和 V 沿 L 投影成 k 行（E K、F V，E、F 形状为 k × L），再做注意力：L² 变成 L·k。Linformer 学习 E 和 F；这里它们是用种子抽取的随机数 N(0, 1/k)——或者用均值池化，每个投影行是 L/k 个连续位置的平均。</translation>
+    </message>
+    <message>
+        <source>结合律 (linear attention, Katharopoulos et al. 2020): replace exp(q·k) by φ(q)·φ(k) and regroup, φ(Q)(φ(K)ᵀV) / φ(Q)(φ(K)ᵀ1) — no L × L table at all, L·d·d_v instead of L²·d (causal: running sums over the keys).</source>
+        <translation>结合律（线性注意力，Katharopoulos 等 2020）：把 exp(q·k) 换成 φ(q)·φ(k) 再重新结合，φ(Q)(φ(K)ᵀV) / φ(Q)(φ(K)ᵀ1)——完全没有 L × L 的表，代价是 L·d·d_v 而不是 L²·d（因果：对键做累加和）。</translation>
+    </message>
+    <message>
+        <source>结合律, with softmax kept in expectation (Performer, Choromanski et al. 2021): m positive random features φ(x) = exp(w·x − |x|²/2)/√m, w ~ N(0, I), make φ(q)·φ(k) an unbiased estimate of exp(q·k·scale) — then the same regrouping as linear attention: L·m·(d + d_v), no L × L table.</source>
+        <translation>结合律，且在期望意义上保留 softmax（Performer，Choromanski 等 2021）：m 个正的随机特征 φ(x) = exp(w·x − |x|²/2)/√m，w ~ N(0, I)，使 φ(q)·φ(k) 成为 exp(q·k·scale) 的无偏估计——然后像线性注意力一样重新结合：L·m·(d + d_v)，没有 L × L 的表。</translation>
+    </message>
+    <message>
+        <source>A′ (hatched: not computed)</source>
+        <translation>A′（斜线：未计算）</translation>
+    </message>
+    <message>
+        <source>A′ = softmax of the session&apos;s scores S over the computed cells only (re-normalised there)</source>
+        <translation>A′ = 只在算过的格子上对会话分数 S 做 softmax（在那里重新归一化）</translation>
+    </message>
+    <message>
+        <source>A′ = P·F, a mix (not a distribution)</source>
+        <translation>A′ = P·F，一种混合（不是概率分布）</translation>
+    </message>
+    <message>
+        <source>A′ = P·F with P = softmax(Q(EK)ᵀ·scale), L × k: what each query takes from each row of V</source>
+        <translation>A′ = P·F，P = softmax(Q(EK)ᵀ·scale)，L × k：每个查询从 V 的每一行取走多少</translation>
+    </message>
+    <message>
+        <source>A′ = P·F over pooled keys</source>
+        <translation>A′ = P·F，作用在池化后的键上</translation>
+    </message>
+    <message>
+        <source>A′ = P·F with P = softmax(Q(EK)ᵀ·scale), L × k, and F averaging stretches of positions</source>
+        <translation>A′ = P·F，P = softmax(Q(EK)ᵀ·scale)，L × k，F 对连续的位置取平均</translation>
+    </message>
+    <message>
+        <source>A′ = φ(q_i)·φ(k_j) by rows</source>
+        <translation>A′ = 按行归一的 φ(q_i)·φ(k_j)</translation>
+    </message>
+    <message>
+        <source>A′ = φ(q_i)·φ(k_j) normalised by rows: the weights linear attention amounts to (it never builds them)</source>
+        <translation>A′ = 按行归一化的 φ(q_i)·φ(k_j)：线性注意力相当于使用的权重（它从不真的构造它们）</translation>
+    </message>
+    <message>
+        <source>Which money-saving school to try on the shown head&apos;s own Q, K, V</source>
+        <translation>在当前头自己的 Q、K、V 上试哪一派省钱方法</translation>
+    </message>
+    <message>
+        <source>w: a query sees keys with |i − j| &lt; w (causal: i − w &lt; j ≤ i)</source>
+        <translation>w：查询能看到 |i − j| &lt; w 的键（因果：i − w &lt; j ≤ i）</translation>
+    </message>
+    <message>
+        <source>l: strided — the l latest keys and every l-th one back; fixed — the block length</source>
+        <translation>l：跳跃——最近的 l 个键以及往前每隔 l 个的键；固定——块的长度</translation>
+    </message>
+    <message>
+        <source>c: fixed pattern — the last c positions of every block are its summary, seen by all later tokens</source>
+        <translation>c：固定模式——每个块的最后 c 个位置是它的摘要，后面所有 token 都能看到</translation>
+    </message>
+    <message>
+        <source>g: the first g tokens are global anchors: they see every token and every token sees them</source>
+        <translation>g：前 g 个 token 是全局锚点：它们看到每个 token，每个 token 也看到它们</translation>
+    </message>
+    <message>
+        <source>k: Linformer projects the L keys and values to k rows (E K, F V with E, F of shape k × L)</source>
+        <translation>k：Linformer 把 L 个键和值投影成 k 行（E K、F V，E、F 形状为 k × L）</translation>
+    </message>
+    <message>
+        <source>The seed of Linformer&apos;s random E, F or of Performer&apos;s features W: the same seed draws the same numbers</source>
+        <translation>Linformer 随机 E、F 或 Performer 特征 W 的种子：同一个种子抽出同样的数</translation>
+    </message>
+    <message>
+        <source>m: Performer&apos;s number of random features — more features, a closer estimate of softmax, more cost</source>
+        <translation>m：Performer 的随机特征数——特征越多，对 softmax 的估计越准，代价也越大</translation>
+    </message>
+    <message>
+        <source>E = F, k × L: random with entries N(0, 1/k) (the Johnson–Lindenstrauss scale; a Linformer learns its own), or mean pooling — row r the average of the r-th stretch of L/k positions</source>
+        <translation>E = F，k × L：元素为 N(0, 1/k) 的随机矩阵（Johnson–Lindenstrauss 的尺度；真正的 Linformer 会自己学），或均值池化——第 r 行是第 r 段 L/k 个位置的平均</translation>
+    </message>
+    <message>
+        <source>φ: elu(x) + 1 (the paper&apos;s, always &gt; 0) or relu(x) (a query may then find no weight at all)</source>
+        <translation>φ：elu(x) + 1（论文用的，恒 &gt; 0）或 relu(x)（这时一个查询可能一点权重都找不到）</translation>
+    </message>
+    <message>
+        <source>These choices belong to this panel: they are not saved in the session.</source>
+        <translation>这些选择只属于本面板：不会保存在会话里。</translation>
+    </message>
+    <message>
+        <source>⚠ Linformer has no causal form: E and F mix every position, later ones too, into each projected key (the paper uses it in encoders) — the mask cannot be kept.</source>
+        <translation>⚠ Linformer 没有因果形式：E 和 F 把每个位置（包括后面的）都混进每个投影后的键（论文把它用在编码器里）——掩码无法保留。</translation>
+    </message>
+    <message>
+        <source>ALiBi&apos;s bias is not in φ(q)·φ(k) or Q(EK)ᵀ: only the patterns keep it.</source>
+        <translation>ALiBi 的偏置不在 φ(q)·φ(k) 或 Q(EK)ᵀ 里：只有稀疏模式保留它。</translation>
+    </message>
+    <message>
+        <source>φ takes Q and K as the scores use them, without the scale (as in the paper).</source>
+        <translation>φ 直接作用在分数所用的 Q 和 K 上，不带缩放（与论文一致）。</translation>
+    </message>
+    <message>
+        <source>② exact A = softmax(S)</source>
+        <translation>② 精确的 A = softmax(S)</translation>
+    </message>
+    <message>
+        <source>The session&apos;s own weights ② of the shown head, as the Weights panel shows them</source>
+        <translation>当前头在会话中的真实权重 ②，与权重面板显示的一致</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>seed</source>
+        <translation>种子</translation>
+    </message>
+</context>
+<context>
+    <name>Flash</name>
+    <message>
+        <source>Rows per query block: how many queries share one pass over the keys</source>
+        <translation>每个查询块的行数：多少个查询共用一遍对键的扫描</translation>
+    </message>
+    <message>
+        <source>Keys per tile: how many columns of S are made at once (B_r = B_c = 1 is the online softmax of one row, Milakov &amp; Gimelshein 2018)</source>
+        <translation>每块的键数：一次算出 S 的多少列（B_r = B_c = 1 就是单行的在线 softmax，Milakov &amp; Gimelshein 2018）</translation>
+    </message>
+    <message>
+        <source>query block </source>
+        <translation>查询块 </translation>
+    </message>
+    <message>
+        <source>Which block of query rows the stepper follows (it follows the row you select in the other panels too)</source>
+        <translation>单步演示跟随哪个查询行块（也会跟随你在其他面板中选中的行）</translation>
+    </message>
+    <message>
+        <source>▶ Play</source>
+        <translation>▶ 播放</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>dimension</source>
+        <translation>维度</translation>
+    </message>
+    <message>
+        <source> of {blocks}</source>
+        <translation>（共 {blocks} 块）</translation>
+    </message>
+    <message>
+        <source>step {k} of {n}</source>
+        <translation>第 {k} 步，共 {n} 步</translation>
+    </message>
+    <message>
+        <source>O stays hidden until the lesson reveals ③.</source>
+        <translation>课程揭晓 ③ 之前，O 保持隐藏。</translation>
+    </message>
+    <message>
+        <source>③ of head {head} (softmax(S)·V, before the heads are joined and W_o)</source>
+        <translation>头 {head} 的 ③（softmax(S)·V，在各头拼接和 W_o 之前）</translation>
+    </message>
+    <message>
+        <source>③ of head {head} (softmax(S)·V, before the heads are joined)</source>
+        <translation>头 {head} 的 ③（softmax(S)·V，在各头拼接之前）</translation>
+    </message>
+    <message>
+        <source>key tile {tile} lies wholly above the diagonal — skipped, never computed</source>
+        <translation>键块 {tile} 完全在对角线上方——跳过，从不计算</translation>
+    </message>
+    <message>
+        <source>masked (causal)</source>
+        <translation>被掩码（因果）</translation>
+    </message>
+    <message>
+        <source>key tile {tile}, computed at step {number}</source>
+        <translation>键块 {tile}，在第 {number} 步计算</translation>
+    </message>
+    <message>
+        <source>❚❚ Pause</source>
+        <translation>❚❚ 暂停</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;FlashAttention&lt;/b&gt; (Dao et al. 2022, Algorithm 1): S is made one B&lt;sub&gt;r&lt;/sub&gt; × B&lt;sub&gt;c&lt;/sub&gt; tile at a time; each query row keeps a running max m, a running sum ℓ and its output so far, rescaled by exp(m&lt;sub&gt;old&lt;/sub&gt; − m&lt;sub&gt;new&lt;/sub&gt;) when the max rises — softmax(S)·V exactly, without ever holding the L × L matrix.</source>
+        <translation>&lt;b&gt;FlashAttention&lt;/b&gt;（Dao 等 2022，算法 1）：S 每次只算一个 B&lt;sub&gt;r&lt;/sub&gt; × B&lt;sub&gt;c&lt;/sub&gt; 的块；每个查询行维护一个运行最大值 m、一个运行和 ℓ 以及到目前为止的输出，最大值上升时乘以 exp(m&lt;sub&gt;old&lt;/sub&gt; − m&lt;sub&gt;new&lt;/sub&gt;) 重新缩放——精确得到 softmax(S)·V，却从不存下 L × L 的矩阵。</translation>
+    </message>
+    <message>
+        <source>The running max before this tile (−∞: no key seen yet)</source>
+        <translation>本块之前的运行最大值（−∞：还没见过任何键）</translation>
+    </message>
+    <message>
+        <source>m̃ = the largest score of this row in this tile</source>
+        <translation>m̃ = 本行在本块中的最大分数</translation>
+    </message>
+    <message>
+        <source>e^(m_old − m_new): what ℓ and Õ so far are multiplied by: 1 when the max stays, below 1 when this tile raised it (0 at the first tile: nothing to rescale)</source>
+        <translation>e^(m_old − m_new)：已有的 ℓ 和 Õ 要乘的数：最大值不变时为 1，本块抬高了最大值时小于 1（第一块为 0：没有要缩放的）</translation>
+    </message>
+    <message>
+        <source>The running sum before this tile: Σ e^(s − m_old) over the keys seen</source>
+        <translation>本块之前的运行和：对已见过的键求 Σ e^(s − m_old)</translation>
+    </message>
+    <message>
+        <source>Query block {block} of {blocks}: rows {rows}. The stepper follows this block; every block runs the same steps on its own rows.</source>
+        <translation>查询块 {block}/{blocks}：行 {rows}。单步演示跟随这个块；每个块都在自己的行上执行同样的步骤。</translation>
+    </message>
+    <message>
+        <source> &lt;i&gt;Causal mask: key {tile_word_en} {tiles} of this block lie wholly above the diagonal (every cell masked) — skipped, never computed&lt;/i&gt; ({skipped} skipped in the whole head).</source>
+        <translation> &lt;i&gt;因果掩码：本块的键块 {tiles} 完全在对角线上方（每格都被掩码）——跳过，从不计算&lt;/i&gt;（整个头共跳过 {n_skipped} 块）。</translation>
+    </message>
+    <message>
+        <source>{rows} {see_en} their first keys: m starts here. </source>
+        <translation>有 {n_rows} 行第一次见到键：m 从这里开始。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Step {step} of {steps}&lt;/b&gt; (key tile {tile} of {tiles}): S&lt;sub&gt;ij&lt;/sub&gt; = Q&lt;sub&gt;i&lt;/sub&gt;·K&lt;sub&gt;j&lt;/sub&gt;ᵀ·scale for rows {rows} × keys {keys} ({height} × {width} = {cells}). </source>
+        <translation>&lt;b&gt;第 {step} 步，共 {steps} 步&lt;/b&gt;（键块 {tile}/{tiles}）：对行 {rows} × 键 {keys} 计算 S&lt;sub&gt;ij&lt;/sub&gt; = Q&lt;sub&gt;i&lt;/sub&gt;·K&lt;sub&gt;j&lt;/sub&gt;ᵀ·scale（{height} × {width} = {n_cells} 格）。</translation>
+    </message>
+    <message>
+        <source> and {more} more</source>
+        <translation> 等另外 {more} 行</translation>
+    </message>
+    <message>
+        <source>The max rises in {rows}: their ℓ and Õ so far are rescaled ({factors}{more}). </source>
+        <translation>有 {n_rows} 行的最大值上升：它们已有的 ℓ 和 Õ 被重新缩放({factors}{more})。</translation>
+    </message>
+    <message>
+        <source>No row&apos;s max rises: the sums go on with factor 1. </source>
+        <translation>没有哪一行的最大值上升：累加和以因子 1 继续。</translation>
+    </message>
+    <message>
+        <source>O = Õ / ℓ is the softmax-weighted mean of the values seen so far.</source>
+        <translation>O = Õ / ℓ 是到目前为止所见值的 softmax 加权平均。</translation>
+    </message>
+    <message>
+        <source>After step {steps}, O = Õ / ℓ will be this block&apos;s rows of {head} — step to the end (or press Play).</source>
+        <translation>第 {steps} 步之后，O = Õ / ℓ 将等于本块在{head}中的那些行——走到最后一步（或按播放）。</translation>
+    </message>
+    <message>
+        <source>, {skipped} skipped</source>
+        <translation>，跳过 {skipped} 块</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;O = Õ / ℓ equals {head}&lt;/b&gt; for this block: max |difference| {block_difference}. Every block of the head with the same update ({computed} computed{skipped}): max |difference| from {head} {whole_difference} — the same numbers up to rounding, not an approximation.</source>
+        <translation>&lt;b&gt;O = Õ / ℓ 等于{head}&lt;/b&gt;（本块）：最大 |差| {block_difference}。整个头的每个块用同样的更新（计算了 {n_computed} 块{skipped}）：与{head}的最大 |差| {whole_difference}——在舍入误差内完全相同，不是近似。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Memory&lt;/b&gt;: the largest S tile held at once has {cells}; the whole S or A would have L&lt;sub&gt;q&lt;/sub&gt;·L&lt;sub&gt;k&lt;/sub&gt; = {full} ({share} %) — never held. On chip per step (Q&lt;sub&gt;i&lt;/sub&gt;, K&lt;sub&gt;j&lt;/sub&gt;, V&lt;sub&gt;j&lt;/sub&gt;, S&lt;sub&gt;ij&lt;/sub&gt;, O&lt;sub&gt;i&lt;/sub&gt;, ℓ, m): {on_chip} numbers.</source>
+        <translation>&lt;b&gt;内存&lt;/b&gt;：同一时刻存下的最大 S 块有 {n_cells} 格；完整的 S 或 A 会有 L&lt;sub&gt;q&lt;/sub&gt;·L&lt;sub&gt;k&lt;/sub&gt; = {full} 格（该块占 {share} %）——从不存下。每步片上(Q&lt;sub&gt;i&lt;/sub&gt;、K&lt;sub&gt;j&lt;/sub&gt;、V&lt;sub&gt;j&lt;/sub&gt;、S&lt;sub&gt;ij&lt;/sub&gt;、O&lt;sub&gt;i&lt;/sub&gt;、ℓ、m)：{on_chip} 个数。</translation>
+    </message>
+    <message>
+        <source>◀ Previous</source>
+        <translation>◀ 上一步</translation>
+    </message>
+    <message>
+        <source>The step before (Alt+←)</source>
+        <translation>前一步(Alt+←)</translation>
+    </message>
+    <message>
+        <source>Next ▶</source>
+        <translation>下一步 ▶</translation>
+    </message>
+    <message>
+        <source>The next tile (Alt+→)</source>
+        <translation>下一个块(Alt+→)</translation>
+    </message>
+    <message>
+        <source>Step through the tiles one after another (Alt+P to start or stop)</source>
+        <translation>一块接一块地走完（Alt+P 开始或停止）</translation>
+    </message>
+    <message>
+        <source>Which step: the tiles computed so far (← → once it has the focus)</source>
+        <translation>第几步：到目前为止算过的块（获得焦点后可用 ← →）</translation>
+    </message>
+    <message>
+        <source>Each query row&apos;s running max m and running sum ℓ, before and after this tile</source>
+        <translation>每个查询行在本块前后的运行最大值 m 和运行和 ℓ</translation>
+    </message>
+    <message>
+        <source>Õ = Σ e^(s − m)·v over the keys seen so far: rescaled by e^(m_old − m_new) whenever the max rises, divided by ℓ only at the end (FlashAttention-2 keeps this)</source>
+        <translation>Õ = 对已见过的键求 Σ e^(s − m)·v：每当最大值上升就乘以 e^(m_old − m_new)，只在最后除以 ℓ（FlashAttention-2 维护的就是它）</translation>
+    </message>
+    <message>
+        <source>O = Õ / ℓ: Algorithm 1 keeps O divided by ℓ after every tile — the softmax-weighted mean of the values seen so far</source>
+        <translation>O = Õ / ℓ：算法 1 在每个块之后都保持 O 已除以 ℓ——即到目前为止所见值的 softmax 加权平均</translation>
+    </message>
+    <message>
+        <source>query (this block)</source>
+        <translation>查询（本块）</translation>
+    </message>
+    <message>
+        <source>score S</source>
+        <translation>分数 S</translation>
+    </message>
+    <message>
+        <source>The SRAM size M assumed for the paper&apos;s count of HBM accesses: the paper&apos;s “M around 100KB”, or one streaming multiprocessor&apos;s shared memory on an A100 or an H100 (counted in numbers of 2 bytes, fp16)</source>
+        <translation>论文统计 HBM 访问次数时假设的 SRAM 大小 M：论文的「M 约 100KB」，或 A100、H100 上一个流式多处理器的共享内存（按 2 字节的 fp16 数计）</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>SRAM M:</source>
+        <translation>SRAM 大小 M：</translation>
+    </message>
+</context>
+<context>
+    <name>Generation</name>
+    <message>
+        <source>Play</source>
+        <translation>播放</translation>
+    </message>
+    <message>
+        <source>K cache</source>
+        <translation>K 缓存</translation>
+    </message>
+    <message>
+        <source>V cache</source>
+        <translation>V 缓存</translation>
+    </message>
+    <message>
+        <source>new output</source>
+        <translation>新输出</translation>
+    </message>
+    <message>
+        <source>dimension</source>
+        <translation>维度</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Generation&lt;/b&gt;: cannot decode this session — {why}</source>
+        <translation>&lt;b&gt;生成&lt;/b&gt;：无法解码这个会话——{why}</translation>
+    </message>
+    <message>
+        <source>prefill</source>
+        <translation>预填充</translation>
+    </message>
+    <message>
+        <source>decode step {step}</source>
+        <translation>解码第 {step} 步</translation>
+    </message>
+    <message>
+        <source>{n} new query attends</source>
+        <translation>{n} 个新查询关注</translation>
+    </message>
+    <message>
+        <source>{n} new queries attend</source>
+        <translation>{n} 个新查询关注</translation>
+    </message>
+    <message>
+        <source>to all {rows} of the source, computed once and fixed (a decoder&apos;s own self-attention cache is the one that grows)</source>
+        <translation>源序列全部 {n_rows} 行 k 和 v，它们只算一次、固定不变（会增长的是解码器自身的自注意力缓存）</translation>
+    </message>
+    <message>
+        <source>to the {n} cached k and v rows; earlier rows are not computed again</source>
+        <translation>缓存中的 {n} 行 k 和 v；之前的行不再重算</translation>
+    </message>
+    <message>
+        <source> The cache holds {kv_heads} for {query_heads} ({name}).</source>
+        <translation>缓存为 {n_query_heads} 个查询头保存 {n_kv_heads} 个 K/V 头({name})。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Generation · KV cache&lt;/b&gt; — t = {t} of {n} ({kind}): {new} {read}.{grouped}</source>
+        <translation>&lt;b&gt;生成 · KV 缓存&lt;/b&gt; —— t = {t}/{n}({kind})：{new}{read}。{grouped}</translation>
+    </message>
+    <message>
+        <source>query (head {head})</source>
+        <translation>查询（头 {head}）</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>cross-attention</source>
+        <translation>交叉注意力</translation>
+    </message>
+    <message>
+        <source>causal attention</source>
+        <translation>因果注意力</translation>
+    </message>
+    <message>
+        <source>No causal mask here; the decode is causal anyway.</source>
+        <translation>这里没有因果掩码；但解码本身总是因果的。</translation>
+    </message>
+    <message>
+        <source>Decoding is causal by nature: a token is generated before the later ones exist. The decode here is computed causally, so it matches the main heatmaps only once the mask is on.</source>
+        <translation>解码天生是因果的：生成一个 token 时，后面的 token 还不存在。这里的解码按因果方式计算，所以只有打开掩码后才与主热图一致。</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:#1a7f37&apos;&gt;✓&lt;/span&gt; The decoded output rows stacked equal full {what}: largest difference {diff} — caching K and V changes the work, not the numbers.</source>
+        <translation>&lt;span style=&apos;color:#1a7f37&apos;&gt;✓&lt;/span&gt; 逐步解码的输出行叠起来等于完整的{what}：最大差 {diff}——缓存 K 和 V 改变的是工作量，不是数值。</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:#b00020&apos;&gt;✗&lt;/span&gt; The decoded rows differ from full {what} by up to {diff}.</source>
+        <translation>&lt;span style=&apos;color:#b00020&apos;&gt;✗&lt;/span&gt; 解码得到的行与完整的{what}最多相差 {diff}。</translation>
+    </message>
+    <message>
+        <source>The equivalence with full causal attention is checked live up to L = {limit}; this session is larger (the tests check it at every size).</source>
+        <translation>与完整因果注意力的等价性只在 L ≤ {limit} 时实时检查；这个会话更大（测试会在各种规模下检查）。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;A trap&lt;/b&gt;: &lt;code&gt;is_causal=True&lt;/code&gt; with a single decode query</source>
+        <translation>&lt;b&gt;一个陷阱&lt;/b&gt;：单个解码查询配 &lt;code&gt;is_causal=True&lt;/code&gt;</translation>
+    </message>
+    <message>
+        <source>PyTorch&apos;s &lt;code&gt;scaled_dot_product_attention(q, k, v, is_causal=True)&lt;/code&gt; aligns the mask to the top-left when q has fewer rows than k, so a single decode query (1 × t) sees only key 0. A decode step needs an explicit mask (or none: the newest query may see every cached key).</source>
+        <translation>当 q 的行数少于 k 时，PyTorch 的 &lt;code&gt;scaled_dot_product_attention(q, k, v, is_causal=True)&lt;/code&gt; 把掩码对齐到左上角，于是单个解码查询(1 × t)只能看到键 0。解码步需要显式的掩码（或者不要掩码：最新的查询可以看到缓存中的每个键）。</translation>
+    </message>
+    <message>
+        <source>◀ Back</source>
+        <translation>◀ 后退</translation>
+    </message>
+    <message>
+        <source>One step back: the cache loses the newest token</source>
+        <translation>后退一步：缓存丢掉最新的 token</translation>
+    </message>
+    <message>
+        <source>Step ▶</source>
+        <translation>单步 ▶</translation>
+    </message>
+    <message>
+        <source>Decode the next token: its k and v join the cache, its query attends to all of it</source>
+        <translation>解码下一个 token：它的 k 和 v 加入缓存，它的查询关注缓存中的全部内容</translation>
+    </message>
+    <message>
+        <source>Decode one token after another from the start, at the chosen speed</source>
+        <translation>按所选速度从头逐个解码 token</translation>
+    </message>
+    <message>
+        <source>How fast Play decodes</source>
+        <translation>播放时的解码速度</translation>
+    </message>
+    <message>
+        <source>Tokens in the K/V cache</source>
+        <translation>K/V 缓存中的 token 数</translation>
+    </message>
+    <message>
+        <source>prefill </source>
+        <translation>预填充 </translation>
+    </message>
+    <message>
+        <source>Tokens the prompt puts in the cache in one step (the first, slow step)</source>
+        <translation>提示词一步放进缓存的 token 数（第一步，最慢的一步）</translation>
+    </message>
+    <message>
+        <source>Turn the causal mask on</source>
+        <translation>打开因果掩码</translation>
+    </message>
+    <message>
+        <source>So the main heatmaps show what the decode computes</source>
+        <translation>让主热图显示解码所计算的内容</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+</context>
+<context>
+    <name>Heads</name>
+    <message>
+        <source>multi-head attention</source>
+        <translation>多头注意力</translation>
+    </message>
+    <message>
+        <source>multi-query attention</source>
+        <translation>多查询注意力</translation>
+    </message>
+    <message>
+        <source>grouped-query attention</source>
+        <translation>分组查询注意力</translation>
+    </message>
+    <message>
+        <source>none (× 1)</source>
+        <translation>不缩放(× 1)</translation>
+    </message>
+    <message>
+        <source>{scale} (custom)</source>
+        <translation>{scale}（自定义）</translation>
+    </message>
+    <message>
+        <source>head {head}: click to show it in the Scores, Weights and Output panels</source>
+        <translation>头 {head}：点击后在分数、权重和输出面板中显示它</translation>
+    </message>
+    <message>
+        <source>Show each head&apos;s weights A_h = softmax(S_h)</source>
+        <translation>显示每个头的权重 A_h = softmax(S_h)</translation>
+    </message>
+    <message>
+        <source>Show each head&apos;s scores S_h = Q_h K_hᵀ · scale</source>
+        <translation>显示每个头的分数 S_h = Q_h K_hᵀ · scale</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>score</source>
+        <translation>分数</translation>
+    </message>
+    <message>
+        <source>head {head}</source>
+        <translation>头 {head}</translation>
+    </message>
+    <message>
+        <source>scale {scale}</source>
+        <translation>缩放 {scale}</translation>
+    </message>
+    <message>
+        <source>weights A_h = softmax(S_h)</source>
+        <translation>权重 A_h = softmax(S_h)</translation>
+    </message>
+    <message>
+        <source>scores S_h = Q_h K_hᵀ · scale</source>
+        <translation>分数 S_h = Q_h K_hᵀ · scale</translation>
+    </message>
+    <message>
+        <source> They share {kv_heads} ({name}): heads of one colour read the same K and V, {each} query heads to each, in Hugging Face&apos;s repeat_kv order.</source>
+        <translation>它们共享 {n_kv_heads} 个 K/V 头({name})：同色的头读同一份 K 和 V，每份 K/V 对应 {each} 个查询头，顺序与 Hugging Face 的 repeat_kv 相同。</translation>
+    </message>
+    <message>
+        <source>, {kv_heads}</source>
+        <translation>，{n_kv_heads} 个 K/V 头</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Heads&lt;/b&gt;: H = {heads} × d_h = {d_head}, scale {scale}{gqa}</source>
+        <translation>&lt;b&gt;多头&lt;/b&gt;：H = {heads} × d_h = {d_head}，缩放 {scale}{gqa}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Heads&lt;/b&gt;: D = {D} cut into H = {heads} slices of d_h = {d_head}; each head attends on its own with scale {scale}.{shared} Shown: each head&apos;s {what} (rows: query, columns: key). Click a head to show it in the other panels.</source>
+        <translation>&lt;b&gt;多头&lt;/b&gt;：把 D = {D} 维切成 H = {heads} 份，每份 d_h = {d_head} 维；每个头各自独立跑一遍注意力，缩放 {scale}。{shared}显示的是每个头的{what}（行：查询，列：键）。点击一个头，其他面板就显示它。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{stage} hidden&lt;/b&gt; — each head&apos;s {mode} appear once {stage} is revealed</source>
+        <translation>&lt;b&gt;{stage} 已隐藏&lt;/b&gt; —— 揭晓 {stage} 后才显示每个头的{mode}</translation>
+    </message>
+    <message>
+        <source> (the selected head {head} is not among them)</source>
+        <translation>（选中的头 {head} 不在其中）</translation>
+    </message>
+    <message>
+        <source>showing {shown} of {heads}{extra}</source>
+        <translation>显示 {shown} 个头，共 {n_heads} 个{extra}</translation>
+    </message>
+    <message>
+        <source>fully masked: {rows}</source>
+        <translation>整行被掩码：{rows}</translation>
+    </message>
+    <message>
+        <source>Number of heads H: only divisors of the widths of Q/K and V are offered</source>
+        <translation>头数 H：只提供能整除 Q/K 与 V 宽度的数</translation>
+    </message>
+    <message>
+        <source>weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>scores</source>
+        <translation>分数</translation>
+    </message>
+    <message>
+        <source>heads H</source>
+        <translation>头数 H</translation>
+    </message>
+    <message>
+        <source>show</source>
+        <translation>显示</translation>
+    </message>
+</context>
+<context>
     <name>Heatmap</name>
     <message>
         <source>query</source>
@@ -390,6 +1504,324 @@
     <message>
         <source>value</source>
         <translation>值</translation>
+    </message>
+    <message>
+        <source>, head {head}/{heads}</source>
+        <translation>，头 {head}/{heads}</translation>
+    </message>
+    <message>
+        <source>guess first: click the cell you expect to be darkest, then reveal</source>
+        <translation>先猜：点击你认为最深的格子，再揭晓</translation>
+    </message>
+    <message>
+        <source>which rows of V will each output mix? Think, then reveal</source>
+        <translation>每个输出会混合 V 的哪些行？想好了再揭晓</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{stage} hidden&lt;/b&gt; — {task}</source>
+        <translation>&lt;b&gt;{stage} 已隐藏&lt;/b&gt; —— {task}</translation>
+    </message>
+    <message>
+        <source>, {n} heads side by side</source>
+        <translation>，{n} 个头并排</translation>
+    </message>
+    <message>
+        <source>: each head mixes the rows of V by its weights, then W_o mixes the heads</source>
+        <translation>：每个头按自己的权重混合 V 的行，再由 W_o 混合各头</translation>
+    </message>
+    <message>
+        <source>: each row mixes the rows of V by its weights</source>
+        <translation>：每一行按权重混合 V 的各行</translation>
+    </message>
+    <message>
+        <source>: one dot product per cell</source>
+        <translation>：每格一个点积</translation>
+    </message>
+    <message>
+        <source>masked</source>
+        <translation>已掩码</translation>
+    </message>
+    <message>
+        <source>fully masked: {rows} — no key to attend to, weights 0</source>
+        <translation>整行被掩码：{rows} —— 没有可关注的键，权重为 0</translation>
+    </message>
+    <message>
+        <source>; ○ marks each query&apos;s strongest key (the alignment)</source>
+        <translation>；○ 标出每个查询最强的键（对齐）</translation>
+    </message>
+    <message>
+        <source>: each row sums to 1</source>
+        <translation>：每行和为 1</translation>
+    </message>
+    <message>
+        <source>Reveal {stage}</source>
+        <translation>揭晓 {stage}</translation>
+    </message>
+    <message>
+        <source>Show this stage (guess first: click the cell you expect to be darkest)</source>
+        <translation>显示这一阶段（先猜：点击你认为最深的格子）</translation>
+    </message>
+</context>
+<context>
+    <name>Lesson</name>
+    <message>
+        <source>Reveal {stage}</source>
+        <translation>揭晓 {stage}</translation>
+    </message>
+    <message>
+        <source>Set up the chapter&apos;s demo</source>
+        <translation>布置本章的示例</translation>
+    </message>
+    <message>
+        <source>Loaded the demo&apos;s numbers (one undo step: Ctrl+Z brings yours back).</source>
+        <translation>已载入示例的数值（一步撤销：Ctrl+Z 恢复你原来的）。</translation>
+    </message>
+    <message>
+        <source>Loaded the demo&apos;s numbers, then swapped the K rows (two undo steps: Ctrl+Z twice brings yours back).</source>
+        <translation>已载入示例的数值，然后交换了 K 行（两步撤销：按两次 Ctrl+Z 恢复你原来的）。</translation>
+    </message>
+    <message>
+        <source>Start again</source>
+        <translation>重新开始</translation>
+    </message>
+    <message>
+        <source>Start the lesson</source>
+        <translation>开始课程</translation>
+    </message>
+    <message>
+        <source>Your guess for {stage}: &lt;b&gt;{key}&lt;/b&gt; in the row of &lt;b&gt;{row}&lt;/b&gt;. Press &lt;b&gt;Reveal {stage}&lt;/b&gt; to check.</source>
+        <translation>你对 {stage} 的猜测：&lt;b&gt;{row}&lt;/b&gt; 那一行里的 &lt;b&gt;{key}&lt;/b&gt;。按&lt;b&gt;揭晓 {stage}&lt;/b&gt;核对。</translation>
+    </message>
+    <message>
+        <source>Click the cell you expect to be darkest in the row of &lt;b&gt;{row}&lt;/b&gt; in the &lt;b&gt;{panel}&lt;/b&gt; panel, then press &lt;b&gt;Reveal {stage}&lt;/b&gt;.</source>
+        <translation>在&lt;b&gt;{panel}&lt;/b&gt;面板中，点击你认为 &lt;b&gt;{row}&lt;/b&gt; 那一行里最深的格子，然后按&lt;b&gt;揭晓 {stage}&lt;/b&gt;。</translation>
+    </message>
+    <message>
+        <source>Which values will the row of &lt;b&gt;{row}&lt;/b&gt; mix? Predict the rows of V with the largest weights in ② — think, then press &lt;b&gt;Reveal ③&lt;/b&gt;.</source>
+        <translation>&lt;b&gt;{row}&lt;/b&gt; 那一行会混合哪些值？预测 ② 中权重最大的那些 V 行——想好了再按&lt;b&gt;揭晓 ③&lt;/b&gt;。</translation>
+    </message>
+    <message>
+        <source>All three stages are shown. &lt;b&gt;{start}&lt;/b&gt; hides them again, so you can guess before each reveal.</source>
+        <translation>三个阶段都已显示。&lt;b&gt;{start}&lt;/b&gt;会再把它们藏起来，让你在每次揭晓前先猜。</translation>
+    </message>
+    <message>
+        <source>{stage} shown</source>
+        <translation>{stage} 已显示</translation>
+    </message>
+    <message>
+        <source>Your guess: {row} → &lt;b&gt;{key}&lt;/b&gt;</source>
+        <translation>你的猜测：{row} → &lt;b&gt;{key}&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Hidden. Guess first: click a cell in the {panel} panel.</source>
+        <translation>已隐藏。先猜：在{panel}面板中点击一个格子。</translation>
+    </message>
+    <message>
+        <source>Shown. The row of {row} is fully masked: no key to look at.</source>
+        <translation>已显示。{row} 那一行整行被掩码：没有可看的键。</translation>
+    </message>
+    <message>
+        <source> each</source>
+        <translation>各 </translation>
+    </message>
+    <message>
+        <source>Shown. Darkest in the row of {row}: &lt;b&gt;{keys}&lt;/b&gt; ({value}{each}).</source>
+        <translation>已显示。{row} 那一行最深的是：&lt;b&gt;{keys}&lt;/b&gt;({each}{value})。</translation>
+    </message>
+    <message>
+        <source>Judged on the numbers you revealed; they have changed since. Start again to guess anew.</source>
+        <translation>这是按揭晓时的数值评判的；之后数值已经变了。重新开始可以再猜一次。</translation>
+    </message>
+    <message>
+        <source>the row of {row} is fully masked: no key to look at, every weight is 0.</source>
+        <translation>{row} 那一行整行被掩码：没有可看的键，每个权重都是 0。</translation>
+    </message>
+    <message>
+        <source> — tied with {keys}</source>
+        <translation> —— 与 {keys} 并列</translation>
+    </message>
+    <message>
+        <source>right: &lt;b&gt;{key}&lt;/b&gt; ({value}){tie}, in the row of {row}.</source>
+        <translation>猜对了：{row} 那一行里的 &lt;b&gt;{key}&lt;/b&gt;({value}){tie}。</translation>
+    </message>
+    <message>
+        <source>masked</source>
+        <translation>被掩码</translation>
+    </message>
+    <message>
+        <source>the darkest in the row of {row} are &lt;b&gt;{keys}&lt;/b&gt; ({value}{each}), you picked &lt;b&gt;{key}&lt;/b&gt; ({yours}).</source>
+        <translation>{row} 那一行最深的是 &lt;b&gt;{keys}&lt;/b&gt;({each}{value})，你选的是 &lt;b&gt;{key}&lt;/b&gt;({yours})。</translation>
+    </message>
+    <message>
+        <source>the darkest in the row of {row} is &lt;b&gt;{keys}&lt;/b&gt; ({value}{each}), you picked &lt;b&gt;{key}&lt;/b&gt; ({yours}).</source>
+        <translation>{row} 那一行最深的是 &lt;b&gt;{keys}&lt;/b&gt;({value}{each})，你选的是 &lt;b&gt;{key}&lt;/b&gt;({yours})。</translation>
+    </message>
+    <message>
+        <source>Hidden. Which rows of V will the row of {row} mix? The ones with the largest weights in ② — think, then reveal.</source>
+        <translation>已隐藏。{row} 那一行会混合 V 的哪些行？就是 ② 中权重最大的那些——想好了再揭晓。</translation>
+    </message>
+    <message>
+        <source>Shown. The row of {row} is fully masked: it mixes nothing, its output is 0.</source>
+        <translation>已显示。{row} 那一行整行被掩码：什么也不混合，输出为 0。</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
+    </message>
+    <message>
+        <source> and </source>
+        <translation> 和 </translation>
+    </message>
+    <message>
+        <source>; the other {keys} hold {weight}</source>
+        <translation>；其余 {n_keys} 个键共占 {weight}</translation>
+    </message>
+    <message>
+        <source> Head {head} of {heads}: its weights mix its slice V[:, {cols}].</source>
+        <translation>第 {head} 个头（共 {heads} 个）：它的权重混合它的切片 V[:, {cols}]。</translation>
+    </message>
+    <message>
+        <source>Shown. The row of {row} mixes mostly {said}{rest}.{head}</source>
+        <translation>已显示。{row} 那一行主要混合 {said}{rest}。{head}</translation>
+    </message>
+    <message>
+        <source>Shown. The row of {row} mixes {said}{rest}.{head}</source>
+        <translation>已显示。{row} 那一行混合 {said}{rest}。{head}</translation>
+    </message>
+    <message>
+        <source>Not the demo&apos;s numbers or settings — Set it up to load them</source>
+        <translation>不是示例的数值或设置——按「布置」载入它们</translation>
+    </message>
+    <message>
+        <source>① Scores</source>
+        <translation>① 分数</translation>
+    </message>
+    <message>
+        <source>Scores</source>
+        <translation>分数</translation>
+    </message>
+    <message>
+        <source>② Weights</source>
+        <translation>② 权重</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>③ Output</source>
+        <translation>③ 输出</translation>
+    </message>
+    <message>
+        <source>Output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>Hide ① ② ③; guess the darkest cell of ① and ② and which values ③ mixes, before each reveal</source>
+        <translation>隐藏 ① ② ③；每次揭晓前，先猜 ① 和 ② 中最深的格子，以及 ③ 混合哪些值</translation>
+    </message>
+    <message>
+        <source>Show all</source>
+        <translation>全部显示</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;先猜再看 — guess first, then look.&lt;/b&gt; Attention = 三次矩阵乘夹一个 softmax: three matrix multiplications around one softmax.</source>
+        <translation>&lt;b&gt;先猜再看。&lt;/b&gt;Attention = 三次矩阵乘夹一个 softmax。</translation>
+    </message>
+    <message>
+        <source>Step through ① → ② → ③</source>
+        <translation>单步走 ① → ② → ③</translation>
+    </message>
+    <message>
+        <source>Experiments · 实验引导</source>
+        <translation>实验引导</translation>
+    </message>
+    <message>
+        <source>The chapter&apos;s four guided experiments, on its demo 「猫 追 红色 激光点」. &lt;i&gt;Set it up&lt;/i&gt; brings its numbers back if you changed them — as one undo step, so Ctrl+Z returns yours.</source>
+        <translation>本章的四个引导实验，用的是它的示例「猫 追 红色 激光点」。如果你改过数值，&lt;i&gt;布置&lt;/i&gt;会把示例的数值找回来——算作一步撤销，所以 Ctrl+Z 能还原你的数值。</translation>
+    </message>
+    <message>
+        <source>Swap K rows of 猫 and 红色</source>
+        <translation>交换 猫 和 红色 的 K 行</translation>
+    </message>
+    <message>
+        <source>Live checks</source>
+        <translation>实时检查</translation>
+    </message>
+    <message>
+        <source>Per output row i: every weight ≥ 0 and the row sums to 1 (a convex recipe, up to rounding), and O_i is within the shown distance of the point p_i = w⁺_i·V made with the recipe clipped at 0 and renormalised — p_i is a convex combination of V&apos;s rows, so it lies in their hull.</source>
+        <translation>对每个输出行 i：每个权重 ≥ 0 且该行和为 1（在舍入误差内是一份凸配方），并且 O_i 与点 p_i = w⁺_i·V 的距离不超过所示值——p_i 用截掉负数并重新归一化的配方算出，是 V 各行的凸组合，所以落在它们的凸包里。</translation>
+    </message>
+    <message>
+        <source>Row to guess in:</source>
+        <translation>在哪一行里猜:</translation>
+    </message>
+    <message>
+        <source>Set it up</source>
+        <translation>布置</translation>
+    </message>
+    <message>
+        <source> (the K rows of 猫 and 红色 are swapped: experiment ④)</source>
+        <translation>（猫 和 红色 的 K 行已交换：实验 ④）</translation>
+    </message>
+</context>
+<context>
+    <name>Lines</name>
+    <message>
+        <source>weights hidden until ② is revealed</source>
+        <translation>揭晓 ② 之前权重隐藏</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source> (cross-attention: the queries&apos; sequence on the left, the keys&apos; on the right)</source>
+        <translation>（交叉注意力：左边是查询的序列，右边是键的序列）</translation>
+    </message>
+    <message>
+        <source>Each line: a query (left) attends to a key (right); darker and thicker = more weight{two}. Head {head} of {heads}.</source>
+        <translation>每条线：一个查询（左）关注一个键（右）；越深越粗 = 权重越大{two}。第 {head} 个头，共 {heads} 个。</translation>
+    </message>
+    <message>
+        <source>no weights to show</source>
+        <translation>没有可显示的权重</translation>
+    </message>
+    <message>
+        <source>every nonzero weight</source>
+        <translation>每个非零权重</translation>
+    </message>
+    <message>
+        <source>the {k} largest of each query</source>
+        <translation>每个查询最大的 {k} 个</translation>
+    </message>
+    <message>
+        <source> above {weight}</source>
+        <translation>（大于 {weight}）</translation>
+    </message>
+    <message>
+        <source>{what}: {lines}</source>
+        <translation>{what}：{n_lines} 条线</translation>
+    </message>
+    <message>
+        <source> — only the {most} strongest drawn</source>
+        <translation> —— 只画最强的 {most} 条</translation>
+    </message>
+    <message>
+        <source>all</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Draw only the k largest weights of each query row (all: every nonzero weight)</source>
+        <translation>每个查询行只画最大的 k 个权重（全部：每个非零权重）</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>top-k per query</source>
+        <translation>每个查询取前 k 个</translation>
     </message>
 </context>
 <context>
@@ -617,6 +2049,38 @@
         <translation>语言 Language(&amp;G)</translation>
     </message>
     <message>
+        <source>The {language} translation could not be loaded</source>
+        <translation>无法加载{language}翻译</translation>
+    </message>
+    <message>
+        <source>keys</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>the same ✓</source>
+        <translation>相同 ✓</translation>
+    </message>
+    <message>
+        <source>not the same ✗</source>
+        <translation>不同 ✗</translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>equivariant ✓</source>
+        <translation>等变 ✓</translation>
+    </message>
+    <message>
+        <source>not equivariant ✗</source>
+        <translation>不等变 ✗</translation>
+    </message>
+    <message>
+        <source>Shuffled the {moved}: the outputs are {verdict} (max difference {difference})</source>
+        <translation>已打乱{moved}：输出{verdict}（最大差 {difference}）</translation>
+    </message>
+    <message>
         <source>About Attention Explorer</source>
         <translation>关于 Attention Explorer</translation>
     </message>
@@ -627,6 +2091,197 @@
     <message>
         <source>Edit any number and watch every stage recompute.</source>
         <translation>改动任何一个数，看每一步随之重新计算。</translation>
+    </message>
+</context>
+<context>
+    <name>ModelView</name>
+    <message>
+        <source>No layer comes after layer {layer}: the edit changes the output only through the rest of this layer&apos;s block.</source>
+        <translation>第 {layer} 层之后没有别的层：这次编辑只通过本层块的其余部分影响输出。</translation>
+    </message>
+    <message>
+        <source>The heads of the later layers attend as before.</source>
+        <translation>后面各层的头关注的对象和以前一样。</translation>
+    </message>
+    <message>
+        <source>layer {layer} head {head}</source>
+        <translation>第 {layer} 层第 {head} 个头</translation>
+    </message>
+    <message>
+        <source>Later heads that changed most: {names}.</source>
+        <translation>后面变化最大的头：{names}。</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Each number: the share of each row&apos;s attention weight that moved in that head, on average over the rows</source>
+        <translation>每个数：该头中每一行注意力权重移动的份额，对各行取平均</translation>
+    </message>
+    <message>
+        <source> The numbers below are from before the last edit.</source>
+        <translation>下面的数值来自上次编辑之前。</translation>
+    </message>
+    <message>
+        <source>Running {name} with the edited layer {layer} head {head}…{where}.{before}</source>
+        <translation>正在用编辑过的第 {layer} 层第 {head} 个头运行 {name}…{where}。{before}</translation>
+    </message>
+    <message>
+        <source> after “{token}”</source>
+        <translation>（在「{token}」之后）</translation>
+    </message>
+    <message>
+        <source>What the model says next{after}</source>
+        <translation>模型接下来说什么{after}</translation>
+    </message>
+    <message>
+        <source>Run again</source>
+        <translation>再运行一次</translation>
+    </message>
+    <message>
+        <source>Stop the forward pass with the edited head (at its next layer)</source>
+        <translation>停止带编辑头的前向计算（在它的下一层）</translation>
+    </message>
+    <message>
+        <source>Run the forward pass with the edited head again</source>
+        <translation>用编辑过的头重新做一遍前向计算</translation>
+    </message>
+    <message>
+        <source>Open {title}</source>
+        <translation>打开 {title}</translation>
+    </message>
+    <message>
+        <source>Open {folder} in the Model view</source>
+        <translation>在模型视图中打开 {folder}</translation>
+    </message>
+    <message>
+        <source>The session is not a head of a real model, so there is no model for its edits to flow back into. Click a head above: then every edit of its numbers runs through the rest of the model, and here you see what it says next change.</source>
+        <translation>这个会话不是某个真实模型的头，所以编辑没有模型可以流回。点击上面的一个头：之后对它数值的每次编辑都会流经模型的其余部分，你在这里就能看到模型接下来说的话如何改变。</translation>
+    </message>
+    <message>
+        <source>Stopped.</source>
+        <translation>已停止。</translation>
+    </message>
+    <message>
+        <source>{moved} of the probability moved{favourite}.</source>
+        <translation>{moved} 的概率发生了移动{favourite}。</translation>
+    </message>
+    <message>
+        <source>Squares: each head&apos;s weights on the text. &lt;b&gt;prev&lt;/b&gt;: a previous-token head, &lt;b&gt;ind&lt;/b&gt;: an induction head</source>
+        <translation>方块：每个头在这段文本上的权重。&lt;b&gt;prev&lt;/b&gt;：前一词元头，&lt;b&gt;ind&lt;/b&gt;：归纳头</translation>
+    </message>
+    <message>
+        <source>Each square is one head&apos;s attention weights on the text (rows: query, columns: key). prev marks a previous-token head, ind an induction head (found on repeated random tokens: the weight on the token after the previous occurrence). Hover a head to read what it mostly does on this text.</source>
+        <translation>每个方块是一个头在这段文本上的注意力权重（行：查询，列：键）。prev 标记前一词元头，ind 标记归纳头（在重复的随机词元上找到：权重落在上一次出现之后的那个词元上）。悬停在一个头上，可以读到它在这段文本上主要做什么。</translation>
+    </message>
+    <message>
+        <source>cached token</source>
+        <translation>缓存的词元</translation>
+    </message>
+    <message>
+        <source>tiny-induction — ships with the explorer (2 layers × 4 heads)</source>
+        <translation>tiny-induction —— 随程序附带（2 层 × 4 个头）</translation>
+    </message>
+    <message>
+        <source>{repo} — {kind}, {layers} layers × {heads} heads</source>
+        <translation>{repo} —— {kind}，{layers} 层 × {heads} 个头</translation>
+    </message>
+    <message>
+        <source>Other folder…</source>
+        <translation>其他文件夹…</translation>
+    </message>
+    <message>
+        <source>Open a model folder</source>
+        <translation>打开模型文件夹</translation>
+    </message>
+    <message>
+        <source>Opened {name}</source>
+        <translation>已打开 {name}</translation>
+    </message>
+    <message>
+        <source>Running… {what}</source>
+        <translation>运行中… {what}</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source> (lower-case words)</source>
+        <translation>（小写单词）</translation>
+    </message>
+    <message>
+        <source>{unknown} of them unknown to this model (&amp;lt;unk&amp;gt;): its vocabulary has {vocab} entries{lower}</source>
+        <translation>其中 {unknown} 个是这个模型不认识的(&amp;lt;unk&amp;gt;)：它的词表有 {vocab} 个条目{lower}</translation>
+    </message>
+    <message>
+        <source>{name}: {layers} layers × {heads} heads on {tokens}{warn} — click a head to make it the session</source>
+        <translation>{name}：{layers} 层 × {heads} 个头，作用于 {n_tokens} 个词元{warn} —— 点击一个头，把它变成会话</translation>
+    </message>
+    <message>
+        <source> (stopped: the model ended its text)</source>
+        <translation>（已停止：模型结束了它的文本）</translation>
+    </message>
+    <message>
+        <source> — K/V cache: 2 (K and V) · {layers} layers · {kv_heads} K/V heads · d_h {d_h} = {per_token} numbers per token ({token_bytes} in float16), {cache_bytes} for its {tokens} tokens</source>
+        <translation> —— K/V 缓存：2（K 和 V）· {layers} 层 · {kv_heads} 个 K/V 头 · d_h {d_h} = 每个词元 {per_token} 个数（float16 下 {token_bytes}），{tokens} 个词元共 {cache_bytes}</translation>
+    </message>
+    <message>
+        <source>Generated by {name} as trained: the session&apos;s edits of layer {layer} head {head} show in what the model says next, not here</source>
+        <translation>由训练好的 {name} 生成：会话对第 {layer} 层第 {head} 个头的编辑体现在「模型接下来说什么」里，不在这里</translation>
+    </message>
+    <message>
+        <source>. The outlined head is the session, shown as trained: its edits&apos; effect is under “What the model says next”</source>
+        <translation>。加框的头就是会话，这里按训练好的样子显示：它的编辑效果在「模型接下来说什么」下面</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;layer {layer}, head {head}&lt;/b&gt;: on this text its weight goes to {where}{role}. Click to open it as the session.</source>
+        <translation>&lt;b&gt;第 {layer} 层，第 {head} 个头&lt;/b&gt;：在这段文本上，它的权重落在 {where}{role}。点击把它作为会话打开。</translation>
+    </message>
+    <message>
+        <source>Cannot open layer {layer} head {head}: {why}</source>
+        <translation>无法打开第 {layer} 层第 {head} 个头：{why}</translation>
+    </message>
+    <message>
+        <source>The tiny model that ships with the explorer, the models in your Hugging Face cache (nothing is downloaded), or any folder with config.json, *.safetensors and tokenizer.json</source>
+        <translation>随本程序附带的小模型、你的 Hugging Face 缓存里的模型（不会下载任何东西），或任何包含 config.json、*.safetensors 和 tokenizer.json 的文件夹</translation>
+    </message>
+    <message>
+        <source>Text to run through the model; every head&apos;s attention follows as you type</source>
+        <translation>送进模型的文本；你一边打字，每个头的注意力一边跟着变</translation>
+    </message>
+    <message>
+        <source>Stop the forward pass in flight (at its next layer)</source>
+        <translation>停止正在进行的前向计算（在它的下一层）</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> 个词元</translation>
+    </message>
+    <message>
+        <source>Generate</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <source>Greedy: the likeliest next token, again and again, with a K/V cache in every layer (each new token&apos;s query reads every earlier token&apos;s cached k and v)</source>
+        <translation>贪心：一次又一次取最可能的下一个词元，每层都有 K/V 缓存（每个新词元的查询读取之前所有词元缓存的 k 和 v）</translation>
+    </message>
+    <message>
+        <source>layer · head</source>
+        <translation>层 · 头</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Text</source>
+        <translation>文本</translation>
     </message>
 </context>
 <context>
@@ -661,6 +2316,153 @@
     </message>
 </context>
 <context>
+    <name>Positions</name>
+    <message>
+        <source>&lt;b&gt;Sinusoidal positions&lt;/b&gt; PE[p, 2i] = sin(p / 10000&lt;sup&gt;2i/D&lt;/sup&gt;), PE[p, 2i+1] = cos(p / 10000&lt;sup&gt;2i/D&lt;/sup&gt;) — one vector of sines and cosines per position</source>
+        <translation>&lt;b&gt;正弦位置编码&lt;/b&gt; PE[p, 2i] = sin(p / 10000&lt;sup&gt;2i/D&lt;/sup&gt;)，PE[p, 2i+1] = cos(p / 10000&lt;sup&gt;2i/D&lt;/sup&gt;) —— 每个位置一条由正弦和余弦组成的向量</translation>
+    </message>
+    <message>
+        <source>Shuffle the tokens to test permutation equivariance: without positions, attention cannot tell the order of its inputs (「猫追狗」和「狗追猫」在它眼里是同一袋词).</source>
+        <translation>打乱词元，检验置换等变性：没有位置信息时，注意力分不清输入的顺序（「猫追狗」和「狗追猫」在它眼里是同一袋词）。</translation>
+    </message>
+    <message>
+        <source>Sinusoidal positions are added to the token vectors X, and this session edits Q, K, V directly. Switch to projected mode to see and use them — or use ALiBi, which needs no X.</source>
+        <translation>正弦位置编码加在词元向量 X 上，而这个会话直接编辑 Q、K、V。切换到投影模式才能看到并使用它们——或者改用不需要 X 的 ALiBi。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;ALiBi&lt;/b&gt; (Press et al.): no position vectors; head h adds −m&lt;sub&gt;h&lt;/sub&gt;·|i − j| to its scores, so a key costs more the further it is. Slopes m&lt;sub&gt;h&lt;/sub&gt; = 2&lt;sup&gt;−8h/H&lt;/sup&gt;.</source>
+        <translation>&lt;b&gt;ALiBi&lt;/b&gt;（Press 等）：没有位置向量；头 h 给它的分数加上 −m&lt;sub&gt;h&lt;/sub&gt;·|i − j|，键离得越远代价越大。斜率 m&lt;sub&gt;h&lt;/sub&gt; = 2&lt;sup&gt;−8h/H&lt;/sup&gt;。</translation>
+    </message>
+    <message>
+        <source> In cross-attention i and j count positions in two different sequences: an experiment — encoder–decoder models do not put ALiBi on cross-attention.</source>
+        <translation>在交叉注意力里，i 和 j 数的是两个不同序列中的位置：这只是个实验——编码器–解码器模型不在交叉注意力上用 ALiBi。</translation>
+    </message>
+    <message>
+        <source>add positions to X (before the projections)</source>
+        <translation>把位置加到 X 上（在投影之前）</translation>
+    </message>
+    <message>
+        <source>add positions to X</source>
+        <translation>把位置加到 X</translation>
+    </message>
+    <message>
+        <source>ALiBi: a linear bias per head on the scores</source>
+        <translation>ALiBi：每个头在分数上加一个线性偏置</translation>
+    </message>
+    <message>
+        <source>query token i</source>
+        <translation>查询词元 i</translation>
+    </message>
+    <message>
+        <source>key token j</source>
+        <translation>键词元 j</translation>
+    </message>
+    <message>
+        <source>position</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>dimension of X</source>
+        <translation>X 的维度</translation>
+    </message>
+    <message>
+        <source>bias</source>
+        <translation>偏置</translation>
+    </message>
+    <message>
+        <source>head h</source>
+        <translation>头 h</translation>
+    </message>
+    <message>
+        <source>slope m_h</source>
+        <translation>斜率 m_h</translation>
+    </message>
+    <message>
+        <source>This head comes from {name}, which learns a position vector per place (wpe) and adds it to each token&apos;s embedding: X already carries the order, so “none” here adds nothing more — order is not invisible to this head.</source>
+        <translation>这个头来自 {name}，它为每个位置学一条位置向量(wpe)并加到每个词元的嵌入上：X 已经带着顺序，所以这里选「无」也不会再加什么——对这个头来说，顺序并非不可见。</translation>
+    </message>
+    <message>
+        <source>head {head}: m = {slope}</source>
+        <translation>头 {head}：m = {slope}</translation>
+    </message>
+    <message>
+        <source>positions</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>the causal mask</source>
+        <translation>因果掩码</translation>
+    </message>
+    <message>
+        <source> and </source>
+        <translation>和</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:#b00020&apos;&gt;✗ not the same output&lt;/span&gt; (max difference {difference}): the keys moved with their values, but their positions count here ({why}), so each query weighs them differently.</source>
+        <translation>&lt;span style=&apos;color:#b00020&apos;&gt;✗ 输出不同&lt;/span&gt;（最大差 {difference}）：键随它们的值一起移动了，但这里位置会起作用({why})，所以每个查询给它们的权重不同了。</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:#1a7f37&apos;&gt;✓ the same output&lt;/span&gt; (max difference {difference}): the keys moved with their values, so only the weights&apos; columns moved — each query still finds the same keys, wherever they stand.</source>
+        <translation>&lt;span style=&apos;color:#1a7f37&apos;&gt;✓ 输出相同&lt;/span&gt;（最大差 {difference}）：键随它们的值一起移动，所以只有权重的列动了——无论键站在哪里，每个查询找到的仍是同样的键。</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:#1a7f37&apos;&gt;✓ equivariant&lt;/span&gt;: the new output is the old output permuted the same way (max difference {difference}). Without positions, order is invisible to attention.</source>
+        <translation>&lt;span style=&apos;color:#1a7f37&apos;&gt;✓ 等变&lt;/span&gt;：新输出就是按同样方式置换后的旧输出（最大差 {difference}）。没有位置信息，顺序对注意力是不可见的。</translation>
+    </message>
+    <message>
+        <source>something that depends on position</source>
+        <translation>某种依赖位置的东西</translation>
+    </message>
+    <message>
+        <source>&lt;span style=&apos;color:#b00020&apos;&gt;✗ not equivariant&lt;/span&gt;: the new output differs from the old one permuted (max difference {difference}) — {cause} tie each output to its place.</source>
+        <translation>&lt;span style=&apos;color:#b00020&apos;&gt;✗ 不等变&lt;/span&gt;：新输出与置换后的旧输出不同（最大差 {difference}）——{cause}把每个输出绑在了它的位置上。</translation>
+    </message>
+    <message>
+        <source>X + PE is what W_q, W_k and W_v project when this is on</source>
+        <translation>勾选后，W_q、W_k、W_v 投影的是 X + PE</translation>
+    </message>
+    <message>
+        <source>Head h adds −m_h·|i − j| to score (i, j) after the scale, before the temperature</source>
+        <translation>头 h 在缩放之后、温度之前，给分数 (i, j) 加上 −m_h·|i − j|</translation>
+    </message>
+    <message>
+        <source>Switch to projected mode</source>
+        <translation>切换到投影模式</translation>
+    </message>
+    <message>
+        <source>Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ, starting from X and W that reproduce the current Q, K, V exactly</source>
+        <translation>Q = X·W_qᵀ，K = X·W_kᵀ，V = X·W_vᵀ，起点是恰好重现当前 Q、K、V 的 X 和 W</translation>
+    </message>
+    <message>
+        <source>seed </source>
+        <translation>种子 </translation>
+    </message>
+    <message>
+        <source>Which permutation: the same seed shuffles the same way</source>
+        <translation>用哪种置换：同一个种子打乱的方式相同</translation>
+    </message>
+    <message>
+        <source>Shuffle tokens</source>
+        <translation>打乱词元</translation>
+    </message>
+    <message>
+        <source>Reorder the tokens (rows of X, or of Q, K, V) and compare the new output with the old output reordered the same way</source>
+        <translation>重排词元（X 的行，或 Q、K、V 的行），把新输出和按同样方式重排的旧输出比较</translation>
+    </message>
+    <message>
+        <source>the keys</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>the queries</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>Cross-attention: shuffle the keys&apos; sequence (the weights&apos; columns move, the outputs stay) or the queries&apos; (the output rows move with them)</source>
+        <translation>交叉注意力：打乱键的序列（权重的列跟着动，输出不变），或查询的序列（输出的行跟着动）</translation>
+    </message>
+</context>
+<context>
     <name>Presets</name>
     <message>
         <source>Chapter demo: 猫 追 红色 激光点</source>
@@ -689,6 +2491,414 @@
     <message>
         <source>Grouped K/V heads: 8 query heads share 2 K/V heads (GQA)</source>
         <translation>分组 K/V 头：8 个查询头共享 2 个 K/V 头（GQA）</translation>
+    </message>
+</context>
+<context>
+    <name>QKSpace</name>
+    <message>
+        <source>the strongest keys stay hidden until ② is revealed</source>
+        <translation>揭晓 ② 之前，最强的键保持隐藏</translation>
+    </message>
+    <message>
+        <source>plane axis 1</source>
+        <translation>平面轴 1</translation>
+    </message>
+    <message>
+        <source>axis 2</source>
+        <translation>轴 2</translation>
+    </message>
+    <message>
+        <source> Head {head} of {heads}.</source>
+        <translation>第 {head} 个头，共 {heads} 个。</translation>
+    </message>
+    <message>
+        <source> Its keys are K/V head {kv}, shared by query heads {first}–{last}.</source>
+        <translation>它的键来自 K/V 头 {kv}，由查询头 {first}–{last} 共享。</translation>
+    </message>
+    <message>
+        <source> (cross-attention: the queries come from one sequence, the keys from the other)</source>
+        <translation>（交叉注意力：查询来自一个序列，键来自另一个）</translation>
+    </message>
+    <message>
+        <source>{query}: what a token looks for (我在找什么) · {key}: what it can be found by (我能被什么找到){cross}. A query lands near the keys it weighs most.{which}</source>
+        <translation>{query}：我在找什么 · {key}：我能被什么找到{cross}。查询落在它最看重的那些键附近。{which}</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>Cannot place this head&apos;s queries and keys: {why}</source>
+        <translation>无法摆放这个头的查询和键：{why}</translation>
+    </message>
+    <message>
+        <source>The plane keeps {kept} of the variance of the {points} — a projection (PCA, {d} → 2 dimensions). Queries ×{s}, keys ÷{s} and moved onto the queries&apos; centre: no weight changes.</source>
+        <translation>这个平面保留了 {n_points} 个点 {kept} 的方差——这是一个投影（PCA，{d} → 2 维）。查询 ×{s}，键 ÷{s} 并移到查询的中心：权重一个都不变。</translation>
+    </message>
+    <message>
+        <source>Its axes are the two directions in which queries and keys together vary most; points apart in {d} dimensions may land close on it. Multiplying every q by s and dividing every k by s leaves each q·k; adding one vector c to every key adds q·c to a whole row of scores, which softmax ignores. So the weights (②) are those of the head, while the two clouds share one centre (their mean lengths were made equal before the keys moved onto it; AttentionViz, Yeh et al. 2023).</source>
+        <translation>它的两根轴是查询和键合在一起变化最大的两个方向；在 {d} 维里相距很远的点，在这里可能挨得很近。每个 q 乘 s、每个 k 除以 s，q·k 不变；给每个键加同一个向量 c，相当于给整行分数加上 q·c，softmax 对此不敏感。所以权重(②)仍是这个头的权重，而两团点共享一个中心（键移过去之前，先让两者的平均长度相等；AttentionViz，Yeh 等 2023）。</translation>
+    </message>
+    <message>
+        <source>recomputing…</source>
+        <translation>重新计算中…</translation>
+    </message>
+    <message>
+        <source>query {name}: fully masked — no key to attend to</source>
+        <translation>查询 {name}：整行被掩码——没有可关注的键</translation>
+    </message>
+    <message>
+        <source>key {name}: no query may attend to it</source>
+        <translation>键 {name}：没有查询可以关注它</translation>
+    </message>
+    <message>
+        <source>query {name} looks for → {listed}</source>
+        <translation>查询 {name} 在找 → {listed}</translation>
+    </message>
+    <message>
+        <source>key {name} is found by ← {listed}</source>
+        <translation>键 {name} 被这些找到 ← {listed}</translation>
+    </message>
+    <message>
+        <source>How many of the strongest keys (or queries) to join to the point in focus</source>
+        <translation>把多少个最强的键（或查询）连到焦点上</translation>
+    </message>
+    <message>
+        <source>Hover a query for its strongest keys, a key for the queries that weigh it most; click a query to select its row</source>
+        <translation>悬停在查询上看它最强的键，悬停在键上看最看重它的查询；点击查询可选中它那一行</translation>
+    </message>
+    <message>
+        <source>top-k</source>
+        <translation>前 k 个</translation>
+    </message>
+</context>
+<context>
+    <name>Readout</name>
+    <message>
+        <source>share  w·v</source>
+        <translation>份额  w·v</translation>
+    </message>
+    <message>
+        <source>output dimension</source>
+        <translation>输出维度</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;③ readout for {who}&lt;/b&gt; — hidden until ③ is revealed</source>
+        <translation>&lt;b&gt;{who} 的 ③ 读出&lt;/b&gt; —— 揭晓 ③ 之前隐藏</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;③ readout for {who}&lt;/b&gt;: {masked}</source>
+        <translation>&lt;b&gt;{who} 的 ③ 读出&lt;/b&gt;：{masked}</translation>
+    </message>
+    <message>
+        <source>row fully masked: no output (all weights 0)</source>
+        <translation>整行被掩码：没有输出（权重全为 0）</translation>
+    </message>
+    <message>
+        <source>… ({more} more, Σw = {rest})</source>
+        <translation>…（另外 {more} 项，Σw = {rest}）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;③ readout for {who}&lt;/b&gt;: O = {terms} — a convex combination of the rows of V (weights ≥ 0, Σ = 1)</source>
+        <translation>&lt;b&gt;{who} 的 ③ 读出&lt;/b&gt;：O = {terms} —— V 各行的凸组合（权重 ≥ 0，Σ = 1）</translation>
+    </message>
+    <message>
+        <source>head {head}/{heads} (chosen in Controls) mixes its slice V[:, {cols}] into {noun_en} {cols} of O</source>
+        <translation>头 {head}/{heads}（在控制面板中选择）把它的切片 V[:, {cols}] 混合进 O 的 {cols} 列</translation>
+    </message>
+    <message>
+        <source>{rest}&amp;nbsp;others&amp;nbsp;{weight}</source>
+        <translation>其余&amp;nbsp;{rest}&amp;nbsp;个&amp;nbsp;{weight}</translation>
+    </message>
+    <message>
+        <source>total</source>
+        <translation>合计</translation>
+    </message>
+    <message>
+        <source>row fully masked: no output, so nothing to place in the hull</source>
+        <translation>整行被掩码：没有输出，凸包里没有可放的点</translation>
+    </message>
+    <message>
+        <source>{o} inside the hull of V&apos;s rows ({where}): &lt;b&gt;{mark}&lt;/b&gt;</source>
+        <translation>{o} 在 V 各行围成的凸包内({where})：&lt;b&gt;{mark}&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>The query row to read (or click a row in any heatmap)</source>
+        <translation>要读的查询行（或在任一热图中点击一行）</translation>
+    </message>
+    <message>
+        <source>The dimension of V on the plane&apos;s horizontal axis</source>
+        <translation>平面横轴上的 V 维度</translation>
+    </message>
+    <message>
+        <source>The dimension of V on the plane&apos;s vertical axis</source>
+        <translation>平面纵轴上的 V 维度</translation>
+    </message>
+    <message>
+        <source>plane:</source>
+        <translation>平面:</translation>
+    </message>
+    <message>
+        <source>How each output row is mixed stays hidden until ③ is revealed</source>
+        <translation>揭晓 ③ 之前，每个输出行如何混合保持隐藏</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+</context>
+<context>
+    <name>Recovery</name>
+    <message>
+        <source>Autosave failed: {why}</source>
+        <translation>自动保存失败：{why}</translation>
+    </message>
+    <message>
+        <source>not enough memory</source>
+        <translation>内存不足</translation>
+    </message>
+    <message>
+        <source>Could not remove the recovery file {path}: {why}</source>
+        <translation>无法删除恢复文件 {path}：{why}</translation>
+    </message>
+    <message>
+        <source>Restored the unsaved session from the last run.</source>
+        <translation>已恢复上次运行中未保存的会话。</translation>
+    </message>
+</context>
+<context>
+    <name>RoPE</name>
+    <message>
+        <source>In projected mode Q and K are computed from X. Switch to direct mode (Controls → Q, K, V) to use this button, or make every row of X the same by hand: every q and k is then the same vector at every position, and the diagonals are constant too.</source>
+        <translation>投影模式下 Q 和 K 由 X 算出。切换到直接编辑模式（控制 → Q、K、V）才能用这个按钮；或者手工把 X 的每一行改成一样：这样每个位置上的 q 和 k 都是同一个向量，对角线同样是常数。</translation>
+    </message>
+    <message>
+        <source>pairs</source>
+        <translation>配对</translation>
+    </message>
+    <message>
+        <source>offset</source>
+        <translation>偏移</translation>
+    </message>
+    <message>
+        <source>scaling</source>
+        <translation>缩放方式</translation>
+    </message>
+    <message>
+        <source>original context</source>
+        <translation>原始上下文</translation>
+    </message>
+    <message>
+        <source>Open a RoPE-ready example</source>
+        <translation>打开一个可用 RoPE 的示例</translation>
+    </message>
+    <message>
+        <source>Same q ({query}) and k ({key}) at every position, RoPE on</source>
+        <translation>每个位置都用同样的 q({query})和 k({key})，打开 RoPE</translation>
+    </message>
+    <message>
+        <source>Rotate q and k of every head by position before the scores (the heatmaps change)</source>
+        <translation>在计算分数之前，按位置旋转每个头的 q 和 k（热图会随之改变）</translation>
+    </message>
+    <message>
+        <source>head {number}</source>
+        <translation>头 {number}</translation>
+    </message>
+    <message>
+        <source>The rotation plane, the θ spectrum and the score plots need an even d_h too. Add a dimension to Q and K in the matrix editor, or open an example with an even width:</source>
+        <translation>旋转平面、θ 频谱和分数图同样需要偶数的 d_h。在矩阵编辑器里给 Q 和 K 加一个维度，或打开一个宽度为偶数的示例:</translation>
+    </message>
+    <message>
+        <source>Set every row of Q to the query&apos;s row and every row of K to the key&apos;s row, and turn RoPE on (one undo step): the scores then depend on i − j only</source>
+        <translation>把 Q 的每一行都设成这个查询的行、K 的每一行都设成这个键的行，并打开 RoPE（一步撤销）：于是分数只取决于 i − j</translation>
+    </message>
+    <message>
+        <source>the scores</source>
+        <translation>分数</translation>
+    </message>
+    <message>
+        <source> — and equal everywhere: without RoPE the same q and k give the same score at any distance</source>
+        <translation> —— 而且处处相等：没有 RoPE 时，同样的 q 和 k 在任何距离上给出的分数都一样</translation>
+    </message>
+    <message>
+        <source>; they change from one diagonal to the next (by up to {spread}): only the distance i − j matters</source>
+        <translation>；不同对角线之间会变化（最多变 {spread}）：只有距离 i − j 起作用</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Scores constant along each diagonal: max deviation {deviation}&lt;/b&gt; ({head}){extra}.</source>
+        <translation>&lt;b&gt;分数沿每条对角线不变：最大偏差 {deviation}&lt;/b&gt;({head}){extra}。</translation>
+    </message>
+    <message>
+        <source>Along a diagonal (i − j fixed) {head} differ by up to {deviation}: q and k change from token to token, so more than the distance moves them.</source>
+        <translation>沿一条对角线（i − j 固定），{head}最多相差 {deviation}：q 和 k 随词元而变，所以影响它们的不只是距离。</translation>
+    </message>
+    <message>
+        <source> Press the button to keep only the distance.</source>
+        <translation>按下按钮，就只剩距离起作用。</translation>
+    </message>
+    <message>
+        <source>fast-turning pairs see short distances, slow ones long</source>
+        <translation>转得快的配对看近距离，转得慢的看远距离</translation>
+    </message>
+    <message>
+        <source>kept: it turns faster than 2π·high_freq_factor / original context</source>
+        <translation>保持不变：它比 2π·high_freq_factor / 原始上下文 转得快</translation>
+    </message>
+    <message>
+        <source>blended between θ_i and θ_i / factor: it lies between the two limits</source>
+        <translation>在 θ_i 与 θ_i / factor 之间混合：它位于两条界限之间</translation>
+    </message>
+    <message>
+        <source>divided by the factor: it turns slower than 2π·low_freq_factor / original context</source>
+        <translation>除以 factor：它比 2π·low_freq_factor / 原始上下文 转得慢</translation>
+    </message>
+    <message>
+        <source>first dimension of the pair</source>
+        <translation>配对的第一维</translation>
+    </message>
+    <message>
+        <source>second</source>
+        <translation>第二维</translation>
+    </message>
+    <message>
+        <source>pair i</source>
+        <translation>配对 i</translation>
+    </message>
+    <message>
+        <source>θ_i (rad per position)</source>
+        <translation>θ_i（每个位置的弧度）</translation>
+    </message>
+    <message>
+        <source>pair {pair} ({dims}) of head {head}: {q} turned by m·θ, {k} by n·θ</source>
+        <translation>头 {head} 的配对 {pair}({dims})：{q} 转 m·θ，{k} 转 n·θ</translation>
+    </message>
+    <message>
+        <source> RoPE is off in the pipeline: the heatmaps do not turn q and k yet.</source>
+        <translation>流水线中 RoPE 关闭：热图还没有旋转 q 和 k。</translation>
+    </message>
+    <message>
+        <source>θ&lt;sub&gt;{pair}&lt;/sub&gt; = {theta} rad per position (one turn every {wavelength} positions){scaled}. Angle from {k} to {q}: {angle} = {before}° before rotation + (m − n)·θ&lt;sub&gt;{pair}&lt;/sub&gt; = {offset}·θ&lt;sub&gt;{pair}&lt;/sub&gt; ≡ {turn}° (angles mod 360°).&lt;br&gt;This pair&apos;s score q·k = &lt;b&gt;{pair_score}&lt;/b&gt;; the whole head&apos;s q&lt;sub&gt;{m}&lt;/sub&gt;·k&lt;sub&gt;{n}&lt;/sub&gt; = &lt;b&gt;{score}&lt;/b&gt; (sum over {its_or_all_en} {pairs}). {dashed}</source>
+        <translation>θ&lt;sub&gt;{pair}&lt;/sub&gt; = 每个位置 {theta} 弧度（每 {wavelength} 个位置转一圈）{scaled}。从 {k} 到 {q} 的角度：{angle} = 旋转前 {before}° + (m − n)·θ&lt;sub&gt;{pair}&lt;/sub&gt; = {offset}·θ&lt;sub&gt;{pair}&lt;/sub&gt; ≡ {turn}°（角度对 360° 取模）。&lt;br&gt;这个配对的分数 q·k = &lt;b&gt;{pair_score}&lt;/b&gt;；整个头的 q&lt;sub&gt;{m}&lt;/sub&gt;·k&lt;sub&gt;{n}&lt;/sub&gt; = &lt;b&gt;{score}&lt;/b&gt;（对全部 {n_pairs} 个配对求和）。{dashed}</translation>
+    </message>
+    <message>
+        <source>Dashed: before rotation (position 0).</source>
+        <translation>虚线：旋转之前（位置 0）。</translation>
+    </message>
+    <message>
+        <source>Distance locked at m − n = {distance}: both arrows turn, but the angle between them ({angle}°) and this pair&apos;s score stay fixed — and so does q&lt;sub&gt;m&lt;/sub&gt;·k&lt;sub&gt;n&lt;/sub&gt;.</source>
+        <translation>距离锁定在 m − n = {distance}：两支箭头都在转，但它们之间的角度({angle}°)和这个配对的分数保持不变——q&lt;sub&gt;m&lt;/sub&gt;·k&lt;sub&gt;n&lt;/sub&gt; 也不变。</translation>
+    </message>
+    <message>
+        <source>; llama3 scaling: base&lt;sup&gt;−2i/d_h&lt;/sup&gt; = {plain}, {band}</source>
+        <translation>；llama3 缩放：base&lt;sup&gt;−2i/d_h&lt;/sup&gt; = {plain}，{band}</translation>
+    </message>
+    <message>
+        <source>, llama3-scaled: slow pairs ÷ {factor}</source>
+        <translation>，llama3 缩放：慢配对 ÷ {factor}</translation>
+    </message>
+    <message>
+        <source>(dashed: before)</source>
+        <translation>（虚线：缩放前）</translation>
+    </message>
+    <message>
+        <source>equal offsets give equal scores: q_m·k_n against m − n&lt;br&gt;starting at min(m, n) = {legend}</source>
+        <translation>相同的位移给出相同的分数：q_m·k_n 随 m − n 的变化&lt;br&gt;起点 min(m, n) = {legend}</translation>
+    </message>
+    <message>
+        <source>m − n = {offset} lies outside ±{span}</source>
+        <translation>m − n = {offset} 超出 ±{span}</translation>
+    </message>
+    <message>
+        <source>The {count} curves lie on top of each other: they differ by at most {gap}. {where}. {note}</source>
+        <translation>{count} 条曲线彼此重合：相差至多 {gap}。{where}。{note}</translation>
+    </message>
+    <message>
+        <source>(The score heatmap shows q·k × scale.)</source>
+        <translation>（分数热图显示的是 q·k × 缩放。）</translation>
+    </message>
+    <message>
+        <source>RoPE on in the pipeline</source>
+        <translation>在流水线中启用 RoPE</translation>
+    </message>
+    <message>
+        <source>base</source>
+        <translation>基数</translation>
+    </message>
+    <message>
+        <source>factor</source>
+        <translation>因子</translation>
+    </message>
+    <message>
+        <source>The head whose q and k are shown (the selected head of every panel)</source>
+        <translation>显示哪个头的 q 和 k（各面板选中的头）</translation>
+    </message>
+    <message>
+        <source>The query token: its row of Q before RoPE (the selected query row)</source>
+        <translation>查询词元：它在 RoPE 之前的 Q 行（选中的查询行）</translation>
+    </message>
+    <message>
+        <source>The key token: its row of K before RoPE</source>
+        <translation>键词元：它在 RoPE 之前的 K 行</translation>
+    </message>
+    <message>
+        <source>Which 2-D pair of the head&apos;s dimensions the plane shows</source>
+        <translation>平面显示这个头的哪一对二维分量</translation>
+    </message>
+    <message>
+        <source>m (query position)</source>
+        <translation>m（查询位置）</translation>
+    </message>
+    <message>
+        <source>n (key position)</source>
+        <translation>n（键位置）</translation>
+    </message>
+    <message>
+        <source>The position the query is turned for: by m·θ_i. Choosing a query (a heatmap&apos;s row) sets it to that query&apos;s position, offset + row</source>
+        <translation>查询按哪个位置旋转：转 m·θ_i。选择一个查询（热图的一行）会把它设为该查询的位置，即偏移 + 行号</translation>
+    </message>
+    <message>
+        <source>The position the key is turned for: by n·θ_i. Choosing a key (a heatmap&apos;s column) sets it to that key&apos;s position, offset + column</source>
+        <translation>键按哪个位置旋转：转 n·θ_i。选择一个键（热图的一列）会把它设为该键的位置，即偏移 + 列号</translation>
+    </message>
+    <message>
+        <source>lock distance m − n</source>
+        <translation>锁定距离 m − n</translation>
+    </message>
+    <message>
+        <source>Move n with m (and m with n): both arrows turn, the angle between them stays</source>
+        <translation>n 随 m 移动（m 也随 n）：两支箭头都转，夹角不变</translation>
+    </message>
+    <message>
+        <source>Same q and k at every position</source>
+        <translation>每个位置用同样的 q 和 k</translation>
+    </message>
+    <message>
+        <source>Open a RoPE-ready example (d = 4, RoPE on)</source>
+        <translation>打开可用 RoPE 的示例（d = 4，RoPE 开）</translation>
+    </message>
+    <message>
+        <source>Random Q, K, V with an even width, RoPE on — one undo step: Ctrl+Z brings yours back</source>
+        <translation>宽度为偶数的随机 Q、K、V，RoPE 打开——一步撤销：Ctrl+Z 恢复你原来的</translation>
+    </message>
+    <message>
+        <source>m − n  (query position − key position)</source>
+        <translation>m − n（查询位置 − 键位置）</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
     </message>
 </context>
 <context>
@@ -827,10 +3037,101 @@
     </message>
 </context>
 <context>
+    <name>SqrtD</name>
+    <message>
+        <source>the spread of q·k grows like √d</source>
+        <translation>q·k 的离散度随 √d 增长</translation>
+    </message>
+    <message>
+        <source>measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>std of q·k</source>
+        <translation>q·k 的标准差</translation>
+    </message>
+    <message>
+        <source>key j</source>
+        <translation>键 j</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>even 1/{keys}</source>
+        <translation>均匀 1/{keys}</translation>
+    </message>
+    <message>
+        <source>mean entropy of a softmax row (nats)</source>
+        <translation>softmax 一行的平均熵（奈特）</translation>
+    </message>
+    <message>
+        <source>even ln {keys}</source>
+        <translation>均匀 ln {keys}</translation>
+    </message>
+    <message>
+        <source>entropy</source>
+        <translation>熵</translation>
+    </message>
+    <message>
+        <source>Drag d. Without the scale ({unscaled}) one key soon takes almost the whole budget; with it ({scaled}) the weights stay spread, at any d.</source>
+        <translation>拖动 d。不缩放({unscaled})时，很快就有一个键拿走几乎全部预算；缩放后({scaled})，无论 d 多大，权重都保持分散。</translation>
+    </message>
+    <message>
+        <source>one query&apos;s {keys} weights at d = {d}</source>
+        <translation>d = {d} 时一个查询的 {keys} 个权重</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;d = {d}&lt;/b&gt;: q·k spread ≈ &lt;b&gt;{spread}&lt;/b&gt; (√d = {sqrt_d}); {unscaled} max weight &lt;b&gt;{unscaled_max}&lt;/b&gt;, {scaled} &lt;b&gt;{scaled_max}&lt;/b&gt;{mean}</source>
+        <translation>&lt;b&gt;d = {d}&lt;/b&gt;：q·k 离散度 ≈ &lt;b&gt;{spread}&lt;/b&gt;(√d = {sqrt_d})；{unscaled}最大权重 &lt;b&gt;{unscaled_max}&lt;/b&gt;，{scaled} &lt;b&gt;{scaled_max}&lt;/b&gt;{mean}</translation>
+    </message>
+    <message>
+        <source>unscaled</source>
+        <translation>不缩放</translation>
+    </message>
+    <message>
+        <source>scaled</source>
+        <translation>缩放后</translation>
+    </message>
+    <message>
+        <source>(mean over {samples} random queries)</source>
+        <translation>（{samples} 个随机查询的平均）</translation>
+    </message>
+    <message>
+        <source>The dimension d of the random query and key vectors (log scale)</source>
+        <translation>随机查询向量与键向量的维数 d（对数刻度）</translation>
+    </message>
+    <message>
+        <source>The seed of the random queries and keys: the same seed draws the same numbers</source>
+        <translation>随机查询和键的种子：同一个种子抽出同样的数</translation>
+    </message>
+    <message>
+        <source>seed</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <source>Spread: the standard deviation of all {samples}×{keys} scores q·k. Max weight: the largest softmax weight of a row, averaged over the {samples} random queries.</source>
+        <translation>离散度：全部 {samples}×{keys} 个分数 q·k 的标准差。最大权重：一行 softmax 权重中最大的那个，对 {samples} 个随机查询取平均。</translation>
+    </message>
+</context>
+<context>
     <name>Window</name>
     <message>
         <source>Edit any number in Q, K or V — every stage recomputes live. Hover a cell to see how it was made.</source>
         <translation>改动 Q、K、V 中任何一个数——每一步都实时重新计算。鼠标停在格子上可看它是怎么算出来的。</translation>
+    </message>
+    <message>
+        <source>computing attention for {tokens} × {heads}…</source>
+        <translation>正在为 {n_tokens} 个词元 × {n_heads} 个头计算注意力…</translation>
+    </message>
+    <message>
+        <source>Could not compute attention for this session: {why}. Change it (fewer heads or tokens) to try again.</source>
+        <translation>无法计算这个会话的注意力：{why}。修改它（减少头或词元）后再试。</translation>
+    </message>
+    <message>
+        <source>unknown error</source>
+        <translation>未知错误</translation>
     </message>
 </context>
 </TS>
