@@ -6,6 +6,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QLabel
 
 from explorer.core.plural import count
+from explorer.weak import WeakAttribute
 
 # After a session computed in the background, covers come off one dock on screen per timer tick: a
 # timer (not a 0-ms call, which Qt 6 posts as an event and runs in the same pass) lets input in between.
@@ -55,6 +56,8 @@ class WaitingCover(QLabel):
 class LoadingCovers:
     """The window's covers: made at the first large load, one per dock of results (``result_docks``;
     the docks that show the state itself are never covered) and per read-only X·Wᵀ table."""
+
+    window = WeakAttribute()  # the window owns this: no reference back to it (freed at once with it)
 
     def __init__(self, window, result_docks):
         self.window = window

@@ -20,6 +20,7 @@ with paused_collection():  # the libraries and the explorer load without collect
     from explorer.settings_store import qsettings
     from explorer.style import style_dock, style_status_bar
     from explorer.view_menu import readable_tabs
+    from explorer.weak import weakly
 
 L, R = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea
 
@@ -120,7 +121,7 @@ class MainWindow(QMainWindow):
         # the window shows at once, covered where results go, and fills in when they arrive.
         self.model = AttentionModel(session, parent=self, wait=False)
         self.covers = LoadingCovers(self, [spec.name for spec in DOCKS if spec.reads_results])
-        self.panels, self.docks = Panels(self._build_panel), {}
+        self.panels, self.docks = Panels(weakly(self._build_panel)), {}  # (no cycle: the window is freed at once)
         self._dock_on_screen = {}  # name → the last visibilityChanged of its dock (none before it is shown)
         self._restoring = False  # restoreState shows and hides docks in passing: build only what stays shown
         self._painted = False  # until the first paint, AFTER_FIRST_PAINT panels wait

@@ -16,6 +16,7 @@ from explorer.core.errors import ExplorerError
 from explorer.core.session import load_session, save_session
 from explorer.core.session_words import size_text
 from explorer.settings_store import data_dir
+from explorer.weak import WeakAttribute
 
 AUTOSAVE_MS = 1500
 SAVE_SHARE = 0.1  # a large session autosaves less often: writing takes at most this share of the time
@@ -49,6 +50,8 @@ def _timed_save(session, path):
 
 class Recovery(QObject):
     """Writes the window's session to its own recovery file while there are unsaved edits."""
+
+    window = WeakAttribute()  # the window owns this: no reference back to it (freed at once with it)
 
     def __init__(self, window):
         super().__init__(window)

@@ -20,6 +20,7 @@ from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import BLUE
 from explorer.widgets.plots import lesson_plot
+from explorer.weak import weakly
 from explorer.widgets.wrap_row import WrapRow
 
 from .base import Panel
@@ -91,16 +92,18 @@ class BlockPanel(Panel):
         self.ffn = _combo(self, [(m, f"F = {m}·D") for m in FFN_MULTS], TIPS["ffn"])
         self.seed = _spin(self, 0, 999_999, "seed ", TIPS["seed"])
         self.blocks = _spin(self, 1, 64, "N = ", TIPS["blocks"])
+        change = weakly(self._change)  # (the boxes are the panel's: no cycle)
         for name, box in (("placement", self.placement), ("norm", self.norm), ("activation", self.activation),
                           ("ffn_mult", self.ffn)):
-            box.activated.connect(lambda i, name=name, box=box: self._change(**{name: box.itemData(i)}))
-        self.seed.valueChanged.connect(lambda v: self._change(seed=v))
-        self.blocks.valueChanged.connect(lambda v: self._change(blocks=v))
+            box.activated.connect(lambda i, name=name, box=box: change(**{name: box.itemData(i)}))
+        self.seed.valueChanged.connect(lambda v: change(seed=v))
+        self.blocks.valueChanged.connect(lambda v: change(blocks=v))
 
         self.note = QLabel(self)
         self.note.setWordWrap(True)
         self.make_ready = QPushButton(self)
-        self.make_ready.clicked.connect(lambda: self.view.make_ready())
+        view = self.view
+        self.make_ready.clicked.connect(lambda checked=False: view.make_ready())
 
         chain = QWidget()
         chain_layout = QVBoxLayout(chain)

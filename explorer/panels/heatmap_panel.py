@@ -8,6 +8,7 @@ from explorer.i18n import translate
 from explorer.model import ALL_STAGES, DECODE, SELECTION, SETTINGS, STRUCTURE, VALUES
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.nice import nice_ceiling
+from explorer.weak import weakly
 
 from .base import Panel
 
@@ -55,12 +56,12 @@ class HeatmapPanel(Panel):
         self._drawn_from = None  # the results the heatmap shows (its image is a view of their arrays)
         self._guess_seen = None  # (guess, history index when it was first outlined)
         model.history_moved.connect(self._outline_guess)
-        self.heatmap.tooltip_provider = self._tooltip_if_shown
-        self.heatmap.image_valid = self._image_valid
+        self.heatmap.tooltip_provider = weakly(self._tooltip_if_shown, "")
+        self.heatmap.image_valid = weakly(self._image_valid, False)
         self.heatmap.cellClicked.connect(self._clicked)
         self.reveal_button = QPushButton(f"Reveal {'①②③'[self.stage - 1]}", self)
         self.reveal_button.setToolTip("Show this stage (guess first: click the cell you expect to be darkest)")
-        self.reveal_button.clicked.connect(lambda: self.model.set_revealed(self.stage))
+        self.reveal_button.clicked.connect(lambda checked=False, stage=self.stage: model.set_revealed(stage))
         self.reveal_button.hide()  # until a render finds the stage hidden (not while nothing is drawn yet)
         top = QHBoxLayout()
         top.addWidget(self.caption, 1)

@@ -44,7 +44,7 @@ class AttentionLinesPanel(Panel):
             small.setPointSizeF(small.pointSizeF() * 0.9)
         self.note.setFont(small)
         self.canvas = LinesCanvas(self)
-        self.canvas.queryClicked.connect(lambda i: self.model.set_selection(row=i))
+        self.canvas.queryClicked.connect(lambda i: model.set_selection(row=i))
         controls = QHBoxLayout()
         controls.addWidget(QLabel("top-k per query", self))
         controls.addWidget(self.top_k)

@@ -40,10 +40,10 @@ class PositionsPanel(Panel):
         self.caption.setWordWrap(True)
         self.add = QCheckBox("add positions to X (before the projections)", self)
         self.add.setToolTip("X + PE is what W_q, W_k and W_v project when this is on")
-        self.add.toggled.connect(lambda on: self.model.set_param("positions", "sinusoidal" if on else "none"))
+        self.add.toggled.connect(lambda on: model.set_param("positions", "sinusoidal" if on else "none"))
         self.alibi = QCheckBox("ALiBi: a linear bias per head on the scores", self)
         self.alibi.setToolTip("Head h adds −m_h·|i − j| to score (i, j) after the scale, before the temperature")
-        self.alibi.toggled.connect(lambda on: self.model.set_param("positions", "alibi" if on else "none"))
+        self.alibi.toggled.connect(lambda on: model.set_param("positions", "alibi" if on else "none"))
         fg, bg = (self.palette().color(role) for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Base))
         self.slopes = lesson_plot(self, fg, bg, "", "head h", "slope m_h", min_size=(160, 120))
         self.slope_bars = pg.BarGraphItem(x=[], height=[], width=0.6, brush=pg.mkBrush(fg))
@@ -53,7 +53,7 @@ class PositionsPanel(Panel):
         self.to_projected = QPushButton("Switch to projected mode", self)
         self.to_projected.setToolTip("Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ, starting from X and W that "
                                      "reproduce the current Q, K, V exactly")
-        self.to_projected.clicked.connect(lambda: self.model.set_param("source", "projected"))
+        self.to_projected.clicked.connect(lambda checked=False: model.set_param("source", "projected"))
         self.note = QLabel(DIRECT_NOTE, self)
         self.note.setWordWrap(True)
         self.heatmap = Heatmap(cmap="diverging", row_title="position", col_title="dimension of X",

@@ -17,6 +17,7 @@ from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.details import Details
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.number_text import format_number
+from explorer.weak import weakly
 from explorer.widgets.wrap_row import WrapRow
 
 from ..base import Panel
@@ -39,12 +40,13 @@ class GenerationPanel(Panel):
         super().__init__(model, parent)
         self.caption = QLabel(self)
         self.caption.setWordWrap(True)
+        go, t = weakly(self.go), weakly(self.t, 0)  # (the buttons are the panel's: no cycle)
         self.back = QPushButton("◀ Back", self)
         self.back.setToolTip("One step back: the cache loses the newest token")
-        self.back.clicked.connect(lambda: self.go(self.t() - 1))
+        self.back.clicked.connect(lambda: go(t() - 1))
         self.forward = QPushButton("Step ▶", self)
         self.forward.setToolTip("Decode the next token: its k and v join the cache, its query attends to all of it")
-        self.forward.clicked.connect(lambda: self.go(self.t() + 1))
+        self.forward.clicked.connect(lambda: go(t() + 1))
         self.play = QPushButton("Play", self)
         self.play.setCheckable(True)
         self.play.setToolTip("Decode one token after another from the start, at the chosen speed")
@@ -56,17 +58,17 @@ class GenerationPanel(Panel):
         self.speed.setToolTip("How fast Play decodes")
         self.slider = LabelledSlider("t", 1, 2, integer=True, parent=self)
         self.slider.setToolTip("Tokens in the K/V cache")
-        self.slider.valueChanged.connect(lambda v: self.go(int(v)))
+        self.slider.valueChanged.connect(lambda v: go(int(v)))
         self.slider.sliderPressed.connect(model.begin_gesture)
         self.slider.sliderReleased.connect(model.end_gesture)
         self.prefill = QSpinBox(self)
         self.prefill.setPrefix("prefill ")
         self.prefill.setToolTip("Tokens the prompt puts in the cache in one step (the first, slow step)")
-        self.prefill.valueChanged.connect(lambda v: self.model.set_param("decode_prefill", int(v)))
+        self.prefill.valueChanged.connect(lambda v: model.set_param("decode_prefill", int(v)))
         self.causal_note = Details(CAUSAL_OFF_SUMMARY, CAUSAL_OFF, self)
         self.causal_on = QPushButton("Turn the causal mask on", self)
         self.causal_on.setToolTip("So the main heatmaps show what the decode computes")
-        self.causal_on.clicked.connect(lambda: self.model.set_param("causal", True))
+        self.causal_on.clicked.connect(lambda checked=False: model.set_param("causal", True))
         self.timer = QTimer(self)
         self.timer.timeout.connect(self._tick)
 

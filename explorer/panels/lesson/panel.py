@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QGroupBox, QHBoxLayout, QLabel
 from explorer.core.lesson import demo_state, guess_fits, lesson_checks
 from explorer.core.presets import demo_session
 from explorer.model import ALL_STAGES, SETTINGS, STRUCTURE, VALUES
+from explorer.weak import weakly
 
 from ..base import Panel
 from .cards import Card, Frozen, Step, label
@@ -53,7 +54,7 @@ class LessonPanel(StepTexts, ExperimentTexts, Panel):
                                      "before each reveal")
         self.start_button.clicked.connect(self.start)
         self.show_all_button = QPushButton("Show all")
-        self.show_all_button.clicked.connect(lambda: self.model.set_revealed(ALL_STAGES))
+        self.show_all_button.clicked.connect(lambda checked=False: model.set_revealed(ALL_STAGES))
         row.addWidget(self.start_button)
         row.addWidget(self.show_all_button)
         row.addStretch(1)
@@ -85,9 +86,10 @@ class LessonPanel(StepTexts, ExperimentTexts, Panel):
         self.instruction.setObjectName("lessonNote")
         steps.addWidget(self.instruction)
         self.steps = []
+        reveal, set_up = weakly(self.reveal), weakly(self.set_up)  # (the buttons are the panel's: no cycle)
         for stage, title, formula, _panel, zh, en in STEPS:
             step = Step(stage, title, formula, zh, en)
-            step.reveal_button.clicked.connect(lambda checked=False, s=stage: self.reveal(s))
+            step.reveal_button.clicked.connect(lambda checked=False, s=stage: reveal(s))
             steps.addWidget(step)
             self.steps.append(step)
         layout.addWidget(self.steps_box)
@@ -101,7 +103,7 @@ class LessonPanel(StepTexts, ExperimentTexts, Panel):
                                "so Ctrl+Z returns yours.", "en"))
         self.cards = [Card(*texts) for texts in EXPERIMENTS]
         for i, card in enumerate(self.cards):
-            card.setup_button.clicked.connect(lambda checked=False, n=i + 1: self.set_up(n))
+            card.setup_button.clicked.connect(lambda checked=False, n=i + 1: set_up(n))
             cards.addWidget(card)
         self.swap_button = QPushButton("Swap K rows of 猫 and 红色")
         self.swap_button.clicked.connect(self.toggle_swap)

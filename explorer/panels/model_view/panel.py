@@ -18,6 +18,7 @@ from explorer.widgets.head_grid import HeadGrid
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_bytes
+from explorer.weak import weakly
 
 from ..base import Panel
 from .next_tokens import NextTokensView
@@ -56,9 +57,10 @@ class ModelViewPanel(Panel):
         shrinkable(self.choice, 24)  # a narrow dock shows what fits of a long model's name
         self.text = QLineEdit(DEFAULT_TEXT, self)
         self.text.setToolTip("Text to run through the model; every head's attention follows as you type")
-        self.text.textEdited.connect(lambda _: self._typing.start())
         self.text.returnPressed.connect(self.run)
         self._typing = QTimer(self)
+        typing = self._typing  # (the line's signal holds no reference back to the panel)
+        self.text.textEdited.connect(lambda _: typing.start())
         self._typing.setSingleShot(True)
         self._typing.setInterval(TYPING_PAUSE_MS)
         self._typing.timeout.connect(self.run)
@@ -74,7 +76,8 @@ class ModelViewPanel(Panel):
         self.generate_button = QPushButton("Generate", self)
         self.generate_button.setToolTip("Greedy: the likeliest next token, again and again, with a K/V cache in every "
                                         "layer (each new token's query reads every earlier token's cached k and v)")
-        self.generate_button.clicked.connect(lambda: self.ck.generate(self.text.text(), self.n_new.value()))
+        ck, text, n_new = self.ck, self.text, self.n_new
+        self.generate_button.clicked.connect(lambda: ck.generate(text.text(), n_new.value()))
         self.generated = QLabel(self)
         self.generated.setWordWrap(True)
         self.rows = Heatmap(cmap="sequential", row_title="layer · head", col_title="cached token",
@@ -88,7 +91,7 @@ class ModelViewPanel(Panel):
         self.info = QLabel(self)
         self.info.setWordWrap(True)
         self.info.setToolTip(LEGEND_TIP)
-        self.next_tokens = NextTokensView(model.flow_back, self, open_folder=self.open_model)
+        self.next_tokens = NextTokensView(model.flow_back, self, open_folder=weakly(self.open_model))
         self.grid_area = scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.grid)
@@ -125,7 +128,8 @@ class ModelViewPanel(Panel):
         self.ck.generated.connect(self._generated)
         self._said = ""  # the status line between runs ("Running…" stands in for it during one)
         model.history_moved.connect(self._outline_session_head)
-        model.flow_back.changed.connect(lambda: QTimer.singleShot(0, self._next_tokens_changed))
+        changed = weakly(self._next_tokens_changed)  # (the model outlives a dropped panel: no reference to it)
+        model.flow_back.changed.connect(lambda: QTimer.singleShot(0, changed))
         self._reveal = False  # a head just opened: bring what the model says next into the dock's view
         self._followed_load = None  # the session load whose head (if any) the grid and the text have followed
         model.changed.connect(self._maybe_follow)

@@ -19,6 +19,7 @@ from explorer.widgets.palette import BAD
 from explorer.widgets.plot_cache import cache_axes
 from explorer.widgets.rich_label import RichLabel
 from explorer.widgets.snug import SnugContent
+from explorer.weak import weakly
 
 from ..base import Panel
 from .bars import SharesBars
@@ -53,12 +54,13 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
 
         self.row_combo = QComboBox(self)
         self.row_combo.setToolTip("The query row to read (or click a row in any heatmap)")
-        self.row_combo.activated.connect(lambda i: self.model.set_selection(row=i))
+        self.row_combo.activated.connect(lambda i: model.set_selection(row=i))
         self.x_combo, self.y_combo = QComboBox(self), QComboBox(self)
         self.x_combo.setToolTip("The dimension of V on the plane's horizontal axis")
         self.y_combo.setToolTip("The dimension of V on the plane's vertical axis")
-        self.x_combo.currentIndexChanged.connect(lambda i: self._set_dims(x=i))
-        self.y_combo.currentIndexChanged.connect(lambda i: self._set_dims(y=i))
+        set_dims = weakly(self._set_dims)
+        self.x_combo.currentIndexChanged.connect(lambda i: set_dims(x=i))
+        self.y_combo.currentIndexChanged.connect(lambda i: set_dims(y=i))
         self.dims_label = QLabel("plane:", self)
         self.vs_label = QLabel("×", self)
         controls = QHBoxLayout()

@@ -24,6 +24,7 @@ from explorer.model import SELECTION, SETTINGS, STRUCTURE, VALUES
 from explorer.widgets.html_escape import escape
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.number_text import format_number
+from explorer.weak import weakly
 
 from ..base import Panel
 from ..setting_controls import SettingControl
@@ -76,16 +77,17 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         # ---- what the rotation plane looks at
         self.head_combo = QComboBox(self)
         self.head_combo.setToolTip("The head whose q and k are shown (the selected head of every panel)")
-        self.head_combo.activated.connect(lambda i: self.model.set_selection(head=i))
+        self.head_combo.activated.connect(lambda i: model.set_selection(head=i))
         self.query_combo = QComboBox(self)
         self.query_combo.setToolTip("The query token: its row of Q before RoPE (the selected query row)")
-        self.query_combo.activated.connect(lambda i: self.model.set_selection(row=i))
+        self.query_combo.activated.connect(lambda i: model.set_selection(row=i))
         self.key_combo = QComboBox(self)
         self.key_combo.setToolTip("The key token: its row of K before RoPE")
-        self.key_combo.activated.connect(lambda i: self.model.set_selection(key=i))
+        self.key_combo.activated.connect(lambda i: model.set_selection(key=i))
+        draw_view, position_moved = weakly(self._draw_view), weakly(self._position_moved)  # (no cycle)
         self.pair_slider = LabelledSlider("pair i", 0, 0, 0, integer=True, parent=self)
         self.pair_slider.setToolTip("Which 2-D pair of the head's dimensions the plane shows")
-        self.pair_slider.valueChanged.connect(lambda _v: self._draw_view())
+        self.pair_slider.valueChanged.connect(lambda _v: draw_view())
 
         self.m_slider = LabelledSlider("m (query position)", 0, POSITION_MAX, 5, integer=True, parent=self)
         self.n_slider = LabelledSlider("n (key position)", 0, POSITION_MAX, 2, integer=True, parent=self)
@@ -93,8 +95,8 @@ class RopePanel(RopePlots, RopeTiles, Panel):
                                  "sets it to that query's position, offset + row")
         self.n_slider.setToolTip("The position the key is turned for: by n·θ_i. Choosing a key (a heatmap's column) "
                                  "sets it to that key's position, offset + column")
-        self.m_slider.valueChanged.connect(lambda v: self._position_moved("m", int(v)))
-        self.n_slider.valueChanged.connect(lambda v: self._position_moved("n", int(v)))
+        self.m_slider.valueChanged.connect(lambda v: position_moved("m", int(v)))
+        self.n_slider.valueChanged.connect(lambda v: position_moved("n", int(v)))
         self.lock_box = QCheckBox("lock distance m − n", self)
         self.lock_box.setToolTip("Move n with m (and m with n): both arrows turn, the angle between them stays")
         self.lock_box.toggled.connect(self._lock_toggled)
