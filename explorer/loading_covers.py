@@ -112,7 +112,7 @@ class LoadingCovers:
                     self.window.panels[key].set_on_screen(False)  # drawn when its cover comes off
             self.active = True
             if any(self.early(key) for key, _ in views):  # the shown head's ① and ② came: those docks first
-                QTimer.singleShot(UNCOVER_STEP_MS, self.uncover_next)
+                QTimer.singleShot(UNCOVER_STEP_MS, self.window, self.uncover_next)
             self._when_shown_head_drawn()
             return
         if self.active:
@@ -120,7 +120,7 @@ class LoadingCovers:
             if self.model.flushing:
                 self.uncover_now()  # the numbers are wanted now (an export, a test): all at once
             else:
-                QTimer.singleShot(UNCOVER_STEP_MS, self.uncover_next)  # after this turn
+                QTimer.singleShot(UNCOVER_STEP_MS, self.window, self.uncover_next)  # after this turn
         if self._after_loading is not None:
             text, timeout, replaceable = self._after_loading
             self._after_loading = None
@@ -145,7 +145,7 @@ class LoadingCovers:
         this turn's paint (its worker waits meanwhile, so the drawing has the cores to itself)."""
         early = [key for key in self.covers if self.early(key)]  # none before the shown head has come
         if self.active and early and not any(self.is_up(key) and self.seen(key) for key in early):
-            QTimer.singleShot(0, self.model.shown_drawn)
+            QTimer.singleShot(0, self.window, self.model.shown_drawn)
 
     def early(self, key):
         """Whether dock ``key`` may come out from under its cover before the session's results are all
@@ -209,7 +209,7 @@ class LoadingCovers:
         for key in on_screen:
             self.uncover(key)
             if self.covers[key].isHidden():  # it drew: the next one at the next tick
-                QTimer.singleShot(UNCOVER_STEP_MS, self.uncover_next)
+                QTimer.singleShot(UNCOVER_STEP_MS, self.window, self.uncover_next)
                 self._when_shown_head_drawn()
                 return
         # the rest could not draw yet (a newer change is pending): each lifts when its panel draws

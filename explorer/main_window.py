@@ -231,7 +231,7 @@ class MainWindow(QMainWindow):
     def paintEvent(self, event):
         super().paintEvent(event)
         if not self._painted:
-            QTimer.singleShot(0, self._first_paint_done)  # the next event-loop turn: after this frame
+            QTimer.singleShot(0, self, self._first_paint_done)  # the next event-loop turn: after this frame
 
     def _first_paint_done(self):
         self._painted = True
@@ -288,7 +288,7 @@ class MainWindow(QMainWindow):
             fit_default_sizes(self)
         self._docks_moved()
         if not self._painted:  # in case no paint reaches the window itself (all covered by children)
-            QTimer.singleShot(FIRST_PAINT_FALLBACK_MS, self._first_paint_done)
+            QTimer.singleShot(FIRST_PAINT_FALLBACK_MS, self, self._first_paint_done)
 
     def _hide_stale_tab_bars(self):
         """Work around Qt leaving the tab bar of an earlier layout pass visible (seen with Qt 6.11 when
@@ -312,7 +312,7 @@ class MainWindow(QMainWindow):
         in this turn (each of the 15 docks reports its place when the window is built)."""
         if not self._tab_bars_check_due:
             self._tab_bars_check_due = True
-            QTimer.singleShot(0, self._check_tab_bars)
+            QTimer.singleShot(0, self, self._check_tab_bars)
 
     def _check_tab_bars(self):
         self._tab_bars_check_due = False

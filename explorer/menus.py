@@ -191,7 +191,8 @@ class WindowMenus:
             group.addAction(act)
             menu.addAction(act)
             self.actions[f"language_{language}"] = act
-        self._say(lambda: self.actions[f"language_{current_language()}"].setChecked(True))
+        actions = self.actions  # (what _say keeps holds no reference back to the menus)
+        self._say(lambda: actions[f"language_{current_language()}"].setChecked(True))
 
     def choose_language(self, language):
         """View ▸ Language: switch the whole interface now and start in it next time."""

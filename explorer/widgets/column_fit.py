@@ -138,7 +138,7 @@ class ColumnFit(QObject):
         """The view changed size: stretching may fit now, or no longer (after this event)."""
         if not self._pending:
             self._pending = True
-            QTimer.singleShot(0, self._after_resize)
+            QTimer.singleShot(0, self.view, self._after_resize)  # (not after the view is gone)
 
     def _after_resize(self) -> None:
         self._pending = False

@@ -128,8 +128,12 @@ class ModelViewPanel(Panel):
         self.ck.generated.connect(self._generated)
         self._said = ""  # the status line between runs ("Running…" stands in for it during one)
         model.history_moved.connect(self._outline_session_head)
-        changed = weakly(self._next_tokens_changed)  # (the model outlives a dropped panel: no reference to it)
-        model.flow_back.changed.connect(lambda: QTimer.singleShot(0, changed))
+        # its own timer (a turn later) is deleted with it, and the model's signal holds no reference to the panel
+        self._tokens_changed = QTimer(self)
+        self._tokens_changed.setSingleShot(True)
+        self._tokens_changed.setInterval(0)
+        self._tokens_changed.timeout.connect(self._next_tokens_changed)
+        model.flow_back.changed.connect(self._tokens_changed.start)
         self._reveal = False  # a head just opened: bring what the model says next into the dock's view
         self._followed_load = None  # the session load whose head (if any) the grid and the text have followed
         model.changed.connect(self._maybe_follow)
@@ -158,7 +162,7 @@ class ModelViewPanel(Panel):
 
     def offer_models(self):
         """Open the list of models to choose from (File ▸ Open model…), once the dock just shown is laid out."""
-        QTimer.singleShot(0, self.choice.showPopup)
+        QTimer.singleShot(0, self, self.choice.showPopup)
 
     def _show_open_model(self):
         """The choice names the open model: its entry, or a new one for a folder opened from elsewhere (a
@@ -227,11 +231,11 @@ class ModelViewPanel(Panel):
         self._follow_loaded_head()
         if self._reveal:
             self._reveal = self.model.flow_back.state in (NONE, WAITING)  # until the head's numbers (or why not)
-            QTimer.singleShot(0, self.reveal_next_tokens)  # once the dock has laid out the table's new size
+            QTimer.singleShot(0, self, self.reveal_next_tokens)  # once the dock has laid out the table's new size
 
     def _maybe_follow(self, _flags):
         if self.model.loads != self._followed_load:  # (cheap: it runs on every edit)
-            QTimer.singleShot(0, self._follow_loaded_head)
+            QTimer.singleShot(0, self, self._follow_loaded_head)
 
     def _follow_loaded_head(self):
         """A session opened from a file as a head of the open model: the text box, the grid and its outline
@@ -262,7 +266,7 @@ class ModelViewPanel(Panel):
         if self.parentWidget() is not None:
             self.parentWidget().installEventFilter(self)  # (once: Qt ignores a second install)
         if self.ck.model is None:
-            QTimer.singleShot(0, self._open_first)
+            QTimer.singleShot(0, self, self._open_first)
 
     def _open_first(self):
         """The first model the view opens: the session's own (a head saved in its file), else — or when that one
@@ -375,7 +379,7 @@ class ModelViewPanel(Panel):
         self._followed_load = self.model.loads  # (the session now is this head: nothing loaded to follow)
         self._reveal = opened
         if opened:
-            QTimer.singleShot(0, self.reveal_next_tokens)
+            QTimer.singleShot(0, self, self.reveal_next_tokens)
         return opened
 
     def _session_head(self):
