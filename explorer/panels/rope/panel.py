@@ -231,7 +231,7 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         self.pair_slider.setRange(0, max(d_h // 2 - 1, 0))
         for group in ("factor", "low", "high", "context"):
             self.groups[group].setVisible(s.rope_scaling == "llama3")
-        self._arrange_bar(self._columns)  # a narrow panel packs the groups now shown
+        self._arrange_bar(self.tiles.columns)  # a narrow panel packs the groups now shown
         self.problem_label.setVisible(problem is not None)
         self.example_button.setVisible(problem is not None)
         self.problem_label.setText(escape(problem or "") + (
