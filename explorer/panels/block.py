@@ -15,12 +15,12 @@ from PySide6.QtWidgets import (QBoxLayout, QComboBox, QFrame, QHBoxLayout, QLabe
 
 from explorer.core.block import ACTIVATIONS, FFN_MULTS, NORMS, PLACEMENTS
 from explorer.model.block_view import BlockView
+from explorer.weak import weakly
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import BLUE
 from explorer.widgets.plots import lesson_plot
-from explorer.weak import weakly
 from explorer.widgets.wrap_row import WrapRow
 
 from .base import Panel

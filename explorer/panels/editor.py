@@ -10,10 +10,10 @@ from PySide6.QtWidgets import (QAbstractItemDelegate, QHBoxLayout, QInputDialog,
 
 from explorer.i18n import translate
 from explorer.model import SELECTION, SETTINGS, STRUCTURE, VALUES
+from explorer.weak import weakly
 from explorer.widgets.fitting_text import FittingText
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.matrix_table import MatrixTableModel, MatrixTableView
-from explorer.weak import weakly
 
 from .base import Panel
 
@@ -118,7 +118,7 @@ class EditorPanel(Panel):
             bar.addAction(a)
             return a
 
-        row_after, selected_row, seed = weakly(self._row_after), weakly(self._selected_row), None
+        row_after, selected_row = weakly(self._row_after), weakly(self._selected_row)  # (the actions are the panel's)
         act("add_token", QT_TRANSLATE_NOOP("Editor", "+ token"), TIPS["add_token"],
             lambda: m.add_token(at=None if m.cross else row_after()), "Ctrl+T")
         act("remove_token", QT_TRANSLATE_NOOP("Editor", "− token"), TIPS["remove_token"],

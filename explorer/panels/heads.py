@@ -6,6 +6,7 @@ Clicking a head's heatmap makes it the selected head, so the main Scores/Weights
 """
 import math
 from functools import partial
+from explorer.weak import weakly
 from explorer.widgets.html_escape import escape
 
 import numpy as np
@@ -22,7 +23,6 @@ from explorer.widgets.details import Details
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import BAD, BAND, CMAPS, FRAME, INK, head_colour
-from explorer.weak import weakly
 
 from .base import ALL, Panel
 from .head_style import head_width, scale_text

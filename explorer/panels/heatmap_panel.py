@@ -6,9 +6,9 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 from explorer.i18n import translate
 
 from explorer.model import ALL_STAGES, DECODE, SELECTION, SETTINGS, STRUCTURE, VALUES
+from explorer.weak import weakly
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.nice import nice_ceiling
-from explorer.weak import weakly
 
 from .base import Panel
 

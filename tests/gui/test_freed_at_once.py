@@ -1,5 +1,5 @@
-"""Nothing of a panel or of the window is left for the cyclic collector: a dropped panel, and the closed
-window with every panel, are freed at once by their last reference.
+"""Nothing of a panel, the model or the window is left for the cyclic collector: a dropped panel and
+its model, and the closed window with every panel, are freed at once by their last reference.
 
 A panel kept alive only by a reference cycle was freed whenever the collector next ran — once inside
 another widget's paint, where deleting its Qt objects crashed a test run. These tests run with the
@@ -23,7 +23,9 @@ DIGITS = {str(n): getattr(Qt.Key, f"Key_{n}") for n in range(10)}
 
 @pytest.fixture
 def no_collector():
-    """The automatic collector off for the test (what is freed, is freed by reference counting)."""
+    """The automatic collector off for the test (what is freed, is freed by reference counting); what
+    earlier tests left (widgets still to be deleted, their cycles) is gone before it starts."""
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     gc.collect()
     gc.disable()
     yield
@@ -76,6 +78,9 @@ def test_a_dropped_panel_is_freed_at_once(qtbot, no_collector, spec):
     del panel
     QApplication.processEvents()
     assert gone() is None, f"{spec.name}: its panel outlived its last reference (a cycle, or a slot that keeps it)"
+    gone = weakref.ref(model)
+    del model
+    assert gone() is None, f"{spec.name}: the model outlived its last reference"
 
 
 def shortcut(qtbot, window, spec):
@@ -94,46 +99,52 @@ def paint_with_collection(qtbot, window, collector):
     QApplication.processEvents()
 
 
+def open_edit_close_and_delete(qtbot, ui, collector):
+    """Every dock opened by its shortcut, edits, every dock closed, reopened, floated and docked again, a
+    collection inside a paint after each step; then the window closed and deleted. Weak references to the
+    window, its parts and every panel (the window's last strong reference goes with this function's frame)."""
+    window = ui.open_window(qtbot)
+    for spec in DOCKS:  # each dock by its shortcut: shown and in front (built, drawn)
+        dock = window.docks[spec.name]
+        if not (dock.isVisible() and not dock.visibleRegion().isEmpty()):
+            shortcut(qtbot, window, spec)
+        qtbot.waitUntil(lambda: window.panels.is_built(spec.name) and dock.isVisible())
+        paint_with_collection(qtbot, window, collector)
+    for row in range(2):  # edits every panel follows
+        assert window.model.set_cell("Q", row, 0, 1.5 + row)
+        window.model.set_selection(row=row)
+        window.model.flush()
+        paint_with_collection(qtbot, window, collector)
+    for spec in DOCKS:
+        dock = window.docks[spec.name]
+        dock.close()
+        paint_with_collection(qtbot, window, collector)
+        shortcut(qtbot, window, spec)
+        qtbot.waitUntil(dock.isVisible)
+        dock.setFloating(True)
+        paint_with_collection(qtbot, window, collector)
+        dock.setFloating(False)
+        paint_with_collection(qtbot, window, collector)
+    refs = {name: weakref.ref(panel) for name, panel in window.panels.built().items()}
+    assert set(refs) == {spec.name for spec in DOCKS}
+    for part in ("model", "menus", "documents", "covers", "recovery"):
+        refs[part] = weakref.ref(getattr(window, part))
+    refs["window"] = weakref.ref(window)
+    window.model.undo_stack.setClean()
+    window.close()
+    window.deleteLater()
+    return refs
+
+
 def test_every_dock_opened_edited_closed_and_the_window_freed_at_once(qtbot, home, ui, no_collector):
     collector = CollectInPaint()
     QApplication.instance().installEventFilter(collector)
     try:
-        window = ui.open_window(qtbot)
-        for spec in DOCKS:  # each dock by its shortcut: shown and in front (built, drawn)
-            dock = window.docks[spec.name]
-            if not (dock.isVisible() and not dock.visibleRegion().isEmpty()):
-                shortcut(qtbot, window, spec)
-            qtbot.waitUntil(lambda: window.panels.is_built(spec.name) and dock.isVisible())
-            paint_with_collection(qtbot, window, collector)
-        for row in range(2):  # edits every panel follows
-            assert window.model.set_cell("Q", row, 0, 1.5 + row)
-            window.model.set_selection(row=row)
-            window.model.flush()
-            paint_with_collection(qtbot, window, collector)
-        for spec in DOCKS:  # closed, reopened, floated and docked again
-            dock = window.docks[spec.name]
-            dock.close()
-            paint_with_collection(qtbot, window, collector)
-            shortcut(qtbot, window, spec)
-            qtbot.waitUntil(dock.isVisible)
-            dock.setFloating(True)
-            paint_with_collection(qtbot, window, collector)
-            dock.setFloating(False)
-            paint_with_collection(qtbot, window, collector)
+        refs = open_edit_close_and_delete(qtbot, ui, collector)
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        left = [name for name, ref in refs.items() if ref() is not None]
+        assert left == [], "still alive after the window was deleted (only the collector would free them)"
         assert collector.runs >= 3 * len(DOCKS)
         assert collector.found == []  # no Qt object of ours was ever left to the collector
-
-        panels = {name: weakref.ref(panel) for name, panel in window.panels.built().items()}
-        assert set(panels) == {spec.name for spec in DOCKS}
-        parts = {"window": weakref.ref(window), "menus": weakref.ref(window.menus),
-                 "documents": weakref.ref(window.documents), "covers": weakref.ref(window.covers),
-                 "recovery": weakref.ref(window.recovery)}
-        window.model.undo_stack.setClean()
-        window.close()
-        window.deleteLater()
-        del window
-        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-        left = [name for name, ref in {**parts, **panels}.items() if ref() is not None]
-        assert left == [], "still alive after the window was deleted (only the collector would free them)"
     finally:
         QApplication.instance().removeEventFilter(collector)

@@ -12,10 +12,10 @@ from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QBoxLayou
 from explorer.core.flash_accounting import SRAM_SIZES, HbmModel, sram_numbers, working_set
 from explorer.core.online_softmax import (block_steps, default_tile, flash_attention, head_problem,
                                           largest_difference, smallest_tile, spans)
+from explorer.weak import weakly
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.rich_label import RichLabel
 from explorer.widgets.tile_overlay import TileOverlay
-from explorer.weak import weakly
 from explorer.widgets.wrap_row import WrapRow
 
 from ..base import Panel

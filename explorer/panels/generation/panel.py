@@ -13,11 +13,11 @@ from explorer.core.kv_cache import DecodeShape, Decoder, cost_curves
 from explorer.core.pipeline import run_pipeline
 from explorer.core.plural import count
 from explorer.model import DECODE, SELECTION
+from explorer.weak import weakly
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.details import Details
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.number_text import format_number
-from explorer.weak import weakly
 from explorer.widgets.wrap_row import WrapRow
 
 from ..base import Panel

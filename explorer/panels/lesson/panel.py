@@ -3,6 +3,7 @@ and live checks (rows sum to 1, outputs stay in the convex hull of V).
 
 The verdicts and checks come from ``explorer.core.lesson``; this panel only words them.
 """
+from explorer.weak import weakly
 from explorer.widgets.html_escape import escape
 
 import numpy as np
@@ -13,7 +14,6 @@ from PySide6.QtWidgets import (QComboBox, QFrame, QGroupBox, QHBoxLayout, QLabel
 from explorer.core.lesson import demo_state, guess_fits, lesson_checks
 from explorer.core.presets import demo_session
 from explorer.model import ALL_STAGES, SETTINGS, STRUCTURE, VALUES
-from explorer.weak import weakly
 
 from ..base import Panel
 from .cards import Card, Frozen, Step, label

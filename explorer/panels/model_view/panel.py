@@ -13,12 +13,12 @@ from explorer.core.errors import ExplorerError
 from explorer.core.head_patterns import strongest_pattern
 from explorer.core.plural import count
 from explorer.model.flow_back import LOST, NONE, WAITING
+from explorer.weak import weakly
 from explorer.widgets.fitting_text import shrinkable
 from explorer.widgets.head_grid import HeadGrid
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_bytes
-from explorer.weak import weakly
 
 from ..base import Panel
 from .next_tokens import NextTokensView

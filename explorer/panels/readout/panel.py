@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QBoxLayout, QComboBox, QFrame, QHBoxLayout, QLabel
 from explorer.core.plural import noun
 from explorer.core.readout import drawn_keys, keys_by_weight, row_readout
 from explorer.model import VALUES
+from explorer.weak import weakly
 from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_fixed, format_weight
 from explorer.widgets.lean_plot import LeanPlotItem
@@ -19,7 +20,6 @@ from explorer.widgets.palette import BAD
 from explorer.widgets.plot_cache import cache_axes
 from explorer.widgets.rich_label import RichLabel
 from explorer.widgets.snug import SnugContent
-from explorer.weak import weakly
 
 from ..base import Panel
 from .bars import SharesBars

@@ -21,10 +21,10 @@ from explorer.core.rope_lesson import (diagonal_deviation, head_slice, is_consta
                                        same_row_everywhere, value_range)
 from explorer.core.presets import random_session
 from explorer.model import SELECTION, SETTINGS, STRUCTURE, VALUES
+from explorer.weak import weakly
 from explorer.widgets.html_escape import escape
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.number_text import format_number
-from explorer.weak import weakly
 
 from ..base import Panel
 from ..setting_controls import SettingControl
