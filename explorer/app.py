@@ -171,7 +171,7 @@ def main(argv=None):
     from explorer.gc_pause import paused_collection
 
     with paused_collection():  # Qt, NumPy, pyqtgraph and the explorer load without collections between them
-        from PySide6.QtCore import qInstallMessageHandler
+        from PySide6.QtCore import QEvent, qInstallMessageHandler
         from PySide6.QtWidgets import QApplication
 
         from explorer.i18n import set_language, starting_language
@@ -232,7 +232,9 @@ def main(argv=None):
             window.close()
         window.deleteLater()
         del window
-        app.processEvents()
+        # Deleted here, while the application lives and nothing paints (outside the event loop a plain
+        # processEvents leaves a deleteLater waiting); what pyqtgraph's own cycles keep goes with them.
+        app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
         gc.collect()
         if offscreen:
             qInstallMessageHandler(previous_handler)

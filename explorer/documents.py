@@ -18,6 +18,7 @@ from explorer.core.matrix_io import load_matrix, save_matrix
 from explorer.core.session import MAX_FILE_BYTES, load_session, save_session
 from explorer.session_opener import SessionOpener
 from explorer.settings_store import qsettings
+from explorer.weak import WeakAttribute
 
 SESSION_FILTER = ("Attention Explorer sessions (*.json *.aesz);;Attention Explorer sessions, JSON (*.json);;"
                   "Attention Explorer sessions, binary (*.aesz);;All files (*)")
@@ -33,6 +34,8 @@ LAST_FOLDER = "files/last_folder"  # QSettings key: where the next file dialog s
 
 class Documents:
     """Owns the current file path; every action reports success or the error in the status bar/dialog."""
+
+    window = WeakAttribute()  # the window owns this: no reference back to it (freed at once with it)
 
     # (the English titles are the source texts of their translations, context "Presets")
     PRESET_TITLES = {"demo": QT_TRANSLATE_NOOP("Presets", "Chapter demo: 猫 追 红色 激光点"),

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QLabel
 
 from explorer.core.plural import count
 from explorer.i18n import in_language, translate
+from explorer.weak import WeakAttribute
 
 # After a session computed in the background, covers come off one dock on screen per timer tick: a
 # timer (not a 0-ms call, which Qt 6 posts as an event and runs in the same pass) lets input in between.
@@ -56,6 +57,8 @@ class WaitingCover(QLabel):
 class LoadingCovers:
     """The window's covers: made at the first large load, one per dock of results (``result_docks``;
     the docks that show the state itself are never covered) and per read-only X·Wᵀ table."""
+
+    window = WeakAttribute()  # the window owns this: no reference back to it (freed at once with it)
 
     def __init__(self, window, result_docks):
         self.window = window
@@ -112,7 +115,7 @@ class LoadingCovers:
                     self.window.panels[key].set_on_screen(False)  # drawn when its cover comes off
             self.active = True
             if any(self.early(key) for key, _ in views):  # the shown head's ① and ② came: those docks first
-                QTimer.singleShot(UNCOVER_STEP_MS, self.uncover_next)
+                QTimer.singleShot(UNCOVER_STEP_MS, self.window, self.uncover_next)
             self._when_shown_head_drawn()
             return
         if self.active:
@@ -120,7 +123,7 @@ class LoadingCovers:
             if self.model.flushing:
                 self.uncover_now()  # the numbers are wanted now (an export, a test): all at once
             else:
-                QTimer.singleShot(UNCOVER_STEP_MS, self.uncover_next)  # after this turn
+                QTimer.singleShot(UNCOVER_STEP_MS, self.window, self.uncover_next)  # after this turn
         if self._after_loading is not None:
             text, timeout, replaceable = self._after_loading
             self._after_loading = None
@@ -145,7 +148,7 @@ class LoadingCovers:
         this turn's paint (its worker waits meanwhile, so the drawing has the cores to itself)."""
         early = [key for key in self.covers if self.early(key)]  # none before the shown head has come
         if self.active and early and not any(self.is_up(key) and self.seen(key) for key in early):
-            QTimer.singleShot(0, self.model.shown_drawn)
+            QTimer.singleShot(0, self.window, self.model.shown_drawn)
 
     def early(self, key):
         """Whether dock ``key`` may come out from under its cover before the session's results are all
@@ -209,7 +212,7 @@ class LoadingCovers:
         for key in on_screen:
             self.uncover(key)
             if self.covers[key].isHidden():  # it drew: the next one at the next tick
-                QTimer.singleShot(UNCOVER_STEP_MS, self.uncover_next)
+                QTimer.singleShot(UNCOVER_STEP_MS, self.window, self.uncover_next)
                 self._when_shown_head_drawn()
                 return
         # the rest could not draw yet (a newer change is pending): each lifts when its panel draws

@@ -20,6 +20,7 @@ with paused_collection():  # the libraries and the explorer load without collect
     from explorer.settings_store import qsettings
     from explorer.style import style_dock, style_status_bar
     from explorer.view_menu import readable_tabs
+    from explorer.weak import weakly
 
 L, R = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea
 
@@ -122,7 +123,7 @@ class MainWindow(QMainWindow):
         # the window shows at once, covered where results go, and fills in when they arrive.
         self.model = AttentionModel(session, parent=self, wait=False)
         self.covers = LoadingCovers(self, [spec.name for spec in DOCKS if spec.reads_results])
-        self.panels, self.docks = Panels(self._build_panel), {}
+        self.panels, self.docks = Panels(weakly(self._build_panel)), {}  # (no cycle: the window is freed at once)
         self._dock_on_screen = {}  # name → the last visibilityChanged of its dock (none before it is shown)
         self._restoring = False  # restoreState shows and hides docks in passing: build only what stays shown
         self._painted = False  # until the first paint, AFTER_FIRST_PAINT panels wait
@@ -234,7 +235,7 @@ class MainWindow(QMainWindow):
     def paintEvent(self, event):
         super().paintEvent(event)
         if not self._painted:
-            QTimer.singleShot(0, self._first_paint_done)  # the next event-loop turn: after this frame
+            QTimer.singleShot(0, self, self._first_paint_done)  # the next event-loop turn: after this frame
 
     def _first_paint_done(self):
         self._painted = True
@@ -291,7 +292,7 @@ class MainWindow(QMainWindow):
             fit_default_sizes(self)
         self._docks_moved()
         if not self._painted:  # in case no paint reaches the window itself (all covered by children)
-            QTimer.singleShot(FIRST_PAINT_FALLBACK_MS, self._first_paint_done)
+            QTimer.singleShot(FIRST_PAINT_FALLBACK_MS, self, self._first_paint_done)
 
     def _hide_stale_tab_bars(self):
         """Work around Qt leaving the tab bar of an earlier layout pass visible (seen with Qt 6.11 when
@@ -315,7 +316,7 @@ class MainWindow(QMainWindow):
         in this turn (each of the 15 docks reports its place when the window is built)."""
         if not self._tab_bars_check_due:
             self._tab_bars_check_due = True
-            QTimer.singleShot(0, self._check_tab_bars)
+            QTimer.singleShot(0, self, self._check_tab_bars)
 
     def _check_tab_bars(self):
         self._tab_bars_check_due = False

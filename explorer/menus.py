@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QMessageBox
 from explorer import __version__
 from explorer.i18n import LANGUAGES, current_language, remember_language, set_language, translate
 from explorer.view_menu import panel_action
+from explorer.weak import WeakAttribute
 
 
 def dock_title(spec):
@@ -16,6 +17,8 @@ def dock_title(spec):
 
 class WindowMenus:
     """Builds the menu bar of ``window``; every action is kept in ``window.actions`` by key."""
+
+    window = WeakAttribute()  # the window owns this: no reference back to it (freed at once with it)
 
     def __init__(self, window, docks):
         self.window, self.docks = window, docks  # docks: the DockSpecs, in the View menu's order
@@ -199,7 +202,8 @@ class WindowMenus:
             group.addAction(act)
             menu.addAction(act)
             self.actions[f"language_{language}"] = act
-        self._say(lambda: self.actions[f"language_{current_language()}"].setChecked(True))
+        actions = self.actions  # (what _say keeps holds no reference back to the menus)
+        self._say(lambda: actions[f"language_{current_language()}"].setChecked(True))
 
     def choose_language(self, language):
         """View ▸ Language: switch the whole interface now and start in it next time."""

@@ -17,6 +17,7 @@ from explorer.core.session import load_session, save_session
 from explorer.core.session_words import size_text
 from explorer.i18n import translate
 from explorer.settings_store import data_dir
+from explorer.weak import WeakAttribute
 
 AUTOSAVE_MS = 1500
 SAVE_SHARE = 0.1  # a large session autosaves less often: writing takes at most this share of the time
@@ -50,6 +51,8 @@ def _timed_save(session, path):
 
 class Recovery(QObject):
     """Writes the window's session to its own recovery file while there are unsaved edits."""
+
+    window = WeakAttribute()  # the window owns this: no reference back to it (freed at once with it)
 
     def __init__(self, window):
         super().__init__(window)

@@ -2,6 +2,8 @@
 import numpy as np
 from PySide6.QtGui import QUndoCommand
 
+from explorer.weak import WeakAttribute
+
 # Commands that share an id and a merge key merge into one undo step (one drag = one step). The model
 # updates the newest command in place (``absorb``) while it can: merging through QUndoStack.push would
 # leave the Python object of every merged command alive under PySide6 6.11.
@@ -10,6 +12,8 @@ MERGE_ID = 0x41E
 
 class CellsCommand(QUndoCommand):
     """Write a block of values into one matrix at (top, left); keeps the old block to undo."""
+
+    _model = WeakAttribute()  # the model's undo stack owns this: no reference back to it (a dropped model is freed at once)
 
     def __init__(self, model, name, top, left, new_block, text, merge_key=None):
         super().__init__(text)
@@ -52,6 +56,8 @@ class CellsCommand(QUndoCommand):
 
 class StateCommand(QUndoCommand):
     """Replace the whole state (tokens, matrices, settings) — for shape, token and settings changes."""
+
+    _model = WeakAttribute()  # the model's undo stack owns this: no reference back to it (a dropped model is freed at once)
 
     def __init__(self, model, old_state, new_state, text, merge_key=None):
         super().__init__(text)

@@ -8,6 +8,8 @@ from explorer.core.errors import ExplorerError
 from explorer.core.pipeline import run_pipeline
 from explorer.core.state_diff import Stages, check_comparable, describe_shape, diff_stages, stages_shape
 
+from explorer.weak import WeakAttribute
+
 from .outcome import Refusal
 
 # H·Lq·Lk of a state kept as A at most (its S and A: 64 MiB); B − A of that many takes ~0.3 s, on the GUI thread
@@ -18,6 +20,7 @@ class Comparison(QObject):
     """``marked``: A's stages, or None; ``name`` says what A is. ``diff()`` gives B − A of the state now."""
 
     changed = Signal()  # A was marked, replaced or cleared
+    _model = WeakAttribute()  # the model owns this: no reference back to it (a dropped model is freed at once)
 
     def __init__(self, model):
         super().__init__(model)

@@ -24,6 +24,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from explorer.core.errors import ExplorerError
 from explorer.core.raw_scores import RawScores
 from explorer.core.recompute import apply_edit, edit_cost, full_cost, recompute
+from explorer.weak import WeakAttribute
 
 from .flags import LESSON, SELECTION, SETTINGS, STRUCTURE, VALUES
 from .phases import FAILED, TRANSITIONS, UNREADABLE, WORKING, Phase as P
@@ -62,6 +63,8 @@ def _bounds(dirty):
 class Coordinator(QObject):
     """Owns the results, the worker and the per-turn recompute of one ``AttentionModel``; announces new
     results with the model's ``changed`` (and the state alone, early, with ``state_changed``)."""
+
+    model = WeakAttribute()  # the model owns this: no reference back to it (a dropped model is freed at once)
 
     def __init__(self, model):
         super().__init__(model)

@@ -24,6 +24,7 @@ import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from explorer.core.errors import ExplorerError
+from explorer.weak import WeakAttribute
 
 from .worker import RecomputeWorker
 
@@ -38,6 +39,7 @@ class FlowBack(QObject):
     """``changed()`` when ``state``, ``reason`` or ``result`` change; ``progress(text)`` during a pass."""
 
     changed = Signal()
+    model = WeakAttribute()  # the model owns this: no reference back to it (a dropped model is freed at once)
     progress = Signal(str)
 
     def __init__(self, model, checkpoints, parent=None):

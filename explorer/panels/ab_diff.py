@@ -5,6 +5,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
 from explorer.model import ALL_STAGES, Refusal
+from explorer.weak import weakly
 from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import BAD, MUTED
@@ -46,7 +47,7 @@ class ABDiffPanel(Panel):
             buttons.addWidget(button)
         buttons.addStretch(1)
         self.views = ChangeViews(TITLES, TIPS, self)
-        self.views.tooltip = self._tooltip
+        self.views.tooltip = weakly(self._tooltip, "")
         self.views.clicked = lambda stage, row, col: model.set_selection(row=row)
         self.summary = QLabel(self)
         self.summary.setWordWrap(True)
@@ -59,7 +60,8 @@ class ABDiffPanel(Panel):
         layout.addWidget(self.views, 1)
         layout.addWidget(self.summary)
         self.diff = None  # the StageDiff on screen
-        model.comparison.changed.connect(lambda: self._on_changed(ALL))
+        on_changed = weakly(self._on_changed)  # (the model's signal: it must not keep the panel)
+        model.comparison.changed.connect(lambda: on_changed(ALL))
 
     def mark(self):
         done = self.model.comparison.mark()

@@ -19,6 +19,7 @@ from explorer.i18n import in_language, translate
 from explorer.model import VALUES
 from explorer.model.background import COMPUTING
 from explorer.model.block_view import BlockView
+from explorer.weak import weakly
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_number
@@ -107,16 +108,18 @@ class BlockPanel(Panel):
                          (self.ffn, "ffn"), (self.seed, "seed"), (self.blocks, "blocks")):
             self.keep_text(box.setToolTip, "Block", TIPS[key])
         self.keep_text(self.seed.setPrefix, "Block", "seed ")
+        change = weakly(self._change)  # (the boxes are the panel's: no cycle)
         for name, box in (("placement", self.placement), ("norm", self.norm), ("activation", self.activation),
                           ("ffn_mult", self.ffn)):
-            box.activated.connect(lambda i, name=name, box=box: self._change(**{name: box.itemData(i)}))
-        self.seed.valueChanged.connect(lambda v: self._change(seed=v))
-        self.blocks.valueChanged.connect(lambda v: self._change(blocks=v))
+            box.activated.connect(lambda i, name=name, box=box: change(**{name: box.itemData(i)}))
+        self.seed.valueChanged.connect(lambda v: change(seed=v))
+        self.blocks.valueChanged.connect(lambda v: change(blocks=v))
 
         self.note = QLabel(self)
         self.note.setWordWrap(True)
         self.make_ready = QPushButton(self)
-        self.make_ready.clicked.connect(lambda: self.view.make_ready())
+        view = self.view
+        self.make_ready.clicked.connect(lambda checked=False: view.make_ready())
 
         chain = QWidget()
         chain_layout = QVBoxLayout(chain)

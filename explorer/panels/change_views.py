@@ -5,6 +5,7 @@ import numpy as np
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
 
+from explorer.weak import weakly
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.nice import nice_ceiling
 from explorer.widgets.number_text import format_number
@@ -40,6 +41,7 @@ class ChangeViews(QWidget):
         self._grid.setContentsMargins(0, 0, 0, 0)
         self._grid.setHorizontalSpacing(6)
         self._grid.setVerticalSpacing(2)
+        tooltip, clicked = weakly(self._tooltip_of, ""), weakly(self._clicked_on)  # (its maps' slots: no cycle)
         for stage in STAGES:
             title = QLabel(titles[stage], self)
             title.setTextFormat(Qt.TextFormat.RichText)
@@ -48,12 +50,19 @@ class ChangeViews(QWidget):
             heatmap = Heatmap(cmap="diverging", masked_text="", parent=self)
             heatmap.colorbar.setVisible(False)
             heatmap.setMinimumHeight(HEATMAP_MIN.height())
-            heatmap.tooltip_provider = lambda r, c, s=stage: self.tooltip(s, r, c) if self.tooltip else ""
-            heatmap.cellClicked.connect(lambda r, c, s=stage: self.clicked and self.clicked(s, r, c))
+            heatmap.tooltip_provider = lambda r, c, s=stage: tooltip(s, r, c)
+            heatmap.cellClicked.connect(lambda r, c, s=stage: clicked(s, r, c))
             self.titles[stage], self.heatmaps[stage] = title, heatmap
         self.setMinimumWidth(HEATMAP_MIN.width())
         self.columns = 0
         self._arrange(len(STAGES))
+
+    def _tooltip_of(self, stage, row, col):
+        return self.tooltip(stage, row, col) if self.tooltip else ""
+
+    def _clicked_on(self, stage, row, col):
+        if self.clicked:
+            self.clicked(stage, row, col)
 
     def _arrange(self, columns):
         """The three maps in ``columns`` columns (3: side by side; fewer in a narrow dock, wrapping to rows)."""

@@ -53,10 +53,10 @@ class ControlsPanel(Panel):
 
         self.heads = QComboBox(self)
         self.heads.setToolTip(SCHEMA["heads"].tooltip)
-        self.heads.activated.connect(lambda i: self.model.set_param("heads", self.heads.itemData(i)))
+        self.heads.activated.connect(lambda i, box=self.heads: model.set_param("heads", box.itemData(i)))
         self.head = QComboBox(self)
         self.head.setToolTip(SCHEMA["selected_head"].tooltip)
-        self.head.activated.connect(lambda i: self.model.set_selection(head=i))
+        self.head.activated.connect(lambda i: model.set_selection(head=i))
         heads_row = QWidget(self)
         row = QHBoxLayout(heads_row)
         row.setContentsMargins(0, 0, 0, 0)
@@ -69,7 +69,7 @@ class ControlsPanel(Panel):
         self.kv_heads = QComboBox(self)
         self.kv_heads.setToolTip(SCHEMA["kv_heads"].tooltip + ". Fewer K/V heads: K and V are mean-pooled over "
                                  "each group (as when a model is turned into GQA); more: repeated (no output changes)")
-        self.kv_heads.activated.connect(lambda i: self.model.set_param("kv_heads", self.kv_heads.itemData(i)))
+        self.kv_heads.activated.connect(lambda i, box=self.kv_heads: model.set_param("kv_heads", box.itemData(i)))
         self._row(QT_TRANSLATE_NOOP("Controls", "K/V heads"), self.kv_heads)
         self.cross = QCheckBox(self)
         self.cross.setToolTip("Queries from one sequence, keys and values from another (a translation's target "
@@ -79,7 +79,7 @@ class ControlsPanel(Panel):
 
         self.row = QComboBox(self)
         self.row.setToolTip(SCHEMA["selected_row"].tooltip)
-        self.row.activated.connect(lambda i: self.model.set_selection(row=i))
+        self.row.activated.connect(lambda i: model.set_selection(row=i))
         self._row(QT_TRANSLATE_NOOP("Controls", "Query row"), self.row)
 
         self.shape = QLabel(self)

@@ -1,5 +1,7 @@
 """The matrix editor: Q, K, V (direct) or X and W_q, W_k, W_v, W_o (projected); type, scrub, paste;
 add or remove tokens and dimensions; rename tokens."""
+from functools import partial
+
 import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -8,6 +10,7 @@ from PySide6.QtWidgets import (QAbstractItemDelegate, QHBoxLayout, QInputDialog,
 
 from explorer.i18n import translate
 from explorer.model import SELECTION, SETTINGS, STRUCTURE, VALUES
+from explorer.weak import weakly
 from explorer.widgets.fitting_text import FittingText
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.matrix_table import MatrixTableModel, MatrixTableView
@@ -116,16 +119,17 @@ class EditorPanel(Panel):
             bar.addAction(a)
             return a
 
+        row_after, selected_row = weakly(self._row_after), weakly(self._selected_row)  # (the actions are the panel's)
         act("add_token", QT_TRANSLATE_NOOP("Editor", "+ token"), TIPS["add_token"],
-            lambda: m.add_token(at=None if m.cross else self._row_after()), "Ctrl+T")
+            lambda: m.add_token(at=None if m.cross else row_after()), "Ctrl+T")
         act("remove_token", QT_TRANSLATE_NOOP("Editor", "− token"), TIPS["remove_token"],
-            lambda: m.remove_token(len(m.tokens) - 1 if m.cross else self._selected_row()), "Ctrl+Shift+T")
+            lambda: m.remove_token(len(m.tokens) - 1 if m.cross else selected_row()), "Ctrl+Shift+T")
         act("add_query", QT_TRANSLATE_NOOP("Editor", "+ query"),
             QT_TRANSLATE_NOOP("Editor", "Add a query token (a row of zeros in Q) after the selected query"),
-            lambda: m.add_token(at=self._row_after(), side="queries"))
+            lambda: m.add_token(at=row_after(), side="queries"))
         act("remove_query", QT_TRANSLATE_NOOP("Editor", "− query"),
             QT_TRANSLATE_NOOP("Editor", "Remove the selected query token (its row in Q)"),
-            lambda: m.remove_token(self._selected_row(), side="queries"))
+            lambda: m.remove_token(selected_row(), side="queries"))
         cross = act("cross", QT_TRANSLATE_NOOP("Editor", "Separate queries"),
                     QT_TRANSLATE_NOOP("Editor", "Cross-attention: the queries get tokens of their own (Q's rows), "
                                       "the keys and values keep theirs — as a translation's target reads its source"),
@@ -144,11 +148,11 @@ class EditorPanel(Panel):
         act("remove_dim_x", "−D", QT_TRANSLATE_NOOP("Editor", "Remove the last dimension of X (and the last "
                                                     "column of every W)"), lambda: m.remove_dim("x"))
         bar.addSeparator()
-        self.seed = QSpinBox(self)
+        self.seed = seed = QSpinBox(self)
         self.seed.setRange(0, 999_999)
         act("randomize", QT_TRANSLATE_NOOP("Editor", "Randomize"),
             QT_TRANSLATE_NOOP("Editor", "Fill the editable matrices with random numbers from the seed"),
-            lambda: m.randomize(self.seed.value()), "Ctrl+R")
+            lambda: m.randomize(seed.value()), "Ctrl+R")
         bar.addWidget(self.seed)
         act("reset", QT_TRANSLATE_NOOP("Editor", "Reset"),
             QT_TRANSLATE_NOOP("Editor", "Go back to the preset or file as it was opened"), m.reset_to_preset)
@@ -199,7 +203,8 @@ class EditorPanel(Panel):
                                      editable=False, parent=self)
         else:
             rows, cols = LABELS[name]
-            row_labels = (lambda: self._tokens_of(name)) if rows is None else (
+            tokens_of = weakly(self._tokens_of, ())  # (the table is the panel's: no reference back to it)
+            row_labels = (lambda: tokens_of(name)) if rows is None else (
                 lambda: [f"{rows}{i}" for i in range(m.matrix(name).shape[0])])
             table = MatrixTableModel(lambda: m.matrix(name) if m.has(name) else EMPTY, row_labels, col_prefix=cols,
                                      on_edit=lambda i, j, v: m.set_cell(name, i, j, v),
@@ -218,23 +223,24 @@ class EditorPanel(Panel):
             view.scrubStarted.connect(lambda r, c: m.begin_gesture())
             view.scrubbed.connect(lambda r, c, v: m.set_cell(name, r, c, v))
             view.scrubFinished.connect(lambda r, c: m.end_gesture())
-            view.currentCellChanged.connect(lambda r, c: self._cell_selected(name, r, c))
+            view.currentCellChanged.connect(partial(weakly(self._cell_selected), name))
         else:
             view.scrub_enabled = False
         if name in ("Q", "X", "derivedQ") or (name in ("K", "V", "derivedK", "derivedV") and not m.cross):
-            view.pressed.connect(lambda index: self.model.set_selection(row=index.row()))  # rows are queries
+            view.pressed.connect(lambda index: m.set_selection(row=index.row()))  # rows are queries
             view.selectionModel().currentChanged.connect(
-                lambda cur, prev: prev.isValid() and cur.isValid() and self.model.set_selection(row=cur.row()))
+                lambda cur, prev: prev.isValid() and cur.isValid() and m.set_selection(row=cur.row()))
         if LABELS.get(name, (None,))[0] is None:  # rows are tokens
             side = "queries" if name in ("Q", "X", "derivedQ") else "keys"
-            view.verticalHeader().sectionDoubleClicked.connect(lambda row, side=side: self.rename_token(row, side=side))
+            view.verticalHeader().sectionDoubleClicked.connect(partial(weakly(self.rename_token), side=side))
             view.verticalHeader().setToolTip("Double-click a token to rename it")
         self.tables[name], self.views[name] = table, view
         left = self.views.get(SHARES_ROWS.get(name))
         if left is not None:  # the same rows (unless the queries are separate: see _shared_rows)
+            shared_rows = weakly(self._shared_rows)
             for a, b in ((left, view), (view, left)):
                 a.verticalScrollBar().valueChanged.connect(
-                    lambda value, a=a, b=b: self._shared_rows(a, b) and b.verticalScrollBar().setValue(value))
+                    lambda value, a=a, b=b: shared_rows(a, b) and b.verticalScrollBar().setValue(value))
         box = QVBoxLayout()
         tip = ROLES[name][1]
         title = QLabel(self)

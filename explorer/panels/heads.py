@@ -5,6 +5,8 @@ Every head's weights (or scores) come from ``model.results.heads``; this file on
 Clicking a head's heatmap makes it the selected head, so the main Scores/Weights/Output panels show it.
 """
 import math
+from functools import partial
+from explorer.weak import weakly
 from explorer.widgets.html_escape import escape
 
 import numpy as np
@@ -387,12 +389,13 @@ class HeadsPanel(Panel):
         self.cells = []
         cols = self.grid_columns(shown)
         rows = math.ceil(shown / cols)
+        clicked, tooltip, model = weakly(self._cell_clicked), weakly(self.tooltip, ""), self.model  # (no cycle)
         for h in range(shown):
             cell = HeadCell(h, self.mode, self.grid_widget)
             cell.clicked.connect(self._cell_clicked)
-            cell.heatmap.cellClicked.connect(lambda row, col, _h=h: self._cell_clicked(_h, row, col))
-            cell.heatmap.tooltip_provider = lambda row, col, _h=h: self.tooltip(_h, row, col)
-            cell.heatmap.image_valid = lambda: not self.model.pending
+            cell.heatmap.cellClicked.connect(partial(clicked, h))
+            cell.heatmap.tooltip_provider = partial(tooltip, h)
+            cell.heatmap.image_valid = lambda: not model.pending
             cell.setMinimumSize(MIN_CELL_W, MIN_CELL_H)
             self.grid.addWidget(cell, h // cols, h % cols)
             self.cells.append(cell)

@@ -6,6 +6,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 from explorer.i18n import translate
 
 from explorer.model import ALL_STAGES, DECODE, SELECTION, SETTINGS, STRUCTURE, VALUES
+from explorer.weak import weakly
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.nice import nice_ceiling
 
@@ -56,15 +57,15 @@ class HeatmapPanel(Panel):
         self._drawn_from = None  # the results the heatmap shows (its image is a view of their arrays)
         self._guess_seen = None  # (guess, history index when it was first outlined)
         model.history_moved.connect(self._outline_guess)
-        self.heatmap.tooltip_provider = self._tooltip_if_shown
-        self.heatmap.image_valid = self._image_valid
+        self.heatmap.tooltip_provider = weakly(self._tooltip_if_shown, "")
+        self.heatmap.image_valid = weakly(self._image_valid, False)
         self.heatmap.cellClicked.connect(self._clicked)
         self.reveal_button = QPushButton(self)
         self.keep_text(lambda text, button=self.reveal_button, stage='①②③'[self.stage - 1]: button.setText(
             text.format(stage=stage)), "Heatmap", "Reveal {stage}")
         self.keep_text(self.reveal_button.setToolTip, "Heatmap",
                        "Show this stage (guess first: click the cell you expect to be darkest)")
-        self.reveal_button.clicked.connect(lambda: self.model.set_revealed(self.stage))
+        self.reveal_button.clicked.connect(lambda checked=False, stage=self.stage: model.set_revealed(stage))
         self.reveal_button.hide()  # until a render finds the stage hidden (not while nothing is drawn yet)
         top = QHBoxLayout()
         top.addWidget(self.caption, 1)

@@ -46,7 +46,7 @@ class AttentionLinesPanel(Panel):
             small.setPointSizeF(small.pointSizeF() * 0.9)
         self.note.setFont(small)
         self.canvas = LinesCanvas(self)
-        self.canvas.queryClicked.connect(lambda i: self.model.set_selection(row=i))
+        self.canvas.queryClicked.connect(lambda i: model.set_selection(row=i))
         self.keep_text(lambda text, canvas=self.canvas: canvas.set_headers(text, translate("Lines", "key")), "Lines",
                        "query")
         controls = QHBoxLayout()

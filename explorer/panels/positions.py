@@ -42,11 +42,11 @@ class PositionsPanel(Panel):
         self.caption.setWordWrap(True)
         self.add = QCheckBox(self)
         self.keep_text(self.add.setToolTip, "Positions", "X + PE is what W_q, W_k and W_v project when this is on")
-        self.add.toggled.connect(lambda on: self.model.set_param("positions", "sinusoidal" if on else "none"))
+        self.add.toggled.connect(lambda on: model.set_param("positions", "sinusoidal" if on else "none"))
         self.alibi = QCheckBox(self)
         self.keep_text(self.alibi.setToolTip, "Positions",
                        "Head h adds −m_h·|i − j| to score (i, j) after the scale, before the temperature")
-        self.alibi.toggled.connect(lambda on: self.model.set_param("positions", "alibi" if on else "none"))
+        self.alibi.toggled.connect(lambda on: model.set_param("positions", "alibi" if on else "none"))
         fg, bg = (self.palette().color(role) for role in (QPalette.ColorRole.WindowText, QPalette.ColorRole.Base))
         self.slopes = lesson_plot(self, fg, bg, "", "", "", min_size=(160, 120))
         self._fg = fg
@@ -57,7 +57,7 @@ class PositionsPanel(Panel):
         self.keep_text(self.to_projected.setText, "Positions", "Switch to projected mode")
         self.keep_text(self.to_projected.setToolTip, "Positions", "Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ, starting "
                        "from X and W that reproduce the current Q, K, V exactly")
-        self.to_projected.clicked.connect(lambda: self.model.set_param("source", "projected"))
+        self.to_projected.clicked.connect(lambda checked=False: model.set_param("source", "projected"))
         self.note = QLabel(self)
         self.keep_text(self.note.setText, "Positions", DIRECT_NOTE)
         self.note.setWordWrap(True)

@@ -8,6 +8,7 @@ from explorer.core.errors import ExplorerError
 from explorer.core.sensitivity import nudge_sensitivity
 from explorer.core.state_diff import largest_changes
 from explorer.model import ALL_STAGES
+from explorer.weak import weakly
 from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import BAD, MUTED
@@ -51,9 +52,10 @@ class SensitivityPanel(Panel):
         self.epsilon.setValue(0.1)
         self.epsilon.setPrefix("ε = ")
         self.epsilon.setToolTip("The size of the nudge; the changes shown are ε times the derivatives")
+        refresh = weakly(self.refresh)  # (its own controls' slots: no cycle)
         for control in (self.what, self.column, self.epsilon):
             signal = control.currentIndexChanged if control is self.what else control.valueChanged
-            signal.connect(lambda *args: self.refresh())
+            signal.connect(lambda *args: refresh())
         controls = QHBoxLayout()
         controls.addWidget(QLabel("Nudge", self))
         controls.addWidget(self.what)
@@ -61,8 +63,8 @@ class SensitivityPanel(Panel):
         controls.addWidget(self.epsilon)
         controls.addStretch(1)
         self.views = ChangeViews(TITLES, TIPS, self)
-        self.views.tooltip = self._tooltip
-        self.views.clicked = self._clicked
+        self.views.tooltip = weakly(self._tooltip, "")
+        self.views.clicked = weakly(self._clicked)
         self.summary = QLabel(self)
         self.summary.setWordWrap(True)
         self.summary.setTextFormat(Qt.TextFormat.RichText)

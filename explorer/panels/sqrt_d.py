@@ -12,14 +12,14 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import (QFrame, QGridLayout, QHBoxLayout, QLabel, QScrollArea, QSpinBox, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QSpinBox, QVBoxLayout, QWidget
 
 from explorer.core.scaling import N_KEYS, N_SAMPLES, dimension_grid, sharpness_curve, sqrt_d_point
 from explorer.widgets.html_escape import escape
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.palette import BLUE, BLUISH_GREEN, ORANGE, VERMILLION
 from explorer.widgets.plots import lesson_plot, set_title
+from explorer.widgets.tile_grid import TileGrid
 
 from explorer.i18n import current_language, translate
 
@@ -185,11 +185,10 @@ class SqrtDPanel(Panel):
         self.quote.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.quote.setWidget(self.quote_text)
 
-        self.tiles = QGridLayout()
-        self.tiles.setContentsMargins(0, 0, 0, 0)
-        self.tiles.setSpacing(6)
-        self._columns = 0
-        self._arrange(2)
+        # spread, bars / entropy, the chapter: two by two, or one column when narrow
+        self.tiles = TileGrid((self.spread_plot, self.bars_plot, self.entropy_plot, self.quote), (
+            (NARROW, ((0, 0), (0, 1), (1, 0), (1, 1)), (1, 1)),
+            (0, ((0, 0), (1, 0), (2, 0), (3, 0)), (1, 1, 1, 1))), spacing=6)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -252,24 +251,9 @@ class SqrtDPanel(Panel):
         plot.addItem(line, ignoreBounds=True)
         return line
 
-    def _arrange(self, columns):
-        """Four tiles, two by two (or one column when narrow): spread, bars / entropy, the chapter."""
-        if columns == self._columns:
-            return
-        self._columns = columns
-        tiles = (self.spread_plot, self.bars_plot, self.entropy_plot, self.quote)
-        for w in tiles:
-            self.tiles.removeWidget(w)
-        for i, w in enumerate(tiles):
-            self.tiles.addWidget(w, i // columns, i % columns)
-        for r in range(4):
-            self.tiles.setRowStretch(r, 1 if r < 4 // columns else 0)
-        for c in range(2):
-            self.tiles.setColumnStretch(c, 1 if c < columns else 0)
-
     def resizeEvent(self, event):
         super().resizeEvent(event)
-        self._arrange(2 if self.width() >= NARROW else 1)
+        self.tiles.fit(self.width())
 
     # ----- state ----------------------------------------------------------------------------------
     @property

@@ -17,6 +17,8 @@ import numpy as np
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QHeaderView
 
+from explorer.weak import WeakAttribute
+
 from .number_text import format_number
 
 EXACT_UP_TO = 20_000  # cells of a changed block whose texts are formatted one by one
@@ -57,6 +59,8 @@ def _smallest_magnitude(block: np.ndarray, rows_at_once: int = 256) -> float:
 
 class ColumnFit(QObject):
     """Keeps ``view``'s columns fitting its numbers (``stretch_up_to`` columns at most stretch)."""
+
+    view = WeakAttribute()  # the view owns this: no reference back to it (a dropped view is freed at once)
 
     def __init__(self, view, stretch_up_to: int):
         super().__init__(view)
@@ -138,7 +142,7 @@ class ColumnFit(QObject):
         """The view changed size: stretching may fit now, or no longer (after this event)."""
         if not self._pending:
             self._pending = True
-            QTimer.singleShot(0, self._after_resize)
+            QTimer.singleShot(0, self.view, self._after_resize)  # (not after the view is gone)
 
     def _after_resize(self) -> None:
         self._pending = False

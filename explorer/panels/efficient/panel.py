@@ -10,7 +10,7 @@ import weakref
 import numpy as np
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import (QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QScrollArea, QSpinBox,
+from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QScrollArea, QSpinBox,
                                QVBoxLayout, QWidget)
 
 from explorer.core.efficient import MECHANISMS, Mechanism, cost_curve, head_inputs, multiply_adds
@@ -25,6 +25,7 @@ from explorer.widgets.html_escape import escape
 from explorer.widgets.nice import nice_ceiling
 from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import BAD, MUTED
+from explorer.widgets.tile_grid import TileGrid
 
 from ..base import Panel
 from .cost_plot import CostPlot, curve_lengths
@@ -134,11 +135,12 @@ class EfficientPanel(Panel):
             box.addWidget(title)
             for view in views:
                 box.addWidget(view, 1)
-        self.tiles = QGridLayout()
-        self.tiles.setContentsMargins(0, 0, 0, 0)
-        self.tiles.setSpacing(6)
-        self._columns = 0
-        self._arrange(3)
+        # Wide: the two heatmaps and the cost plot in a row, the sentence under them. Narrow: the heatmaps,
+        # then the cost plot beside the sentence. Narrowest: one under another.
+        self.tiles = TileGrid((self.left_tile, self.right_tile, self.cost.widget, self.caption_tile), (
+            (NARROW, ((0, 0), (0, 1), (0, 2), (1, 0, 1, 3)), (4, 1, 0, 0)),
+            (NARROWEST, ((0, 0), (0, 1), (1, 0), (1, 1)), (3, 2, 0, 0)),
+            (0, ((0, 0), (1, 0), (2, 0), (3, 0)), (1, 1, 1, 0))), spacing=6)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -171,27 +173,9 @@ class EfficientPanel(Panel):
         row.addWidget(box)
         self.boxes[name], self.box_labels[name] = box, label
 
-    def _arrange(self, columns):
-        """Wide: the two heatmaps and the cost plot in a row, the sentence under them. Narrow: the heatmaps,
-        then the cost plot beside the sentence. Narrowest: one under another."""
-        if columns == self._columns:
-            return
-        self._columns = columns
-        for w in (self.left_tile, self.right_tile, self.cost.widget, self.caption_tile):
-            self.tiles.removeWidget(w)
-        places = {3: ((0, 0), (0, 1), (0, 2), (1, 0, 1, 3)), 2: ((0, 0), (0, 1), (1, 0), (1, 1)),
-                  1: ((0, 0), (1, 0), (2, 0), (3, 0))}[columns]
-        for w, place in zip((self.left_tile, self.right_tile, self.cost.widget, self.caption_tile), places):
-            self.tiles.addWidget(w, *place)
-        for c in range(3):
-            self.tiles.setColumnStretch(c, 1 if c < columns else 0)
-        stretches = {3: (4, 1, 0, 0), 2: (3, 2, 0, 0), 1: (1, 1, 1, 0)}[columns]
-        for row, stretch in enumerate(stretches):
-            self.tiles.setRowStretch(row, stretch)
-
     def resizeEvent(self, event):
         super().resizeEvent(event)
-        self._arrange(3 if self.width() >= NARROW else 2 if self.width() >= NARROWEST else 1)
+        self.tiles.fit(self.width())
 
     # ----- state --------------------------------------------------------------------------------
     def mechanism(self):

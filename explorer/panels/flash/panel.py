@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QBoxLayou
 from explorer.core.flash_accounting import SRAM_SIZES, HbmModel, sram_numbers, working_set
 from explorer.core.online_softmax import (block_steps, default_tile, flash_attention, head_problem,
                                           largest_difference, smallest_tile, spans)
+from explorer.weak import weakly
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.rich_label import RichLabel
 from explorer.widgets.tile_overlay import TileOverlay
@@ -70,17 +71,18 @@ class FlashAttentionPanel(Panel):
         self.keep_text(self.slider.setToolTip, "Flash", "Which step: the tiles computed so far (← → once it has the focus)")
         self.slider.setMinimumWidth(80)
         self.step_label = QLabel(self)
-        self.previous.clicked.connect(lambda: self.slider.setValue(self.slider.value() - 1))
-        self.next.clicked.connect(lambda: self.slider.setValue(self.slider.value() + 1))
+        slider, show_step = self.slider, weakly(self._show_step)  # (the controls are the panel's: no cycle)
+        self.previous.clicked.connect(lambda: slider.setValue(slider.value() - 1))
+        self.next.clicked.connect(lambda: slider.setValue(slider.value() + 1))
         self.play.clicked.connect(self._toggle_play)
-        self.slider.valueChanged.connect(lambda _: self._show_step())
+        self.slider.valueChanged.connect(lambda _: show_step())
         self.timer = QTimer(self)
         self.timer.setInterval(PLAY_MS)
         self.timer.timeout.connect(self._tick)
 
         self.scores = Heatmap(cmap="diverging", row_title="query (this block)", col_title="key",
                               colorbar_label="score S", parent=self)
-        self.scores.tooltip_provider = self._score_tip
+        self.scores.tooltip_provider = weakly(self._score_tip, "")
         bg = self.palette().color(QPalette.ColorRole.Base)
         self.overlay = TileOverlay(bg).attach(self.scores)
         self.table = QTableWidget(len(texts.TABLE_ROWS), 0, self)  # a row per quantity, a column per query
@@ -118,7 +120,8 @@ class FlashAttentionPanel(Panel):
         self.keep_text(self.sram.setToolTip, "Flash", "The SRAM size M assumed for the paper's count of HBM accesses: "
                        "the paper's “M around 100KB”, or one streaming multiprocessor's shared memory on an A100 or an "
                        "H100 (counted in numbers of 2 bytes, fp16)")
-        self.sram.currentIndexChanged.connect(lambda _: self._show_accounting())
+        show_accounting = weakly(self._show_accounting)
+        self.sram.currentIndexChanged.connect(lambda _: show_accounting())
         self._lay_out()
 
     def _spin(self, prefix, tip):
@@ -126,7 +129,8 @@ class FlashAttentionPanel(Panel):
         self.keep_text(box.setPrefix, "Flash", prefix)
         self.keep_text(box.setToolTip, "Flash", tip)
         box.setKeyboardTracking(False)  # typing "12" does not stop at 1 on the way
-        box.valueChanged.connect(lambda _: self._choose())
+        choose = weakly(self._choose)  # (the box is the panel's: no cycle)
+        box.valueChanged.connect(lambda _: choose())
         return box
 
     def _lay_out(self):

@@ -10,6 +10,7 @@ from explorer.core.heads import sharing_name
 from explorer.core.plural import count
 from explorer.model import DECODE, SELECTION
 from explorer.model.decode_view import CHECK_TOKENS, DecodeView
+from explorer.weak import weakly
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.details import Details
 from explorer.widgets.labelled_slider import LabelledSlider
@@ -36,15 +37,16 @@ class GenerationPanel(Panel):
         super().__init__(model, parent)
         self.caption = QLabel(self)
         self.caption.setWordWrap(True)
+        go, t = weakly(self.go), weakly(self.t, 0)  # (the buttons are the panel's: no cycle)
         self.back = QPushButton(self)
         self.keep_text(self.back.setText, "Generation", "◀ Back")
         self.keep_text(self.back.setToolTip, "Generation", "One step back: the cache loses the newest token")
-        self.back.clicked.connect(lambda: self.go(self.t() - 1))
+        self.back.clicked.connect(lambda: go(t() - 1))
         self.forward = QPushButton(self)
         self.keep_text(self.forward.setText, "Generation", "Step ▶")
         self.keep_text(self.forward.setToolTip, "Generation",
                        "Decode the next token: its k and v join the cache, its query attends to all of it")
-        self.forward.clicked.connect(lambda: self.go(self.t() + 1))
+        self.forward.clicked.connect(lambda: go(t() + 1))
         self.play = QPushButton(translate("Generation", "Play"), self)
         self.play.setCheckable(True)
         self.keep_text(self.play.setToolTip, "Generation", "Decode one token after another from the start, at the chosen speed")
@@ -56,21 +58,21 @@ class GenerationPanel(Panel):
         self.keep_text(self.speed.setToolTip, "Generation", "How fast Play decodes")
         self.slider = LabelledSlider("t", 1, 2, integer=True, parent=self)
         self.keep_text(self.slider.setToolTip, "Generation", "Tokens in the K/V cache")
-        self.slider.valueChanged.connect(lambda v: self.go(int(v)))
+        self.slider.valueChanged.connect(lambda v: go(int(v)))
         self.slider.sliderPressed.connect(model.begin_gesture)
         self.slider.sliderReleased.connect(model.end_gesture)
         self.prefill = QSpinBox(self)
         self.keep_text(self.prefill.setPrefix, "Generation", "prefill ")
         self.keep_text(self.prefill.setToolTip, "Generation",
                        "Tokens the prompt puts in the cache in one step (the first, slow step)")
-        self.prefill.valueChanged.connect(lambda v: self.model.set_param("decode_prefill", int(v)))
+        self.prefill.valueChanged.connect(lambda v: model.set_param("decode_prefill", int(v)))
         self.causal_note = Details(CAUSAL_OFF_SUMMARY, CAUSAL_OFF, self)
         self.keep_text(self.causal_note.set_summary, "Generation", CAUSAL_OFF_SUMMARY)
         self.keep_text(self.causal_note.set_text, "Generation", CAUSAL_OFF)
         self.causal_on = QPushButton(self)
         self.keep_text(self.causal_on.setText, "Generation", "Turn the causal mask on")
         self.keep_text(self.causal_on.setToolTip, "Generation", "So the main heatmaps show what the decode computes")
-        self.causal_on.clicked.connect(lambda: self.model.set_param("causal", True))
+        self.causal_on.clicked.connect(lambda checked=False: model.set_param("causal", True))
         self.timer = QTimer(self)
         self.timer.timeout.connect(self._tick)
 

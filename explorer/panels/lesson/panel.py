@@ -3,11 +3,12 @@ and live checks (rows sum to 1, outputs stay in the convex hull of V).
 
 The verdicts and checks come from ``explorer.core.lesson``; this panel only words them.
 """
+from explorer.weak import weakly
 from explorer.widgets.html_escape import escape
 
 import numpy as np
 from PySide6.QtCore import QPoint, QSize, Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QFrame, QGroupBox, QHBoxLayout, QLabel, QPushButton, QScrollArea,
+from PySide6.QtWidgets import (QComboBox, QFrame, QGroupBox, QHBoxLayout, QPushButton, QScrollArea,
                                QVBoxLayout, QWidget)
 
 from explorer.core.lesson import demo_state, guess_fits, lesson_checks
@@ -55,7 +56,7 @@ class LessonPanel(StepTexts, ExperimentTexts, Panel):
         self.start_button.clicked.connect(self.start)
         self.show_all_button = QPushButton()
         self.keep_text(self.show_all_button.setText, "Lesson", "Show all")
-        self.show_all_button.clicked.connect(lambda: self.model.set_revealed(ALL_STAGES))
+        self.show_all_button.clicked.connect(lambda checked=False: model.set_revealed(ALL_STAGES))
         row.addWidget(self.start_button)
         row.addWidget(self.show_all_button)
         row.addStretch(1)
@@ -89,10 +90,11 @@ class LessonPanel(StepTexts, ExperimentTexts, Panel):
         self.instruction.setObjectName("lessonNote")
         steps.addWidget(self.instruction)
         self.steps = []
+        reveal, set_up = weakly(self.reveal), weakly(self.set_up)  # (the buttons are the panel's: no cycle)
         for stage, title, formula, _panel, zh, en in STEPS:
             step = Step(stage, translate("Lesson", title), formula, zh, en)
             self.keep_text(step.set_title, "Lesson", title)
-            step.reveal_button.clicked.connect(lambda checked=False, s=stage: self.reveal(s))
+            step.reveal_button.clicked.connect(lambda checked=False, s=stage: reveal(s))
             steps.addWidget(step)
             self.steps.append(step)
         layout.addWidget(self.steps_box)
@@ -110,7 +112,7 @@ class LessonPanel(StepTexts, ExperimentTexts, Panel):
         self.cards = [Card(*texts) for texts in EXPERIMENTS]
         for i, card in enumerate(self.cards):
             self.keep_text(card.setup_button.setText, "Lesson", "Set it up")
-            card.setup_button.clicked.connect(lambda checked=False, n=i + 1: self.set_up(n))
+            card.setup_button.clicked.connect(lambda checked=False, n=i + 1: set_up(n))
             cards.addWidget(card)
         self.swap_button = QPushButton()
         self.keep_text(self.swap_button.setText, "Lesson", "Swap K rows of 猫 and 红色")

@@ -13,6 +13,7 @@ from explorer.core.errors import ExplorerError
 from explorer.core.head_patterns import strongest_pattern
 from explorer.core.plural import count
 from explorer.model.flow_back import LOST, NONE, WAITING
+from explorer.weak import weakly
 from explorer.widgets.fitting_text import shrinkable
 from explorer.widgets.head_grid import HeadGrid
 from explorer.widgets.heatmap import Heatmap
@@ -57,9 +58,10 @@ class ModelViewPanel(Panel):
         shrinkable(self.choice, 24)  # a narrow dock shows what fits of a long model's name
         self.text = QLineEdit(DEFAULT_TEXT, self)
         self.keep_text(self.text.setToolTip, "ModelView", "Text to run through the model; every head's attention follows as you type")
-        self.text.textEdited.connect(lambda _: self._typing.start())
         self.text.returnPressed.connect(self.run)
         self._typing = QTimer(self)
+        typing = self._typing  # (the line's signal holds no reference back to the panel)
+        self.text.textEdited.connect(lambda _: typing.start())
         self._typing.setSingleShot(True)
         self._typing.setInterval(TYPING_PAUSE_MS)
         self._typing.timeout.connect(self.run)
@@ -78,7 +80,8 @@ class ModelViewPanel(Panel):
         self.keep_text(self.generate_button.setToolTip, "ModelView", "Greedy: the likeliest next token, again and "
                        "again, with a K/V cache in every layer (each new token's query reads every earlier token's "
                        "cached k and v)")
-        self.generate_button.clicked.connect(lambda: self.ck.generate(self.text.text(), self.n_new.value()))
+        ck, text, n_new = self.ck, self.text, self.n_new
+        self.generate_button.clicked.connect(lambda: ck.generate(text.text(), n_new.value()))
         self.generated = QLabel(self)
         self.generated.setWordWrap(True)
         self.rows = Heatmap(cmap="sequential", row_title="layer · head", col_title="cached token",
@@ -94,7 +97,7 @@ class ModelViewPanel(Panel):
         self.info = QLabel(self)
         self.info.setWordWrap(True)
         self.keep_text(self.info.setToolTip, "ModelView", LEGEND_TIP)
-        self.next_tokens = NextTokensView(model.flow_back, self, open_folder=self.open_model)
+        self.next_tokens = NextTokensView(model.flow_back, self, open_folder=weakly(self.open_model))
         self.grid_area = scroll = QScrollArea(self)
         scroll.setWidgetResizable(True)
         scroll.setWidget(self.grid)
@@ -131,7 +134,12 @@ class ModelViewPanel(Panel):
         self.ck.generated.connect(self._generated)
         self._said = ""  # the status line between runs ("Running…" stands in for it during one)
         model.history_moved.connect(self._outline_session_head)
-        model.flow_back.changed.connect(lambda: QTimer.singleShot(0, self._next_tokens_changed))
+        # its own timer (a turn later) is deleted with it, and the model's signal holds no reference to the panel
+        self._tokens_changed = QTimer(self)
+        self._tokens_changed.setSingleShot(True)
+        self._tokens_changed.setInterval(0)
+        self._tokens_changed.timeout.connect(self._next_tokens_changed)
+        model.flow_back.changed.connect(self._tokens_changed.start)
         self._reveal = False  # a head just opened: bring what the model says next into the dock's view
         self._followed_load = None  # the session load whose head (if any) the grid and the text have followed
         model.changed.connect(self._maybe_follow)
@@ -162,7 +170,7 @@ class ModelViewPanel(Panel):
 
     def offer_models(self):
         """Open the list of models to choose from (File ▸ Open model…), once the dock just shown is laid out."""
-        QTimer.singleShot(0, self.choice.showPopup)
+        QTimer.singleShot(0, self, self.choice.showPopup)
 
     def _show_open_model(self):
         """The choice names the open model: its entry, or a new one for a folder opened from elsewhere (a
@@ -231,11 +239,11 @@ class ModelViewPanel(Panel):
         self._follow_loaded_head()
         if self._reveal:
             self._reveal = self.model.flow_back.state in (NONE, WAITING)  # until the head's numbers (or why not)
-            QTimer.singleShot(0, self.reveal_next_tokens)  # once the dock has laid out the table's new size
+            QTimer.singleShot(0, self, self.reveal_next_tokens)  # once the dock has laid out the table's new size
 
     def _maybe_follow(self, _flags):
         if self.model.loads != self._followed_load:  # (cheap: it runs on every edit)
-            QTimer.singleShot(0, self._follow_loaded_head)
+            QTimer.singleShot(0, self, self._follow_loaded_head)
 
     def _follow_loaded_head(self):
         """A session opened from a file as a head of the open model: the text box, the grid and its outline
@@ -266,7 +274,7 @@ class ModelViewPanel(Panel):
         if self.parentWidget() is not None:
             self.parentWidget().installEventFilter(self)  # (once: Qt ignores a second install)
         if self.ck.model is None:
-            QTimer.singleShot(0, self._open_first)
+            QTimer.singleShot(0, self, self._open_first)
 
     def _open_first(self):
         """The first model the view opens: the session's own (a head saved in its file), else — or when that one
@@ -389,7 +397,7 @@ class ModelViewPanel(Panel):
         self._followed_load = self.model.loads  # (the session now is this head: nothing loaded to follow)
         self._reveal = opened
         if opened:
-            QTimer.singleShot(0, self.reveal_next_tokens)
+            QTimer.singleShot(0, self, self.reveal_next_tokens)
         return opened
 
     def _session_head(self):

@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QBoxLayout, QComboBox, QFrame, QHBoxLayout, QLabel
 from explorer.core.plural import noun
 from explorer.core.readout import drawn_keys, keys_by_weight, row_readout
 from explorer.model import VALUES
+from explorer.weak import weakly
 from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_fixed, format_weight
 from explorer.widgets.lean_plot import LeanPlotItem
@@ -54,12 +55,13 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
 
         self.row_combo = QComboBox(self)
         self.keep_text(self.row_combo.setToolTip, "Readout", "The query row to read (or click a row in any heatmap)")
-        self.row_combo.activated.connect(lambda i: self.model.set_selection(row=i))
+        self.row_combo.activated.connect(lambda i: model.set_selection(row=i))
         self.x_combo, self.y_combo = QComboBox(self), QComboBox(self)
         self.keep_text(self.x_combo.setToolTip, "Readout", "The dimension of V on the plane's horizontal axis")
         self.keep_text(self.y_combo.setToolTip, "Readout", "The dimension of V on the plane's vertical axis")
-        self.x_combo.currentIndexChanged.connect(lambda i: self._set_dims(x=i))
-        self.y_combo.currentIndexChanged.connect(lambda i: self._set_dims(y=i))
+        set_dims = weakly(self._set_dims)
+        self.x_combo.currentIndexChanged.connect(lambda i: set_dims(x=i))
+        self.y_combo.currentIndexChanged.connect(lambda i: set_dims(y=i))
         self.dims_label = self.kept_label("Readout", "plane:")
         self.vs_label = QLabel("×", self)
         controls = QHBoxLayout()

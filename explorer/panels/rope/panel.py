@@ -15,13 +15,14 @@ from dataclasses import replace
 import numpy as np
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QPushButton
+from PySide6.QtWidgets import QCheckBox, QComboBox, QPushButton
 
 from explorer.core.rope_lesson import (diagonal_deviation, head_slice, is_constant_along_diagonals, locked_positions,
                                        same_row_everywhere, value_range)
 from explorer.core.presets import random_session
 from explorer.i18n import current_language, translate
 from explorer.model import SELECTION, SETTINGS, STRUCTURE, VALUES
+from explorer.weak import weakly
 from explorer.widgets.html_escape import escape
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.number_text import format_number
@@ -81,17 +82,18 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         # ---- what the rotation plane looks at
         self.head_combo = QComboBox(self)
         self.keep_text(self.head_combo.setToolTip, "RoPE", "The head whose q and k are shown (the selected head of every panel)")
-        self.head_combo.activated.connect(lambda i: self.model.set_selection(head=i))
+        self.head_combo.activated.connect(lambda i: model.set_selection(head=i))
         self.query_combo = QComboBox(self)
         self.keep_text(self.query_combo.setToolTip, "RoPE", "The query token: its row of Q before RoPE (the selected query row)")
-        self.query_combo.activated.connect(lambda i: self.model.set_selection(row=i))
+        self.query_combo.activated.connect(lambda i: model.set_selection(row=i))
         self.key_combo = QComboBox(self)
         self.keep_text(self.key_combo.setToolTip, "RoPE", "The key token: its row of K before RoPE")
-        self.key_combo.activated.connect(lambda i: self.model.set_selection(key=i))
+        self.key_combo.activated.connect(lambda i: model.set_selection(key=i))
+        draw_view, position_moved = weakly(self._draw_view), weakly(self._position_moved)  # (no cycle)
         self.pair_slider = LabelledSlider("pair i", 0, 0, 0, integer=True, parent=self)
         self.keep_text(self.pair_slider.setText, "RoPE", "pair i")
         self.keep_text(self.pair_slider.setToolTip, "RoPE", "Which 2-D pair of the head's dimensions the plane shows")
-        self.pair_slider.valueChanged.connect(lambda _v: self._draw_view())
+        self.pair_slider.valueChanged.connect(lambda _v: draw_view())
 
         self.m_slider = LabelledSlider("m (query position)", 0, POSITION_MAX, 5, integer=True, parent=self)
         self.n_slider = LabelledSlider("n (key position)", 0, POSITION_MAX, 2, integer=True, parent=self)
@@ -101,8 +103,8 @@ class RopePanel(RopePlots, RopeTiles, Panel):
                        "query (a heatmap's row) sets it to that query's position, offset + row")
         self.keep_text(self.n_slider.setToolTip, "RoPE", "The position the key is turned for: by n·θ_i. Choosing a "
                        "key (a heatmap's column) sets it to that key's position, offset + column")
-        self.m_slider.valueChanged.connect(lambda v: self._position_moved("m", int(v)))
-        self.n_slider.valueChanged.connect(lambda v: self._position_moved("n", int(v)))
+        self.m_slider.valueChanged.connect(lambda v: position_moved("m", int(v)))
+        self.n_slider.valueChanged.connect(lambda v: position_moved("n", int(v)))
         self.lock_box = QCheckBox(self)
         self.keep_text(self.lock_box.setText, "RoPE", "lock distance m − n")
         self.keep_text(self.lock_box.setToolTip, "RoPE",
@@ -247,7 +249,7 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         self.pair_slider.setRange(0, max(d_h // 2 - 1, 0))
         for group in ("factor", "low", "high", "context"):
             self.groups[group].setVisible(s.rope_scaling == "llama3")
-        self._arrange_bar(self._columns)  # a narrow panel packs the groups now shown
+        self._arrange_bar(self.tiles.columns)  # a narrow panel packs the groups now shown
         self.problem_label.setVisible(problem is not None)
         self.example_button.setVisible(problem is not None)
         self.problem_label.setText(escape(problem or "") + (

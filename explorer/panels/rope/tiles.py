@@ -1,10 +1,11 @@
 """How the RoPE panel arranges itself: its controls in small groups on four rows (wide) or as many to a row
 as fit (narrow), the plane beside the spectrum and the score plot, or all three in one column."""
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt
-from PySide6.QtWidgets import QGridLayout, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.plots import lesson_plot
+from explorer.widgets.tile_grid import TileGrid
 
 NARROW = 760  # px: below this width the tiles stack in one column
 ORDER = ("rope", "base*", "style", "offset", "scaling", "factor*", "low", "high", "context", "head", "query", "key",
@@ -68,11 +69,11 @@ class RopeTiles:
         proof_layout.addWidget(self.quote_zh)
         proof_layout.addWidget(self.quote_en)
 
-        self.tiles = QGridLayout()
-        self.tiles.setContentsMargins(0, 0, 0, 0)
-        self.tiles.setSpacing(8)
-        self._columns = 0
-        self._arrange(2)
+        # the plane on the left, the spectrum over score-vs-distance on the right; one column when narrow
+        self.tiles = TileGrid((self.plane_tile, self.spectrum, self.score_tile), (
+            (NARROW, ((0, 0, 2, 1), (0, 1), (1, 1)), (2, 3, 0)),
+            (0, ((0, 0), (1, 0), (2, 0)), (3, 2, 3))), spacing=8)
+        self._arrange_bar(self.tiles.columns)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -159,41 +160,18 @@ class RopeTiles:
                 else:
                     layout.addWidget(g[name.rstrip("*")], 1 if name.endswith("*") else 0)
 
-    def _arrange(self, columns):
-        """The plane on the left; the spectrum over score-vs-distance on the right (one column when narrow)."""
-        if columns == self._columns:
-            return
-        self._columns = columns
-        self._arrange_bar(columns)
-        for w in (self.plane_tile, self.spectrum, self.score_tile):
-            self.tiles.removeWidget(w)
-        if columns == 2:
-            self.tiles.addWidget(self.plane_tile, 0, 0, 2, 1)
-            self.tiles.addWidget(self.spectrum, 0, 1)
-            self.tiles.addWidget(self.score_tile, 1, 1)
-            stretches = (2, 3, 0)
-            self.tiles.setColumnStretch(0, 1)
-            self.tiles.setColumnStretch(1, 1)
-        else:
-            for r, w in enumerate((self.plane_tile, self.spectrum, self.score_tile)):
-                self.tiles.addWidget(w, r, 0)
-            stretches = (3, 2, 3)
-            self.tiles.setColumnStretch(1, 0)
-        for r, s in enumerate(stretches):
-            self.tiles.setRowStretch(r, s)
-
     def showEvent(self, event):
         super().showEvent(event)
         if self.parentWidget() is not None:
             self.parentWidget().installEventFilter(self)  # (once: Qt ignores a second install)
 
     def eventFilter(self, watched, event):
-        if event.type() == QEvent.Type.Resize and watched is self.parentWidget() and self._columns == 1:
+        if event.type() == QEvent.Type.Resize and watched is self.parentWidget() and self.tiles.columns == 1:
             self._arrange_bar(1)  # the dock's viewport narrower than the panel's least width: pack again
         return super().eventFilter(watched, event)
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
-        self._arrange(2 if self.width() >= NARROW else 1)
-        self._arrange_bar(self._columns)  # narrow: how many groups a row holds follows the width
+        self.tiles.fit(self.width())
+        self._arrange_bar(self.tiles.columns)  # narrow: how many groups a row holds follows the width
 
