@@ -66,14 +66,14 @@ def read_sentences(path) -> str:
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            raise CorpusError(f"{name}: {size:,} bytes, more than the {MAX_FILE_BYTES // 1024} KiB a file of "
-                              f"sentences may have")
+            raise CorpusError(f"{name}: {size:,} bytes, more than the {MAX_FILE_BYTES:,} a file of sentences "
+                              f"may have")
         with open(path, "rb") as f:
             data = f.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise CorpusError(f"{name}: cannot be read ({exc.strerror or exc})") from None
     if len(data) > MAX_FILE_BYTES:  # it grew after stat
-        raise CorpusError(f"{name}: more than the {MAX_FILE_BYTES // 1024} KiB a file of sentences may have")
+        raise CorpusError(f"{name}: more than the {MAX_FILE_BYTES:,} bytes a file of sentences may have")
     nul = data.find(b"\x00")
     if nul >= 0:
         raise CorpusError(f"{name}: a binary file (a NUL byte at offset {nul:,}), not text with one sentence per "
