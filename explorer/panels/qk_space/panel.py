@@ -55,7 +55,10 @@ class QKSpacePanel(Panel):
         self.focus_text.setWordWrap(True)
         self.focus_text.setTextFormat(Qt.TextFormat.PlainText)
         self.focus_text.setMinimumWidth(40)
-        self.focus_text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.focus_text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        # two lines, whatever it says: a longer text would push the plot, and the point under the pointer, away
+        self.focus_text.setFixedHeight(2 * self.focus_text.fontMetrics().lineSpacing() + 2)
+        self.focus_text.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.plot = QKPlot(self, fg, bg)
         self.plot.widget.setMinimumSize(PLOT_MIN)
         self.plot.widget.setToolTip("Hover a query for its strongest keys, a key for the queries that weigh it most; "
