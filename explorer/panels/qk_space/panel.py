@@ -130,7 +130,7 @@ class QKSpacePanel(Panel):
         if self.corpus_mode:
             self.caption.setText(
                 f"<span style='color:{Q_COLOR}'>● query</span> (我在找什么) · <span style='color:{K_COLOR}'>▲ key"
-                f"</span> (我能被什么找到) of the session's real head over many sentences, one per line below.")
+                f"</span> (我能被什么找到) of the session's real head over many sentences, each run through the model on its own.")
             return
         self.caption.setText(
             f"<span style='color:{Q_COLOR}'>● query</span>: what a token looks for (我在找什么) · "
@@ -300,6 +300,7 @@ class QKSpacePanel(Panel):
         if why:
             self.sentences.say(why, bad=True)
             return False
+        self.sentences.show_text(False)  # placed: the plot takes the room (the Sentences button shows them again)
         self._draw_corpus()
         return True
 
@@ -311,6 +312,7 @@ class QKSpacePanel(Panel):
             self.sentences.say(why, bad=True)
             return False
         self.sentences.text.setPlainText(text)
+        self.sentences.show_text(False)
         self._draw_corpus()
         return True
 
