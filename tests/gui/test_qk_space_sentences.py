@@ -3,7 +3,7 @@ keys of every sentence on one plane, one point per token each; hovering names th
 bad sentences and files are refused with a message and change nothing. A tiny checkpoint is made in the test."""
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication
 
@@ -46,6 +46,14 @@ def enter(qtbot, panel, lines):
     panel.sentences.text.setPlainText("\n".join(lines))
     qtbot.mouseClick(panel.sentences.place_button, Qt.MouseButton.LeftButton)
     panel.corpus_view.work.finish()
+    settle()
+
+
+def settle():
+    """The events posted, then the layouts (the box folds away once placed: the plot grows) all the way up."""
+    QApplication.processEvents()
+    for _ in range(3):
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
     QApplication.processEvents()
 
 
