@@ -130,7 +130,8 @@ class QKSpacePanel(Panel):
         if self.corpus_mode:
             self.caption.setText(
                 f"<span style='color:{Q_COLOR}'>● query</span> (我在找什么) · <span style='color:{K_COLOR}'>▲ key"
-                f"</span> (我能被什么找到) of the session's real head over many sentences, each run through the model on its own.")
+                f"</span> (我能被什么找到) of the session's real head over many sentences, each run through the model "
+                f"on its own.")
             return
         self.caption.setText(
             f"<span style='color:{Q_COLOR}'>● query</span>: what a token looks for (我在找什么) · "
