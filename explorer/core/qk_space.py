@@ -148,3 +148,45 @@ def top_queries(weights, key, k):
     w = np.asarray(weights, dtype=np.float64)
     queries = strongest(w[:, key], k)
     return queries, w[queries, key]
+
+
+@dataclass(frozen=True)
+class CorpusPlane:
+    """AttentionViz's corpus view: the queries and keys of one head over many sentences on one plane. Point n
+    of ``plane.queries`` is the query of token ``query_position[n]`` of sentence ``query_sentence[n]``; keys alike."""
+
+    plane: QKPlane
+    query_sentence: np.ndarray  # (Σ Lq_i,) int: which sentence each query comes from (from 0)
+    query_position: np.ndarray  # (Σ Lq_i,) int: its position in that sentence (from 0)
+    key_sentence: np.ndarray
+    key_position: np.ndarray
+
+    def query_index(self, sentence, position):
+        """The row of ``plane.queries`` of that sentence's query at ``position``."""
+        return int(np.flatnonzero(self.query_sentence == sentence)[0]) + int(position)
+
+    def key_index(self, sentence, position):
+        return int(np.flatnonzero(self.key_sentence == sentence)[0]) + int(position)
+
+
+def _whose(lengths):
+    sentence = np.repeat(np.arange(len(lengths)), lengths)
+    starts = np.repeat(np.cumsum([0, *lengths[:-1]]), lengths)
+    return sentence, np.arange(len(sentence)) - starts
+
+
+def corpus_plane(queries, keys):
+    """The (Lq_i, d) queries and (Lk_i, d) keys of each sentence stacked, normalised together (one s, one c for
+    the head, as AttentionViz does: every sentence's weights stay, the reason in ``normalise``) and projected
+    onto the plane of them all."""
+    if len(queries) != len(keys) or not len(queries):
+        raise ShapeError(f"need the queries and keys of the same sentences, got {len(queries)} and {len(keys)}")
+    queries = [_finite_2d(f"Q of sentence {i + 1}", q) for i, q in enumerate(queries)]
+    keys = [_finite_2d(f"K of sentence {i + 1}", k) for i, k in enumerate(keys)]
+    widths = {m.shape[1] for m in queries + keys}
+    if len(widths) > 1:
+        raise ShapeError(f"every sentence's queries and keys must have the same width, got {sorted(widths)}")
+    q_len, k_len = [len(q) for q in queries], [len(k) for k in keys]
+    plane = qk_plane(np.vstack(queries), np.vstack(keys))
+    (qs, qp), (ks, kp) = _whose(q_len), _whose(k_len)
+    return CorpusPlane(plane=plane, query_sentence=qs, query_position=qp, key_sentence=ks, key_position=kp)

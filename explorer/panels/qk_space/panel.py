@@ -3,29 +3,37 @@
 The chapter's three personalities — Q 我在找什么 (what a token looks for), K 我能被什么找到 (what it can
 be found by) — drawn together, scaled and shifted without changing any weight (``explorer.core.qk_space``)
 so that a query lands near the keys it weighs most. Hover a query: lines to its strongest keys (from ②);
-hover a key: the queries that weigh it most. Many sentences at once (AttentionViz's corpus view) is not here.
+hover a key: the queries that weigh it most. For a real model's head (opened from the Model view), many
+sentences at once (AttentionViz's corpus view): each runs through the model, and the head's queries and keys
+of them all share one plane, coloured by position (``corpus.py``; the state is ``model.qk_corpus_view``).
 """
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QSignalBlocker, QSize, Qt
 from PySide6.QtGui import QCursor, QFont, QPalette
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QSpinBox, QToolTip, QVBoxLayout
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSpinBox, QToolTip, QVBoxLayout
 
 from explorer.core.errors import ExplorerError
 from explorer.core.plural import count
 from explorer.i18n import shown_error, translate
 from explorer.core.qk_space import head_queries_keys, qk_plane, top_keys, top_queries
 from explorer.model import LESSON, SELECTION
+from explorer.model.background import COMPUTING, FAILED
+from explorer.weak import weakly
 from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_fixed, format_number, format_weight
 from explorer.widgets.palette import BAD, MUTED
 
 from ..base import Panel
+from . import corpus
 from .plane import K_COLOR, Q_COLOR, QKPlot
+from .position_legend import PositionLegend
+from .sentences_box import BY_POSITION, SentencesBox
 
 LABEL_ALL = 20  # up to this many points (queries + keys) every one is named; beyond, only those in focus
 DEFAULT_TOP_K = 3
 PLOT_MIN = QSize(220, 140)
 HIDDEN_TEXT = QT_TRANSLATE_NOOP("QKSpace", "the strongest keys stay hidden until ② is revealed")
+SESSION, SENTENCES = "session", "sentences"
 
 
 class QKSpacePanel(Panel):
@@ -49,7 +57,10 @@ class QKSpacePanel(Panel):
         self.focus_text.setWordWrap(True)
         self.focus_text.setTextFormat(Qt.TextFormat.PlainText)
         self.focus_text.setMinimumWidth(40)
-        self.focus_text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.focus_text.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        # two lines, whatever it says: a longer text would push the plot, and the point under the pointer, away
+        self.focus_text.setFixedHeight(2 * self.focus_text.fontMetrics().lineSpacing() + 2)
+        self.focus_text.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.plot = QKPlot(self, fg, bg)
         for side, text in (("bottom", QT_TRANSLATE_NOOP("QKSpace", "plane axis 1")),
                            ("left", QT_TRANSLATE_NOOP("QKSpace", "axis 2"))):
@@ -69,7 +80,23 @@ class QKSpacePanel(Panel):
         if small.pointSizeF() > 0:
             small.setPointSizeF(small.pointSizeF() * 0.9)
         self.note.setFont(small)
+        self.points_from = QComboBox(self)
+        self.points_from.addItem("this session", SESSION)
+        self.points_from.addItem("many sentences", SENTENCES)
+        self.points_from.setToolTip("The session's tokens, or — for a head of a real model — many sentences at once, "
+                                    "each run through the model (AttentionViz's corpus view)")
+        points_from_changed, draw_corpus = weakly(self._points_from_changed), weakly(self._draw_corpus)  # (no cycle)
+        self.points_from.currentIndexChanged.connect(lambda _: points_from_changed())
+        self.sentences = SentencesBox(self)
+        self.sentences.place.connect(self.place_sentences)
+        self.sentences.load.connect(self.load_sentences)
+        self.sentences.colouring.connect(lambda _: draw_corpus())
+        self.sentences.setVisible(False)
+        self.legend = PositionLegend(self)
+        self.legend.setVisible(False)
+        self.corpus_view = None  # made when first asked for: it runs the open model
         controls = QHBoxLayout()
+        controls.addWidget(self.points_from)
         controls.addWidget(self.kept_label("QKSpace", "top-k"))
         controls.addWidget(self.top_k)
         controls.addWidget(self.focus_text, 1)
@@ -77,7 +104,9 @@ class QKSpacePanel(Panel):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.caption)
         layout.addLayout(controls)
+        layout.addWidget(self.sentences)
         layout.addWidget(self.plot.widget, 1)
+        layout.addWidget(self.legend)
         layout.addWidget(self.note)
         self._user_k = None
         self._n_keys = None
@@ -106,11 +135,17 @@ class QKSpacePanel(Panel):
                 kv=r.kv_head(self.head()) + 1, first=group[0] + 1, last=group[-1] + 1)
         cross = translate("QKSpace", " (cross-attention: the queries come from one sequence, the keys from the other)"
                           ) if m.cross else ""
+        query = f"<span style='color:{Q_COLOR}'>● " + translate("QKSpace", "query") + "</span>"
+        key = f"<span style='color:{K_COLOR}'>▲ " + translate("QKSpace", "key") + "</span>"
+        if self.corpus_mode:
+            self.caption.setText(translate(
+                "QKSpace", "{query} (我在找什么) · {key} (我能被什么找到) of the session's real head over many sentences, "
+                           "each run through the model on its own.").format(query=query, key=key))
+            return
         self.caption.setText(translate(
             "QKSpace", "{query}: what a token looks for (我在找什么) · {key}: what it can be found by (我能被什么找到)"
                        "{cross}. A query lands near the keys it weighs most.{which}").format(
-            query=f"<span style='color:{Q_COLOR}'>● " + translate("QKSpace", "query") + "</span>",
-            key=f"<span style='color:{K_COLOR}'>▲ " + translate("QKSpace", "key") + "</span>", cross=cross, which=which))
+            query=query, key=key, cross=cross, which=which))
 
     def language_changed(self):
         self._from = None  # the note under the plot is written again too
@@ -132,8 +167,8 @@ class QKSpacePanel(Panel):
     def render(self, flags):
         self.render_heading()
         r, head = self.model.shown_results(), self.head()
-        if r is None:
-            return
+        if r is None or self.corpus_mode:
+            return  # (the corpus view draws when its sentences are placed: ``_draw_corpus``)
         self._sync_spin(len(self.model.tokens))
         # the results may be rewritten in place by an edit: new numbers are known by the flags, not by identity
         repeated = head == self._head and self.model.repeats(self._from, r)  # whole results after a partial one
@@ -191,6 +226,8 @@ class QKSpacePanel(Panel):
         return side, i, found[0], found[1]
 
     def _draw_focus(self):
+        if self.corpus_mode:
+            return self._draw_corpus_focus()
         if self.plane is None or self._from is None or self.model.shown_results() is not self._from:
             self.plot.set_lines((0, 0), [], [], None)
             self.plot.set_labels([])
@@ -244,8 +281,106 @@ class QKSpacePanel(Panel):
             QToolTip.showText(QCursor.pos(), self.hover_text, self.plot.widget)
 
     def _clicked(self, found):
-        if found[0] == "query":
+        if found[0] == "query" and not self.corpus_mode:
             self.model.set_selection(row=found[1])
+
+    # ----- many sentences (the corpus view) ---------------------------------------------------------
+    @property
+    def corpus_mode(self):
+        return self.points_from.currentData() == SENTENCES
+
+    def show_sentences(self, on=True):
+        """Show many sentences (True) or the session's tokens (False)."""
+        self.points_from.setCurrentIndex(self.points_from.findData(SENTENCES if on else SESSION))
+
+    def _points_from_changed(self):
+        on = self.corpus_mode
+        self.sentences.setVisible(on)
+        self.top_k.setEnabled(True)
+        self.plot.leave()
+        if on:
+            if self.corpus_view is None:
+                from explorer.model.qk_corpus_view import QKCorpusView
+                self.corpus_view = QKCorpusView(self.model, self)
+                self.corpus_view.changed.connect(self._draw_corpus)
+            self.render_heading()
+            self._draw_corpus()
+        else:
+            self.legend.setVisible(False)
+            self.plane, self._from = None, None  # drawn again from the session
+            self.refresh()
+
+    def place_sentences(self, text):
+        """Place the sentences of ``text`` (one per line) for the session's head; a refusal is said under them
+        and changes nothing. True when placed (or being placed)."""
+        self.show_sentences(True)
+        why = self.corpus_view.place(text)
+        if why:
+            self.sentences.say(why, bad=True)
+            return False
+        self.sentences.show_text(False)  # placed: the plot takes the room (the Sentences button shows them again)
+        self._draw_corpus()
+        return True
+
+    def load_sentences(self, path):
+        """Place the sentences of a .txt file (its text then in the box); a bad file is refused as text is."""
+        self.show_sentences(True)
+        text, why = self.corpus_view.load(path)
+        if why:
+            self.sentences.say(why, bad=True)
+            return False
+        self.sentences.text.setPlainText(text)
+        self.sentences.show_text(False)
+        self._draw_corpus()
+        return True
+
+    def _draw_corpus(self):
+        view = self.corpus_view
+        if not self.corpus_mode or view is None:
+            return
+        work, placed = view.work, view.placed
+        if placed is None:
+            self.plot.set_points([], [])
+            self.legend.setVisible(False)
+            head, why = view.source()
+            self.note.setText("")
+            if work.state == FAILED:
+                self.sentences.say(work.reason, bad=True)
+            elif work.state == COMPUTING:
+                self.sentences.say("Running the sentences through the model…")
+            else:
+                self.sentences.say(why or "Press Place to run the sentences through the model", bad=bool(why))
+            self._draw_corpus_focus()
+            return
+        colour_by = self.sentences.colour
+        q_brushes, k_brushes = corpus.brushes(placed, colour_by)
+        self.plot.set_points(placed.plane.plane.queries, placed.plane.plane.keys, q_brushes, k_brushes)
+        self.legend.set_last(corpus.last_position(placed))
+        self.legend.setVisible(colour_by == BY_POSITION)
+        short, long = corpus.note(placed)
+        self.note.setText(escape(short))
+        self.note.setToolTip(long)
+        longest = max(len(w) for w in placed.head.weights)
+        self._sync_spin(longest)
+        said = {COMPUTING: "Running the sentences through the model…", FAILED: work.reason}.get(work.state, view.note)
+        self.sentences.say(said, bad=work.state == FAILED or bool(view.note))
+        self._draw_corpus_focus()
+
+    def _draw_corpus_focus(self):
+        placed = None if self.corpus_view is None else self.corpus_view.placed
+        hover = self.plot.hover
+        if placed is None or hover is None:
+            self.plot.set_lines((0, 0), [], [], None)
+            self.plot.set_labels([])
+            self.focus_text.setText("" if placed is None else "hover a point: its sentence, token and position")
+            return
+        side, i = hover
+        found, ws = corpus.partners(placed, side, i, self.top_k.value())
+        pts = placed.plane.plane
+        own, other = (pts.queries, pts.keys) if side == "query" else (pts.keys, pts.queries)
+        self.plot.set_lines(own[i], other[found], ws, own[i])
+        self.plot.set_labels(corpus.labels(placed, side, i, found))
+        self.focus_text.setText(corpus.describe(placed, side, i, found, ws))
 
     def eventFilter(self, watched, event):
         if watched is self.plot.widget and event.type() == QEvent.Type.Leave:

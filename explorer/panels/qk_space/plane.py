@@ -69,14 +69,17 @@ class QKPlot(QObject):
         self.widget.scene().sigMouseClicked.connect(self._clicked)
 
     # ----- drawing ---------------------------------------------------------------------------------
-    def set_points(self, q_pts, k_pts):
-        """The queries' and keys' places (each (n, 2)); the view fits them all. Many points are drawn smaller."""
-        self.q_pts, self.k_pts = np.asarray(q_pts, float), np.asarray(k_pts, float)
+    def set_points(self, q_pts, k_pts, q_brushes=None, k_brushes=None):
+        """The queries' and keys' places (each (n, 2)); the view fits them all. Many points are drawn smaller.
+        ``q_brushes``/``k_brushes``: one QBrush per point (colour by position), else the query and key colours."""
+        self.q_pts, self.k_pts = np.asarray(q_pts, float).reshape(-1, 2), np.asarray(k_pts, float).reshape(-1, 2)
         if self._hover is not None and self._hover[1] >= len(self.q_pts if self._hover[0] == "query" else self.k_pts):
             self._hover = None  # its point is gone (a token removed): the next move finds what is under the pointer
         crowded = len(self.q_pts) + len(self.k_pts) > CROWDED
-        self.queries.setData(pos=self.q_pts, size=7 if crowded else 10)
-        self.keys.setData(pos=self.k_pts, size=8 if crowded else 12)
+        q_extra = {} if q_brushes is None else {"brush": q_brushes}
+        k_extra = {} if k_brushes is None else {"brush": k_brushes}
+        self.queries.setData(pos=self.q_pts, size=7 if crowded else 10, **q_extra)
+        self.keys.setData(pos=self.k_pts, size=8 if crowded else 12, **k_extra)
         for label in self.labels:
             label.fill = pg.mkBrush(255, 255, 255, 210) if crowded else pg.mkBrush(None)
         self._crowded = crowded

@@ -2532,6 +2532,10 @@
         <translation>键</translation>
     </message>
     <message>
+        <source>{query} (我在找什么) · {key} (我能被什么找到) of the session&apos;s real head over many sentences, each run through the model on its own.</source>
+        <translation>会话中这个真实模型头在多个句子上的{query}（我在找什么）与{key}（我能被什么找到），每个句子各自单独通过模型。</translation>
+    </message>
+    <message>
         <source>Cannot place this head&apos;s queries and keys: {why}</source>
         <translation>无法摆放这个头的查询和键：{why}</translation>
     </message>
