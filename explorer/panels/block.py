@@ -99,6 +99,7 @@ class BlockPanel(Panel):
 
         self.note = QLabel(self)
         self.note.setWordWrap(True)
+        self.note.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.make_ready = QPushButton(self)
         self.make_ready.clicked.connect(lambda: self.view.make_ready())
 
@@ -150,6 +151,7 @@ class BlockPanel(Panel):
         layout.addWidget(controls)
         layout.addLayout(unavailable)
         layout.addLayout(self.body, 1)
+        self._unavailable = unavailable
         self.show_settings()
 
     def resizeEvent(self, event):
@@ -193,6 +195,8 @@ class BlockPanel(Panel):
             self.make_ready.setToolTip(READY_TIP if direct else WO_TIP)
         for widget in (self.chain, self.plot, self.norm_text):
             widget.setVisible(stack is not None)
+        # without a block to draw, the room left goes under the note, not between the rows above it
+        self.layout().setStretchFactor(self._unavailable, 1 if stack is None else 0)
         if stack is None:
             return
         tokens = self.model.query_tokens
