@@ -11,9 +11,9 @@ from explorer.model import SELECTION, SETTINGS, STRUCTURE, VALUES
 from explorer.widgets.fitting_text import FittingText
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.matrix_table import MatrixTableModel, MatrixTableView
+from explorer.widgets.table_page import TablePage
 
 from .base import Panel
-from .editor_page import TablePage
 
 # (the short roles are source texts of their translations, context "Editor"; the formulas stay as they are)
 ROLES = {"Q": (QT_TRANSLATE_NOOP("Editor", "looks for"), "Query: what each token is looking for (我在找什么)"),
@@ -38,7 +38,7 @@ LABELS = {"Q": (None, "d"), "K": (None, "d"), "V": (None, "d"), "X": (None, "x")
           "Wk": ("k", "x"), "Wv": ("v", "x"), "Wo": ("o", "v")}
 # A table whose rows are its left neighbour's (K beside Q, V beside K): where the tables do not fit side by
 # side, it leaves the row labels to that neighbour (and where even then they do not, they come one at a
-# time: editor_page.py); the two always scroll together.
+# time: widgets/table_page.py); the two always scroll together.
 SHARES_ROWS = {"K": "Q", "V": "K", "derivedK": "derivedQ", "derivedV": "derivedK"}
 HINT = QT_TRANSLATE_NOOP("Editor", "Type a number, or drag left/right on a cell to scrub it (Shift = fine). "
                          "Double-click a token to rename it. Shift+click selects a block; Ctrl+C / Ctrl+V copy and "

@@ -1,6 +1,6 @@
-"""A page of the matrix editor: its tables side by side while every one shows all its columns and a few
-rows, else one table at a time behind a row of buttons, one per matrix (nothing scrolls sideways, and
-any matrix is one click away).
+"""A page of tables (the matrix editor's): side by side while every one shows all its columns and a few
+rows, else one table at a time behind a row of buttons, one per table (nothing scrolls sideways, and
+any table is one click away). The owner decides which (``arrange``); this holds the widgets.
 
 One at a time, not narrower columns or a shorter number format: the numbers stay as precise as the
 rest of the window prints them, and a table that is alone gets the whole dock, so it shows more rows too.
@@ -8,7 +8,7 @@ rest of the window prints them, and a table that is alone gets the whole dock, s
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QToolButton, QVBoxLayout, QWidget
 
-from explorer.widgets.wrap_row import WrapRow
+from .wrap_row import WrapRow
 
 
 # a row of small buttons, the chosen one marked: nine of them (projected mode) fit one line at 1024 × 640
