@@ -49,8 +49,7 @@ class TablePage(QWidget):
                 self._group.addButton(button)
                 self.buttons[name] = button
                 groups[-1].append(button)
-        self.chooser = WrapRow(groups, self, spread=True, spacing=1)
-        self.chooser.setStyleSheet(CHOOSER_STYLE)
+        self.chooser = WrapRow(groups, self, spread=True, spacing=1)  # (styled when first shown: start-up)
         self.chooser.hide()
         box.addWidget(self.chooser)
         for i, names in enumerate(rows):
@@ -94,6 +93,8 @@ class TablePage(QWidget):
 
     def _apply(self):
         alone = self.one_at_a_time
+        if alone and not self.chooser.styleSheet():
+            self.chooser.setStyleSheet(CHOOSER_STYLE)
         self.chooser.setVisible(alone)
         for name, button in self.buttons.items():
             button.setVisible(name in self._present)

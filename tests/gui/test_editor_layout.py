@@ -1,6 +1,7 @@
 """The matrix editor at the smallest window, 1024 × 640, in cross-attention and projected mode: where its
 tables do not fit side by side they come one at a time behind a row of matrix buttons, so no table
 scrolls sideways and every matrix is one click away; at 1600 × 1000 Q, K and V stay side by side."""
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -8,6 +9,16 @@ from tests.gui.conftest import open_window
 from tests.gui.test_window_projected import switch_to_projected
 
 SMALL, DEFAULT = (1024, 640), (1600, 1000)
+
+
+@pytest.fixture(params=["test font", "app font"])
+def fonts(request, qapp):
+    """The tests' font, and the app's own (a CJK font at 9.5 pt, wider: what people see); the conftest
+    puts the tests' font back afterwards."""
+    if request.param == "app font":
+        from explorer.style import apply_style
+        apply_style(qapp)
+    return request.param
 
 
 def settle():
@@ -42,7 +53,7 @@ def each_matrix_by_its_button(qtbot, editor, names):
         assert not editor.views[name].verticalHeader().isHidden()  # alone, it names its own rows
 
 
-def test_cross_attention_at_the_smallest_size_shows_one_table_at_a_time(qtbot, home):
+def test_cross_attention_at_the_smallest_size_shows_one_table_at_a_time(qtbot, home, fonts):
     window = open_window(qtbot, size=SMALL)
     window.documents.new_session("translation")  # 7 query tokens, 4 key tokens, d = 4
     window.model.flush()
@@ -56,7 +67,7 @@ def test_cross_attention_at_the_smallest_size_shows_one_table_at_a_time(qtbot, h
     window.model.undo_stack.setClean()
 
 
-def test_projected_mode_at_the_smallest_size_reaches_every_matrix_in_one_click(qtbot, home):
+def test_projected_mode_at_the_smallest_size_reaches_every_matrix_in_one_click(qtbot, home, fonts):
     window = open_window(qtbot, size=SMALL)
     switch_to_projected(qtbot, window)  # the demo's X (4 × 9) and its W (3 × 9), and X·Wᵀ
     settle()
@@ -68,7 +79,7 @@ def test_projected_mode_at_the_smallest_size_reaches_every_matrix_in_one_click(q
     window.model.undo_stack.setClean()
 
 
-def test_the_default_size_keeps_cross_attention_side_by_side(qtbot, home):
+def test_the_default_size_keeps_cross_attention_side_by_side(qtbot, home, fonts):
     window = open_window(qtbot, size=DEFAULT)
     window.documents.new_session("translation")
     window.model.flush()
@@ -89,7 +100,7 @@ def test_the_default_size_keeps_cross_attention_side_by_side(qtbot, home):
     window.model.undo_stack.setClean()
 
 
-def test_a_table_chosen_by_its_cell_is_the_one_shown_when_they_come_one_at_a_time(qtbot, home):
+def test_a_table_chosen_by_its_cell_is_the_one_shown_when_they_come_one_at_a_time(qtbot, home, fonts):
     window = open_window(qtbot, size=DEFAULT)
     window.documents.new_session("translation")
     window.model.flush()
