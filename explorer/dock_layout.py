@@ -1,6 +1,7 @@
 """Where the docks start: the default arrangement, and its heights fitted to the window it opens in; and
 where a large panel opens when its place in the default arrangement is too small to read it."""
 from PySide6.QtCore import QRect, Qt
+from PySide6.QtWidgets import QTabBar
 
 L, R = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea
 TABBED_ROW_SHARE = 340 / 900  # of the right column's height: ③ and the tabbed panels, at 1600 × 1000
@@ -75,7 +76,7 @@ def open_panel(window, dock, readable=None):
     if readable is None or dock.isFloating() or name in window.floated_once:
         dock.raise_()
         return
-    front = next((d for d in window.tabifiedDockWidgets(dock) if not d.visibleRegion().isEmpty()), None)
+    front = front_tab(window, dock)
     dock.raise_()
     if dock.width() >= readable[0] and dock.height() >= readable[1]:
         return
@@ -84,6 +85,19 @@ def open_panel(window, dock, readable=None):
     dock.setGeometry(floating_rect(window, readable))
     if front is not None:
         front.raise_()
+
+
+def front_tab(window, dock):
+    """The dock in front of ``dock``'s group of tabs (None if it is not a tab): read from the group's tab
+    bar, which knows it before the window is first shown too (``--model`` opens the Model view then)."""
+    group = {d.windowTitle(): d for d in window.tabifiedDockWidgets(dock)}
+    if not group:
+        return None
+    group[dock.windowTitle()] = dock
+    for bar in window.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+        if {bar.tabText(i) for i in range(bar.count())} == set(group):
+            return group.get(bar.tabText(bar.currentIndex()))
+    return None
 
 
 def floating_rect(window, readable):
