@@ -1,5 +1,5 @@
 """Where the large panels open: Transformer block, Efficient attention, FlashAttention, Query–key space, Model
-view and Generation live as tabs whose place (the row under ③, ~576 × 334 at 1600 × 1000) is too small to
+view, Generation and RoPE live as tabs whose place (the row under ③, ~576 × 334 at 1600 × 1000) is too small to
 read them; opened from the View menu or their shortcut they float at a readable size instead, the tab in
 front stays in front, and View ▸ Reset layout docks them again."""
 import pytest
@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QApplication
 
 from tests.gui.conftest import open_window
 
-LARGE = ("block", "efficient", "flash", "qk_space", "model_view", "generation")
+LARGE = ("block", "efficient", "flash", "qk_space", "model_view", "generation", "rope")
 # the least a panel opened this way gets: every one of them reads at this size (looked at under Xvfb)
 LEAST = (720, 560)
 
@@ -75,3 +75,16 @@ def test_a_large_panel_docked_where_it_has_room_is_raised_there(qtbot, home):
     assert not efficient.isFloating() and not efficient.visibleRegion().isEmpty()
     assert efficient.width() >= 900 and efficient.height() >= 640
     window.model.undo_stack.setClean()
+
+
+def test_the_sqrt_d_lesson_floats_only_where_its_tab_is_small(qtbot, home):
+    """Its tab under the controls is 634 × 451 at 1600 × 1000, room for its plots; ~345 × 280 at 1024 × 640."""
+    for size, floats in (((1600, 1000), False), ((1024, 640), True)):
+        window = open_window(qtbot, size=size)
+        settle()
+        dock = window.docks["sqrt_d"]
+        window.actions["view_sqrt_d"].trigger()
+        settle()
+        assert dock.isFloating() == floats and not dock.visibleRegion().isEmpty()
+        assert dock.width() >= 600 and dock.height() >= 440
+        window.model.undo_stack.setClean()
