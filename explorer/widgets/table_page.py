@@ -19,8 +19,8 @@ CHOOSER_STYLE = ("QToolButton { padding: 1px 3px; border: 1px solid transparent;
 
 class TablePage(QWidget):
     """``rows`` of table names (each row a line of tables side by side); ``cells[name]`` is the widget
-    holding a table and its title, made by ``make_cell(name, parent)`` (its focus proxy the table). ``chosen(name)`` when a
-    matrix button is clicked."""
+    holding a table and its title, made by ``make_cell(name, parent)`` (its focus proxy the table);
+    ``chosen(name)`` when a matrix button is clicked."""
 
     chosen = Signal(str)
 
