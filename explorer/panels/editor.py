@@ -439,11 +439,13 @@ class EditorPanel(Panel):
         if self._watched is None and parent is not None and parent.objectName() == "qt_scrollarea_viewport":
             self._watched = parent  # a lower dock, while the panel keeps its height (it scrolls), asks again
             parent.installEventFilter(self)
+            self._fit_hint()
             self._arrange()
 
     def eventFilter(self, watched, event):
         if watched is self._watched and event.type() == QEvent.Type.Resize:
             if event.size().height() != event.oldSize().height():
+                self._fit_hint()
                 self._arrange()
         return super().eventFilter(watched, event)
 
@@ -453,7 +455,14 @@ class EditorPanel(Panel):
             self._share_width()
         elif event.size().height() != event.oldSize().height():
             self._arrange()
-        low = self.height() < LOW_DOCK  # a low dock: the tables get the room, the hint becomes a tooltip
+        self._fit_hint()
+
+    def _fit_hint(self):
+        """A low dock: the tables get the room, the hint becomes a tooltip. Measured on the dock's scroll
+        viewport (the panel keeps at least its minimum height, the hint's included, so its own height
+        would keep the hint once shown: after View ▸ Reset layout the dock scrolled to show it)."""
+        room = self._watched.height() if self._watched is not None else self.height()
+        low = room < LOW_DOCK
         if self.hint.isVisibleTo(self) == low:
             self.hint.setVisible(not low)
             self.cell_label.setToolTip(translate("Editor", HINT) if low else "")

@@ -114,3 +114,19 @@ def test_a_table_chosen_by_its_cell_is_the_one_shown_when_they_come_one_at_a_tim
     assert page.one_at_a_time and view.isVisible() and not editor.views["Q"].isVisible()
     assert page.buttons["V"].isChecked()
     window.model.undo_stack.setClean()
+
+
+def test_after_reset_layout_the_low_editor_dock_still_fits_without_its_hint(qtbot, home, fonts):
+    """Reset layout passes the docks through other sizes: the hint, shown while the dock was tall, goes again
+    once it is low (it made the panel taller than the dock, which then scrolled to show it)."""
+    window = open_window(qtbot, size=SMALL)
+    settle()
+    editor, scroll = window.panels["editor"], window.docks["editor"].widget()
+    assert not editor.hint.isVisible()
+    window.actions["view_efficient"].trigger()
+    window.reset_layout()
+    settle()
+    assert scroll.viewport().height() < 330  # (a low dock: LOW_DOCK)
+    assert not editor.hint.isVisible() and not scroll.verticalScrollBar().isVisible()
+    assert editor.height() <= scroll.viewport().height()
+    window.model.undo_stack.setClean()
