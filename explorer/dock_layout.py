@@ -1,5 +1,7 @@
-"""Where the docks start: the default arrangement, and its heights fitted to the window it opens in."""
-from PySide6.QtCore import Qt
+"""Where the docks start: the default arrangement, and its heights fitted to the window it opens in; and
+where a large panel opens when its place in the default arrangement is too small to read it."""
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtWidgets import QTabBar
 
 L, R = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea
 TABBED_ROW_SHARE = 340 / 900  # of the right column's height: ③ and the tabbed panels, at 1600 × 1000
@@ -61,3 +63,56 @@ def fit_default_sizes(window, width=None, column=None):
     window.resizeDocks([d["scores"], d["weights"]], [right // 2, right - right // 2], Qt.Horizontal)
     window.resizeDocks([d["output"], d["readout"]], [output, right - output], Qt.Horizontal)
     window.resizeDocks([d["scores"], d["output"]], [column - low, low], Qt.Vertical)
+
+
+FLOAT_SHARE = (0.94, 0.9)  # of the window's width and height: the most a panel opened floating covers
+
+
+def open_panel(window, dock, readable=None):
+    """Bring ``dock`` to the front. A panel with a ``readable`` size (width, height) whose docked place is
+    smaller (the tab row under ③ at 1600 × 1000 gives ~576 × 334) opens floating at that size instead, over
+    the window's right side, the tab it would have covered left in front; once per layout, so a panel the
+    person docks again stays where they put it (View ▸ Reset layout starts again)."""
+    dock.show()
+    name = dock.objectName()
+    if readable is None or dock.isFloating() or name in window.floated_once:
+        dock.raise_()
+        return
+    front = front_tab(window, dock)
+    dock.raise_()
+    if dock.width() >= readable[0] and dock.height() >= readable[1]:
+        return
+    window.floated_once.add(name)
+    dock.setFloating(True)
+    dock.setGeometry(floating_rect(window, readable))
+    if front is not None:
+        front.raise_()
+
+
+def front_tab(window, dock):
+    """The dock in front of ``dock``'s group of tabs (None if it is not a tab): read from the group's tab
+    bar, which knows it before the window is first shown too (``--model`` opens the Model view then)."""
+    group = {d.windowTitle(): d for d in window.tabifiedDockWidgets(dock)}
+    if not group:
+        return None
+    group[dock.windowTitle()] = dock
+    for bar in window.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+        if {bar.tabText(i) for i in range(bar.count())} == set(group):
+            return group.get(bar.tabText(bar.currentIndex()))
+    return None
+
+
+def floating_rect(window, readable):
+    """Where a panel opened floating goes: at its readable size (at most FLOAT_SHARE of the window) near the
+    window's top right, over ① and ② rather than the editor, inside the screen."""
+    area = QRect(window.mapToGlobal(window.rect().topLeft()), window.size())
+    width = min(readable[0], round(area.width() * FLOAT_SHARE[0]))
+    height = min(readable[1], round(area.height() * FLOAT_SHARE[1]))
+    top = area.top() + window.menuBar().height() + 24
+    rect = QRect(area.right() - width - 16, top, width, height)
+    screen = window.screen()
+    if screen is not None:
+        room = screen.availableGeometry()
+        rect.moveLeft(max(room.left(), min(rect.left(), room.right() - width)))
+        rect.moveTop(max(room.top(), min(rect.top(), room.bottom() - height)))
+    return rect

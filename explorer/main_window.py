@@ -10,7 +10,7 @@ with paused_collection():  # the libraries and the explorer load without collect
     from PySide6.QtCore import QByteArray, QEvent, Qt, QTimer
     from PySide6.QtWidgets import QApplication, QDockWidget, QFrame, QMainWindow, QScrollArea, QTabBar
 
-    from explorer.dock_layout import arrange_default, fit_default_sizes
+    from explorer.dock_layout import arrange_default, fit_default_sizes, open_panel
     from explorer.documents import Documents
     from explorer.loading_covers import LoadingCovers
     from explorer.i18n import translate
@@ -36,6 +36,9 @@ class DockSpec:
     # controls, the √d lesson's own random q and k): never covered while a session's results are
     # computed. Said here, not read from the panel class, so deciding costs no import.
     reads_results: bool = True
+    # (width, height) a large panel needs to be read: where its docked place is smaller, the View menu and
+    # the shortcut open it floating at this size (dock_layout.open_panel)
+    readable: tuple | None = None
 
     def panel_class(self):
         """The panel's class; its module is imported on first use, so panels never shown cost nothing."""
@@ -55,17 +58,20 @@ DOCKS = (
     DockSpec("heads", "Heads", "heads.HeadsPanel", R, "Ctrl+9"),
     DockSpec("split_merge", "Split and merge", "split_merge.SplitMergePanel", R, "Ctrl+0"),
     DockSpec("positions", "Positions", "positions.PositionsPanel", R, "Ctrl+Shift+1"),
-    DockSpec("sqrt_d", "The √d lesson", "sqrt_d.SqrtDPanel", L, "Ctrl+Shift+2", reads_results=False),
-    DockSpec("rope", "RoPE", "rope.RopePanel", R, "Ctrl+Shift+3"),
-    DockSpec("generation", "Generation · KV cache", "generation.GenerationPanel", R, "Ctrl+Shift+4"),
+    DockSpec("sqrt_d", "The √d lesson", "sqrt_d.SqrtDPanel", L, "Ctrl+Shift+2", reads_results=False,
+             readable=(600, 440)),
+    DockSpec("rope", "RoPE", "rope.RopePanel", R, "Ctrl+Shift+3", readable=(760, 660)),
+    DockSpec("generation", "Generation · KV cache", "generation.GenerationPanel", R, "Ctrl+Shift+4",
+             readable=(820, 780)),
     DockSpec("model_view", "Model · real heads", "model_view.ModelViewPanel", R, "Ctrl+Shift+5",
-             reads_results=False),
-    DockSpec("block", "Transformer block", "block.BlockPanel", L, "Ctrl+Shift+6"),
-    DockSpec("efficient", "Efficient attention", "efficient.EfficientPanel", R, "Ctrl+Shift+7"),
-    DockSpec("flash", "FlashAttention", "flash.FlashAttentionPanel", R, "Ctrl+Shift+8"),
-    DockSpec("qk_space", "Query–key space", "qk_space.QKSpacePanel", R, "Ctrl+Shift+9"),
-    DockSpec("sensitivity", "Sensitivity · nudge a cell", "sensitivity.SensitivityPanel", R, "Ctrl+Shift+0"),
-    DockSpec("ab_diff", "A/B diff", "ab_diff.ABDiffPanel", R, "Ctrl+Shift+D"),
+             reads_results=False, readable=(860, 600)),
+    DockSpec("block", "Transformer block", "block.BlockPanel", L, "Ctrl+Shift+6", readable=(780, 600)),
+    DockSpec("efficient", "Efficient attention", "efficient.EfficientPanel", R, "Ctrl+Shift+7", readable=(900, 640)),
+    DockSpec("flash", "FlashAttention", "flash.FlashAttentionPanel", R, "Ctrl+Shift+8", readable=(760, 720)),
+    DockSpec("qk_space", "Query–key space", "qk_space.QKSpacePanel", R, "Ctrl+Shift+9", readable=(720, 600)),
+    DockSpec("sensitivity", "Sensitivity · nudge a cell", "sensitivity.SensitivityPanel", R, "Ctrl+Shift+0",
+             readable=(720, 560)),
+    DockSpec("ab_diff", "A/B diff", "ab_diff.ABDiffPanel", R, "Ctrl+Shift+D", readable=(720, 560)),
 )
 SPECS = {spec.name: spec for spec in DOCKS}
 # Shown at start but second in line: built just after the window's first paint, so it appears sooner.
@@ -133,6 +139,7 @@ class MainWindow(QMainWindow):
         arrange_default(self)
         self._default_state = self.saveState()
         self._layout_given = False  # a saved or a session's layout was applied: keep its sizes as they are
+        self.floated_once = set()  # large panels opened floating in this layout (dock_layout.open_panel)
         self.documents = Documents(self, path)
         self.menus = WindowMenus(self, DOCKS)  # fills self.actions
         style_status_bar(self.statusBar())
@@ -281,6 +288,7 @@ class MainWindow(QMainWindow):
         """Put every dock back where it starts."""
         for dock in self.docks.values():
             dock.setFloating(False)
+        self.floated_once.clear()
         self._restore_state(self._default_state)
         fit_default_sizes(self)
         self._hide_stale_tab_bars()
@@ -361,8 +369,7 @@ class MainWindow(QMainWindow):
     # ----- menus (explorer/menus.py) -------------------------------------------------------------
     def open_model(self, folder=None, choose=False):
         """Show the Model view; open ``folder`` there (a checkpoint), or with ``choose`` offer its list of models."""
-        self.docks["model_view"].show()
-        self.docks["model_view"].raise_()
+        open_panel(self, self.docks["model_view"], SPECS["model_view"].readable)
         panel = self.panels["model_view"]
         if folder:
             panel.open_model(str(folder))

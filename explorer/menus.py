@@ -156,7 +156,7 @@ class WindowMenus:
 
         view = self._menu(bar, QT_TRANSLATE_NOOP("Menu", "&View"))
         for spec in self.docks:  # choosing a panel brings it to the front; one in front already hides
-            toggle = panel_action(w, w.docks[spec.name], spec.shortcut, "")
+            toggle = panel_action(w, w.docks[spec.name], spec.shortcut, "", spec.readable)
             self._say(lambda toggle=toggle, spec=spec: (
                 toggle.setText(dock_title(spec)),
                 toggle.setStatusTip(translate("Menu", "Bring the {title} panel to the front, or hide it when it is "

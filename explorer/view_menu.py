@@ -7,22 +7,24 @@ next choice brings the tab back still behind); these items raise it instead.
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 
+from explorer.dock_layout import open_panel
+
 
 def in_front(dock):
     """Whether the dock is shown and not a tab behind another (a floating dock is in front)."""
     return dock.isVisible() and (dock.isFloating() or not dock.visibleRegion().isEmpty())
 
 
-def choose_panel(dock):
-    """What choosing the dock's View item does: show and raise it, or hide it when it is in front already."""
+def choose_panel(window, dock, readable=None):
+    """What choosing the dock's View item does: bring it to the front (a large panel whose place is too small
+    opens floating: dock_layout.open_panel), or hide it when it is in front already."""
     if not dock.isHidden() and in_front(dock):
         dock.close()
         return
-    dock.show()
-    dock.raise_()
+    open_panel(window, dock, readable)
 
 
-def panel_action(window, dock, shortcut, tip):
+def panel_action(window, dock, shortcut, tip, readable=None):
     """A checkable View item for ``dock`` (checked while it is not closed) that does ``choose_panel``."""
     action = QAction(dock.windowTitle(), window)
     action.setCheckable(True)
@@ -32,7 +34,8 @@ def panel_action(window, dock, shortcut, tip):
     action.setChecked(toggle.isChecked())
     toggle.toggled.connect(action.setChecked)
     # after Qt's own handling, whatever the trigger was: the check says whether the dock is open
-    action.triggered.connect(lambda checked=False: (choose_panel(dock), action.setChecked(not dock.isHidden())))
+    action.triggered.connect(lambda checked=False: (choose_panel(window, dock, readable),
+                                                    action.setChecked(not dock.isHidden())))
     return action
 
 

@@ -117,6 +117,7 @@ class BlockPanel(Panel):
 
         self.note = QLabel(self)
         self.note.setWordWrap(True)
+        self.note.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.make_ready = QPushButton(self)
         view = self.view
         self.make_ready.clicked.connect(lambda checked=False: view.make_ready())
@@ -173,6 +174,7 @@ class BlockPanel(Panel):
         layout.addWidget(controls)
         layout.addLayout(unavailable)
         layout.addLayout(self.body, 1)
+        self._unavailable = unavailable
         self.show_settings()
 
     def resizeEvent(self, event):
@@ -248,6 +250,8 @@ class BlockPanel(Panel):
         self._shown_stack = stack is not None
         for widget in (self.chain, self.plot, self.norm_text):
             widget.setVisible(stack is not None)
+        # without a block to draw, the room left goes under the note, not between the rows above it
+        self.layout().setStretchFactor(self._unavailable, 1 if stack is None else 0)
         if stack is None:
             return
         tokens = self.model.query_tokens

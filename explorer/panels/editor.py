@@ -14,6 +14,7 @@ from explorer.weak import weakly
 from explorer.widgets.fitting_text import FittingText
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.matrix_table import MatrixTableModel, MatrixTableView
+from explorer.widgets.table_page import TablePage
 
 from .base import Panel
 
@@ -39,7 +40,8 @@ ROLES = {"Q": (QT_TRANSLATE_NOOP("Editor", "looks for"), "Query: what each token
 LABELS = {"Q": (None, "d"), "K": (None, "d"), "V": (None, "d"), "X": (None, "x"), "X_src": (None, "x"), "Wq": ("q", "x"),
           "Wk": ("k", "x"), "Wv": ("v", "x"), "Wo": ("o", "v")}
 # A table whose rows are its left neighbour's (K beside Q, V beside K): where the tables do not fit side by
-# side, it leaves the row labels to that neighbour; the two always scroll together.
+# side, it leaves the row labels to that neighbour (and where even then they do not, they come one at a
+# time: widgets/table_page.py); the two always scroll together.
 SHARES_ROWS = {"K": "Q", "V": "K", "derivedK": "derivedQ", "derivedV": "derivedK"}
 HINT = QT_TRANSLATE_NOOP("Editor", "Type a number, or drag left/right on a cell to scrub it (Shift = fine). "
                          "Double-click a token to rename it. Shift+click selects a block; Ctrl+C / Ctrl+V copy and "
@@ -69,7 +71,7 @@ class EditorPanel(Panel):
 
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
-        self.tables, self.views, self.titles = {}, {}, {}
+        self.tables, self.views, self.titles, self.cells = {}, {}, {}, {}
         self._fitting = {}  # the tables' titles: "K — is found by", or "K" where the table is narrow
         self._lines = []  # (QHBoxLayout, names) of the tables side by side, to share their width
         self.actions = {}
@@ -83,6 +85,7 @@ class EditorPanel(Panel):
         layout.addWidget(self._build_toolbar())
         self.pages = QStackedWidget(self)
         self.pages.addWidget(self._page([["Q", "K", "V"]]))
+        self._watched = None  # the dock's scroll viewport, whose height is the room the tables have
         self._projected_page = None  # built the first time the session is projected
         layout.addWidget(self.pages, 1)
 
@@ -181,20 +184,22 @@ class EditorPanel(Panel):
         self.seed.setToolTip(translate("Editor", "The seed for Randomize: the same seed gives the same numbers"))
 
     def _page(self, rows, stretches=None):
-        """A page of tables, ``rows`` of names side by side."""
-        page = QWidget(self)
-        box = QVBoxLayout(page)
-        box.setContentsMargins(0, 0, 0, 0)
-        for i, names in enumerate(rows):
-            line = QHBoxLayout()
-            line.setSpacing(2)
-            for name in names:
-                line.addLayout(self._build_table(name), 1)
-            self._lines.append((line, names))
-            box.addLayout(line, (stretches or [1] * len(rows))[i])
+        """A page of tables, ``rows`` of names side by side (or one at a time where they do not fit)."""
+        page = TablePage(rows, self._build_table, self._button_text, stretches, self)
+        page.chosen.connect(self._table_chosen)
+        for name, button in page.buttons.items():
+            button.setToolTip(ROLES[name][1])
+        self._lines.extend(page.lines)
         return page
 
-    def _build_table(self, name):
+    @staticmethod
+    def _button_text(name):
+        """The matrix button's text: "Q", "Wq", "X_src" (a computed X·Wᵀ by its letter)."""
+        shown = name[-1] if name.startswith("derived") else name
+        return shown
+
+    def _build_table(self, name, parent):
+        """The table of matrix ``name`` under its title, in a widget of its own (a TablePage's cell)."""
         m = self.model
         if name.startswith("derived"):
             attr = {"Q": "q_in", "K": "k_in", "V": "v"}[name[-1]]  # before RoPE: what X·Wᵀ gives
@@ -241,16 +246,19 @@ class EditorPanel(Panel):
             for a, b in ((left, view), (view, left)):
                 a.verticalScrollBar().valueChanged.connect(
                     lambda value, a=a, b=b: shared_rows(a, b) and b.verticalScrollBar().setValue(value))
-        box = QVBoxLayout()
+        cell = QWidget(parent)
+        box = QVBoxLayout(cell)
+        box.setContentsMargins(0, 0, 0, 0)
         tip = ROLES[name][1]
-        title = QLabel(self)
+        title = QLabel(cell)
         title.setToolTip(tip)
         view.setToolTip(tip)
         box.addWidget(title)
         box.addWidget(view, 1)
-        self.titles[name] = title
+        cell.setFocusProxy(view)
+        self.titles[name], self.cells[name] = title, cell
         self._fit_title(name)
-        return box
+        return cell
 
     def _fit_title(self, name):
         """The table's title, "K — is found by" (in the interface's language) or "K" where it is narrow."""
@@ -269,8 +277,15 @@ class EditorPanel(Panel):
         return self.model.query_tokens if name in ("Q", "X") else self.model.tokens
 
     # ----- selection and the cell slider ---------------------------------------------------------
+    def _table_chosen(self, name):
+        """A matrix button was clicked: its table is the one copy, paste and the slider go to."""
+        if name in self.model.editable():
+            self._active = name
+        self.views[name].setFocus()
+
     def _cell_selected(self, name, row, col):
         self._active = name
+        self.pages.currentWidget().show_table(name)  # (a paste or an undo may select a table behind its button)
         self._cell = (name, row, col)
         self._sync_slider()
 
@@ -373,17 +388,19 @@ class EditorPanel(Panel):
             self.actions["cross"].setChecked(cross)
         self.actions["add_token"].setToolTip(translate("Editor", TIPS["add_key" if cross else "add_token"]))
         self.actions["remove_token"].setToolTip(translate("Editor", TIPS["remove_key" if cross else "remove_token"]))
-        if "X_src" in self.views:
-            for w in (self.views["X_src"], self.titles["X_src"]):
-                w.setVisible(self.model.has("X_src"))
+        if self._projected_page is not None:
+            page = self._projected_page
+            page.set_present([n for n in page.names if n != "X_src" or self.model.has("X_src")])
         if self._active not in self.model.editable():
             self._active = self.model.editable()[0]  # copy/paste go to a table that is on screen
+        self.pages.currentWidget().show_table(self._active)
+        self._arrange()
 
     def _share_width(self):
         """Tables side by side share the width as their numbers need it (Q and K of four columns get
         more than a V of three), so none scrolls while another has room to spare."""
         self._shared_for = self._fitted()
-        self._fit_row_labels()
+        self._arrange()
         for line, names in self._lines:
             for i, name in enumerate(names):
                 line.setStretch(i, max(1, self.views[name].column_fit.needed_width()))
@@ -397,24 +414,62 @@ class EditorPanel(Panel):
         names = {a.objectName()[5:], b.objectName()[5:]}
         return not (self.model.cross and names & {"Q", "derivedQ"})
 
-    def _fit_row_labels(self):
-        """Where a line of tables is narrower than they need (the window at 1024 × 640), the tables whose
-        rows are their left neighbour's leave the row labels to it, so every column shows."""
+    def _arrange(self):
+        """The current page side by side when every line shows all its columns (row labels shared where
+        that is needed) and the dock's height a few rows of each table, else one table at a time."""
+        page = self.pages.currentWidget()
         room = self.width() - 8  # the panel's margins
-        for _, names in self._lines:
-            shown = [n for n in names if self.views[n].isVisibleTo(self) or not self.isVisible()]
+        present = set(page.present())
+        lean_fits, labels = True, {}
+        for _, names in page.lines:
+            shown = [n for n in names if n in present]
             full = sum(self.views[n].column_fit.needed_width(with_labels=True) for n in shown) + 2 * len(shown)
             for name in shown:
                 left = SHARES_ROWS.get(name)
-                if left is not None:
-                    shared = self._shared_rows(self.views[name], self.views[left])
-                    self.views[name].verticalHeader().setVisible(not (shared and full > room))
+                shared = left in shown and self._shared_rows(self.views[name], self.views[left])
+                labels[name] = not (shared and full > room)
+            lean = full - sum(self.views[n].verticalHeader().sizeHint().width() for n in shown if not labels[n])
+            lean_fits = lean_fits and lean <= room
+        alone = not lean_fits or page.side_by_side_height() > self._page_room()
+        page.arrange(alone)
+        for name in present:
+            self.views[name].verticalHeader().setVisible(alone or labels[name])
+
+    def _page_room(self):
+        """The height the tables may have: the dock's (its scroll area's) less the toolbar, slider and hint."""
+        viewport = self._watched if self._watched is not None else self
+        return viewport.height() - (self.height() - self.pages.height())
+
+    def showEvent(self, event):
+        super().showEvent(event)
+        parent = self.parentWidget()
+        if self._watched is None and parent is not None and parent.objectName() == "qt_scrollarea_viewport":
+            self._watched = parent  # a lower dock, while the panel keeps its height (it scrolls), asks again
+            parent.installEventFilter(self)
+            self._fit_hint()
+            self._arrange()
+
+    def eventFilter(self, watched, event):
+        if watched is self._watched and event.type() == QEvent.Type.Resize:
+            if event.size().height() != event.oldSize().height():
+                self._fit_hint()
+                self._arrange()
+        return super().eventFilter(watched, event)
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width():
             self._share_width()
-        low = self.height() < LOW_DOCK  # a low dock: the tables get the room, the hint becomes a tooltip
+        elif event.size().height() != event.oldSize().height():
+            self._arrange()
+        self._fit_hint()
+
+    def _fit_hint(self):
+        """A low dock: the tables get the room, the hint becomes a tooltip. Measured on the dock's scroll
+        viewport (the panel keeps at least its minimum height, the hint's included, so its own height
+        would keep the hint once shown: after View ▸ Reset layout the dock scrolled to show it)."""
+        room = self._watched.height() if self._watched is not None else self.height()
+        low = room < LOW_DOCK
         if self.hint.isVisibleTo(self) == low:
             self.hint.setVisible(not low)
             self.cell_label.setToolTip(translate("Editor", HINT) if low else "")

@@ -1,4 +1,4 @@
-"""Columns of a matrix table as wide as their numbers: stretched to fill the table while every
+"""Columns of a matrix table as wide as their numbers (and their labels, "x10"): stretched to fill the table while every
 column's widest number fits that way, else one width that fits them all (the table then scrolls).
 
 Measured from the numbers themselves, never from every cell's text at 4096 × 768: a small block
@@ -12,10 +12,12 @@ Three passes over the block (~5 ms at 4096 × 512), where per-column extremes to
 from __future__ import annotations
 
 import heapq
+import math
 
 import numpy as np
-from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QHeaderView
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtGui import QFontMetricsF
+from PySide6.QtWidgets import QHeaderView, QStyle
 
 from explorer.weak import WeakAttribute
 
@@ -67,6 +69,7 @@ class ColumnFit(QObject):
         self.view = view
         self.stretch_up_to = stretch_up_to
         self.width = 0  # pixels the widest number needs (0: nothing measured yet)
+        self.label_width = 0  # pixels the widest column label needs
         self._model = None
         self._pending = False
 
@@ -87,13 +90,30 @@ class ColumnFit(QObject):
     def _measure(self, rows: slice = slice(None), cols: slice = slice(None)) -> int:
         array = self._model.array() if self._model is not None else np.zeros((0, 0))
         texts = widest_texts(array[rows, cols])
-        metrics = self.view.fontMetrics()
-        return max((metrics.horizontalAdvance(t) for t in texts), default=0) + PADDING
+        # in fractional pixels, rounded up: the text is laid out so ("0.5" is 18.4 px in the app's font at
+        # 9.5 pt, and a column of 18 + PADDING showed "…")
+        metrics = QFontMetricsF(self.view.font())
+        return math.ceil(max((metrics.horizontalAdvance(t) for t in texts), default=0.0)) + PADDING
 
     def refit(self) -> None:
         """Measure every column again (new shape, new numbers) and lay the columns out."""
         self.width = self._measure()
+        self.label_width = self._measure_labels()
         self.apply()
+
+    def _measure_labels(self) -> int:
+        """The last column's label ("x10" after "x9": the labels count up) with the header's margins."""
+        count = self._model.columnCount() if self._model is not None else 0
+        if count == 0:
+            return 0
+        header = self.view.horizontalHeader()
+        text = str(self._model.headerData(count - 1, Qt.Orientation.Horizontal) or "")
+        margin = header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, header)
+        return math.ceil(QFontMetricsF(header.font()).horizontalAdvance(text)) + 2 * margin + 2
+
+    def column_width(self) -> int:
+        """Each column's width where they do not stretch: its numbers', its label's, the header's least."""
+        return max(self.width, self.label_width, self.view.horizontalHeader().minimumSectionSize())
 
     def _changed(self, top_left, bottom_right, roles=()) -> None:
         if self._model is None or not top_left.isValid():
@@ -112,13 +132,13 @@ class ColumnFit(QObject):
         view = self.view
         header = view.horizontalHeader()
         labels = view.verticalHeader().sizeHint().width() if with_labels or not view.verticalHeader().isHidden() else 0
-        column = max(self.width, header.minimumSectionSize())  # as ``apply`` sets them (short numbers: "0")
-        return labels + header.count() * column + 2 * view.frameWidth()
+        return labels + header.count() * self.column_width() + 2 * view.frameWidth()
 
     def fits_stretched(self) -> bool:
         header = self.view.horizontalHeader()
         count = header.count()
-        return 0 < count <= self.stretch_up_to and count * self.width <= self.view.viewport().width()
+        least = max(self.width, self.label_width)
+        return 0 < count <= self.stretch_up_to and count * least <= self.view.viewport().width()
 
     def apply(self) -> None:
         """Stretch while every column fits that way; else each column at the width that fits them all."""
@@ -129,7 +149,7 @@ class ColumnFit(QObject):
             if header.sectionResizeMode(0) != QHeaderView.ResizeMode.Stretch:
                 header.setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
             return
-        width = max(self.width, header.minimumSectionSize())
+        width = self.column_width()
         stretched = header.sectionResizeMode(0) == QHeaderView.ResizeMode.Stretch
         if stretched:
             header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)

@@ -76,7 +76,7 @@ class MatrixTableView(QTableView):
         vertical.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         vertical.setDefaultAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         horizontal = self.horizontalHeader()
-        horizontal.setMinimumSectionSize(metrics.horizontalAdvance("-0.0") + 8)
+        horizontal.setMinimumSectionSize(metrics.horizontalAdvance("00") + 8)  # (column_fit: numbers and labels)
         horizontal.setDefaultSectionSize(metrics.horizontalAdvance("-1.234e+05") + 12)
         horizontal.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         horizontal.setHighlightSections(True)

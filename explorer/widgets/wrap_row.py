@@ -6,9 +6,11 @@ from PySide6.QtWidgets import QBoxLayout, QHBoxLayout, QWidget
 
 class WrapRow(QWidget):
     """``WrapRow([[widget, …], [widget, …]], stretch={widget: 1})``: each inner list is a group kept on one
-    line; the groups sit on one line when the row is wide enough for all of them, else one per line."""
+    line; the groups sit on one line when the row is wide enough for all of them, else one per line.
+    With ``spread``, each group keeps its widgets together at its left and the room left over goes between
+    the groups (a row of buttons), not between every widget; ``spacing`` is the pixels between a group's widgets."""
 
-    def __init__(self, groups, parent=None, stretch=None):
+    def __init__(self, groups, parent=None, stretch=None, spread=False, spacing=None):
         super().__init__(parent)
         stretch = stretch or {}
         self._box = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
@@ -17,8 +19,12 @@ class WrapRow(QWidget):
         for widgets in groups:
             line = QHBoxLayout()
             line.setContentsMargins(0, 0, 0, 0)
+            if spacing is not None:
+                line.setSpacing(spacing)
             for w in widgets:
                 line.addWidget(w, stretch.get(w, 0))
+            if spread:
+                line.addStretch(1)
             self._groups.append(line)
             self._box.addLayout(line, max((stretch.get(w, 0) for w in widgets), default=0))
 

@@ -184,25 +184,26 @@ def test_the_readout_shows_its_legend_and_check_without_scrolling(qtbot, window,
 
 # ----- item 8: the View menu -------------------------------------------------------------------------
 def test_view_menu_brings_a_tab_behind_another_to_the_front_and_hides_only_one_in_front(qtbot, window):
-    rope, readout, choose = window.docks["rope"], window.docks["readout"], window.actions["view_rope"]
+    # (Attention lines: a tab that opens in its place; the large panels open floating, test_dock_opening.py)
+    lines, readout, choose = window.docks["lines"], window.docks["readout"], window.actions["view_lines"]
     QApplication.processEvents()
-    assert not in_front(rope) and in_front(readout)  # RoPE is a tab behind the Readout
+    assert not in_front(lines) and in_front(readout)  # Attention lines is a tab behind the Readout
     choose.trigger()
     QApplication.processEvents()
-    assert in_front(rope) and not rope.isHidden() and choose.isChecked()
+    assert in_front(lines) and not lines.isHidden() and choose.isChecked()
     assert not in_front(readout)
     choose.trigger()  # in front now: hidden
     QApplication.processEvents()
-    assert rope.isHidden() and not choose.isChecked()
+    assert lines.isHidden() and not choose.isChecked()
     choose.trigger()  # closed: back, and in front
     QApplication.processEvents()
-    assert in_front(rope) and choose.isChecked()
+    assert in_front(lines) and choose.isChecked()
     window.docks["readout"].raise_()
     QApplication.processEvents()
     choose.trigger()  # behind a tab again: to the front, never hidden
     QApplication.processEvents()
-    assert in_front(rope) and choose.isChecked()
-    rope.close()  # its own close button keeps the menu's check in step
+    assert in_front(lines) and choose.isChecked()
+    lines.close()  # its own close button keeps the menu's check in step
     assert not choose.isChecked()
 
 

@@ -158,6 +158,9 @@ def test_in_the_window_it_waits_behind_its_tab(qtbot, window):
     run = panel.run
     panel.play.click()
     assert panel.timer.isActive()
+    assert window.docks["flash"].isFloating()  # its tab is too small to read it: it opens floating
+    window.docks["flash"].setFloating(False)  # docked back by the person: a tab again
+    window.docks["flash"].raise_()
     window.docks["readout"].raise_()
     qtbot.waitUntil(lambda: not panel._on_screen, timeout=3000)
     assert not panel.timer.isActive()  # playing stops behind the tab

@@ -169,6 +169,8 @@ def test_the_dock_waits_behind_its_tab_and_does_no_work_there(qtbot, home, monke
     qtbot.waitUntil(lambda: window.panels.is_built("qk_space") and window.panels["qk_space"].isVisible(), timeout=3000)
     panel = window.panels["qk_space"]
     assert len(panel.plot.q_pts) == 4
+    assert window.docks["qk_space"].isFloating()  # its tab is too small to read it: it opens floating
+    window.docks["qk_space"].setFloating(False)  # docked back by the person: a tab again
     window.docks["readout"].raise_()
     qtbot.waitUntil(lambda: not panel._on_screen, timeout=3000)
     renders = counting(monkeypatch, panel, "render")
