@@ -1,10 +1,12 @@
 """F23 A/B diff: mark a state as A, keep editing, and see B − A (B the state now) for ① S, ② A and ③ O,
 gold where B is higher, blue where lower, with the cells that moved most named. A is kept by the model
-(``model.comparison``); the subtraction is ``explorer.core.state_diff``."""
+(``model.comparison``), which makes B − A (``explorer.core.state_diff``) on a worker when large: "computing…" until
+it comes; this file only draws it."""
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
-from explorer.model import ALL_STAGES, Refusal
+from explorer.model import ALL_STAGES, VALUES
+from explorer.model.background import COMPUTING, FAILED, READY
 from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import BAD, MUTED
@@ -59,7 +61,9 @@ class ABDiffPanel(Panel):
         layout.addWidget(self.views, 1)
         layout.addWidget(self.summary)
         self.diff = None  # the StageDiff on screen
+        self._asking = False  # True while ``render`` asks for B − A (it draws the answer itself)
         model.comparison.changed.connect(lambda: self._on_changed(ALL))
+        model.comparison.work.changed.connect(self._arrived)
 
     def mark(self):
         done = self.model.comparison.mark()
@@ -70,10 +74,9 @@ class ABDiffPanel(Panel):
         c = self.model.comparison
         self.clear_button.setEnabled(c.marked is not None)
         hidden = self.model.revealed < ALL_STAGES  # the lesson's guesses come first
-        diff = None if hidden else c.diff()
-        self.diff = diff if diff and not isinstance(diff, Refusal) else None
-        self.views.setVisible(self.diff is not None)
         if c.marked is None:
+            self.diff = None
+            self.views.setVisible(False)
             self.caption.setText("<b>A/B diff</b>: no A yet — <i>Mark as A</i> keeps the state now; edit on, and "
                                  "every stage shows B − A (B is the state now)")
             self.summary.setText(f"<span style='color:{MUTED}'>Or compare with a saved session of the same shape."
@@ -81,12 +84,49 @@ class ABDiffPanel(Panel):
             return
         self.caption.setText(f"<b>A/B diff</b>: A is {escape(c.name)}; B is the state now")
         if hidden:
+            self.diff = None
+            self.views.setVisible(False)
             self.summary.setText(f"<span style='color:{MUTED}'>B − A stays hidden until the lesson has revealed ② "
                                  "and ③</span>")
             return
-        if isinstance(diff, Refusal):
-            self.summary.setText(f"<span style='color:{BAD}'>{escape(diff.reason)}</span>")
+        self._asking = True
+        try:
+            c.ask()  # small: at once; large: later (``_arrived``)
+        finally:
+            self._asking = False
+        self._show_diff()
+
+    def _arrived(self):
+        """B − A's state or result changed: drawn now if the panel is in view, else when it is shown."""
+        if self._asking:
             return
+        if not (self.isVisible() and self._on_screen) or self.waiting():
+            self._stale |= VALUES
+            return
+        self._show_diff()
+
+    def _show_diff(self):
+        """B − A once made; while made on the worker, "computing…" under the one drawn before."""
+        c, work = self.model.comparison, self.model.comparison.work
+        if c.marked is None or self.model.revealed < ALL_STAGES:
+            return
+        if work.state == FAILED:
+            self.diff = None
+            self.views.setVisible(False)
+            self.summary.setText(f"<span style='color:{BAD}'>{escape(work.reason)}</span>")
+            return
+        if work.state == COMPUTING:
+            self.views.setVisible(self.diff is not None)
+            n, lq, lk, _ = c.marked.shape
+            before = " — what is shown is from before the last change" if self.diff is not None else ""
+            self.summary.setText(f"<span style='color:{MUTED}'><b>computing…</b> B − A of {n * lq * lk:,} weights"
+                                 f"{before}</span>")
+            return
+        diff = work.result if work.state == READY else None
+        if diff is None:
+            return
+        self.diff = diff
+        self.views.setVisible(True)
         head = self.model.selection.head
         heads = f" (head {head + 1})" if self.model.settings.heads > 1 else ""
         for stage in ("scores", "weights"):
@@ -116,9 +156,10 @@ class ABDiffPanel(Panel):
 
     def _tooltip(self, stage, row, col):
         d, c = self.diff, self.model.comparison
-        if d is None:
-            return ""
         qtok, tok = self.model.query_tokens, self.model.tokens
+        if d is None or c.marked is None or d.scores.shape[1:] != c.marked.scores.shape[1:] or row >= len(qtok) \
+                or (stage != "output" and col >= len(tok)):
+            return ""  # (a B − A drawn before the shape changed, while the next one is computed)
         if stage == "output":
             index, cell = (row, col), f"O[{qtok[row]}, d{col}]"
         else:
