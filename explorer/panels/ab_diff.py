@@ -62,6 +62,7 @@ class ABDiffPanel(Panel):
         layout.addWidget(self.summary)
         self.diff = None  # the StageDiff on screen
         self._asking = False  # True while ``render`` asks for B − A (it draws the answer itself)
+        self._drawn_head = None  # the head ``diff`` is drawn of
         model.comparison.changed.connect(lambda: self._on_changed(ALL))
         model.comparison.work.changed.connect(self._arrived)
 
@@ -122,12 +123,11 @@ class ABDiffPanel(Panel):
             self.summary.setText(f"<span style='color:{MUTED}'><b>computing…</b> B − A of {n * lq * lk:,} weights"
                                  f"{before}</span>")
             return
-        diff = work.result if work.state == READY else None
-        if diff is None:
-            return
-        self.diff = diff
+        diff, head = work.result if work.state == READY else None, self.model.selection.head
+        if diff is None or (diff is self.diff and head == self._drawn_head and self.views.isVisibleTo(self)):
+            return  # (drawn already)
+        self.diff, self._drawn_head = diff, head
         self.views.setVisible(True)
-        head = self.model.selection.head
         heads = f" (head {head + 1})" if self.model.settings.heads > 1 else ""
         for stage in ("scores", "weights"):
             self.views.set_title(stage, f"{'①②'[stage == 'weights']} {SYMBOL[stage]}: B − A{heads}")
