@@ -30,14 +30,10 @@ def direct_session(length, width, heads, seed):
 
 
 def works(panel):
-    """The panel's Background objects (none before they had one)."""
-    found = []
-    for owner in (getattr(panel, "view", None), getattr(getattr(panel, "model", None), "comparison", None)):
-        for name in ("work", "check"):
-            w = getattr(owner, name, None)
-            if w is not None and hasattr(w, "state"):
-                found.append(w)
-    return found
+    """The panel's Background objects (none before it had one): its view's, or for the A/B diff the comparison's."""
+    owner = panel.model.comparison if type(panel).__name__ == "ABDiffPanel" else getattr(panel, "view", None)
+    found = [getattr(owner, name, None) for name in ("work", "check")]
+    return [w for w in found if w is not None and hasattr(w, "state")]
 
 
 def measure(name, length, width, heads, seed, heartbeat_ms=2, hidden=False):
@@ -62,8 +58,10 @@ def measure(name, length, width, heads, seed, heartbeat_ms=2, hidden=False):
     settle(app)
     background = works(panel) and not hidden
 
+    asked = {}  # Background → its key before the edit: done once it has asked for the edited state, and has it
+
     def done():
-        return all(w.state != "computing" for w in works(panel)) if background else True
+        return all(w.state != "computing" and w.key != asked.get(w) for w in works(panel)) if background else True
 
     start = now()
     while not done() and now() - start < 600:
@@ -85,6 +83,8 @@ def measure(name, length, width, heads, seed, heartbeat_ms=2, hidden=False):
             return
         kind, act = actions[len(runs)]
         runs.append({"kind": kind, "t0": now(), "t1": None})
+        asked.clear()
+        asked.update({w: w.key for w in works(panel)})
         act()
         QTimer.singleShot(50, wait)
 

@@ -5,13 +5,16 @@ never waits for it. A view choice beside the state, like the selection: never an
 The job reads the model's results without copying them: the key names the results it read (their revision and
 identity), so when an edit rewrites them in place its result is of an older key, dropped."""
 import time
+from dataclasses import dataclass
 
+import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from explorer.core.errors import ExplorerError
 from explorer.core.memory_size import size_text
 from explorer.core.pipeline import run_pipeline
-from explorer.core.state_diff import Stages, check_comparable, describe_shape, diff_stages, stages_shape
+from explorer.core.state_diff import (StageDiff, Stages, check_comparable, describe_shape, diff_stages,
+                                      stages_shape)
 
 from .background import FAILED, READY, Background
 from .memory import free_memory, memory_allowed
@@ -20,6 +23,21 @@ from .outcome import Refusal
 # H·Lq·Lk of a state kept as A at most: 8192 tokens with 4 heads (its S and A: 4 GiB), if the memory is free
 MAX_CELLS = 1 << 28
 ARRAYS = 6  # (H, Lq, Lk) float64 arrays A and B − A hold: A's S and A, B − A's S and A, |B − A| while sorting out
+
+
+@dataclass(frozen=True, eq=False)
+class Compared:
+    """B − A (``diff``) and each stage's largest |B − A|: per head for S and A (H,), one number for O."""
+
+    diff: StageDiff
+    biggest: dict
+
+
+def _compare(marked, b):
+    diff = diff_stages(marked, b)
+    biggest = {stage: np.abs(getattr(diff, stage)).max(axis=(1, 2), initial=0.0) for stage in ("scores", "weights")}
+    biggest["output"] = float(np.abs(diff.output).max(initial=0.0))
+    return Compared(diff, biggest)
 
 
 class Comparison(QObject):
@@ -112,11 +130,11 @@ class Comparison(QObject):
 
         def job(cancelled):
             b = Stages.of(results, copy=False)
-            return None if cancelled() else diff_stages(marked, b)
+            return None if cancelled() else _compare(marked, b)
         self.work.ask(key, job, 8 * n * lq * lk)
 
     def diff(self):
-        """B − A for the state now once made (``StageDiff``), a ``Refusal`` saying why it cannot be taken, or None:
+        """B − A for the state now once made (``StageDiff``; ``work.result`` is its ``Compared``), a ``Refusal`` saying why it cannot be taken, or None:
         no A, the results are not the state's yet, or it is being made."""
         self.ask()
         w = self.work
@@ -124,4 +142,4 @@ class Comparison(QObject):
             return None
         if w.state == FAILED:
             return Refusal(w.reason)
-        return w.result if w.state == READY else None
+        return w.result.diff if w.state == READY else None

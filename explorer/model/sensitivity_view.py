@@ -29,6 +29,7 @@ class Nudged:
     sensitivity: Sensitivity
     epsilon: float
     changes: dict  # "scores", "weights", "output" → ε · the derivative (2-D)
+    biggest: dict  # the same stages → the largest |change| (a map's range, without a pass on the GUI thread)
     masked: np.ndarray | None  # (Lq, Lk) True where the shown head's query may not look, or None
     largest_weights: list  # [(i, j)] of ΔA, largest |change| first (at most 3)
     largest_outputs: list  # [(i, j)] of ΔO
@@ -64,8 +65,9 @@ class SensitivityView:
             if s is None or cancelled():
                 return None
             changes = {"scores": s.scores * epsilon, "weights": s.weights * epsilon, "output": s.output * epsilon}
+            biggest = {stage: float(np.abs(change).max(initial=0.0)) for stage, change in changes.items()}
             allowed = r.allowed(head)
-            return Nudged(s, float(epsilon), changes, None if allowed is None else ~allowed,
+            return Nudged(s, float(epsilon), changes, biggest, None if allowed is None else ~allowed,
                           largest_changes(s.weights, 3), largest_changes(s.output, 3))
 
         self.work.ask(key, job, cost)

@@ -123,7 +123,8 @@ class ABDiffPanel(Panel):
             self.summary.setText(f"<span style='color:{MUTED}'><b>computing…</b> B − A of {n * lq * lk:,} weights"
                                  f"{before}</span>")
             return
-        diff, head = work.result if work.state == READY else None, self.model.selection.head
+        compared, head = work.result if work.state == READY else None, self.model.selection.head
+        diff = None if compared is None else compared.diff
         if diff is None or (diff is self.diff and head == self._drawn_head and self.views.isVisibleTo(self)):
             return  # (drawn already)
         self.diff, self._drawn_head = diff, head
@@ -132,8 +133,10 @@ class ABDiffPanel(Panel):
         for stage in ("scores", "weights"):
             self.views.set_title(stage, f"{'①②'[stage == 'weights']} {SYMBOL[stage]}: B − A{heads}")
         masked = None if diff.masked is None else {"scores": diff.masked[head], "weights": diff.masked[head]}
+        biggest = {"scores": compared.biggest["scores"][head], "weights": compared.biggest["weights"][head],
+                   "output": compared.biggest["output"]}
         self.views.show_changes({"scores": diff.scores[head], "weights": diff.weights[head], "output": diff.output},
-                                self.model.query_tokens, self.model.tokens, masked)
+                                self.model.query_tokens, self.model.tokens, masked, biggest)
         self.summary.setText(self._summary(diff))
 
     def _cell(self, change):

@@ -142,11 +142,11 @@ class SensitivityPanel(Panel):
         if nudged is None or nudged is self._nudged:
             return
         self._nudged, self.shown = nudged, nudged.sensitivity
-        s, eps = nudged.sensitivity, nudged.epsilon
+        s = nudged.sensitivity
         qtok, tok = self.model.query_tokens, self.model.tokens
         masked = None if nudged.masked is None else {"scores": nudged.masked, "weights": nudged.masked}
         self.views.setVisible(True)
-        self.views.show_changes(nudged.changes, qtok, tok, masked)
+        self.views.show_changes(nudged.changes, qtok, tok, masked, nudged.biggest)
         self.views.highlight("scores", [(s.row, s.col)] if s.what == "S" else [])
         self.summary.setText(self._summary(nudged, self._cell_name(s.what, s.row, s.col)))
 

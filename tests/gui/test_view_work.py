@@ -13,13 +13,19 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from explorer.core.presets import demo_session
+from explorer.model import background
 from explorer.model.background import COMPUTING, READY
 from explorer.panels.ab_diff import ABDiffPanel
 from explorer.panels.generation import GenerationPanel
 from explorer.panels.sensitivity import SensitivityPanel
 from tests.gui.app_processes import run_at_once
 from tests.gui.panel_helpers import show_panel
-from tests.gui.test_panel_work import Gate, on_worker  # noqa: F401 — the fixture, used by name
+from tests.gui.test_panel_work import Gate
+
+@pytest.fixture
+def on_worker(monkeypatch):
+    monkeypatch.setattr(background, "LIVE_COST", 0)
+
 
 EDITS = (2.0, -1.5)  # Q[0, 0] of the demo typed twice, each before the worker answered
 
