@@ -63,6 +63,7 @@ class ABDiffPanel(Panel):
         self.diff = None  # the StageDiff on screen
         self._asking = False  # True while ``render`` asks for B − A (it draws the answer itself)
         self._drawn_head = None  # the head ``diff`` is drawn of
+        self._caption = ""  # what A is, before "computing…" (the summary may be scrolled away)
         model.comparison.changed.connect(lambda: self._on_changed(ALL))
         model.comparison.work.changed.connect(self._arrived)
 
@@ -83,7 +84,8 @@ class ABDiffPanel(Panel):
             self.summary.setText(f"<span style='color:{MUTED}'>Or compare with a saved session of the same shape."
                                  "</span>")
             return
-        self.caption.setText(f"<b>A/B diff</b>: A is {escape(c.name)}; B is the state now")
+        self._caption = f"<b>A/B diff</b>: A is {escape(c.name)}; B is the state now"
+        self.caption.setText(self._caption)
         if hidden:
             self.diff = None
             self.views.setVisible(False)
@@ -111,6 +113,8 @@ class ABDiffPanel(Panel):
         c, work = self.model.comparison, self.model.comparison.work
         if c.marked is None or self.model.revealed < ALL_STAGES:
             return
+        self.caption.setText(self._caption + (f" <span style='color:{MUTED}'><b>· computing…</b></span>"
+                                              if work.state == COMPUTING else ""))
         if work.state == FAILED:
             self.diff = None
             self.views.setVisible(False)

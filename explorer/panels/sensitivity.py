@@ -20,6 +20,7 @@ TIP = ("Nudge one number by ε and follow it: ① which scores it moves, ② how
        "(the softmax's Jacobian ∂a_j/∂s_i = a_j(δ_ij − a_i): the nudged key's weight rises by a_i(1 − a_i), every "
        "other falls by a_j·a_i, so the row still sums to 1), ③ how the outputs change (ΔO = ΔA·V). First order: "
        "ε times the derivative, exact as ε → 0. The cell is the selected query row and key (click one in ① or ②).")
+COMPUTING_NOTE = f" <span style='color:{MUTED}'><b>· computing…</b></span>"  # (the summary may be scrolled away)
 HIDDEN_TEXT = "What a nudge moves stays hidden until the lesson has revealed ② and ③"
 TITLES = {"scores": "① ΔS (the nudge)", "weights": "② ΔA = J·ΔS", "output": "③ ΔO = ΔA·V"}
 TIPS = {"scores": "How much each score moves: only the nudged score, a query's whole row, or a key's whole column",
@@ -77,6 +78,7 @@ class SensitivityPanel(Panel):
         layout.addWidget(self.summary)
         self.shown = None  # the Sensitivity on screen
         self._nudged = None  # the Nudged on screen
+        self._caption = ""  # the caption of the cell nudged, before "computing…"
 
     def nudged(self):
         """(what, row, col) of the cell nudged: from the selection (query row, key) and the column box."""
@@ -99,8 +101,9 @@ class SensitivityPanel(Panel):
         what, row, col = self.nudged()
         name = self._cell_name(what, row, col)
         heads = f", head {head + 1}" if r.n_heads > 1 else ""
-        self.caption.setText(f"<b>Nudge {escape(name)} by ε</b>{heads}: what moves through the softmax "
-                             f"(∂a<sub>j</sub>/∂s<sub>i</sub> = a<sub>j</sub>(δ<sub>ij</sub> − a<sub>i</sub>))")
+        self._caption = (f"<b>Nudge {escape(name)} by ε</b>{heads}: what moves through the softmax "
+                         f"(∂a<sub>j</sub>/∂s<sub>i</sub> = a<sub>j</sub>(δ<sub>ij</sub> − a<sub>i</sub>))")
+        self.caption.setText(self._caption)
         hidden = self.model.revealed < ALL_STAGES  # the lesson's guesses come first
         if hidden:
             self.views.setVisible(False)
@@ -126,6 +129,7 @@ class SensitivityPanel(Panel):
     def _show_nudged(self):
         """The nudge's changes once made; while made on the worker, "computing…" under those drawn before."""
         work = self.view.work
+        self.caption.setText(self._caption + (COMPUTING_NOTE if work.state == COMPUTING else ""))
         if work.state == FAILED:
             self.views.setVisible(False)
             self.shown = self._nudged = None

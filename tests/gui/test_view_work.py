@@ -68,14 +68,14 @@ def test_the_sensitivity_panel_says_computing_then_draws_only_the_last_of_two_ed
     model, panel = show_panel(qtbot, SensitivityPanel, size=(900, 500))
     qtbot.waitUntil(gate.entered.is_set, timeout=10_000)  # the first job runs (held), on the demo as loaded
     work = panel.view.work
-    assert work.state == COMPUTING and "computing…" in panel.summary.text()
+    assert work.state == COMPUTING and "computing…" in panel.summary.text() and "computing…" in panel.caption.text()
     drawn = counting(monkeypatch, type(panel.views), "show_changes")
     edit_twice(model, work)
     gate.open()
     qtbot.waitUntil(lambda: work.state == READY, timeout=10_000)
     work.finish()  # anything still on its way arrives now
     QApplication.processEvents()
-    assert len(drawn) == 1 and "computing…" not in panel.summary.text()
+    assert len(drawn) == 1 and "computing…" not in panel.summary.text() + panel.caption.text()
     # S[i → j] of the selection nudged by ε = 0.1: row i of A moves by ε·a(δ_j − a_j), O's row i by that times V
     i, j = model.selection.row, model.selection.key
     q, k, v = demo_qkv(EDITS[-1])
@@ -94,14 +94,14 @@ def test_the_ab_diff_panel_says_computing_then_draws_only_the_last_of_two_edits(
     assert model.comparison.mark()
     qtbot.waitUntil(gate.entered.is_set, timeout=10_000)  # B − A of the state marked: held
     work = model.comparison.work
-    assert work.state == COMPUTING and "computing…" in panel.summary.text()
+    assert work.state == COMPUTING and "computing…" in panel.summary.text() and "computing…" in panel.caption.text()
     drawn = counting(monkeypatch, type(panel.views), "show_changes")
     edit_twice(model, work)
     gate.open()
     qtbot.waitUntil(lambda: work.state == READY, timeout=10_000)
     work.finish()
     QApplication.processEvents()
-    assert len(drawn) == 1
+    assert len(drawn) == 1 and "computing…" not in panel.summary.text() + panel.caption.text()
     q0, k, v = demo_qkv()
     q1, _, _ = demo_qkv(EDITS[-1])
     s0, s1 = q0 @ k.T / math.sqrt(3), q1 @ k.T / math.sqrt(3)
@@ -124,7 +124,7 @@ def test_the_generation_panel_says_computing_then_draws_only_the_last_of_two_edi
     model, panel = show_panel(qtbot, GenerationPanel, size=(900, 800))
     qtbot.waitUntil(gate.entered.is_set, timeout=10_000)
     check = panel.view.check
-    assert check.state == COMPUTING and "computing…" in panel.equivalence.text()
+    assert check.state == COMPUTING and "computing…" in panel.equivalence.text() and "computing…" in panel.caption.text()
     assert panel.weights._values.shape == (1, 4)  # nothing full to draw yet: the new row alone
     seen = []
     original = GenerationPanel._draw_check
@@ -141,6 +141,7 @@ def test_the_generation_panel_says_computing_then_draws_only_the_last_of_two_edi
     np.testing.assert_allclose(panel.weights._values, want, atol=1e-12)
     np.testing.assert_allclose(check.result.weights[0], want, atol=1e-12)
     assert check.result.difference <= 1e-12 and "✓" in panel.equivalence.text()
+    assert "computing…" not in panel.caption.text()
     assert not panel.weights._masked[3].any() and panel.weights._masked[0, 1:].all()
 
 

@@ -98,6 +98,7 @@ class GenerationPanel(Panel):
         layout.addWidget(self.costs, 2)
         layout.addWidget(self.trap)
         self._arrange(2)
+        self._caption = ""  # the caption of the step shown, before what the check says
         self._grey = None  # ((rows, cols, cross), stop, mask): the greyed cells of the full heatmap, kept between steps
         self._asking = False  # True while ``render`` asks for the check (it draws the answer itself)
         self.view = DecodeView(model, self)
@@ -188,7 +189,7 @@ class GenerationPanel(Panel):
             grouped = (f" The cache holds {count(decoder.inputs.n_kv, 'K/V head')} for "
                        f"{count(decoder.inputs.n_heads, 'query head')} "
                        f"({sharing_name(decoder.inputs.n_heads, decoder.inputs.n_kv)}).")
-        self.caption.setText(f"<b>Generation · KV cache</b> — t = {step.stop} of {n} ({kind}): {new} {read}.{grouped}")
+        self._caption = f"<b>Generation · KV cache</b> — t = {step.stop} of {n} ({kind}): {new} {read}.{grouped}"
         self.trap.setVisible(not m.cross)  # a decode step's mask: self-attention only
         self.causal_note.setVisible(not s.causal and not m.cross)
         self.causal_on.setVisible(not s.causal and not m.cross)
@@ -254,6 +255,9 @@ class GenerationPanel(Panel):
     def _draw_check(self):
         """Stacked decode rows against full causal attention: the largest difference, or "computing…"."""
         check = self.view.check
+        computing = check.state == COMPUTING  # said in the caption too: the equivalence may be scrolled out of view
+        self.caption.setText(self._caption + (f" <span style='color:{MUTED}'><b>computing…</b> full causal attention"
+                                              "</span>" if computing and not self.view.own_causal() else ""))
         if check.state == FAILED:
             self.equivalence.setText(f"<span style='color:{BAD}'>{escape(check.reason)}</span>")
         elif check.state == COMPUTING:
