@@ -134,8 +134,8 @@ class Comparison(QObject):
         self.work.ask(key, job, 8 * n * lq * lk)
 
     def diff(self):
-        """B − A for the state now once made (``StageDiff``; ``work.result`` is its ``Compared``), a ``Refusal`` saying why it cannot be taken, or None:
-        no A, the results are not the state's yet, or it is being made."""
+        """B − A for the state now once made (``StageDiff``; ``work.result`` is its ``Compared``), a ``Refusal``
+        saying why it cannot be taken, or None: no A, the results are not the state's yet, or it is being made."""
         self.ask()
         w = self.work
         if self.marked is None or self._model.pending:

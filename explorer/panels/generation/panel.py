@@ -245,8 +245,10 @@ class GenerationPanel(Panel):
             for i in range(min(before, stop), max(before, stop)):
                 masked[i] = True if i >= stop else (False if cross else np.arange(cols) > i)
         else:
-            after = np.arange(cols)[None, :] > np.arange(rows)[:, None]  # key j after query i
-            masked = np.zeros((rows, cols), dtype=bool) if cross else after
+            if cross:
+                masked = np.zeros((rows, cols), dtype=bool)
+            else:
+                masked = np.arange(cols)[None, :] > np.arange(rows)[:, None]  # key j after query i
             masked[stop:] = True
         if keep:
             self._grey = (shape, stop, masked)
