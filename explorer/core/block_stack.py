@@ -14,6 +14,7 @@ import numpy as np
 
 from .block import BlockResult, block_weights, transformer_block
 from .errors import ExplorerError, ShapeError
+from .memory_size import size_text as _size
 from .positions import sinusoidal_positions
 from .recompute import recompute
 from .translatable import QT_TRANSLATE_NOOP
@@ -113,13 +114,6 @@ def block_work(length, width, matrices, heads, settings):
 def block_bytes(length, heads):
     """The memory the block needs beyond the session's: its attention's (H, L, L) scores and weights in float64."""
     return 2 * int(heads) * int(length) ** 2 * 8
-
-
-def _size(n):
-    """Bytes as a person reads them: "2.0 GiB", "4.9 MiB", "0.8 KiB"."""
-    n = max(int(n), 0)
-    unit, power = next(((u, e) for u, e in (("GiB", 30), ("MiB", 20)) if n >= 2 ** e), ("KiB", 10))
-    return f"{n / 2 ** power:.1f} {unit}"
 
 
 def session_block(matrices, settings, block_settings, cross=False, first_attention=None, weights=None, memory=None,

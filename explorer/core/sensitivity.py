@@ -15,7 +15,9 @@ import numpy as np
 from .errors import ShapeError
 
 NUDGED = ("S", "Q", "K")  # what may be nudged: a score, a query cell, a key cell
-MAX_CELLS = 1 << 22  # heads reached × Lq × Lk at most (larger: refused, not computed; a view of them is that large)
+# heads reached × Lq × Lk at most (larger: refused, not computed): one head of the largest session, 8192 tokens.
+# Whether that fits the memory free now is the caller's question (``explorer.model.sensitivity_view``).
+MAX_CELLS = 1 << 26
 
 
 def softmax_jacobian(weights):
@@ -76,10 +78,11 @@ def _check(result, head, what, row, col):
         raise ShapeError(f"cell ({row}, {col}) is outside {what}'s {rows} × {cols} cells of a head")
 
 
-def nudge_sensitivity(result, head, what, row, col):
+def nudge_sensitivity(result, head, what, row, col, cancelled=None):
     """The first-order change of ①, ② and ③ per unit nudge of one cell (``Sensitivity``), from a
     ``PipelineResult``. ``what`` is "S" (score [row, col] of ``head``), "Q" (q[row, head's column col])
-    or "K" (k[row, column col of the K/V head ``head`` reads])."""
+    or "K" (k[row, column col of the K/V head ``head`` reads]). None when ``cancelled()`` said stop
+    (asked between heads)."""
     _check(result, head, what, row, col)
     heads = tuple(result.query_heads(result.kv_head(head))) if what == "K" else (head,)
     lq, lk = result.heads.scores.shape[1:]
@@ -91,6 +94,8 @@ def nudge_sensitivity(result, head, what, row, col):
     width = result.heads.head_outputs.shape[2]
     shown = None
     for h in heads:
+        if cancelled is not None and cancelled():
+            return None
         ds = _score_change(result, h, what, row, col)
         da = weights_change(result.heads.weights[h], ds)
         concat[:, h * width:(h + 1) * width] = da @ result.v[:, result.v_columns(h)]

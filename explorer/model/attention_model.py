@@ -60,12 +60,12 @@ class AttentionModel(Edits, QObject):
         self.coordinator = Coordinator(self)
         self.lesson = LessonState()
         self.selection = Selection()
+        self.backgrounds = weakref.WeakSet()  # the views' own computations off this thread (``Background``)
         self.comparison = Comparison(self)  # the A of an A/B diff (a view choice, never an undo step)
         self._settings_seen = None  # (state settings, selection, the two merged): ``settings``' cache
         self._transaction = None
         self._checkpoints = None
         self._flow_back = None
-        self.backgrounds = weakref.WeakSet()  # the views' own computations off this thread (``Background``)
         self._gesture = None
         self._gesture_count = 0
         self.loads = 0  # sessions loaded so far: a panel knows whether its drawing is of this one

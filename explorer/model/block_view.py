@@ -7,7 +7,6 @@ neither saved nor undone — the block is a view of the session's attention insi
 from ``explorer.core.block_stack``, from copies of the session's X and W (what an edit writes in place). It is
 refused only when its attention's scores and weights would not fit in the memory that is free.
 """
-import os
 from dataclasses import replace
 
 import numpy as np
@@ -18,24 +17,9 @@ from explorer.core.block_stack import block_work, session_block, stream_wo
 from explorer.i18n import translate
 
 from .background import COMPUTING, FAILED, IDLE, READY, Background
+from .memory import free_memory, memory_allowed
 
 BLOCK_MATRICES = ("X", "Wq", "Wk", "Wv", "Wo")
-MEMORY_SHARE = 0.8  # of the memory free when asked, what the block may take (the rest: the window, other work)
-
-
-def free_memory():
-    """Bytes of memory free for new work (MemAvailable), or None where that is not known."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 class BlockView:
@@ -88,8 +72,7 @@ class BlockView:
         if settings.source == "projected" and not cross and {"X", "Wo"} <= matrices.keys():
             length, width = matrices["X"].shape
             cost = block_work(length, width, matrices, settings.heads, block)
-        free = free_memory()
-        memory = None if free is None else int(free * MEMORY_SHARE)
+        memory = memory_allowed(free_memory())
 
         def job(cancelled):
             return session_block(matrices, settings, block, cross=cross, first_attention=own, memory=memory,

@@ -1,19 +1,45 @@
 """The A of an A/B diff: a state's ① S, ② A and ③ O kept aside (the state now, or a saved session's), and
-B − A of the state now. A view choice beside the state, like the selection: never an undo step."""
-import time
+B − A of the state now, made on a worker when large (``work``, a ``Background``): an edit at the largest size
+never waits for it. A view choice beside the state, like the selection: never an undo step.
 
+The job reads the model's results without copying them: the key names the results it read (their revision and
+identity), so when an edit rewrites them in place its result is of an older key, dropped."""
+import time
+from dataclasses import dataclass
+
+import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from explorer.core.errors import ExplorerError
+from explorer.core.memory_size import size_text
 from explorer.core.pipeline import run_pipeline
-from explorer.core.state_diff import Stages, check_comparable, describe_shape, diff_stages, stages_shape
+from explorer.core.state_diff import (StageDiff, Stages, check_comparable, describe_shape, diff_stages,
+                                      stages_shape)
 
 from explorer.weak import WeakAttribute
 
+from .background import FAILED, READY, Background
+from .memory import free_memory, memory_allowed
 from .outcome import Refusal
 
-# H·Lq·Lk of a state kept as A at most (its S and A: 64 MiB); B − A of that many takes ~0.3 s, on the GUI thread
-MAX_CELLS = 1 << 22
+# H·Lq·Lk of a state kept as A at most: 8192 tokens with 4 heads (its S and A: 4 GiB), if the memory is free
+MAX_CELLS = 1 << 28
+ARRAYS = 6  # (H, Lq, Lk) float64 arrays A and B − A hold: A's S and A, B − A's S and A, |B − A| while sorting out
+
+
+@dataclass(frozen=True, eq=False)
+class Compared:
+    """B − A (``diff``) and each stage's largest |B − A|: per head for S and A (H,), one number for O."""
+
+    diff: StageDiff
+    biggest: dict
+
+
+def _compare(marked, b):
+    diff = diff_stages(marked, b)
+    biggest = {stage: np.abs(getattr(diff, stage)).max(axis=(1, 2), initial=0.0) for stage in ("scores", "weights")}
+    biggest["output"] = float(np.abs(diff.output).max(initial=0.0))
+    return Compared(diff, biggest)
 
 
 class Comparison(QObject):
@@ -27,17 +53,25 @@ class Comparison(QObject):
         self._model = model
         self.marked = None
         self.name = ""
-        self._seen = None  # (revision, A) → the diff made for them
+        self._marks = 0  # how many times A was set: which A a diff is of
+        self.work = Background(model, self)
+        model.state_changed.connect(self.work.forget)  # the results are about to be rewritten: stop reading them
 
     def _too_large(self, shape):
         n, lq, lk, _ = shape
         if n * lq * lk > MAX_CELLS:
             return Refusal(f"A state of {describe_shape(shape)} is too large to keep as A "
                            f"(at most {MAX_CELLS:,} weights)")
+        need, memory = ARRAYS * n * lq * lk * 8, memory_allowed(free_memory())
+        if memory is not None and need > memory:
+            return Refusal(f"A state of {describe_shape(shape)} is too large to keep as A: it and B − A need "
+                           f"{size_text(need)}, and only {size_text(memory)} of memory is free")
         return None
 
     def _set(self, stages, name):
-        self.marked, self.name, self._seen = stages, name, None
+        self.marked, self.name = stages, name
+        self._marks += 1
+        self.work.forget()
         self.changed.emit()
         return True
 
@@ -79,18 +113,36 @@ class Comparison(QObject):
         if self.marked is not None:
             self._set(None, "")
 
-    def diff(self):
-        """B − A for the state now (``StageDiff``), a ``Refusal`` saying why it cannot be taken (the shape
-        changed since A), or None: no A, or the results are not the state's yet."""
+    def ask(self):
+        """Ask for B − A of the state now (at once when small, else on the worker); nothing without an A or while
+        the results are not the state's. ``work.state`` FAILED says why it cannot be taken (the shape changed)."""
         m = self._model
         if self.marked is None or m.pending:
+            return
+        marked, results = self.marked, m.results
+        key = (m.loads, m.revision, id(results), self._marks)
+        n, lq, lk, _ = marked.shape
+        try:
+            check_comparable(marked.shape, stages_shape(results), f"A ({self.name})", "the state now")
+        except ExplorerError as exc:
+            refusal = exc
+
+            def job(cancelled):
+                raise refusal
+            return self.work.ask(key, job, 0)
+
+        def job(cancelled):
+            b = Stages.of(results, copy=False)
+            return None if cancelled() else _compare(marked, b)
+        self.work.ask(key, job, 8 * n * lq * lk)
+
+    def diff(self):
+        """B − A for the state now once made (``StageDiff``; ``work.result`` is its ``Compared``), a ``Refusal``
+        saying why it cannot be taken, or None: no A, the results are not the state's yet, or it is being made."""
+        self.ask()
+        w = self.work
+        if self.marked is None or self._model.pending:
             return None
-        key = (m.revision, id(self.marked))
-        if self._seen is None or self._seen[0] != key:
-            try:
-                check_comparable(self.marked.shape, stages_shape(m.results), f"A ({self.name})", "the state now")
-                diff = diff_stages(self.marked, Stages.of(m.results, copy=False))
-            except ExplorerError as exc:
-                diff = Refusal(str(exc))
-            self._seen = (key, diff)
-        return self._seen[1]
+        if w.state == FAILED:
+            return Refusal(w.reason)
+        return w.result.diff if w.state == READY else None

@@ -1,10 +1,12 @@
 """F23 A/B diff: mark a state as A, keep editing, and see B − A (B the state now) for ① S, ② A and ③ O,
 gold where B is higher, blue where lower, with the cells that moved most named. A is kept by the model
-(``model.comparison``); the subtraction is ``explorer.core.state_diff``."""
+(``model.comparison``), which makes B − A (``explorer.core.state_diff``) on a worker when large: "computing…" until
+it comes; this file only draws it."""
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
-from explorer.model import ALL_STAGES, Refusal
+from explorer.model import ALL_STAGES, VALUES
+from explorer.model.background import COMPUTING, FAILED, READY
 from explorer.weak import weakly
 from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_number
@@ -60,8 +62,12 @@ class ABDiffPanel(Panel):
         layout.addWidget(self.views, 1)
         layout.addWidget(self.summary)
         self.diff = None  # the StageDiff on screen
-        on_changed = weakly(self._on_changed)  # (the model's signal: it must not keep the panel)
+        self._asking = False  # True while ``render`` asks for B − A (it draws the answer itself)
+        self._drawn_head = None  # the head ``diff`` is drawn of
+        self._caption = ""  # what A is, before "computing…" (the summary may be scrolled away)
+        on_changed = weakly(self._on_changed)  # (the model's signals: they must not keep the panel)
         model.comparison.changed.connect(lambda: on_changed(ALL))
+        model.comparison.work.changed.connect(weakly(self._arrived))
 
     def mark(self):
         done = self.model.comparison.mark()
@@ -72,30 +78,71 @@ class ABDiffPanel(Panel):
         c = self.model.comparison
         self.clear_button.setEnabled(c.marked is not None)
         hidden = self.model.revealed < ALL_STAGES  # the lesson's guesses come first
-        diff = None if hidden else c.diff()
-        self.diff = diff if diff and not isinstance(diff, Refusal) else None
-        self.views.setVisible(self.diff is not None)
         if c.marked is None:
+            self.diff = None
+            self.views.setVisible(False)
             self.caption.setText("<b>A/B diff</b>: no A yet — <i>Mark as A</i> keeps the state now; edit on, and "
                                  "every stage shows B − A (B is the state now)")
             self.summary.setText(f"<span style='color:{MUTED}'>Or compare with a saved session of the same shape."
                                  "</span>")
             return
-        self.caption.setText(f"<b>A/B diff</b>: A is {escape(c.name)}; B is the state now")
+        self._caption = f"<b>A/B diff</b>: A is {escape(c.name)}; B is the state now"
+        self.caption.setText(self._caption)
         if hidden:
+            self.diff = None
+            self.views.setVisible(False)
             self.summary.setText(f"<span style='color:{MUTED}'>B − A stays hidden until the lesson has revealed ② "
                                  "and ③</span>")
             return
-        if isinstance(diff, Refusal):
-            self.summary.setText(f"<span style='color:{BAD}'>{escape(diff.reason)}</span>")
+        self._asking = True
+        try:
+            c.ask()  # small: at once; large: later (``_arrived``)
+        finally:
+            self._asking = False
+        self._show_diff()
+
+    def _arrived(self):
+        """B − A's state or result changed: drawn now if the panel is in view, else when it is shown."""
+        if self._asking:
             return
-        head = self.model.selection.head
+        if not (self.isVisible() and self._on_screen) or self.waiting():
+            self._stale |= VALUES
+            return
+        self._show_diff()
+
+    def _show_diff(self):
+        """B − A once made; while made on the worker, "computing…" under the one drawn before."""
+        c, work = self.model.comparison, self.model.comparison.work
+        if c.marked is None or self.model.revealed < ALL_STAGES:
+            return
+        self.caption.setText(self._caption + (f" <span style='color:{MUTED}'><b>· computing…</b></span>"
+                                              if work.state == COMPUTING else ""))
+        if work.state == FAILED:
+            self.diff = None
+            self.views.setVisible(False)
+            self.summary.setText(f"<span style='color:{BAD}'>{escape(work.reason)}</span>")
+            return
+        if work.state == COMPUTING:
+            self.views.setVisible(self.diff is not None)
+            n, lq, lk, _ = c.marked.shape
+            before = " — what is shown is from before the last change" if self.diff is not None else ""
+            self.summary.setText(f"<span style='color:{MUTED}'><b>computing…</b> B − A of {n * lq * lk:,} weights"
+                                 f"{before}</span>")
+            return
+        compared, head = work.result if work.state == READY else None, self.model.selection.head
+        diff = None if compared is None else compared.diff
+        if diff is None or (diff is self.diff and head == self._drawn_head and self.views.isVisibleTo(self)):
+            return  # (drawn already)
+        self.diff, self._drawn_head = diff, head
+        self.views.setVisible(True)
         heads = f" (head {head + 1})" if self.model.settings.heads > 1 else ""
         for stage in ("scores", "weights"):
             self.views.set_title(stage, f"{'①②'[stage == 'weights']} {SYMBOL[stage]}: B − A{heads}")
         masked = None if diff.masked is None else {"scores": diff.masked[head], "weights": diff.masked[head]}
+        biggest = {"scores": compared.biggest["scores"][head], "weights": compared.biggest["weights"][head],
+                   "output": compared.biggest["output"]}
         self.views.show_changes({"scores": diff.scores[head], "weights": diff.weights[head], "output": diff.output},
-                                self.model.query_tokens, self.model.tokens, masked)
+                                self.model.query_tokens, self.model.tokens, masked, biggest)
         self.summary.setText(self._summary(diff))
 
     def _cell(self, change):
@@ -118,9 +165,10 @@ class ABDiffPanel(Panel):
 
     def _tooltip(self, stage, row, col):
         d, c = self.diff, self.model.comparison
-        if d is None:
-            return ""
         qtok, tok = self.model.query_tokens, self.model.tokens
+        if d is None or c.marked is None or d.scores.shape[1:] != c.marked.scores.shape[1:] or row >= len(qtok) \
+                or (stage != "output" and col >= len(tok)):
+            return ""  # (a B − A drawn before the shape changed, while the next one is computed)
         if stage == "output":
             index, cell = (row, col), f"O[{qtok[row]}, d{col}]"
         else:

@@ -15,9 +15,11 @@ STAGES = ("scores", "weights", "output")
 HEATMAP_MIN = QSize(150, 170)
 
 
-def change_levels(values):
-    """(−m, m) with m the next 1, 2, 5 × 10^k above the largest |change|: small changes keep their colour."""
-    biggest = float(np.max(np.abs(values))) if np.size(values) else 0.0
+def change_levels(values, biggest=None):
+    """(−m, m) with m the next 1, 2, 5 × 10^k above the largest |change| (``biggest`` when it was found off the GUI
+    thread): small changes keep their colour."""
+    if biggest is None:
+        biggest = float(np.max(np.abs(values))) if np.size(values) else 0.0
     m = nice_ceiling(biggest) if biggest > 0 else 1.0
     return -m, m
 
@@ -90,13 +92,14 @@ class ChangeViews(QWidget):
         """The map's name (rich text); its range follows it when drawn."""
         self._names[stage] = text
 
-    def show_changes(self, changes, row_labels, col_labels, masked=None):
-        """Draw ``changes`` (stage → 2-D array) with their labels; ``masked``: stage → cells to hatch, or None."""
+    def show_changes(self, changes, row_labels, col_labels, masked=None, biggest=None):
+        """Draw ``changes`` (stage → 2-D array) with their labels; ``masked``: stage → cells to hatch, or None;
+        ``biggest``: stage → its largest |change|, found with the changes (else here, a pass over every cell)."""
         for stage in STAGES:
             values = changes[stage]
             cols = col_labels if stage != "output" else tuple(f"d{j}" for j in range(values.shape[1]))
             hatch = None if masked is None else masked.get(stage)
-            levels = change_levels(values)
+            levels = change_levels(values, None if biggest is None else biggest[stage])
             self.heatmaps[stage].set_matrix(values, row_labels=row_labels, col_labels=cols, levels=levels,
                                             masked=hatch, finite=True)
             self.titles[stage].setText(f"{self._names[stage]} <span style='color:{MUTED}'>"

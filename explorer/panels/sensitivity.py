@@ -1,13 +1,13 @@
 """F23 Sensitivity: nudge one cell — a score, a query's or a key's number — and see what moves through the
 softmax: the weights of ② by its Jacobian ∂a_j/∂s_i = a_j(δ_ij − a_i), then the outputs of ③ (O = A·V).
-The mathematics is ``explorer.core.sensitivity``; the cell is the selected query row and key."""
+The numbers come from ``explorer.model.sensitivity_view`` (on a worker when large: "computing…" until they come);
+this file only draws them. The cell is the selected query row and key."""
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout
 
-from explorer.core.errors import ExplorerError
-from explorer.core.sensitivity import nudge_sensitivity
-from explorer.core.state_diff import largest_changes
-from explorer.model import ALL_STAGES
+from explorer.model import ALL_STAGES, VALUES
+from explorer.model.background import COMPUTING, FAILED
+from explorer.model.sensitivity_view import SensitivityView
 from explorer.weak import weakly
 from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_number
@@ -21,6 +21,7 @@ TIP = ("Nudge one number by ε and follow it: ① which scores it moves, ② how
        "(the softmax's Jacobian ∂a_j/∂s_i = a_j(δ_ij − a_i): the nudged key's weight rises by a_i(1 − a_i), every "
        "other falls by a_j·a_i, so the row still sums to 1), ③ how the outputs change (ΔO = ΔA·V). First order: "
        "ε times the derivative, exact as ε → 0. The cell is the selected query row and key (click one in ① or ②).")
+COMPUTING_NOTE = f" <span style='color:{MUTED}'><b>· computing…</b></span>"  # (the summary may be scrolled away)
 HIDDEN_TEXT = "What a nudge moves stays hidden until the lesson has revealed ② and ③"
 TITLES = {"scores": "① ΔS (the nudge)", "weights": "② ΔA = J·ΔS", "output": "③ ΔO = ΔA·V"}
 TIPS = {"scores": "How much each score moves: only the nudged score, a query's whole row, or a key's whole column",
@@ -33,6 +34,9 @@ class SensitivityPanel(Panel):
 
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
+        self.view = SensitivityView(model, self)
+        self.view.work.changed.connect(self._arrived)
+        self._asking = False  # True while ``render`` asks the view (it draws the answer itself)
         self.setToolTip(TIP)
         self.caption = QLabel(self)
         self.caption.setWordWrap(True)
@@ -75,6 +79,8 @@ class SensitivityPanel(Panel):
         layout.addWidget(self.views, 1)
         layout.addWidget(self.summary)
         self.shown = None  # the Sensitivity on screen
+        self._nudged = None  # the Nudged on screen
+        self._caption = ""  # the caption of the cell nudged, before "computing…"
 
     def nudged(self):
         """(what, row, col) of the cell nudged: from the selection (query row, key) and the column box."""
@@ -97,35 +103,65 @@ class SensitivityPanel(Panel):
         what, row, col = self.nudged()
         name = self._cell_name(what, row, col)
         heads = f", head {head + 1}" if r.n_heads > 1 else ""
-        self.caption.setText(f"<b>Nudge {escape(name)} by ε</b>{heads}: what moves through the softmax "
-                             f"(∂a<sub>j</sub>/∂s<sub>i</sub> = a<sub>j</sub>(δ<sub>ij</sub> − a<sub>i</sub>))")
+        self._caption = (f"<b>Nudge {escape(name)} by ε</b>{heads}: what moves through the softmax "
+                         f"(∂a<sub>j</sub>/∂s<sub>i</sub> = a<sub>j</sub>(δ<sub>ij</sub> − a<sub>i</sub>))")
+        self.caption.setText(self._caption)
         hidden = self.model.revealed < ALL_STAGES  # the lesson's guesses come first
-        self.views.setVisible(not hidden)
         if hidden:
-            self.shown = None
+            self.views.setVisible(False)
+            self.shown = self._nudged = None
             self.summary.setText(f"<span style='color:{MUTED}'>{HIDDEN_TEXT}</span>")
             return
+        self._asking = True
         try:
-            s = nudge_sensitivity(r, head, what, row, col)
-        except ExplorerError as exc:
-            self.shown = None
-            self.summary.setText(f"<span style='color:{BAD}'>{escape(str(exc))}</span>")
-            return
-        self.shown = s
-        eps = self.epsilon.value()
-        allowed = r.allowed(head)
-        masked = None if allowed is None else {"scores": ~allowed, "weights": ~allowed}
-        qtok, tok = self.model.query_tokens, self.model.tokens
-        self.views.show_changes({"scores": s.scores * eps, "weights": s.weights * eps, "output": s.output * eps},
-                                qtok, tok, masked)
-        self.views.highlight("scores", [(row, col)] if what == "S" else [])
-        self.summary.setText(self._summary(s, eps, name))
+            self.view.ask(head, what, row, col, self.epsilon.value())  # small: at once; large: later (``_arrived``)
+        finally:
+            self._asking = False
+        self._show_nudged()
 
-    def _summary(self, s, eps, name):
+    def _arrived(self):
+        """The view's state or result changed: drawn now if the panel is in view, else when it is shown."""
+        if self._asking:
+            return
+        if not (self.isVisible() and self._on_screen) or self.waiting():
+            self._stale |= VALUES
+            return
+        self._show_nudged()
+
+    def _show_nudged(self):
+        """The nudge's changes once made; while made on the worker, "computing…" under those drawn before."""
+        work = self.view.work
+        self.caption.setText(self._caption + (COMPUTING_NOTE if work.state == COMPUTING else ""))
+        if work.state == FAILED:
+            self.views.setVisible(False)
+            self.shown = self._nudged = None
+            self.summary.setText(f"<span style='color:{BAD}'>{escape(work.reason)}</span>")
+            return
+        if work.state == COMPUTING:
+            self.views.setVisible(self._nudged is not None)
+            r = self.model.results
+            before = " — what is shown is from before the last change" if self._nudged is not None else ""
+            self.summary.setText(f"<span style='color:{MUTED}'><b>computing…</b> the nudge through "
+                                 f"{r.heads.weights.shape[1]} × {r.heads.weights.shape[2]} weights{before}</span>")
+            return
+        nudged = work.result
+        if nudged is None or nudged is self._nudged:
+            return
+        self._nudged, self.shown = nudged, nudged.sensitivity
+        s = nudged.sensitivity
+        qtok, tok = self.model.query_tokens, self.model.tokens
+        masked = None if nudged.masked is None else {"scores": nudged.masked, "weights": nudged.masked}
+        self.views.setVisible(True)
+        self.views.show_changes(nudged.changes, qtok, tok, masked, nudged.biggest)
+        self.views.highlight("scores", [(s.row, s.col)] if s.what == "S" else [])
+        self.summary.setText(self._summary(nudged, self._cell_name(s.what, s.row, s.col)))
+
+    def _summary(self, nudged, name):
+        s, eps = nudged.sensitivity, nudged.epsilon
         qtok, tok = self.model.query_tokens, self.model.tokens
         weights = [f"A[{escape(qtok[i])} → {escape(tok[j])}] {signed(s.weights[i, j] * eps)}"
-                   for i, j in largest_changes(s.weights, 3)]
-        outputs = [f"O[{escape(qtok[i])}, d{j}] {signed(s.output[i, j] * eps)}" for i, j in largest_changes(s.output, 3)]
+                   for i, j in nudged.largest_weights]
+        outputs = [f"O[{escape(qtok[i])}, d{j}] {signed(s.output[i, j] * eps)}" for i, j in nudged.largest_outputs]
         if not weights and not outputs:
             return (f"<span style='color:{MUTED}'>Nothing moves: {escape(name)} is masked (its weight is 0 whatever "
                     f"the score), or its row gives all its weight to one key.</span>")
@@ -137,11 +173,11 @@ class SensitivityPanel(Panel):
         self.model.set_selection(row=row, key=col if stage != "output" else None)
 
     def _tooltip(self, stage, row, col):
-        s = self.shown
-        if s is None:
-            return ""
-        eps = self.epsilon.value()
+        n = self._nudged
         qtok, tok = self.model.query_tokens, self.model.tokens
+        if n is None or row >= len(qtok) or (stage != "output" and col >= len(tok)):
+            return ""  # (a nudge drawn before a token was removed, while the next one is computed)
+        s, eps = n.sensitivity, n.epsilon
         if stage == "output":
             value, cell = s.output[row, col], f"O[{qtok[row]}, d{col}]"
         else:

@@ -9,19 +9,22 @@ from explorer.core.errors import ExplorerError
 from explorer.core.heads import sharing_name
 from explorer.core.plural import count
 from explorer.model import DECODE, SELECTION
-from explorer.model.decode_view import CHECK_TOKENS, DecodeView
+from explorer.model.background import COMPUTING, FAILED, READY
+from explorer.model.decode_view import DecodeView
 from explorer.weak import weakly
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.details import Details
 from explorer.widgets.labelled_slider import LabelledSlider
+from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_number
+from explorer.widgets.palette import BAD, MUTED
 from explorer.widgets.wrap_row import WrapRow
 from explorer.i18n import in_language, shown_error, translate
 
 from ..base import Panel
 from ..heatmap_panel import nice_symmetric_levels
 from .costs import CostView
-from .texts import CAUSAL_OFF, CAUSAL_OFF_SUMMARY, EQUAL, NOT_EQUAL, SDPA_TRAP, SDPA_TRAP_SUMMARY, TOO_LARGE
+from .texts import CAUSAL_OFF, CAUSAL_OFF_SUMMARY, EQUAL, NOT_EQUAL, SDPA_TRAP, SDPA_TRAP_SUMMARY
 
 TILE_MIN_W, TILE_MIN_H = 200, 180  # a heatmap below this is not read any more: the dock scrolls instead
 TILE_WIDE = 260  # the four heatmaps go in one row from this width each
@@ -114,7 +117,11 @@ class GenerationPanel(Panel):
         layout.addWidget(self.costs, 2)
         layout.addWidget(self.trap)
         self._arrange(2)
-        self.view = DecodeView(model)
+        self._caption = ""  # the caption of the step shown, before what the check says
+        self._grey = None  # ((rows, cols, cross), stop, mask): the greyed cells of the full heatmap, kept between steps
+        self._asking = False  # True while ``render`` asks for the check (it draws the answer itself)
+        self.view = DecodeView(model, self)
+        self.view.check.changed.connect(self._arrived)
 
     def heatmaps(self):
         """The new rows over the causal weights, the K and V caches and the new output, in reading order."""
@@ -212,18 +219,28 @@ class GenerationPanel(Panel):
                 kv_heads=count(decoder.inputs.n_kv, 'K/V head'), query_heads=count(decoder.inputs.n_heads, 'query head'),
                 n_kv_heads=decoder.inputs.n_kv, n_query_heads=decoder.inputs.n_heads,
                 name=in_language(sharing_name(decoder.inputs.n_heads, decoder.inputs.n_kv)))
-        self.caption.setText(translate("Generation", "<b>Generation · KV cache</b> — t = {t} of {n} ({kind}): {new} "
-                                                     "{read}.{grouped}").format(
-            t=step.stop, n=n, kind=kind, new=new, read=read, grouped=grouped))
+        self._caption = translate("Generation", "<b>Generation · KV cache</b> — t = {t} of {n} ({kind}): {new} "
+                                                "{read}.{grouped}").format(
+            t=step.stop, n=n, kind=kind, new=new, read=read, grouped=grouped)
         self.trap.setVisible(not m.cross)  # a decode step's mask: self-attention only
         self.causal_note.setVisible(not s.causal and not m.cross)
         self.causal_on.setVisible(not s.causal and not m.cross)
+        self._asking = True
+        try:
+            self.view.ask_check()  # small: at once; large: on the worker (``_arrived``)
+        finally:
+            self._asking = False
         self._draw_step(step)
+        self._draw_check()
         if flags & ~(DECODE | SELECTION) or self.costs.steps is None:
-            self._draw_check()
             curves, steps, shape = self.view.costs()
             self.costs.set_curves(curves, steps, shape, n)
         self.costs.mark(step.stop)
+
+    def _arrived(self):
+        """The check's state or result changed: the heatmap and the equivalence drawn again (now if in view)."""
+        if not self._asking:
+            self._on_changed(DECODE)
 
     def _draw_step(self, step):
         """The new rows over the full causal heatmap (later rows and future keys greyed), the caches
@@ -231,18 +248,18 @@ class GenerationPanel(Panel):
         m = self.model
         h, queries, keys = m.settings.selected_head, m.query_tokens, m.tokens
         n, t = len(queries), len(step.k_cache)
-        causal = self.view.causal_result()
+        causal, _ = self.view.causal_weights()
         self.weights.set_titles(translate("Generation", "query (head {head})").format(head=h + 1) if m.settings.heads > 1
                                 else translate("Generation", "query"), translate("Generation", "key"))
         if causal is not None:  # its rows equal the decode's (checked below): no copy at L = 4096
-            self.weights.set_matrix(causal.heads.weights[h], row_labels=queries, col_labels=keys,
-                                    levels=(0.0, 1.0), masked=self._greyed(n, len(keys), step.stop, m.cross),
-                                    finite=True)
+            self.weights.set_matrix(causal[h], row_labels=queries, col_labels=keys, levels=(0.0, 1.0),
+                                    masked=self._greyed(n, len(keys), step.stop, m.cross), finite=True)
             self.weights.set_selected_row(step.stop - 1)
-        else:  # too large to recompute every row live: the new rows alone
+        else:  # not computed (yet, or too large for the memory free): the new rows alone
             self.weights.set_matrix(step.weights[h], row_labels=queries[step.start:step.stop],
                                     col_labels=keys[:t], levels=(0.0, 1.0),
-                                    masked=self._greyed(step.stop, t, step.stop, m.cross)[step.start:], finite=True)
+                                    masked=self._greyed(step.stop, t, step.stop, m.cross, keep=False)[step.start:],
+                                    finite=True)
             self.weights.set_selected_row(None)
         for view, cache in ((self.k_cache, step.k_cache), (self.v_cache, step.v_cache)):
             view.set_matrix(cache, row_labels=keys[:t], col_labels=[f"d{j}" for j in range(cache.shape[1])],
@@ -252,20 +269,46 @@ class GenerationPanel(Panel):
         self.output.set_matrix(step.output, row_labels=queries[step.start:step.stop], col_labels=out_cols,
                                levels=nice_symmetric_levels(step.output), finite=True)
 
-    @staticmethod
-    def _greyed(rows, cols, stop, cross):
-        """(rows, cols): the keys after each query (none in cross-attention), and every row not decoded yet."""
-        masked = np.zeros((rows, cols), dtype=bool) if cross else np.triu(np.ones((rows, cols), dtype=bool), 1)
-        masked[stop:] = True
+    def _greyed(self, rows, cols, stop, cross, keep=True):
+        """(rows, cols): the keys after each query (none in cross-attention), and every row not decoded yet. Kept
+        between steps (``keep``) and changed only in the rows a step moves: at L = 8192 the whole is 64 M cells."""
+        shape = (rows, cols, cross)
+        if keep and self._grey is not None and self._grey[0] == shape:
+            _, before, masked = self._grey
+            for i in range(min(before, stop), max(before, stop)):
+                masked[i] = True if i >= stop else (False if cross else np.arange(cols) > i)
+        else:
+            if cross:
+                masked = np.zeros((rows, cols), dtype=bool)
+            else:
+                masked = np.arange(cols)[None, :] > np.arange(rows)[:, None]  # key j after query i
+            masked[stop:] = True
+        if keep:
+            self._grey = (shape, stop, masked)
         return masked
 
     def _draw_check(self):
-        """Stacked decode rows against full causal attention: the largest difference."""
-        diff = self.view.largest_difference()
-        if diff is None:
-            self.equivalence.setText(translate("Generation", TOO_LARGE).format(limit=CHECK_TOKENS))
-            return
-        text = translate("Generation", EQUAL if diff <= 1e-12 else NOT_EQUAL)
-        what = (translate("Generation", "cross-attention") if self.model.cross
-                else translate("Generation", "causal attention"))
-        self.equivalence.setText(text.format(diff=format_number(diff) if diff else "0", what=what))
+        """Stacked decode rows against full causal attention: the largest difference, or "computing…"."""
+        check = self.view.check
+        computing = check.state == COMPUTING  # said in the caption too: the equivalence may be scrolled out of view
+        self.caption.setText(self._caption + (f" <span style='color:{MUTED}'>" + translate(
+            "Generation", "<b>computing…</b> full causal attention") + "</span>"
+            if computing and not self.view.own_causal() else ""))
+        if check.state == FAILED:
+            self.equivalence.setText(f"<span style='color:{BAD}'>{escape(in_language(check.reason))}</span>")
+        elif check.state == COMPUTING:
+            _, older = self.view.causal_weights()
+            what = (translate("Generation", "cross-attention") if self.model.cross
+                    else translate("Generation", "full causal attention"))
+            before = translate("Generation", " — the heatmap is from before the last change") if older else ""
+            self.equivalence.setText(f"<span style='color:{MUTED}'>" + translate(
+                "Generation", "<b>computing…</b> the check against {what} of {n} tokens").format(
+                what=what, n=len(self.model.query_tokens)) + f"{before}</span>")
+        elif check.state == READY:
+            diff = check.result.difference
+            text = translate("Generation", EQUAL if diff <= 1e-12 else NOT_EQUAL)
+            what = (translate("Generation", "cross-attention") if self.model.cross
+                    else translate("Generation", "causal attention"))
+            self.equivalence.setText(text.format(diff=format_number(diff) if diff else "0", what=what))
+        else:
+            self.equivalence.setText("")

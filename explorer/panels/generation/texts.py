@@ -8,8 +8,6 @@ EQUAL = (QT_TRANSLATE_NOOP("Generation", "<span style='color:#1a7f37'>✓</span>
          "largest difference {diff} — caching K and V changes the work, not the numbers."))
 NOT_EQUAL = (QT_TRANSLATE_NOOP("Generation", "<span style='color:#b00020'>✗</span> The decoded rows differ from full {what} by up to "
              "{diff}."))
-TOO_LARGE = (QT_TRANSLATE_NOOP("Generation", "The equivalence with full causal attention is checked live up to L = {limit}; this session is "
-             "larger (the tests check it at every size)."))
 SDPA_TRAP_SUMMARY = QT_TRANSLATE_NOOP("Generation", "<b>A trap</b>: <code>is_causal=True</code> with a single decode query")
 SDPA_TRAP = (QT_TRANSLATE_NOOP("Generation", "PyTorch's <code>scaled_dot_product_attention(q, k, v, is_causal=True)</code> aligns the mask to "
              "the top-left when q has fewer rows than k, so a single decode query (1 × t) sees only key 0. A decode "

@@ -1276,8 +1276,24 @@
         <translation>键</translation>
     </message>
     <message>
+        <source>&lt;b&gt;computing…&lt;/b&gt; full causal attention</source>
+        <translation>&lt;b&gt;计算中…&lt;/b&gt;完整的因果注意力</translation>
+    </message>
+    <message>
         <source>cross-attention</source>
         <translation>交叉注意力</translation>
+    </message>
+    <message>
+        <source>full causal attention</source>
+        <translation>完整的因果注意力</translation>
+    </message>
+    <message>
+        <source> — the heatmap is from before the last change</source>
+        <translation>——热力图是上次修改之前的结果</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;computing…&lt;/b&gt; the check against {what} of {n} tokens</source>
+        <translation>&lt;b&gt;计算中…&lt;/b&gt;与 {n} 个词元的{what}对照检查</translation>
     </message>
     <message>
         <source>causal attention</source>
@@ -1298,10 +1314,6 @@
     <message>
         <source>&lt;span style=&apos;color:#b00020&apos;&gt;✗&lt;/span&gt; The decoded rows differ from full {what} by up to {diff}.</source>
         <translation>&lt;span style=&apos;color:#b00020&apos;&gt;✗&lt;/span&gt; 解码得到的行与完整的{what}最多相差 {diff}。</translation>
-    </message>
-    <message>
-        <source>The equivalence with full causal attention is checked live up to L = {limit}; this session is larger (the tests check it at every size).</source>
-        <translation>与完整因果注意力的等价性只在 L ≤ {limit} 时实时检查；这个会话更大（测试会在各种规模下检查）。</translation>
     </message>
     <message>
         <source>&lt;b&gt;A trap&lt;/b&gt;: &lt;code&gt;is_causal=True&lt;/code&gt; with a single decode query</source>
