@@ -36,8 +36,9 @@ BACKGROUND_COST = 20_000_000
 # it): during a drag the next value comes within a frame or two and would stop them anyway, so meanwhile
 # the paint, the X server and the next shown head have the cores; when the pointer rests they follow.
 REST_MS = 25
-# A shown head whose successor is already on the worker is not drawn when one was drawn this recently:
-# drawing it would take the cores the successor's head needs (a drag still shows ≥ 1 / DRAWN_WITHIN_S values a second).
+# A shown head whose successor is already on the worker is not drawn, and a job a newer request overtakes stops
+# before its shown head, when a head was drawn this recently: the screen has a fresh value, and drawing or finishing
+# that head would take the cores the newer one needs (a drag still shows a new value about every DRAWN_WITHIN_S).
 DRAWN_WITHIN_S = 0.035
 # Results above this many bytes are recomputed into their own buffers (no second copy in memory);
 # smaller ones get fresh buffers, so panels can keep drawing the last result while the next is made.
@@ -345,8 +346,8 @@ class Coordinator(QObject):
             # The job still running is of no use: it stops at its next check, and this one runs after
             # it on the same thread (one writer at a time); the GUI waits for neither.
             self.worker.cancel(wait=False)
-        else:
-            self.worker.supersede()  # it stops once it has shown its head, and this one runs after it
+        else:  # it stops once it has shown its head (at once if one was drawn a moment ago); this one runs after it
+            self.worker.supersede(at_once=time.perf_counter() - self._shown_at < DRAWN_WITHIN_S)
         self._unshown = self._generation
         self._unannounced |= flags
         self._go("REWRITE" if big else "SUBMIT")

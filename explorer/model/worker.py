@@ -164,12 +164,15 @@ class RecomputeWorker(QObject):
             self._seen = max(self._seen, generation)
             self._cv.notify_all()
 
-    def supersede(self):
+    def supersede(self, at_once=False):
         """A newer request comes: the running job stops at its next check once it has shown its first
         head (``Run.show``), not before, so every job of a drag shows something; one that shows
-        nothing runs to its end."""
+        nothing runs to its end. ``at_once``: it stops at its next check even before (the screen has
+        just shown a value, and the newer one is what it waits for)."""
         with self._cv:
             if self._running is not None:
+                if at_once:
+                    self._cancel_below = self._running + 1
                 self._supersede_below = self._running + 1
                 self._cv.notify_all()
 

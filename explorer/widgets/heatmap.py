@@ -272,11 +272,11 @@ class Heatmap(pg.GraphicsLayoutWidget):
         o = self._overview
         if (fy > 1 or fx > 1) and o is not None and o.shape[0] >= want[0] and o.shape[1] >= want[1]:
             image = block_extreme(o, *blocks_for(o.shape, want))  # every block's extreme: no thin line dropped
-            self.image_item.setImage(image, autoLevels=False, levels=levels or self.image_item.getLevels())
+            self.image_item.set_finite_image(image, levels or self.image_item.getLevels())
             self._place(image.shape, cols, rows)
             return True
         image = self._display[::fy, ::fx]
-        self.image_item.setImage(image, autoLevels=False, levels=levels or self.image_item.getLevels())
+        self.image_item.set_finite_image(image, levels or self.image_item.getLevels())
         # each sample covers the fy × fx cells it starts, so cell (i, j) stays centred on (j, i)
         self._place(image.shape, image.shape[1] * fx, image.shape[0] * fy)
         return True

@@ -35,6 +35,12 @@ class LeanImageItem(pg.ImageItem):
         self._pixels = None  # ((rows, line length), the indexes an indexed QImage shows: kept while shown)
         super().__init__(*args, **kwargs)
 
+    def set_finite_image(self, image, levels):
+        """``setImage`` of an image known to hold no NaN (a heatmap's display, non-finite cells clipped):
+        rendering it skips the pass over every cell that looks for one."""
+        self.setImage(image, autoLevels=False, levels=levels)
+        self._imageHasNans = False
+
     def _colours(self):
         """The lookup table as 32-bit pixels (and as a list, an indexed image's colour table), or None when
         it is not an (n ≤ 256, 3) uint8 table."""
