@@ -151,7 +151,8 @@ class WindowMenus:
                      lambda: doc.compare_with_file(),
                      tip=QT_TRANSLATE_NOOP("Menu", "Take A from a saved session of the same shape (only read)"),
                      menu=edit)
-        self._action("clear_a", QT_TRANSLATE_NOOP("Menu", "Clear A"), w.model.comparison.clear,
+        model = w.model
+        self._action("clear_a", QT_TRANSLATE_NOOP("Menu", "Clear A"), lambda: model.comparison.clear(),
                      tip=QT_TRANSLATE_NOOP("Menu", "Forget the state kept as A"), menu=edit)
 
         view = self._menu(bar, QT_TRANSLATE_NOOP("Menu", "&View"))

@@ -16,7 +16,6 @@ from explorer.core.session import PROJECTION_MATRICES, validate_session
 from explorer.core.settings_schema import RESULTS
 
 from .checkpoints import Checkpoints
-from .comparison import Comparison
 from .coordinator import Coordinator
 from .edits import Edits
 from .flow_back import FlowBack
@@ -61,7 +60,7 @@ class AttentionModel(Edits, QObject):
         self.lesson = LessonState()
         self.selection = Selection()
         self.backgrounds = weakref.WeakSet()  # the views' own computations off this thread (``Background``)
-        self.comparison = Comparison(self)  # the A of an A/B diff (a view choice, never an undo step)
+        self._comparison = None
         self._settings_seen = None  # (state settings, selection, the two merged): ``settings``' cache
         self._transaction = None
         self._checkpoints = None
@@ -209,6 +208,16 @@ class AttentionModel(Edits, QObject):
         if self._checkpoints is None:
             self._checkpoints = Checkpoints(self)
         return self._checkpoints
+
+    @property
+    def comparison(self):
+        """The A of an A/B diff (a view choice, never an undo step): made on first use — its module, the
+        state diff's and its worker's are not imported at start-up."""
+        if self._comparison is None:
+            from .comparison import Comparison
+
+            self._comparison = Comparison(self)
+        return self._comparison
 
     @property
     def flow_back(self):
