@@ -5,7 +5,7 @@ it comes; this file only draws it."""
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
-from explorer.model import ALL_STAGES, VALUES
+from explorer.model import ALL_STAGES
 from explorer.model.background import COMPUTING, FAILED, READY
 from explorer.weak import weakly
 from explorer.widgets.html_escape import escape
@@ -13,6 +13,7 @@ from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import BAD, MUTED
 
 from .base import ALL, Panel
+from .worker_answers import WorkerAnswers
 from .change_views import ChangeViews, signed
 
 TIP = ("Mark the state now as A (Edit ▸ Mark as A for comparison), keep editing, and compare: every cell shows "
@@ -24,7 +25,7 @@ TIPS = {"scores": "How each score of the shown head differs from A's", "weights"
 SYMBOL = {"scores": "S", "weights": "A", "output": "O"}
 
 
-class ABDiffPanel(Panel):
+class ABDiffPanel(WorkerAnswers, Panel):
     """B − A of the shown head's S and A and of O, what A is, and the largest changes by stage."""
 
     compareFileWanted = Signal()  # "Compare with file…": the window asks for the file and reads it
@@ -62,12 +63,11 @@ class ABDiffPanel(Panel):
         layout.addWidget(self.views, 1)
         layout.addWidget(self.summary)
         self.diff = None  # the StageDiff on screen
-        self._asking = False  # True while ``render`` asks for B − A (it draws the answer itself)
         self._drawn_head = None  # the head ``diff`` is drawn of
         self._caption = ""  # what A is, before "computing…" (the summary may be scrolled away)
         on_changed = weakly(self._on_changed)  # (the model's signals: they must not keep the panel)
         model.comparison.changed.connect(lambda: on_changed(ALL))
-        model.comparison.work.changed.connect(weakly(self._arrived))
+        model.comparison.work.changed.connect(weakly(self.arrived))
 
     def mark(self):
         done = self.model.comparison.mark()
@@ -94,23 +94,9 @@ class ABDiffPanel(Panel):
             self.summary.setText(f"<span style='color:{MUTED}'>B − A stays hidden until the lesson has revealed ② "
                                  "and ③</span>")
             return
-        self._asking = True
-        try:
-            c.ask()  # small: at once; large: later (``_arrived``)
-        finally:
-            self._asking = False
-        self._show_diff()
+        self.ask_view(c.ask)  # small: at once; large: later (``arrived``)
 
-    def _arrived(self):
-        """B − A's state or result changed: drawn now if the panel is in view, else when it is shown."""
-        if self._asking:
-            return
-        if not (self.isVisible() and self._on_screen) or self.waiting():
-            self._stale |= VALUES
-            return
-        self._show_diff()
-
-    def _show_diff(self):
+    def show_answer(self):
         """B − A once made; while made on the worker, "computing…" under the one drawn before."""
         c, work = self.model.comparison, self.model.comparison.work
         if c.marked is None or self.model.revealed < ALL_STAGES:

@@ -16,7 +16,6 @@ from PySide6.QtWidgets import (QBoxLayout, QComboBox, QFrame, QHBoxLayout, QLabe
 
 from explorer.core.block import ACTIVATIONS, FFN_MULTS, NORMS, PLACEMENTS
 from explorer.i18n import in_language, translate
-from explorer.model import VALUES
 from explorer.model.background import COMPUTING
 from explorer.model.block_view import BlockView
 from explorer.weak import weakly
@@ -28,6 +27,7 @@ from explorer.widgets.plots import lesson_plot
 from explorer.widgets.wrap_row import WrapRow
 
 from .base import Panel
+from .worker_answers import WorkerAnswers
 
 NODES = 8  # x, then seven steps: both orders of the block have eight nodes
 NODE_H = 120  # px: a node's heatmap, small enough for a chain, tall enough for a few rows of numbers
@@ -83,14 +83,13 @@ def _spin(parent, low, high, prefix, tip):
     return box
 
 
-class BlockPanel(Panel):
+class BlockPanel(WorkerAnswers, Panel):
     """The block as a vertical chain of heatmaps (its nodes) beside a plot of ‖residual stream‖ over N blocks."""
 
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
         self.view = BlockView(model, parent=self)
-        self.view.work.changed.connect(self._arrived)
-        self._asking = False  # True while ``render`` asks the view (it draws the answer itself)
+        self.view.work.changed.connect(self.arrived)
         self._shown_stack = False  # a block is drawn (kept while the next is computed)
         self.formula = QLabel(self)
         self.formula.setWordWrap(True)
@@ -207,24 +206,9 @@ class BlockPanel(Panel):
     # ----- drawing ---------------------------------------------------------------------------------
     def render(self, flags):
         self.show_settings()
-        self._asking = True
-        try:
-            self.view.ask()  # a small block comes at once, a large one later (``_arrived``)
-        finally:
-            self._asking = False
-        self._show_block()
+        self.ask_view(self.view.ask)  # a small block comes at once, a large one later (``arrived``)
 
-    def _arrived(self):
-        """The view's state or result changed: drawn now if the panel is in view, else when it is shown (a block
-        that comes behind a tab may be of tokens the session no longer has)."""
-        if self._asking:
-            return
-        if not (self.isVisible() and self._on_screen) or self.waiting():
-            self._stale |= VALUES
-            return
-        self._show_block()
-
-    def _show_block(self):
+    def show_answer(self):
         """The block once made; while it is made on the worker, "computing…" over the block drawn before."""
         work = self.view.work
         stack, reason = self.view.result()

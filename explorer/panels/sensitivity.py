@@ -5,7 +5,7 @@ this file only draws them. The cell is the selected query row and key."""
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout
 
-from explorer.model import ALL_STAGES, VALUES
+from explorer.model import ALL_STAGES
 from explorer.model.background import COMPUTING, FAILED
 from explorer.model.sensitivity_view import SensitivityView
 from explorer.weak import weakly
@@ -14,6 +14,7 @@ from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import BAD, MUTED
 
 from .base import Panel
+from .worker_answers import WorkerAnswers
 from .change_views import ChangeViews, signed
 
 WHAT = {"S": "score S[i, j]", "Q": "query Q[i, c]", "K": "key K[j, c]"}
@@ -29,14 +30,13 @@ TIPS = {"scores": "How much each score moves: only the nudged score, a query's w
         "output": "How each output number moves: the weights' change mixing the rows of V (then W_o, if projected)"}
 
 
-class SensitivityPanel(Panel):
+class SensitivityPanel(WorkerAnswers, Panel):
     """The selected cell nudged by ε: ΔS, ΔA and ΔO of the shown head, and the largest changes named."""
 
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
         self.view = SensitivityView(model, self)
-        self.view.work.changed.connect(self._arrived)
-        self._asking = False  # True while ``render`` asks the view (it draws the answer itself)
+        self.view.work.changed.connect(self.arrived)
         self.setToolTip(TIP)
         self.caption = QLabel(self)
         self.caption.setWordWrap(True)
@@ -112,23 +112,10 @@ class SensitivityPanel(Panel):
             self.shown = self._nudged = None
             self.summary.setText(f"<span style='color:{MUTED}'>{HIDDEN_TEXT}</span>")
             return
-        self._asking = True
-        try:
-            self.view.ask(head, what, row, col, self.epsilon.value())  # small: at once; large: later (``_arrived``)
-        finally:
-            self._asking = False
-        self._show_nudged()
+        epsilon = self.epsilon.value()
+        self.ask_view(lambda: self.view.ask(head, what, row, col, epsilon))  # small: at once; large: later (``arrived``)
 
-    def _arrived(self):
-        """The view's state or result changed: drawn now if the panel is in view, else when it is shown."""
-        if self._asking:
-            return
-        if not (self.isVisible() and self._on_screen) or self.waiting():
-            self._stale |= VALUES
-            return
-        self._show_nudged()
-
-    def _show_nudged(self):
+    def show_answer(self):
         """The nudge's changes once made; while made on the worker, "computing…" under those drawn before."""
         work = self.view.work
         self.caption.setText(self._caption + (COMPUTING_NOTE if work.state == COMPUTING else ""))

@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED_PANEL_HELPERS = {"base", "heatmap_panel", "head_style", "setting_controls", "change_views"}  # used by several panels, so not independent
+SHARED_PANEL_HELPERS = {"base", "heatmap_panel", "head_style", "setting_controls", "change_views", "worker_answers"}  # used by several panels, so not independent
 
 
 def lint_imports():

@@ -28,6 +28,7 @@ from explorer.widgets.palette import BAD, MUTED
 from explorer.widgets.tile_grid import TileGrid
 
 from ..base import Panel
+from ..worker_answers import WorkerAnswers
 from .cost_plot import CostPlot, curve_lengths
 from explorer.i18n import in_language, translate
 
@@ -51,7 +52,7 @@ CHOICES = {"phi": [(phi.replace("elu+1", "elu + 1"), phi) for phi in FEATURE_MAP
            "projection": [("random N(0, 1/k)", "random"), ("mean pooling", "pooling")]}
 
 
-class EfficientPanel(Panel):
+class EfficientPanel(WorkerAnswers, Panel):
     """Mechanism and parameters; A′ beside the exact A; error figures; cost against L² (log–log)."""
 
     snug = True
@@ -86,9 +87,8 @@ class EfficientPanel(Panel):
             box.currentIndexChanged.connect(self._changed)
         controls.addStretch(1)
         self.view = EfficientView(model, self)
-        self.view.work.changed.connect(self._arrived)  # (a bound method: no cycle keeps the panel)
+        self.view.work.changed.connect(self.arrived)  # (a bound method: no cycle keeps the panel)
         self._drawn_work = None  # (state, result) of the view last drawn
-        self._asking = False  # True while ``_draw`` asks the view (it draws the answer itself)
 
         self.caption = self._label()
         self.caption.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
@@ -243,24 +243,9 @@ class EfficientPanel(Panel):
         full, mine = cost_curve(mech, lengths, d, d_v, causal=allowed is not None)
         bill = self.cost_text(mech, n_k, d, d_v, allowed is not None)
         self.cost.show(translate("Efficient", SHORT[mech.kind]), lengths, full, mine, n_k, bill)
-        self._asking = True
-        try:
-            self.view.ask(mech, h)
-        finally:
-            self._asking = False
-        self._show_tried()
+        self.ask_view(lambda: self.view.ask(mech, h))
 
-    def _arrived(self):
-        """The view's state or result changed: drawn now if the panel is in view and its results are the state's,
-        else when it is shown (a result that comes behind a tab may be of tokens the session no longer has)."""
-        if self._asking:
-            return
-        if not (self.isVisible() and self._on_screen) or self.waiting():
-            self._stale |= VALUES
-            return
-        self._show_tried()
-
-    def _show_tried(self):
+    def show_answer(self):
         """The mechanism's weights and figures once made; while they are made on the worker, "computing…" over
         what was shown before."""
         work = self.view.work
