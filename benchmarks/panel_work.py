@@ -16,6 +16,7 @@ import argparse
 
 import numpy as np
 
+from benchmarks._gaps import longest_blocks
 from benchmarks._util import emit, now, qapp, settle
 
 
@@ -31,8 +32,6 @@ def projected_session(length, width, heads, seed):
 
 
 def measure(length, width, heads, blocks, seed, heartbeat_ms=2, hidden=False):
-    from PySide6.QtCore import QEventLoop, Qt, QTimer
-
     from explorer.main_window import MainWindow
 
     app = qapp()
@@ -64,51 +63,11 @@ def measure(length, width, heads, blocks, seed, heartbeat_ms=2, hidden=False):
         app.processEvents()
     window.grab()
 
-    beats, runs = [], []
-    loop = QEventLoop()
-    heart = QTimer()
-    heart.setTimerType(Qt.TimerType.PreciseTimer)
-    heart.setInterval(heartbeat_ms)
-    heart.timeout.connect(lambda: beats.append(now()))
     actions = [("X cell", lambda: model.set_cell("X", 1, 0, float(model.matrix("X")[1, 0]) + 0.5)),
                ("temperature", lambda: model.set_param("temperature", model.settings.temperature + 0.25))]
     if hasattr(eff, "compute"):
         actions.append(("Compute pressed", lambda: eff.compute.click()))
-
-    def step():
-        if len(runs) == len(actions):
-            loop.quit()
-            return
-        kind, act = actions[len(runs)]
-        runs.append({"kind": kind, "t0": now(), "t1": None})
-        act()
-        QTimer.singleShot(50, wait)
-
-    def wait():
-        r = runs[-1]
-        if model.pending or not panels_done():
-            QTimer.singleShot(20, wait)
-            return
-        window.grab()
-        if r.get("t_done") is None:
-            r["t_done"] = now()
-        if now() - r["t_done"] < (0.2 if live else 1.0):
-            QTimer.singleShot(20, wait)
-            return
-        r["t1"] = now()
-        QTimer.singleShot(200, step)
-
-    heart.start()
-    QTimer.singleShot(300, step)
-    QTimer.singleShot(900_000, loop.quit)
-    loop.exec()
-    heart.stop()
-    beats = np.array(beats)
-    out = []
-    for r in runs:
-        inside = beats[(beats >= r["t0"] - 0.05) & (beats <= (r["t1"] or now()))]
-        out.append({"kind": r["kind"], "longest_block_ms": float(np.diff(inside).max() * 1000),
-                    "edit_to_panels_s": (r.get("t_done") or now()) - r["t0"]})
+    out = longest_blocks(window, actions, panels_done, (0.2 if live else 1.0), heartbeat_ms)
     texts = {"efficient": eff.readout.text()[:160], "block": block.note.text()[:160] or "drawn"}
     window.model.undo_stack.setClean()
     window.close()

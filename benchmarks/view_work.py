@@ -15,6 +15,7 @@ import argparse
 
 import numpy as np
 
+from benchmarks._gaps import longest_blocks
 from benchmarks._util import emit, now, qapp, settle
 
 PANELS = ("sensitivity", "ab_diff", "generation")
@@ -37,8 +38,6 @@ def works(panel):
 
 
 def measure(name, length, width, heads, seed, heartbeat_ms=2, hidden=False):
-    from PySide6.QtCore import QEventLoop, Qt, QTimer
-
     from explorer.main_window import MainWindow
 
     app = qapp()
@@ -68,51 +67,13 @@ def measure(name, length, width, heads, seed, heartbeat_ms=2, hidden=False):
         app.processEvents()
     window.grab()
 
-    beats, runs = [], []
-    loop = QEventLoop()
-    heart = QTimer()
-    heart.setTimerType(Qt.TimerType.PreciseTimer)
-    heart.setInterval(heartbeat_ms)
-    heart.timeout.connect(lambda: beats.append(now()))
-    actions = [("Q cell", lambda: model.set_cell("Q", 1, 0, float(model.matrix("Q")[1, 0]) + 0.5)),
-               ("temperature", lambda: model.set_param("temperature", model.settings.temperature + 0.25))]
-
-    def step():
-        if len(runs) == len(actions):
-            loop.quit()
-            return
-        kind, act = actions[len(runs)]
-        runs.append({"kind": kind, "t0": now(), "t1": None})
+    def before_each():
         asked.clear()
         asked.update({w: w.key for w in works(panel)})
-        act()
-        QTimer.singleShot(50, wait)
 
-    def wait():
-        r = runs[-1]
-        if model.pending or not done():
-            QTimer.singleShot(20, wait)
-            return
-        window.grab()
-        if r.get("t_done") is None:
-            r["t_done"] = now()
-        if now() - r["t_done"] < (0.2 if background else 1.0):
-            QTimer.singleShot(20, wait)
-            return
-        r["t1"] = now()
-        QTimer.singleShot(200, step)
-
-    heart.start()
-    QTimer.singleShot(300, step)
-    QTimer.singleShot(900_000, loop.quit)
-    loop.exec()
-    heart.stop()
-    beats = np.array(beats)
-    out = []
-    for r in runs:
-        inside = beats[(beats >= r["t0"] - 0.05) & (beats <= (r["t1"] or now()))]
-        out.append({"kind": r["kind"], "longest_block_ms": round(float(np.diff(inside).max() * 1000), 1),
-                    "edit_to_panel_s": round((r.get("t_done") or now()) - r["t0"], 3)})
+    actions = [("Q cell", lambda: model.set_cell("Q", 1, 0, float(model.matrix("Q")[1, 0]) + 0.5)),
+               ("temperature", lambda: model.set_param("temperature", model.settings.temperature + 0.25))]
+    out = longest_blocks(window, actions, done, (0.2 if background else 1.0), heartbeat_ms, before_each)
     text = {"sensitivity": lambda: panel.summary.text(), "ab_diff": lambda: panel.summary.text(),
             "generation": lambda: panel.equivalence.text()}[name]()[:160]
     window.model.undo_stack.setClean()
