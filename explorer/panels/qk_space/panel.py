@@ -19,7 +19,7 @@ from explorer.core.qk_space import head_queries_keys, qk_plane, top_keys, top_qu
 from explorer.model import LESSON, SELECTION
 from explorer.model.background import COMPUTING, FAILED
 from explorer.weak import weakly
-from explorer.widgets.html_escape import escape
+from explorer.widgets.html_escape import escape, plain_tooltip
 from explorer.widgets.number_text import format_fixed, format_number, format_weight
 from explorer.widgets.palette import BAD, MUTED
 
@@ -278,7 +278,7 @@ class QKSpacePanel(Panel):
             return
         self.hover_text = self.focus_text.text()
         if self.plot.widget.underMouse():
-            QToolTip.showText(QCursor.pos(), self.hover_text, self.plot.widget)
+            QToolTip.showText(QCursor.pos(), plain_tooltip(self.hover_text), self.plot.widget)
 
     def _clicked(self, found):
         if found[0] == "query" and not self.corpus_mode:
