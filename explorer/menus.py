@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QMessageBox
 from explorer import __version__
 from explorer.i18n import LANGUAGES, current_language, remember_language, set_language, translate
 from explorer.view_menu import panel_action
-from explorer.weak import WeakAttribute
+from explorer.weak import WeakAttribute, weakly
 
 
 def dock_title(spec):
@@ -153,6 +153,8 @@ class WindowMenus:
                      menu=edit)
         self._action("clear_a", QT_TRANSLATE_NOOP("Menu", "Clear A"), w.model.comparison.clear,
                      tip=QT_TRANSLATE_NOOP("Menu", "Forget the state kept as A"), menu=edit)
+        w.model.comparison.changed.connect(weakly(self._can_clear_a))
+        self._can_clear_a()
 
         view = self._menu(bar, QT_TRANSLATE_NOOP("Menu", "&View"))
         for spec in self.docks:  # choosing a panel brings it to the front; one in front already hides
@@ -234,6 +236,10 @@ class WindowMenus:
         w.statusBar().showMessage(translate("Menu", "Shuffled the {moved}: the outputs are {verdict} (max difference "
                                                     "{difference})").format(
             moved=moved, verdict=verdict, difference=f"{check.max_difference:.2g}"), 10000)
+
+    def _can_clear_a(self):
+        """Edit ▸ Clear A only while there is an A (as the A/B diff's own button)."""
+        self.actions["clear_a"].setEnabled(self.window.model.comparison.marked is not None)
 
     def mark_a(self):
         """Edit ▸ Mark as A: keep the state now and show the A/B diff (or say why it cannot be kept)."""

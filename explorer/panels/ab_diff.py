@@ -61,6 +61,8 @@ class ABDiffPanel(Panel):
         layout.addLayout(buttons)
         layout.addWidget(self.views, 1)
         layout.addWidget(self.summary)
+        layout.addStretch(0)  # takes the height while the maps are hidden (else the words spread down the panel)
+        self._layout = layout
         self.diff = None  # the StageDiff on screen
         self._asking = False  # True while ``render`` asks for B − A (it draws the answer itself)
         self._drawn_head = None  # the head ``diff`` is drawn of
@@ -68,6 +70,10 @@ class ABDiffPanel(Panel):
         on_changed = weakly(self._on_changed)  # (the model's signals: they must not keep the panel)
         model.comparison.changed.connect(lambda: on_changed(ALL))
         model.comparison.work.changed.connect(weakly(self._arrived))
+
+    def _show_views(self, on):
+        self.views.setVisible(on)
+        self._layout.setStretch(self._layout.count() - 1, 0 if on else 1)
 
     def mark(self):
         done = self.model.comparison.mark()
@@ -80,7 +86,7 @@ class ABDiffPanel(Panel):
         hidden = self.model.revealed < ALL_STAGES  # the lesson's guesses come first
         if c.marked is None:
             self.diff = None
-            self.views.setVisible(False)
+            self._show_views(False)
             self.caption.setText("<b>A/B diff</b>: no A yet — <i>Mark as A</i> keeps the state now; edit on, and "
                                  "every stage shows B − A (B is the state now)")
             self.summary.setText(f"<span style='color:{MUTED}'>Or compare with a saved session of the same shape."
@@ -90,7 +96,7 @@ class ABDiffPanel(Panel):
         self.caption.setText(self._caption)
         if hidden:
             self.diff = None
-            self.views.setVisible(False)
+            self._show_views(False)
             self.summary.setText(f"<span style='color:{MUTED}'>B − A stays hidden until the lesson has revealed ② "
                                  "and ③</span>")
             return
@@ -119,11 +125,11 @@ class ABDiffPanel(Panel):
                                               if work.state == COMPUTING else ""))
         if work.state == FAILED:
             self.diff = None
-            self.views.setVisible(False)
+            self._show_views(False)
             self.summary.setText(f"<span style='color:{BAD}'>{escape(work.reason)}</span>")
             return
         if work.state == COMPUTING:
-            self.views.setVisible(self.diff is not None)
+            self._show_views(self.diff is not None)
             n, lq, lk, _ = c.marked.shape
             before = " — what is shown is from before the last change" if self.diff is not None else ""
             self.summary.setText(f"<span style='color:{MUTED}'><b>computing…</b> B − A of {n * lq * lk:,} weights"
@@ -134,7 +140,7 @@ class ABDiffPanel(Panel):
         if diff is None or (diff is self.diff and head == self._drawn_head and self.views.isVisibleTo(self)):
             return  # (drawn already)
         self.diff, self._drawn_head = diff, head
-        self.views.setVisible(True)
+        self._show_views(True)
         heads = f" (head {head + 1})" if self.model.settings.heads > 1 else ""
         for stage in ("scores", "weights"):
             self.views.set_title(stage, f"{'①②'[stage == 'weights']} {SYMBOL[stage]}: B − A{heads}")
