@@ -250,7 +250,8 @@ class WindowMenus:
             return
         w.docks["ab_diff"].show()
         w.docks["ab_diff"].raise_()
-        w.statusBar().showMessage("Marked the state now as A: edit on, and the A/B diff shows B − A", 10000)
+        w.statusBar().showMessage(translate("Menu", "Marked the state now as A: edit on, and the A/B diff shows B − A"),
+                                  10000)
 
     def about(self):
         QMessageBox.about(self.window, translate("Menu", "About Attention Explorer"),

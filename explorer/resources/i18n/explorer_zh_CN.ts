@@ -2,6 +2,89 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>ABDiff</name>
+    <message>
+        <source>Mark the state now as A (Edit ▸ Mark as A for comparison), keep editing, and compare: every cell shows B − A, B being the state now — gold where B is higher, blue where lower, pale where nothing moved. Or compare with a saved session of the same shape (Edit ▸ Compare with saved session…).</source>
+        <translation>把现在的状态标记为 A（编辑 ▸ 标记为对比的 A），继续编辑，然后对比：每一格显示 B − A，B 是现在的状态——B 更大处为金色，更小处为蓝色，没变处为浅色。也可以与形状相同的已保存会话对比（编辑 ▸ 与已保存的会话对比…）。</translation>
+    </message>
+    <message>
+        <source>How each score of the shown head differs from A's</source>
+        <translation>所显示的头的每个分数与 A 相差多少</translation>
+    </message>
+    <message>
+        <source>How each weight of the shown head differs from A's: a row's changes sum to 0</source>
+        <translation>所显示的头的每个权重与 A 相差多少：每一行的变化之和为 0</translation>
+    </message>
+    <message>
+        <source>How each output number differs from A's</source>
+        <translation>每个输出数与 A 相差多少</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;A/B diff&lt;/b&gt;: no A yet — &lt;i&gt;Mark as A&lt;/i&gt; keeps the state now; edit on, and every stage shows B − A (B is the state now)</source>
+        <translation>&lt;b&gt;A/B 对比&lt;/b&gt;：还没有 A——&lt;i&gt;标记为 A&lt;/i&gt; 会留住现在的状态；继续编辑，每一步都显示 B − A（B 是现在的状态）</translation>
+    </message>
+    <message>
+        <source>Or compare with a saved session of the same shape.</source>
+        <translation>也可以与形状相同的已保存会话对比。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;A/B diff&lt;/b&gt;: A is {name}; B is the state now</source>
+        <translation>&lt;b&gt;A/B 对比&lt;/b&gt;：A 是 {name}；B 是现在的状态</translation>
+    </message>
+    <message>
+        <source>B − A stays hidden until the lesson has revealed ② and ③</source>
+        <translation>B − A 在课程揭示 ② 和 ③ 之前保持隐藏</translation>
+    </message>
+    <message>
+        <source>computing…</source>
+        <translation>计算中…</translation>
+    </message>
+    <message>
+        <source> — what is shown is from before the last change</source>
+        <translation>——显示的是上一次改动之前的结果</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;computing…&lt;/b&gt; B − A of {n} weights{before}</source>
+        <translation>&lt;b&gt;计算中…&lt;/b&gt;{n} 个权重的 B − A{before}</translation>
+    </message>
+    <message>
+        <source>Largest changes — </source>
+        <translation>变化最大的——</translation>
+    </message>
+    <message>
+        <source> (head {head})</source>
+        <translation>（头 {head}）</translation>
+    </message>
+    <message>
+        <source>B is the same as A: nothing moved.</source>
+        <translation>B 与 A 相同：什么都没变。</translation>
+    </message>
+    <message>
+        <source>Mark as A</source>
+        <translation>标记为 A</translation>
+    </message>
+    <message>
+        <source>Keep the state now as A; edit on, and each stage shows B − A</source>
+        <translation>把现在的状态留作 A；继续编辑，每一步都显示 B − A</translation>
+    </message>
+    <message>
+        <source>Compare with file…</source>
+        <translation>与文件对比…</translation>
+    </message>
+    <message>
+        <source>Take A from a saved session of the same shape (the file is only read)</source>
+        <translation>从形状相同的已保存会话取 A（文件只读不写）</translation>
+    </message>
+    <message>
+        <source>Clear A</source>
+        <translation>清除 A</translation>
+    </message>
+    <message>
+        <source>Forget A</source>
+        <translation>忘掉 A</translation>
+    </message>
+</context>
+<context>
     <name>Block</name>
     <message>
         <source>x — the residual stream in</source>
@@ -48,7 +131,7 @@
         <translation>h + FFN —— 再存款</translation>
     </message>
     <message>
-        <source>The block adds attention&apos;s output back to the token vectors X and normalises X before attention reads it — this session edits Q, K, V directly, so it has no X. Switch to projected mode (Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ) to see its block.</source>
+        <source>The block adds attention's output back to the token vectors X and normalises X before attention reads it — this session edits Q, K, V directly, so it has no X. Switch to projected mode (Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ) to see its block.</source>
         <translation>块把注意力的输出加回词元向量 X，并在注意力读取 X 之前先把它归一化——这个会话直接编辑 Q、K、V，没有 X。切换到投影模式(Q = X·W_qᵀ，K = X·W_kᵀ，V = X·W_vᵀ)才能看到它的块。</translation>
     </message>
     <message>
@@ -56,19 +139,19 @@
         <translation>这是一个交叉注意力会话；这里显示的是编码器块，它的词元关注的是自身。改成自注意力才能看到它的块。</translation>
     </message>
     <message>
-        <source>W_o gives back {rows} columns, but the residual stream X is D = {D} wide: x + Attn needs W_o to have D = {D} rows (a session switched from direct mode has X = [Q | K | V] and W_o = I of V&apos;s width).</source>
+        <source>W_o gives back {rows} columns, but the residual stream X is D = {D} wide: x + Attn needs W_o to have D = {D} rows (a session switched from direct mode has X = [Q | K | V] and W_o = I of V's width).</source>
         <translation>W_o 给出 {rows} 列，但残差流 X 宽 D = {D}：x + Attn 需要 W_o 有 D = {D} 行（从直接编辑模式切换来的会话中，X = [Q | K | V]，W_o 是与 V 同宽的单位阵）。</translation>
     </message>
     <message>
-        <source>The block of {length} tokens with {heads} heads needs {need} for its attention&apos;s scores and weights (2·H·L² float64), and only {free} of memory is free — fewer tokens or heads.</source>
+        <source>The block of {length} tokens with {heads} heads needs {need} for its attention's scores and weights (2·H·L² float64), and only {free} of memory is free — fewer tokens or heads.</source>
         <translation>{length} 个词元、{heads} 个头的块，其注意力的分数和权重（2·H·L² 个 float64）需要 {need}，而可用内存只有 {free}——请减少词元或头。</translation>
     </message>
     <message>
-        <source>Make the session a Transformer block&apos;s attention</source>
+        <source>Make the session a Transformer block's attention</source>
         <translation>把会话变成 Transformer 块的注意力</translation>
     </message>
     <message>
-        <source>&lt;br&gt;&lt;small&gt;Attn is the session&apos;s own attention (its W_q, W_k, W_v, W_o, heads, mask, scale); the norms&apos; γ, β and the FFN&apos;s weights are drawn from the seed.&lt;/small&gt;</source>
+        <source>&lt;br&gt;&lt;small&gt;Attn is the session's own attention (its W_q, W_k, W_v, W_o, heads, mask, scale); the norms' γ, β and the FFN's weights are drawn from the seed.&lt;/small&gt;</source>
         <translation>&lt;br&gt;&lt;small&gt;Attn 就是会话自己的注意力（它的 W_q、W_k、W_v、W_o、头、掩码、缩放）；归一化的 γ、β 和 FFN 的权重由种子抽取。&lt;/small&gt;</translation>
     </message>
     <message>
@@ -76,35 +159,35 @@
         <translation>归一化 → 注意力（token 之间沿 L 轴交流）→ 加回残差流；再归一化 → FFN（每个 token 独立沿 D 轴精加工）→ 再加回。交流一拍、加工一拍，轮流往残差流里存款。</translation>
     </message>
     <message>
-        <source>Where the norms sit. Pre-LN (GPT-2, Llama): each sublayer reads a normalised copy and adds to the raw stream, which keeps growing. Post-LN (the original Transformer, BERT; PyTorch&apos;s TransformerEncoderLayer default): the stream itself is normalised after each addition.</source>
+        <source>Where the norms sit. Pre-LN (GPT-2, Llama): each sublayer reads a normalised copy and adds to the raw stream, which keeps growing. Post-LN (the original Transformer, BERT; PyTorch's TransformerEncoderLayer default): the stream itself is normalised after each addition.</source>
         <translation>归一化放在哪里。Pre-LN(GPT-2、Llama)：每个子层读一份归一化后的副本，再加回原始的流，流会越长越大。Post-LN（原版 Transformer、BERT；PyTorch TransformerEncoderLayer 的默认）：每次相加之后把流本身归一化。</translation>
     </message>
     <message>
-        <source>LayerNorm: subtract each token&apos;s mean, divide by its standard deviation, then ×γ + β. RMSNorm (Llama): divide by the root mean square only, then ×γ.</source>
+        <source>LayerNorm: subtract each token's mean, divide by its standard deviation, then ×γ + β. RMSNorm (Llama): divide by the root mean square only, then ×γ.</source>
         <translation>LayerNorm：减去每个词元的均值，除以标准差，再 ×γ + β。RMSNorm(Llama)：只除以均方根，再 ×γ。</translation>
     </message>
     <message>
-        <source>The FFN&apos;s non-linearity: GELU x·Φ(x); its tanh approximation (GPT-2); ReLU max(0, x) (the original Transformer); SwiGLU silu(x·W₁ᵀ) ⊙ x·W₃ᵀ (Llama&apos;s gated MLP).</source>
+        <source>The FFN's non-linearity: GELU x·Φ(x); its tanh approximation (GPT-2); ReLU max(0, x) (the original Transformer); SwiGLU silu(x·W₁ᵀ) ⊙ x·W₃ᵀ (Llama's gated MLP).</source>
         <translation>FFN 的非线性：GELU x·Φ(x)；它的 tanh 近似(GPT-2)；ReLU max(0, x)（原版 Transformer）；SwiGLU silu(x·W₁ᵀ) ⊙ x·W₃ᵀ（Llama 的门控 MLP）。</translation>
     </message>
     <message>
-        <source>The FFN&apos;s hidden width F as a multiple of D (4·D in the original Transformer and GPT-2)</source>
+        <source>The FFN's hidden width F as a multiple of D (4·D in the original Transformer and GPT-2)</source>
         <translation>FFN 隐层宽度 F 是 D 的几倍（原版 Transformer 与 GPT-2 是 4·D）</translation>
     </message>
     <message>
-        <source>The FFN weights and the norms&apos; γ, β are drawn from this seed (the attention&apos;s W are the session&apos;s): the same seed always gives the same block</source>
+        <source>The FFN weights and the norms' γ, β are drawn from this seed (the attention's W are the session's): the same seed always gives the same block</source>
         <translation>FFN 权重和归一化的 γ、β 由这个种子抽取（注意力的 W 用会话自己的）：同一个种子总是给出同一个块</translation>
     </message>
     <message>
-        <source>How many copies of this block are stacked (the same weights in each) for the plot of the residual stream&apos;s size</source>
+        <source>How many copies of this block are stacked (the same weights in each) for the plot of the residual stream's size</source>
         <translation>残差流大小图中叠放多少个这样的块（每个块权重相同）</translation>
     </message>
     <message>
-        <source>W_o becomes D × (its columns): the old W_o in its last rows, zeros above — so the heads&apos; output is added to the last dimensions of X (its V columns after a switch from direct mode). One undo step.</source>
+        <source>W_o becomes D × (its columns): the old W_o in its last rows, zeros above — so the heads' output is added to the last dimensions of X (its V columns after a switch from direct mode). One undo step.</source>
         <translation>W_o 变成 D × （它的列数）：旧 W_o 放在最后几行，上面补零——于是各头的输出加到 X 的最后几维（从直接编辑模式切换来时就是 V 的那几列）。算作一步撤销。</translation>
     </message>
     <message>
-        <source>Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ with X = [Q | K | V] and W that reproduce the current Q, K, V exactly; and W_o becomes D × (its columns): the old W_o in its last rows, zeros above — so the heads&apos; output is added to the last dimensions of X (its V columns after a switch from direct mode). One undo step.</source>
+        <source>Q = X·W_qᵀ, K = X·W_kᵀ, V = X·W_vᵀ with X = [Q | K | V] and W that reproduce the current Q, K, V exactly; and W_o becomes D × (its columns): the old W_o in its last rows, zeros above — so the heads' output is added to the last dimensions of X (its V columns after a switch from direct mode). One undo step.</source>
         <translation>Q = X·W_qᵀ，K = X·W_kᵀ，V = X·W_vᵀ，其中 X = [Q | K | V]，W 恰好重现当前的 Q、K、V；并且 W_o 变成 D × （它的列数）：旧 W_o 放在最后几行，上面补零——于是各头的输出加到 X 的最后几维（从直接编辑模式切换来时就是 V 的那几列）。算作一步撤销。</translation>
     </message>
     <message>
@@ -144,8 +227,23 @@
         <translation>各词元 ‖x_n‖ 的平均</translation>
     </message>
     <message>
-        <source>The residual stream&apos;s size after each of N stacked copies of the block: post-LN ends each block in a norm, so it stays put; pre-LN keeps adding to the raw stream</source>
+        <source>The residual stream's size after each of N stacked copies of the block: post-LN ends each block in a norm, so it stays put; pre-LN keeps adding to the raw stream</source>
         <translation>叠放 N 个块时，每一块之后残差流的大小：post-LN 每块以归一化结束，所以保持不变；pre-LN 一直往原始的流里加，所以不断增长</translation>
+    </message>
+</context>
+<context>
+    <name>Comparison</name>
+    <message>
+        <source>the state at {time}</source>
+        <translation>{time} 时的状态</translation>
+    </message>
+    <message>
+        <source>this session</source>
+        <translation>这个会话</translation>
+    </message>
+    <message>
+        <source>Cannot compare with {name}: {why}</source>
+        <translation>无法与 {name} 对比：{why}</translation>
     </message>
 </context>
 <context>
@@ -365,6 +463,10 @@
         <translation>无法对比</translation>
     </message>
     <message>
+        <source>A is {name}: the A/B diff shows the state now minus it</source>
+        <translation>A 是 {name}：A/B 对比显示现在的状态减去它</translation>
+    </message>
+    <message>
         <source>Save session as</source>
         <translation>会话另存为</translation>
     </message>
@@ -532,7 +634,7 @@
         <translation>分开查询</translation>
     </message>
     <message>
-        <source>Cross-attention: the queries get tokens of their own (Q&apos;s rows), the keys and values keep theirs — as a translation&apos;s target reads its source</source>
+        <source>Cross-attention: the queries get tokens of their own (Q's rows), the keys and values keep theirs — as a translation's target reads its source</source>
         <translation>交叉注意力：查询有自己的 token（Q 的行），键和值保留原来的——就像译文读原文</translation>
     </message>
     <message>
@@ -603,7 +705,7 @@
         <translation>X 和每个 W</translation>
     </message>
     <message>
-        <source>W_o&apos;s columns</source>
+        <source>W_o's columns</source>
         <translation>W_o 的列</translation>
     </message>
     <message>
@@ -739,7 +841,7 @@
         <translation>{n_heads} 个头不再整除宽度(Q/K {qk}，V {v})：现在改为 {n_fit} 个头</translation>
     </message>
     <message>
-        <source>RoPE is off: each head&apos;s Q/K width d_h = {d_head} is odd now</source>
+        <source>RoPE is off: each head's Q/K width d_h = {d_head} is odd now</source>
         <translation>RoPE 已关闭：现在每个头的 Q/K 宽度 d_h = {d_head} 是奇数</translation>
     </message>
     <message>
@@ -886,7 +988,7 @@
         <translation>稀疏/块状注意力——跳跃（Sparse Transformer，Child 等 2019，strided）：最近的 l 个键，再往前每隔 l 个取一个——约 L·(l + L/l) 格，l ≈ √L 时最少。</translation>
     </message>
     <message>
-        <source>稀疏/块状注意力 (Sparse Transformer, Child et al. 2019, fixed): one&apos;s own block of l tokens, and the last c positions of every block — its “summary” that later blocks read.</source>
+        <source>稀疏/块状注意力 (Sparse Transformer, Child et al. 2019, fixed): one's own block of l tokens, and the last c positions of every block — its “summary” that later blocks read.</source>
         <translation>稀疏/块状注意力（Sparse Transformer，Child 等 2019，fixed）：自己所在的 l 个 token 的块，加上每个块的最后 c 个位置——后面的块读取的「摘要」。</translation>
     </message>
     <message>
@@ -906,7 +1008,7 @@
         <translation>A′（斜线：未计算）</translation>
     </message>
     <message>
-        <source>A′ = softmax of the session&apos;s scores S over the computed cells only (re-normalised there)</source>
+        <source>A′ = softmax of the session's scores S over the computed cells only (re-normalised there)</source>
         <translation>A′ = 只在算过的格子上对会话分数 S 做 softmax（在那里重新归一化）</translation>
     </message>
     <message>
@@ -934,7 +1036,7 @@
         <translation>A′ = 按行归一化的 φ(q_i)·φ(k_j)：线性注意力相当于使用的权重（它从不真的构造它们）</translation>
     </message>
     <message>
-        <source>Which money-saving school to try on the shown head&apos;s own Q, K, V</source>
+        <source>Which money-saving school to try on the shown head's own Q, K, V</source>
         <translation>在当前头自己的 Q、K、V 上试哪一派省钱方法</translation>
     </message>
     <message>
@@ -958,11 +1060,11 @@
         <translation>k：Linformer 把 L 个键和值投影成 k 行（E K、F V，E、F 形状为 k × L）</translation>
     </message>
     <message>
-        <source>The seed of Linformer&apos;s random E, F or of Performer&apos;s features W: the same seed draws the same numbers</source>
+        <source>The seed of Linformer's random E, F or of Performer's features W: the same seed draws the same numbers</source>
         <translation>Linformer 随机 E、F 或 Performer 特征 W 的种子：同一个种子抽出同样的数</translation>
     </message>
     <message>
-        <source>m: Performer&apos;s number of random features — more features, a closer estimate of softmax, more cost</source>
+        <source>m: Performer's number of random features — more features, a closer estimate of softmax, more cost</source>
         <translation>m：Performer 的随机特征数——特征越多，对 softmax 的估计越准，代价也越大</translation>
     </message>
     <message>
@@ -970,7 +1072,7 @@
         <translation>E = F，k × L：元素为 N(0, 1/k) 的随机矩阵（Johnson–Lindenstrauss 的尺度；真正的 Linformer 会自己学），或均值池化——第 r 行是第 r 段 L/k 个位置的平均</translation>
     </message>
     <message>
-        <source>φ: elu(x) + 1 (the paper&apos;s, always &gt; 0) or relu(x) (a query may then find no weight at all)</source>
+        <source>φ: elu(x) + 1 (the paper's, always &gt; 0) or relu(x) (a query may then find no weight at all)</source>
         <translation>φ：elu(x) + 1（论文用的，恒 &gt; 0）或 relu(x)（这时一个查询可能一点权重都找不到）</translation>
     </message>
     <message>
@@ -982,7 +1084,7 @@
         <translation>⚠ Linformer 没有因果形式：E 和 F 把每个位置（包括后面的）都混进每个投影后的键（论文把它用在编码器里）——掩码无法保留。</translation>
     </message>
     <message>
-        <source>ALiBi&apos;s bias is not in φ(q)·φ(k) or Q(EK)ᵀ: only the patterns keep it.</source>
+        <source>ALiBi's bias is not in φ(q)·φ(k) or Q(EK)ᵀ: only the patterns keep it.</source>
         <translation>ALiBi 的偏置不在 φ(q)·φ(k) 或 Q(EK)ᵀ 里：只有稀疏模式保留它。</translation>
     </message>
     <message>
@@ -994,7 +1096,7 @@
         <translation>② 精确的 A = softmax(S)</translation>
     </message>
     <message>
-        <source>The session&apos;s own weights ② of the shown head, as the Weights panel shows them</source>
+        <source>The session's own weights ② of the shown head, as the Weights panel shows them</source>
         <translation>当前头在会话中的真实权重 ②，与权重面板显示的一致</translation>
     </message>
     <message>
@@ -1121,7 +1223,7 @@
         <translation>有 {n_rows} 行的最大值上升：它们已有的 ℓ 和 Õ 被重新缩放({factors}{more})。</translation>
     </message>
     <message>
-        <source>No row&apos;s max rises: the sums go on with factor 1. </source>
+        <source>No row's max rises: the sums go on with factor 1. </source>
         <translation>没有哪一行的最大值上升：累加和以因子 1 继续。</translation>
     </message>
     <message>
@@ -1129,7 +1231,7 @@
         <translation>O = Õ / ℓ 是到目前为止所见值的 softmax 加权平均。</translation>
     </message>
     <message>
-        <source>After step {steps}, O = Õ / ℓ will be this block&apos;s rows of {head} — step to the end (or press Play).</source>
+        <source>After step {steps}, O = Õ / ℓ will be this block's rows of {head} — step to the end (or press Play).</source>
         <translation>第 {steps} 步之后，O = Õ / ℓ 将等于本块在{head}中的那些行——走到最后一步（或按播放）。</translation>
     </message>
     <message>
@@ -1169,7 +1271,7 @@
         <translation>第几步：到目前为止算过的块（获得焦点后可用 ← →）</translation>
     </message>
     <message>
-        <source>Each query row&apos;s running max m and running sum ℓ, before and after this tile</source>
+        <source>Each query row's running max m and running sum ℓ, before and after this tile</source>
         <translation>每个查询行在本块前后的运行最大值 m 和运行和 ℓ</translation>
     </message>
     <message>
@@ -1189,7 +1291,7 @@
         <translation>分数 S</translation>
     </message>
     <message>
-        <source>The SRAM size M assumed for the paper&apos;s count of HBM accesses: the paper&apos;s “M around 100KB”, or one streaming multiprocessor&apos;s shared memory on an A100 or an H100 (counted in numbers of 2 bytes, fp16)</source>
+        <source>The SRAM size M assumed for the paper's count of HBM accesses: the paper's “M around 100KB”, or one streaming multiprocessor's shared memory on an A100 or an H100 (counted in numbers of 2 bytes, fp16)</source>
         <translation>论文统计 HBM 访问次数时假设的 SRAM 大小 M：论文的「M 约 100KB」，或 A100、H100 上一个流式多处理器的共享内存（按 2 字节的 fp16 数计）</translation>
     </message>
     <message>
@@ -1248,7 +1350,7 @@
         <translation>{n} 个新查询关注</translation>
     </message>
     <message>
-        <source>to all {rows} of the source, computed once and fixed (a decoder&apos;s own self-attention cache is the one that grows)</source>
+        <source>to all {rows} of the source, computed once and fixed (a decoder's own self-attention cache is the one that grows)</source>
         <translation>源序列全部 {n_rows} 行 k 和 v，它们只算一次、固定不变（会增长的是解码器自身的自注意力缓存）</translation>
     </message>
     <message>
@@ -1308,19 +1410,19 @@
         <translation>解码天生是因果的：生成一个 token 时，后面的 token 还不存在。这里的解码按因果方式计算，所以只有打开掩码后才与主热图一致。</translation>
     </message>
     <message>
-        <source>&lt;span style=&apos;color:#1a7f37&apos;&gt;✓&lt;/span&gt; The decoded output rows stacked equal full {what}: largest difference {diff} — caching K and V changes the work, not the numbers.</source>
-        <translation>&lt;span style=&apos;color:#1a7f37&apos;&gt;✓&lt;/span&gt; 逐步解码的输出行叠起来等于完整的{what}：最大差 {diff}——缓存 K 和 V 改变的是工作量，不是数值。</translation>
+        <source>&lt;span style='color:#1a7f37'&gt;✓&lt;/span&gt; The decoded output rows stacked equal full {what}: largest difference {diff} — caching K and V changes the work, not the numbers.</source>
+        <translation>&lt;span style='color:#1a7f37'&gt;✓&lt;/span&gt; 逐步解码的输出行叠起来等于完整的{what}：最大差 {diff}——缓存 K 和 V 改变的是工作量，不是数值。</translation>
     </message>
     <message>
-        <source>&lt;span style=&apos;color:#b00020&apos;&gt;✗&lt;/span&gt; The decoded rows differ from full {what} by up to {diff}.</source>
-        <translation>&lt;span style=&apos;color:#b00020&apos;&gt;✗&lt;/span&gt; 解码得到的行与完整的{what}最多相差 {diff}。</translation>
+        <source>&lt;span style='color:#b00020'&gt;✗&lt;/span&gt; The decoded rows differ from full {what} by up to {diff}.</source>
+        <translation>&lt;span style='color:#b00020'&gt;✗&lt;/span&gt; 解码得到的行与完整的{what}最多相差 {diff}。</translation>
     </message>
     <message>
         <source>&lt;b&gt;A trap&lt;/b&gt;: &lt;code&gt;is_causal=True&lt;/code&gt; with a single decode query</source>
         <translation>&lt;b&gt;一个陷阱&lt;/b&gt;：单个解码查询配 &lt;code&gt;is_causal=True&lt;/code&gt;</translation>
     </message>
     <message>
-        <source>PyTorch&apos;s &lt;code&gt;scaled_dot_product_attention(q, k, v, is_causal=True)&lt;/code&gt; aligns the mask to the top-left when q has fewer rows than k, so a single decode query (1 × t) sees only key 0. A decode step needs an explicit mask (or none: the newest query may see every cached key).</source>
+        <source>PyTorch's &lt;code&gt;scaled_dot_product_attention(q, k, v, is_causal=True)&lt;/code&gt; aligns the mask to the top-left when q has fewer rows than k, so a single decode query (1 × t) sees only key 0. A decode step needs an explicit mask (or none: the newest query may see every cached key).</source>
         <translation>当 q 的行数少于 k 时，PyTorch 的 &lt;code&gt;scaled_dot_product_attention(q, k, v, is_causal=True)&lt;/code&gt; 把掩码对齐到左上角，于是单个解码查询(1 × t)只能看到键 0。解码步需要显式的掩码（或者不要掩码：最新的查询可以看到缓存中的每个键）。</translation>
     </message>
     <message>
@@ -1399,11 +1501,11 @@
         <translation>头 {head}：点击后在分数、权重和输出面板中显示它</translation>
     </message>
     <message>
-        <source>Show each head&apos;s weights A_h = softmax(S_h)</source>
+        <source>Show each head's weights A_h = softmax(S_h)</source>
         <translation>显示每个头的权重 A_h = softmax(S_h)</translation>
     </message>
     <message>
-        <source>Show each head&apos;s scores S_h = Q_h K_hᵀ · scale</source>
+        <source>Show each head's scores S_h = Q_h K_hᵀ · scale</source>
         <translation>显示每个头的分数 S_h = Q_h K_hᵀ · scale</translation>
     </message>
     <message>
@@ -1431,7 +1533,7 @@
         <translation>分数 S_h = Q_h K_hᵀ · scale</translation>
     </message>
     <message>
-        <source> They share {kv_heads} ({name}): heads of one colour read the same K and V, {each} query heads to each, in Hugging Face&apos;s repeat_kv order.</source>
+        <source> They share {kv_heads} ({name}): heads of one colour read the same K and V, {each} query heads to each, in Hugging Face's repeat_kv order.</source>
         <translation>它们共享 {n_kv_heads} 个 K/V 头({name})：同色的头读同一份 K 和 V，每份 K/V 对应 {each} 个查询头，顺序与 Hugging Face 的 repeat_kv 相同。</translation>
     </message>
     <message>
@@ -1443,11 +1545,11 @@
         <translation>&lt;b&gt;多头&lt;/b&gt;：H = {heads} × d_h = {d_head}，缩放 {scale}{gqa}</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Heads&lt;/b&gt;: D = {D} cut into H = {heads} slices of d_h = {d_head}; each head attends on its own with scale {scale}.{shared} Shown: each head&apos;s {what} (rows: query, columns: key). Click a head to show it in the other panels.</source>
+        <source>&lt;b&gt;Heads&lt;/b&gt;: D = {D} cut into H = {heads} slices of d_h = {d_head}; each head attends on its own with scale {scale}.{shared} Shown: each head's {what} (rows: query, columns: key). Click a head to show it in the other panels.</source>
         <translation>&lt;b&gt;多头&lt;/b&gt;：把 D = {D} 维切成 H = {heads} 份，每份 d_h = {d_head} 维；每个头各自独立跑一遍注意力，缩放 {scale}。{shared}显示的是每个头的{what}（行：查询，列：键）。点击一个头，其他面板就显示它。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;{stage} hidden&lt;/b&gt; — each head&apos;s {mode} appear once {stage} is revealed</source>
+        <source>&lt;b&gt;{stage} hidden&lt;/b&gt; — each head's {mode} appear once {stage} is revealed</source>
         <translation>&lt;b&gt;{stage} 已隐藏&lt;/b&gt; —— 揭晓 {stage} 后才显示每个头的{mode}</translation>
     </message>
     <message>
@@ -1558,7 +1660,7 @@
         <translation>整行被掩码：{rows} —— 没有可关注的键，权重为 0</translation>
     </message>
     <message>
-        <source>; ○ marks each query&apos;s strongest key (the alignment)</source>
+        <source>; ○ marks each query's strongest key (the alignment)</source>
         <translation>；○ 标出每个查询最强的键（对齐）</translation>
     </message>
     <message>
@@ -1581,15 +1683,15 @@
         <translation>揭晓 {stage}</translation>
     </message>
     <message>
-        <source>Set up the chapter&apos;s demo</source>
+        <source>Set up the chapter's demo</source>
         <translation>布置本章的示例</translation>
     </message>
     <message>
-        <source>Loaded the demo&apos;s numbers (one undo step: Ctrl+Z brings yours back).</source>
+        <source>Loaded the demo's numbers (one undo step: Ctrl+Z brings yours back).</source>
         <translation>已载入示例的数值（一步撤销：Ctrl+Z 恢复你原来的）。</translation>
     </message>
     <message>
-        <source>Loaded the demo&apos;s numbers, then swapped the K rows (two undo steps: Ctrl+Z twice brings yours back).</source>
+        <source>Loaded the demo's numbers, then swapped the K rows (two undo steps: Ctrl+Z twice brings yours back).</source>
         <translation>已载入示例的数值，然后交换了 K 行（两步撤销：按两次 Ctrl+Z 恢复你原来的）。</translation>
     </message>
     <message>
@@ -1701,7 +1803,7 @@
         <translation>已显示。{row} 那一行混合 {said}{rest}。{head}</translation>
     </message>
     <message>
-        <source>Not the demo&apos;s numbers or settings — Set it up to load them</source>
+        <source>Not the demo's numbers or settings — Set it up to load them</source>
         <translation>不是示例的数值或设置——按「布置」载入它们</translation>
     </message>
     <message>
@@ -1749,7 +1851,7 @@
         <translation>实验引导</translation>
     </message>
     <message>
-        <source>The chapter&apos;s four guided experiments, on its demo 「猫 追 红色 激光点」. &lt;i&gt;Set it up&lt;/i&gt; brings its numbers back if you changed them — as one undo step, so Ctrl+Z returns yours.</source>
+        <source>The chapter's four guided experiments, on its demo 「猫 追 红色 激光点」. &lt;i&gt;Set it up&lt;/i&gt; brings its numbers back if you changed them — as one undo step, so Ctrl+Z returns yours.</source>
         <translation>本章的四个引导实验，用的是它的示例「猫 追 红色 激光点」。如果你改过数值，&lt;i&gt;布置&lt;/i&gt;会把示例的数值找回来——算作一步撤销，所以 Ctrl+Z 能还原你的数值。</translation>
     </message>
     <message>
@@ -1761,7 +1863,7 @@
         <translation>实时检查</translation>
     </message>
     <message>
-        <source>Per output row i: every weight ≥ 0 and the row sums to 1 (a convex recipe, up to rounding), and O_i is within the shown distance of the point p_i = w⁺_i·V made with the recipe clipped at 0 and renormalised — p_i is a convex combination of V&apos;s rows, so it lies in their hull.</source>
+        <source>Per output row i: every weight ≥ 0 and the row sums to 1 (a convex recipe, up to rounding), and O_i is within the shown distance of the point p_i = w⁺_i·V made with the recipe clipped at 0 and renormalised — p_i is a convex combination of V's rows, so it lies in their hull.</source>
         <translation>对每个输出行 i：每个权重 ≥ 0 且该行和为 1（在舍入误差内是一份凸配方），并且 O_i 与点 p_i = w⁺_i·V 的距离不超过所示值——p_i 用截掉负数并重新归一化的配方算出，是 V 各行的凸组合，所以落在它们的凸包里。</translation>
     </message>
     <message>
@@ -1788,7 +1890,7 @@
         <translation>键</translation>
     </message>
     <message>
-        <source> (cross-attention: the queries&apos; sequence on the left, the keys&apos; on the right)</source>
+        <source> (cross-attention: the queries' sequence on the left, the keys' on the right)</source>
         <translation>（交叉注意力：左边是查询的序列，右边是键的序列）</translation>
     </message>
     <message>
@@ -1873,7 +1975,7 @@
         <translation>新建（本章示例）(&amp;N)</translation>
     </message>
     <message>
-        <source>Start again from the chapter&apos;s demo 猫 追 红色 激光点</source>
+        <source>Start again from the chapter's demo 猫 追 红色 激光点</source>
         <translation>从本章示例“猫 追 红色 激光点”重新开始</translation>
     </message>
     <message>
@@ -1961,7 +2063,7 @@
         <translation>会话为 Python 脚本…</translation>
     </message>
     <message>
-        <source>Write the session as a NumPy script that recomputes ① S, ② A, ③ O of every head, prints them and saves them: the chapter&apos;s code with your numbers</source>
+        <source>Write the session as a NumPy script that recomputes ① S, ② A, ③ O of every head, prints them and saves them: the chapter's code with your numbers</source>
         <translation>把会话写成 NumPy 脚本，重新计算每个头的 ① S、② A、③ O，打印并保存：本章的代码配上你的数字</translation>
     </message>
     <message>
@@ -2093,6 +2195,10 @@
         <translation>已打乱{moved}：输出{verdict}（最大差 {difference}）</translation>
     </message>
     <message>
+        <source>Marked the state now as A: edit on, and the A/B diff shows B − A</source>
+        <translation>已把现在的状态标记为 A：继续编辑，A/B 对比会显示 B − A</translation>
+    </message>
+    <message>
         <source>About Attention Explorer</source>
         <translation>关于 Attention Explorer</translation>
     </message>
@@ -2108,7 +2214,7 @@
 <context>
     <name>ModelView</name>
     <message>
-        <source>No layer comes after layer {layer}: the edit changes the output only through the rest of this layer&apos;s block.</source>
+        <source>No layer comes after layer {layer}: the edit changes the output only through the rest of this layer's block.</source>
         <translation>第 {layer} 层之后没有别的层：这次编辑只通过本层块的其余部分影响输出。</translation>
     </message>
     <message>
@@ -2128,7 +2234,7 @@
         <translation>取消</translation>
     </message>
     <message>
-        <source>Each number: the share of each row&apos;s attention weight that moved in that head, on average over the rows</source>
+        <source>Each number: the share of each row's attention weight that moved in that head, on average over the rows</source>
         <translation>每个数：该头中每一行注意力权重移动的份额，对各行取平均</translation>
     </message>
     <message>
@@ -2180,11 +2286,11 @@
         <translation>{moved} 的概率发生了移动{favourite}。</translation>
     </message>
     <message>
-        <source>Squares: each head&apos;s weights on the text. &lt;b&gt;prev&lt;/b&gt;: a previous-token head, &lt;b&gt;ind&lt;/b&gt;: an induction head</source>
+        <source>Squares: each head's weights on the text. &lt;b&gt;prev&lt;/b&gt;: a previous-token head, &lt;b&gt;ind&lt;/b&gt;: an induction head</source>
         <translation>方块：每个头在这段文本上的权重。&lt;b&gt;prev&lt;/b&gt;：前一词元头，&lt;b&gt;ind&lt;/b&gt;：归纳头</translation>
     </message>
     <message>
-        <source>Each square is one head&apos;s attention weights on the text (rows: query, columns: key). prev marks a previous-token head, ind an induction head (found on repeated random tokens: the weight on the token after the previous occurrence). Hover a head to read what it mostly does on this text.</source>
+        <source>Each square is one head's attention weights on the text (rows: query, columns: key). prev marks a previous-token head, ind an induction head (found on repeated random tokens: the weight on the token after the previous occurrence). Hover a head to read what it mostly does on this text.</source>
         <translation>每个方块是一个头在这段文本上的注意力权重（行：查询，列：键）。prev 标记前一词元头，ind 标记归纳头（在重复的随机词元上找到：权重落在上一次出现之后的那个词元上）。悬停在一个头上，可以读到它在这段文本上主要做什么。</translation>
     </message>
     <message>
@@ -2244,11 +2350,11 @@
         <translation> —— K/V 缓存：2（K 和 V）· {layers} 层 · {kv_heads} 个 K/V 头 · d_h {d_h} = 每个词元 {per_token} 个数（float16 下 {token_bytes}），{tokens} 个词元共 {cache_bytes}</translation>
     </message>
     <message>
-        <source>Generated by {name} as trained: the session&apos;s edits of layer {layer} head {head} show in what the model says next, not here</source>
+        <source>Generated by {name} as trained: the session's edits of layer {layer} head {head} show in what the model says next, not here</source>
         <translation>由训练好的 {name} 生成：会话对第 {layer} 层第 {head} 个头的编辑体现在「模型接下来说什么」里，不在这里</translation>
     </message>
     <message>
-        <source>. The outlined head is the session, shown as trained: its edits&apos; effect is under “What the model says next”</source>
+        <source>. The outlined head is the session, shown as trained: its edits' effect is under “What the model says next”</source>
         <translation>。加框的头就是会话，这里按训练好的样子显示：它的编辑效果在「模型接下来说什么」下面</translation>
     </message>
     <message>
@@ -2264,7 +2370,7 @@
         <translation>随本程序附带的小模型、你的 Hugging Face 缓存里的模型（不会下载任何东西），或任何包含 config.json、*.safetensors 和 tokenizer.json 的文件夹</translation>
     </message>
     <message>
-        <source>Text to run through the model; every head&apos;s attention follows as you type</source>
+        <source>Text to run through the model; every head's attention follows as you type</source>
         <translation>送进模型的文本；你一边打字，每个头的注意力一边跟着变</translation>
     </message>
     <message>
@@ -2280,7 +2386,7 @@
         <translation>生成</translation>
     </message>
     <message>
-        <source>Greedy: the likeliest next token, again and again, with a K/V cache in every layer (each new token&apos;s query reads every earlier token&apos;s cached k and v)</source>
+        <source>Greedy: the likeliest next token, again and again, with a K/V cache in every layer (each new token's query reads every earlier token's cached k and v)</source>
         <translation>贪心：一次又一次取最可能的下一个词元，每层都有 K/V 缓存（每个新词元的查询读取之前所有词元缓存的 k 和 v）</translation>
     </message>
     <message>
@@ -2390,7 +2496,7 @@
         <translation>斜率 m_h</translation>
     </message>
     <message>
-        <source>This head comes from {name}, which learns a position vector per place (wpe) and adds it to each token&apos;s embedding: X already carries the order, so “none” here adds nothing more — order is not invisible to this head.</source>
+        <source>This head comes from {name}, which learns a position vector per place (wpe) and adds it to each token's embedding: X already carries the order, so “none” here adds nothing more — order is not invisible to this head.</source>
         <translation>这个头来自 {name}，它为每个位置学一条位置向量(wpe)并加到每个词元的嵌入上：X 已经带着顺序，所以这里选「无」也不会再加什么——对这个头来说，顺序并非不可见。</translation>
     </message>
     <message>
@@ -2410,24 +2516,24 @@
         <translation>和</translation>
     </message>
     <message>
-        <source>&lt;span style=&apos;color:#b00020&apos;&gt;✗ not the same output&lt;/span&gt; (max difference {difference}): the keys moved with their values, but their positions count here ({why}), so each query weighs them differently.</source>
-        <translation>&lt;span style=&apos;color:#b00020&apos;&gt;✗ 输出不同&lt;/span&gt;（最大差 {difference}）：键随它们的值一起移动了，但这里位置会起作用({why})，所以每个查询给它们的权重不同了。</translation>
+        <source>&lt;span style='color:#b00020'&gt;✗ not the same output&lt;/span&gt; (max difference {difference}): the keys moved with their values, but their positions count here ({why}), so each query weighs them differently.</source>
+        <translation>&lt;span style='color:#b00020'&gt;✗ 输出不同&lt;/span&gt;（最大差 {difference}）：键随它们的值一起移动了，但这里位置会起作用({why})，所以每个查询给它们的权重不同了。</translation>
     </message>
     <message>
-        <source>&lt;span style=&apos;color:#1a7f37&apos;&gt;✓ the same output&lt;/span&gt; (max difference {difference}): the keys moved with their values, so only the weights&apos; columns moved — each query still finds the same keys, wherever they stand.</source>
-        <translation>&lt;span style=&apos;color:#1a7f37&apos;&gt;✓ 输出相同&lt;/span&gt;（最大差 {difference}）：键随它们的值一起移动，所以只有权重的列动了——无论键站在哪里，每个查询找到的仍是同样的键。</translation>
+        <source>&lt;span style='color:#1a7f37'&gt;✓ the same output&lt;/span&gt; (max difference {difference}): the keys moved with their values, so only the weights' columns moved — each query still finds the same keys, wherever they stand.</source>
+        <translation>&lt;span style='color:#1a7f37'&gt;✓ 输出相同&lt;/span&gt;（最大差 {difference}）：键随它们的值一起移动，所以只有权重的列动了——无论键站在哪里，每个查询找到的仍是同样的键。</translation>
     </message>
     <message>
-        <source>&lt;span style=&apos;color:#1a7f37&apos;&gt;✓ equivariant&lt;/span&gt;: the new output is the old output permuted the same way (max difference {difference}). Without positions, order is invisible to attention.</source>
-        <translation>&lt;span style=&apos;color:#1a7f37&apos;&gt;✓ 等变&lt;/span&gt;：新输出就是按同样方式置换后的旧输出（最大差 {difference}）。没有位置信息，顺序对注意力是不可见的。</translation>
+        <source>&lt;span style='color:#1a7f37'&gt;✓ equivariant&lt;/span&gt;: the new output is the old output permuted the same way (max difference {difference}). Without positions, order is invisible to attention.</source>
+        <translation>&lt;span style='color:#1a7f37'&gt;✓ 等变&lt;/span&gt;：新输出就是按同样方式置换后的旧输出（最大差 {difference}）。没有位置信息，顺序对注意力是不可见的。</translation>
     </message>
     <message>
         <source>something that depends on position</source>
         <translation>某种依赖位置的东西</translation>
     </message>
     <message>
-        <source>&lt;span style=&apos;color:#b00020&apos;&gt;✗ not equivariant&lt;/span&gt;: the new output differs from the old one permuted (max difference {difference}) — {cause} tie each output to its place.</source>
-        <translation>&lt;span style=&apos;color:#b00020&apos;&gt;✗ 不等变&lt;/span&gt;：新输出与置换后的旧输出不同（最大差 {difference}）——{cause}把每个输出绑在了它的位置上。</translation>
+        <source>&lt;span style='color:#b00020'&gt;✗ not equivariant&lt;/span&gt;: the new output differs from the old one permuted (max difference {difference}) — {cause} tie each output to its place.</source>
+        <translation>&lt;span style='color:#b00020'&gt;✗ 不等变&lt;/span&gt;：新输出与置换后的旧输出不同（最大差 {difference}）——{cause}把每个输出绑在了它的位置上。</translation>
     </message>
     <message>
         <source>X + PE is what W_q, W_k and W_v project when this is on</source>
@@ -2470,7 +2576,7 @@
         <translation>查询</translation>
     </message>
     <message>
-        <source>Cross-attention: shuffle the keys&apos; sequence (the weights&apos; columns move, the outputs stay) or the queries&apos; (the output rows move with them)</source>
+        <source>Cross-attention: shuffle the keys' sequence (the weights' columns move, the outputs stay) or the queries' (the output rows move with them)</source>
         <translation>交叉注意力：打乱键的序列（权重的列跟着动，输出不变），或查询的序列（输出的行跟着动）</translation>
     </message>
 </context>
@@ -2540,19 +2646,27 @@
         <translation>查询</translation>
     </message>
     <message>
+        <source>this session</source>
+        <translation>这个会话</translation>
+    </message>
+    <message>
+        <source>many sentences</source>
+        <translation>多个句子</translation>
+    </message>
+    <message>
         <source>key</source>
         <translation>键</translation>
     </message>
     <message>
-        <source>{query} (我在找什么) · {key} (我能被什么找到) of the session&apos;s real head over many sentences, each run through the model on its own.</source>
+        <source>{query} (我在找什么) · {key} (我能被什么找到) of the session's real head over many sentences, each run through the model on its own.</source>
         <translation>会话中这个真实模型头在多个句子上的{query}（我在找什么）与{key}（我能被什么找到），每个句子各自单独通过模型。</translation>
     </message>
     <message>
-        <source>Cannot place this head&apos;s queries and keys: {why}</source>
+        <source>Cannot place this head's queries and keys: {why}</source>
         <translation>无法摆放这个头的查询和键：{why}</translation>
     </message>
     <message>
-        <source>The plane keeps {kept} of the variance of the {points} — a projection (PCA, {d} → 2 dimensions). Queries ×{s}, keys ÷{s} and moved onto the queries&apos; centre: no weight changes.</source>
+        <source>The plane keeps {kept} of the variance of the {points} — a projection (PCA, {d} → 2 dimensions). Queries ×{s}, keys ÷{s} and moved onto the queries' centre: no weight changes.</source>
         <translation>这个平面保留了 {n_points} 个点 {kept} 的方差——这是一个投影（PCA，{d} → 2 维）。查询 ×{s}，键 ÷{s} 并移到查询的中心：权重一个都不变。</translation>
     </message>
     <message>
@@ -2580,6 +2694,18 @@
         <translation>键 {name} 被这些找到 ← {listed}</translation>
     </message>
     <message>
+        <source>Running the sentences through the model…</source>
+        <translation>正在让这些句子通过模型…</translation>
+    </message>
+    <message>
+        <source>Press Place to run the sentences through the model</source>
+        <translation>按“放置”让这些句子通过模型</translation>
+    </message>
+    <message>
+        <source>hover a point: its sentence, token and position</source>
+        <translation>鼠标停在一个点上：看它的句子、token 和位置</translation>
+    </message>
+    <message>
         <source>How many of the strongest keys (or queries) to join to the point in focus</source>
         <translation>把多少个最强的键（或查询）连到焦点上</translation>
     </message>
@@ -2588,8 +2714,92 @@
         <translation>悬停在查询上看它最强的键，悬停在键上看最看重它的查询；点击查询可选中它那一行</translation>
     </message>
     <message>
+        <source>The session's tokens, or — for a head of a real model — many sentences at once, each run through the model (AttentionViz's corpus view)</source>
+        <translation>会话的 token；或者——对真实模型的头——一次多个句子，每句各自通过模型（AttentionViz 的语料视图）</translation>
+    </message>
+    <message>
         <source>top-k</source>
         <translation>前 k 个</translation>
+    </message>
+    <message>
+        <source>{side} {name} — sentence {sentence}, position {position} (“{text}”)</source>
+        <translation>{side} {name}——第 {sentence} 句，位置 {position}（“{text}”）</translation>
+    </message>
+    <message>
+        <source>{where} looks for → {listed}</source>
+        <translation>{where} 在找 → {listed}</translation>
+    </message>
+    <message>
+        <source>{where} is found by ← {listed}</source>
+        <translation>{where} 被这些找到 ← {listed}</translation>
+    </message>
+    <message>
+        <source>Layer {layer} head {head} of {model}, as trained, on {sentences}: {points}, the plane keeps {kept} of their variance. Hover a point for its sentence and its strongest partners there.</source>
+        <translation>{model} 的第 {layer} 层第 {head} 个头（训练所得，未改动），{n_sentences} 个句子：{n_points} 个点，这个平面保留了它们 {kept} 的方差。鼠标停在一个点上，看它的句子和它在句中最强的搭档。</translation>
+    </message>
+    <message>
+        <source>AttentionViz's view of a head (Yeh et al. 2023): every sentence runs through the model on its own; the head's queries and keys of all of them are scaled (one s) and the keys moved (one c) as for one sentence, which leaves every weight in every sentence as it is, then projected together (PCA). A query only ever weighs keys of its own sentence; the lines join it to those. Edits of the session do not enter: the model runs as trained.</source>
+        <translation>AttentionViz 看一个头的方式（Yeh 等 2023）：每个句子各自通过模型；所有句子中这个头的查询和键像一句那样统一缩放（同一个 s）、统一平移键（同一个 c）——每句中的每个权重都不变——再一起投影（PCA）。查询只会看重自己句子里的键，连线就连到这些键。会话的编辑不参与：模型按训练所得运行。</translation>
+    </message>
+    <message>
+        <source>Each point's colour is its token's position in its sentence (0 is the first token)</source>
+        <translation>每个点的颜色是它的 token 在句中的位置（0 是第一个 token）</translation>
+    </message>
+    <message>
+        <source>position 0</source>
+        <translation>位置 0</translation>
+    </message>
+    <message>
+        <source>One sentence per line</source>
+        <translation>每行一个句子</translation>
+    </message>
+    <message>
+        <source>One sentence per line (blank lines are skipped); each runs through the model on its own, and the head's queries and keys of all of them share one plane</source>
+        <translation>每行一个句子（跳过空行）；每句各自通过模型，所有句子中这个头的查询和键共用一个平面</translation>
+    </message>
+    <message>
+        <source>Place</source>
+        <translation>放置</translation>
+    </message>
+    <message>
+        <source>Run every sentence through the model and place the head's queries and keys</source>
+        <translation>让每个句子通过模型，并放置这个头的查询和键</translation>
+    </message>
+    <message>
+        <source>Load .txt…</source>
+        <translation>载入 .txt…</translation>
+    </message>
+    <message>
+        <source>Sentences from a UTF-8 text file, one per line</source>
+        <translation>从 UTF-8 文本文件读句子，每行一句</translation>
+    </message>
+    <message>
+        <source>colour: position</source>
+        <translation>颜色：位置</translation>
+    </message>
+    <message>
+        <source>colour: query / key</source>
+        <translation>颜色：查询 / 键</translation>
+    </message>
+    <message>
+        <source>Colour each point by its token's position in its sentence, or by query and key</source>
+        <translation>按 token 在句中的位置给每个点着色，或按查询和键着色</translation>
+    </message>
+    <message>
+        <source>Sentences</source>
+        <translation>句子</translation>
+    </message>
+    <message>
+        <source>Show or hide the sentences (hidden once they are placed)</source>
+        <translation>显示或隐藏句子（放置后自动隐藏）</translation>
+    </message>
+    <message>
+        <source>Load sentences</source>
+        <translation>载入句子</translation>
+    </message>
+    <message>
+        <source>Text files (*.txt);;All files (*)</source>
+        <translation>文本文件 (*.txt);;所有文件 (*)</translation>
     </message>
 </context>
 <context>
@@ -2639,7 +2849,7 @@
         <translation>整行被掩码：没有输出，凸包里没有可放的点</translation>
     </message>
     <message>
-        <source>{o} inside the hull of V&apos;s rows ({where}): &lt;b&gt;{mark}&lt;/b&gt;</source>
+        <source>{o} inside the hull of V's rows ({where}): &lt;b&gt;{mark}&lt;/b&gt;</source>
         <translation>{o} 在 V 各行围成的凸包内({where})：&lt;b&gt;{mark}&lt;/b&gt;</translation>
     </message>
     <message>
@@ -2647,11 +2857,11 @@
         <translation>要读的查询行（或在任一热图中点击一行）</translation>
     </message>
     <message>
-        <source>The dimension of V on the plane&apos;s horizontal axis</source>
+        <source>The dimension of V on the plane's horizontal axis</source>
         <translation>平面横轴上的 V 维度</translation>
     </message>
     <message>
-        <source>The dimension of V on the plane&apos;s vertical axis</source>
+        <source>The dimension of V on the plane's vertical axis</source>
         <translation>平面纵轴上的 V 维度</translation>
     </message>
     <message>
@@ -2729,7 +2939,7 @@
         <translation>旋转平面、θ 频谱和分数图同样需要偶数的 d_h。在矩阵编辑器里给 Q 和 K 加一个维度，或打开一个宽度为偶数的示例:</translation>
     </message>
     <message>
-        <source>Set every row of Q to the query&apos;s row and every row of K to the key&apos;s row, and turn RoPE on (one undo step): the scores then depend on i − j only</source>
+        <source>Set every row of Q to the query's row and every row of K to the key's row, and turn RoPE on (one undo step): the scores then depend on i − j only</source>
         <translation>把 Q 的每一行都设成这个查询的行、K 的每一行都设成这个键的行，并打开 RoPE（一步撤销）：于是分数只取决于 i − j</translation>
     </message>
     <message>
@@ -2797,7 +3007,7 @@
         <translation>流水线中 RoPE 关闭：热图还没有旋转 q 和 k。</translation>
     </message>
     <message>
-        <source>θ&lt;sub&gt;{pair}&lt;/sub&gt; = {theta} rad per position (one turn every {wavelength} positions){scaled}. Angle from {k} to {q}: {angle} = {before}° before rotation + (m − n)·θ&lt;sub&gt;{pair}&lt;/sub&gt; = {offset}·θ&lt;sub&gt;{pair}&lt;/sub&gt; ≡ {turn}° (angles mod 360°).&lt;br&gt;This pair&apos;s score q·k = &lt;b&gt;{pair_score}&lt;/b&gt;; the whole head&apos;s q&lt;sub&gt;{m}&lt;/sub&gt;·k&lt;sub&gt;{n}&lt;/sub&gt; = &lt;b&gt;{score}&lt;/b&gt; (sum over {its_or_all_en} {pairs}). {dashed}</source>
+        <source>θ&lt;sub&gt;{pair}&lt;/sub&gt; = {theta} rad per position (one turn every {wavelength} positions){scaled}. Angle from {k} to {q}: {angle} = {before}° before rotation + (m − n)·θ&lt;sub&gt;{pair}&lt;/sub&gt; = {offset}·θ&lt;sub&gt;{pair}&lt;/sub&gt; ≡ {turn}° (angles mod 360°).&lt;br&gt;This pair's score q·k = &lt;b&gt;{pair_score}&lt;/b&gt;; the whole head's q&lt;sub&gt;{m}&lt;/sub&gt;·k&lt;sub&gt;{n}&lt;/sub&gt; = &lt;b&gt;{score}&lt;/b&gt; (sum over {its_or_all_en} {pairs}). {dashed}</source>
         <translation>θ&lt;sub&gt;{pair}&lt;/sub&gt; = 每个位置 {theta} 弧度（每 {wavelength} 个位置转一圈）{scaled}。从 {k} 到 {q} 的角度：{angle} = 旋转前 {before}° + (m − n)·θ&lt;sub&gt;{pair}&lt;/sub&gt; = {offset}·θ&lt;sub&gt;{pair}&lt;/sub&gt; ≡ {turn}°（角度对 360° 取模）。&lt;br&gt;这个配对的分数 q·k = &lt;b&gt;{pair_score}&lt;/b&gt;；整个头的 q&lt;sub&gt;{m}&lt;/sub&gt;·k&lt;sub&gt;{n}&lt;/sub&gt; = &lt;b&gt;{score}&lt;/b&gt;（对全部 {n_pairs} 个配对求和）。{dashed}</translation>
     </message>
     <message>
@@ -2805,7 +3015,7 @@
         <translation>虚线：旋转之前（位置 0）。</translation>
     </message>
     <message>
-        <source>Distance locked at m − n = {distance}: both arrows turn, but the angle between them ({angle}°) and this pair&apos;s score stay fixed — and so does q&lt;sub&gt;m&lt;/sub&gt;·k&lt;sub&gt;n&lt;/sub&gt;.</source>
+        <source>Distance locked at m − n = {distance}: both arrows turn, but the angle between them ({angle}°) and this pair's score stay fixed — and so does q&lt;sub&gt;m&lt;/sub&gt;·k&lt;sub&gt;n&lt;/sub&gt;.</source>
         <translation>距离锁定在 m − n = {distance}：两支箭头都在转，但它们之间的角度({angle}°)和这个配对的分数保持不变——q&lt;sub&gt;m&lt;/sub&gt;·k&lt;sub&gt;n&lt;/sub&gt; 也不变。</translation>
     </message>
     <message>
@@ -2861,7 +3071,7 @@
         <translation>键词元：它在 RoPE 之前的 K 行</translation>
     </message>
     <message>
-        <source>Which 2-D pair of the head&apos;s dimensions the plane shows</source>
+        <source>Which 2-D pair of the head's dimensions the plane shows</source>
         <translation>平面显示这个头的哪一对二维分量</translation>
     </message>
     <message>
@@ -2873,11 +3083,11 @@
         <translation>n（键位置）</translation>
     </message>
     <message>
-        <source>The position the query is turned for: by m·θ_i. Choosing a query (a heatmap&apos;s row) sets it to that query&apos;s position, offset + row</source>
+        <source>The position the query is turned for: by m·θ_i. Choosing a query (a heatmap's row) sets it to that query's position, offset + row</source>
         <translation>查询按哪个位置旋转：转 m·θ_i。选择一个查询（热图的一行）会把它设为该查询的位置，即偏移 + 行号</translation>
     </message>
     <message>
-        <source>The position the key is turned for: by n·θ_i. Choosing a key (a heatmap&apos;s column) sets it to that key&apos;s position, offset + column</source>
+        <source>The position the key is turned for: by n·θ_i. Choosing a key (a heatmap's column) sets it to that key's position, offset + column</source>
         <translation>键按哪个位置旋转：转 n·θ_i。选择一个键（热图的一列）会把它设为该键的位置，即偏移 + 列号</translation>
     </message>
     <message>
@@ -2915,6 +3125,105 @@
     <message>
         <source>key</source>
         <translation>键</translation>
+    </message>
+</context>
+<context>
+    <name>Sensitivity</name>
+    <message>
+        <source>score S[i, j]</source>
+        <translation>分数 S[i, j]</translation>
+    </message>
+    <message>
+        <source>query Q[i, c]</source>
+        <translation>查询 Q[i, c]</translation>
+    </message>
+    <message>
+        <source>key K[j, c]</source>
+        <translation>键 K[j, c]</translation>
+    </message>
+    <message>
+        <source>Nudge one number by ε and follow it: ① which scores it moves, ② how each weight of those rows changes (the softmax's Jacobian ∂a_j/∂s_i = a_j(δ_ij − a_i): the nudged key's weight rises by a_i(1 − a_i), every other falls by a_j·a_i, so the row still sums to 1), ③ how the outputs change (ΔO = ΔA·V). First order: ε times the derivative, exact as ε → 0. The cell is the selected query row and key (click one in ① or ②).</source>
+        <translation>把一个数微调 ε 并跟着它走：① 它动了哪些分数，② 那些行的每个权重怎么变（softmax 的雅可比 ∂a_j/∂s_i = a_j(δ_ij − a_i)：被微调的键的权重升高 a_i(1 − a_i)，其余每个降低 a_j·a_i，所以每行之和仍为 1），③ 输出怎么变（ΔO = ΔA·V）。一阶近似：ε 乘以导数，ε → 0 时精确。微调的格子是选中的查询行和键（在 ① 或 ② 中点一个）。</translation>
+    </message>
+    <message>
+        <source>What a nudge moves stays hidden until the lesson has revealed ② and ③</source>
+        <translation>微调带动了什么，在课程揭示 ② 和 ③ 之前保持隐藏</translation>
+    </message>
+    <message>
+        <source>① ΔS (the nudge)</source>
+        <translation>① ΔS（微调）</translation>
+    </message>
+    <message>
+        <source>How much each score moves: only the nudged score, a query's whole row, or a key's whole column</source>
+        <translation>每个分数动了多少：只有被微调的分数，或一个查询的整行，或一个键的整列</translation>
+    </message>
+    <message>
+        <source>How each weight moves: a_j(Δs_j − Σ_i a_i·Δs_i), row by row. A masked key's weight stays 0</source>
+        <translation>每个权重怎么动：逐行 a_j(Δs_j − Σ_i a_i·Δs_i)。被掩码的键权重保持为 0</translation>
+    </message>
+    <message>
+        <source>How each output number moves: the weights' change mixing the rows of V (then W_o, if projected)</source>
+        <translation>每个输出数怎么动：权重的变化混合 V 的各行（投影模式下再乘 W_o）</translation>
+    </message>
+    <message>
+        <source>computing…</source>
+        <translation>计算中…</translation>
+    </message>
+    <message>
+        <source>, head {head}</source>
+        <translation>，头 {head}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Nudge {cell} by ε&lt;/b&gt;{heads}: what moves through the softmax ({jacobian})</source>
+        <translation>&lt;b&gt;把 {cell} 微调 ε&lt;/b&gt;{heads}：经过 softmax 带动了什么（{jacobian}）</translation>
+    </message>
+    <message>
+        <source> — what is shown is from before the last change</source>
+        <translation>——显示的是上一次改动之前的结果</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;computing…&lt;/b&gt; the nudge through {rows} × {cols} weights{before}</source>
+        <translation>&lt;b&gt;计算中…&lt;/b&gt;微调经过 {rows} × {cols} 个权重{before}</translation>
+    </message>
+    <message>
+        <source>no weight</source>
+        <translation>没有权重</translation>
+    </message>
+    <message>
+        <source>Nothing moves: {cell} is masked (its weight is 0 whatever the score), or its row gives all its weight to one key.</source>
+        <translation>什么都没动：{cell} 被掩码（无论分数多少，权重都是 0），或者它那一行把全部权重给了一个键。</translation>
+    </message>
+    <message>
+        <source> (in heads {heads})</source>
+        <translation>（在头 {heads} 中）</translation>
+    </message>
+    <message>
+        <source>Nudging {cell} by +{epsilon}{reach} moves most: {weights}; {outputs}</source>
+        <translation>把 {cell} 微调 +{epsilon}{reach}，动得最多的：{weights}；{outputs}</translation>
+    </message>
+    <message>
+        <source>no output</source>
+        <translation>没有输出</translation>
+    </message>
+    <message>
+        <source>a nudge of ε = {epsilon} moves it by about {change}</source>
+        <translation>微调 ε = {epsilon} 让它大约变化 {change}</translation>
+    </message>
+    <message>
+        <source>What to nudge: a score directly, or a number of Q or K (as the scores use them, after RoPE when it is on)</source>
+        <translation>微调什么：直接微调一个分数，或 Q、K 中的一个数（按分数所用的值，开启 RoPE 时为旋转之后）</translation>
+    </message>
+    <message>
+        <source>The column c inside the shown head (0 … d_h − 1) of the query's or key's vector</source>
+        <translation>查询或键的向量在所显示的头内的第 c 列（0 … d_h − 1）</translation>
+    </message>
+    <message>
+        <source>The size of the nudge; the changes shown are ε times the derivatives</source>
+        <translation>微调的大小；显示的变化是 ε 乘以导数</translation>
+    </message>
+    <message>
+        <source>Nudge</source>
+        <translation>微调</translation>
     </message>
 </context>
 <context>
@@ -3095,7 +3404,7 @@
         <translation>拖动 d。不缩放({unscaled})时，很快就有一个键拿走几乎全部预算；缩放后({scaled})，无论 d 多大，权重都保持分散。</translation>
     </message>
     <message>
-        <source>one query&apos;s {keys} weights at d = {d}</source>
+        <source>one query's {keys} weights at d = {d}</source>
         <translation>d = {d} 时一个查询的 {keys} 个权重</translation>
     </message>
     <message>
@@ -3129,6 +3438,17 @@
     <message>
         <source>Spread: the standard deviation of all {samples}×{keys} scores q·k. Max weight: the largest softmax weight of a row, averaged over the {samples} random queries.</source>
         <translation>离散度：全部 {samples}×{keys} 个分数 q·k 的标准差。最大权重：一行 softmax 权重中最大的那个，对 {samples} 个随机查询取平均。</translation>
+    </message>
+</context>
+<context>
+    <name>StateDiff</name>
+    <message>
+        <source>{heads}, {queries} × {keys}, output {rows} × {d}</source>
+        <translation>{n_heads} 个头，{n_queries} 个查询 × {n_keys} 个键，输出 {rows} × {d}</translation>
+    </message>
+    <message>
+        <source>{a} has {a_shape}; {b} has {b_shape}: the shapes must be the same to subtract one from the other</source>
+        <translation>{a} 是 {a_shape}；{b} 是 {b_shape}：形状相同才能相减</translation>
     </message>
 </context>
 <context>
