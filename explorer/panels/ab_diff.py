@@ -35,7 +35,7 @@ class ABDiffPanel(Panel):
 
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
-        self.keep_text(self.setToolTip, "ABDiff", TIP)
+        self.keep_text(weakly(self._say_tip), "ABDiff", TIP)  # (its own method: weakly, or a cycle)
         self.caption = QLabel(self)
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(Qt.TextFormat.RichText)
@@ -92,6 +92,9 @@ class ABDiffPanel(Panel):
         done = self.model.comparison.mark()
         if not done:
             self.model.notify(done.reason)
+
+    def _say_tip(self, text):
+        self.setToolTip(text)
 
     def render(self, flags):
         c = self.model.comparison

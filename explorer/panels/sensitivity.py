@@ -50,7 +50,7 @@ class SensitivityPanel(Panel):
         self.view = SensitivityView(model, self)
         self.view.work.changed.connect(self._arrived)
         self._asking = False  # True while ``render`` asks the view (it draws the answer itself)
-        self.keep_text(self.setToolTip, "Sensitivity", TIP)
+        self.keep_text(weakly(self._say_tip), "Sensitivity", TIP)  # (its own method: weakly, or a cycle)
         self.caption = QLabel(self)
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(Qt.TextFormat.RichText)
@@ -115,6 +115,9 @@ class SensitivityPanel(Panel):
         if what == "S":
             return f"S[{qtok[row]} → {tok[col]}]"
         return f"{what}[{(qtok if what == 'Q' else tok)[row]}, c{col}]"
+
+    def _say_tip(self, text):
+        self.setToolTip(text)
 
     def render(self, flags):
         r, head = self.model.results, self.model.selection.head
