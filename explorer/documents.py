@@ -189,7 +189,8 @@ class Documents:
                 return
             self.window.docks["ab_diff"].show()
             self.window.docks["ab_diff"].raise_()
-            self.status(f"A is {Path(path).name}: the A/B diff shows the state now minus it")
+            self.status(translate("Documents", "A is {name}: the A/B diff shows the state now minus it").format(
+                name=Path(path).name))
         return self.read(path, done, lambda why: self.error(title, why))
 
     def save(self):

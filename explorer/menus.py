@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QMessageBox
 from explorer import __version__
 from explorer.i18n import LANGUAGES, current_language, remember_language, set_language, translate
 from explorer.view_menu import panel_action
-from explorer.weak import WeakAttribute
+from explorer.weak import WeakAttribute, weakly
 
 
 def dock_title(spec):
@@ -151,9 +151,10 @@ class WindowMenus:
                      lambda: doc.compare_with_file(),
                      tip=QT_TRANSLATE_NOOP("Menu", "Take A from a saved session of the same shape (only read)"),
                      menu=edit)
-        model = w.model
-        self._action("clear_a", QT_TRANSLATE_NOOP("Menu", "Clear A"), lambda: model.comparison.clear(),
+        self._action("clear_a", QT_TRANSLATE_NOOP("Menu", "Clear A"), self.clear_a,
                      tip=QT_TRANSLATE_NOOP("Menu", "Forget the state kept as A"), menu=edit)
+        self.actions["clear_a"].setEnabled(False)  # no A at start; the comparison is made on first use
+        edit.aboutToShow.connect(weakly(self._can_clear_a))
 
         view = self._menu(bar, QT_TRANSLATE_NOOP("Menu", "&View"))
         for spec in self.docks:  # choosing a panel brings it to the front; one in front already hides
@@ -236,16 +237,27 @@ class WindowMenus:
                                                     "{difference})").format(
             moved=moved, verdict=verdict, difference=f"{check.max_difference:.2g}"), 10000)
 
+    def _can_clear_a(self):
+        """Edit ▸ Clear A only while there is an A (as the A/B diff's own button): said when the Edit menu
+        opens and after its own A items (the comparison is not made, nor watched, before it is first used)."""
+        self.actions["clear_a"].setEnabled(self.window.model.comparison.marked is not None)
+
+    def clear_a(self):
+        self.window.model.comparison.clear()
+        self._can_clear_a()
+
     def mark_a(self):
         """Edit ▸ Mark as A: keep the state now and show the A/B diff (or say why it cannot be kept)."""
         w = self.window
         done = w.model.comparison.mark()
+        self._can_clear_a()
         if not done:
             w.statusBar().showMessage(done.reason, 10000)
             return
         w.docks["ab_diff"].show()
         w.docks["ab_diff"].raise_()
-        w.statusBar().showMessage("Marked the state now as A: edit on, and the A/B diff shows B − A", 10000)
+        w.statusBar().showMessage(translate("Menu", "Marked the state now as A: edit on, and the A/B diff shows B − A"),
+                                  10000)
 
     def about(self):
         QMessageBox.about(self.window, translate("Menu", "About Attention Explorer"),

@@ -9,6 +9,7 @@ import numpy as np
 
 from .errors import ShapeError
 from .plural import count
+from .translatable import QT_TRANSLATE_NOOP
 
 STAGES = ("scores", "weights", "output")
 SYMBOLS = {"scores": "S", "weights": "A", "output": "O"}
@@ -48,14 +49,17 @@ def stages_shape(result):
 def describe_shape(shape):
     """A stages' shape in words: "2 heads, 5 queries × 6 keys, output 5 × 4"."""
     n, lq, lk, d = shape
-    return f"{count(n, 'head')}, {count(lq, 'query', 'queries')} × {count(lk, 'key')}, output {lq} × {d}"
+    return QT_TRANSLATE_NOOP("StateDiff", "{heads}, {queries} × {keys}, output {rows} × {d}").format(
+        heads=count(n, "head"), n_heads=n, queries=count(lq, "query", "queries"), n_queries=lq,
+        keys=count(lk, "key"), n_keys=lk, rows=lq, d=d)
 
 
 def check_comparable(a_shape, b_shape, a_name="A", b_name="B"):
     """Nothing, or ``ShapeError`` naming both shapes when B − A cannot be taken cell by cell."""
     if tuple(a_shape) != tuple(b_shape):
-        raise ShapeError(f"{a_name} has {describe_shape(a_shape)}; {b_name} has {describe_shape(b_shape)}: "
-                         f"the shapes must be the same to subtract one from the other")
+        raise ShapeError(QT_TRANSLATE_NOOP("StateDiff", "{a} has {a_shape}; {b} has {b_shape}: the shapes must be "
+                                                        "the same to subtract one from the other").format(
+            a=a_name, a_shape=describe_shape(a_shape), b=b_name, b_shape=describe_shape(b_shape)))
 
 
 @dataclass(frozen=True)

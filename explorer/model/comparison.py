@@ -16,6 +16,7 @@ from explorer.core.pipeline import run_pipeline
 from explorer.core.state_diff import (StageDiff, Stages, check_comparable, describe_shape, diff_stages,
                                       stages_shape)
 
+from explorer.i18n import shown_error, translate
 from explorer.weak import WeakAttribute
 
 from .background import FAILED, READY, Background
@@ -85,7 +86,8 @@ class Comparison(QObject):
         refusal = self._too_large(shape)
         if refusal is not None:
             return refusal
-        return self._set(Stages.of(m.results), f"the state at {time.strftime('%H:%M:%S')}")
+        return self._set(Stages.of(m.results),
+                         translate("Comparison", "the state at {time}").format(time=time.strftime("%H:%M:%S")))
 
     def compare_with(self, session, name):
         """Keep a saved session (validated by the session reader) as A; refused, with both shapes named,
@@ -101,9 +103,10 @@ class Comparison(QObject):
                            f"({m.failure})")
         shape = stages_shape(result)
         try:
-            check_comparable(shape, stages_shape(m.results), name, "this session")
+            check_comparable(shape, stages_shape(m.results), name, translate("Comparison", "this session"))
         except ExplorerError as exc:
-            return Refusal(f"Cannot compare with {name}: {exc}")
+            return Refusal(translate("Comparison", "Cannot compare with {name}: {why}").format(
+                name=name, why=shown_error(exc)))
         refusal = self._too_large(shape)
         if refusal is not None:
             return refusal

@@ -2,9 +2,10 @@
 gold where B is higher, blue where lower, with the cells that moved most named. A is kept by the model
 (``model.comparison``), which makes B − A (``explorer.core.state_diff``) on a worker when large: "computing…" until
 it comes; this file only draws it."""
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout
 
+from explorer.i18n import translate
 from explorer.model import ALL_STAGES
 from explorer.model.background import COMPUTING, FAILED, READY
 from explorer.weak import weakly
@@ -16,12 +17,15 @@ from .base import ALL, Panel
 from .worker_answers import WorkerAnswers
 from .change_views import ChangeViews, signed
 
-TIP = ("Mark the state now as A (Edit ▸ Mark as A for comparison), keep editing, and compare: every cell shows "
-       "B − A, B being the state now — gold where B is higher, blue where lower, pale where nothing moved. Or "
-       "compare with a saved session of the same shape (Edit ▸ Compare with saved session…).")
-TITLES = {"scores": "① S: B − A", "weights": "② A: B − A", "output": "③ O: B − A"}
-TIPS = {"scores": "How each score of the shown head differs from A's", "weights": "How each weight of the shown "
-        "head differs from A's: a row's changes sum to 0", "output": "How each output number differs from A's"}
+TIP = QT_TRANSLATE_NOOP(
+    "ABDiff", "Mark the state now as A (Edit ▸ Mark as A for comparison), keep editing, and compare: every cell "
+    "shows B − A, B being the state now — gold where B is higher, blue where lower, pale where nothing moved. Or "
+    "compare with a saved session of the same shape (Edit ▸ Compare with saved session…).")
+TITLES = {"scores": "① S: B − A", "weights": "② A: B − A", "output": "③ O: B − A"}  # (formulas)
+TIPS = {"scores": QT_TRANSLATE_NOOP("ABDiff", "How each score of the shown head differs from A's"),
+        "weights": QT_TRANSLATE_NOOP("ABDiff", "How each weight of the shown head differs from A's: a row's changes "
+                                               "sum to 0"),
+        "output": QT_TRANSLATE_NOOP("ABDiff", "How each output number differs from A's")}
 SYMBOL = {"scores": "S", "weights": "A", "output": "O"}
 
 
@@ -32,24 +36,32 @@ class ABDiffPanel(WorkerAnswers, Panel):
 
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
-        self.setToolTip(TIP)
+        self.keep_text(weakly(self._say_tip), "ABDiff", TIP)  # (its own method: weakly, or a cycle)
         self.caption = QLabel(self)
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(Qt.TextFormat.RichText)
-        self.mark_button = QPushButton("Mark as A", self)
-        self.mark_button.setToolTip("Keep the state now as A; edit on, and each stage shows B − A")
+        self.mark_button = QPushButton(self)
+        self.keep_text(self.mark_button.setText, "ABDiff", "Mark as A")
+        self.keep_text(self.mark_button.setToolTip, "ABDiff", "Keep the state now as A; edit on, and each stage shows "
+                                                              "B − A")
         self.mark_button.clicked.connect(self.mark)
-        self.file_button = QPushButton("Compare with file…", self)
-        self.file_button.setToolTip("Take A from a saved session of the same shape (the file is only read)")
+        self.file_button = QPushButton(self)
+        self.keep_text(self.file_button.setText, "ABDiff", "Compare with file…")
+        self.keep_text(self.file_button.setToolTip, "ABDiff", "Take A from a saved session of the same shape (the "
+                                                              "file is only read)")
         self.file_button.clicked.connect(self.compareFileWanted)
-        self.clear_button = QPushButton("Clear A", self)
-        self.clear_button.setToolTip("Forget A")
+        self.clear_button = QPushButton(self)
+        self.keep_text(self.clear_button.setText, "ABDiff", "Clear A")
+        self.keep_text(self.clear_button.setToolTip, "ABDiff", "Forget A")
         self.clear_button.clicked.connect(model.comparison.clear)
         buttons = QHBoxLayout()
         for button in (self.mark_button, self.file_button, self.clear_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
         self.views = ChangeViews(TITLES, TIPS, self)
+        for stage in TIPS:
+            views = self.views  # (the setters hold the views, not the panel)
+            self.keep_text(lambda said, s=stage, v=views: v.set_tip(s, said), "ABDiff", TIPS[stage])
         self.views.tooltip = weakly(self._tooltip, "")
         self.views.clicked = lambda stage, row, col: model.set_selection(row=row)
         self.summary = QLabel(self)
@@ -62,17 +74,27 @@ class ABDiffPanel(WorkerAnswers, Panel):
         layout.addLayout(buttons)
         layout.addWidget(self.views, 1)
         layout.addWidget(self.summary)
+        layout.addStretch(0)  # takes the height while the maps are hidden (else the words spread down the panel)
+        self._layout = layout
         self.diff = None  # the StageDiff on screen
         self._drawn_head = None  # the head ``diff`` is drawn of
         self._caption = ""  # what A is, before "computing…" (the summary may be scrolled away)
+        self._language = ""  # a text of the language ``diff`` was drawn in (a change of language draws it again)
         on_changed = weakly(self._on_changed)  # (the model's signals: they must not keep the panel)
         model.comparison.changed.connect(lambda: on_changed(ALL))
         model.comparison.work.changed.connect(weakly(self.arrived))
+
+    def _show_views(self, on):
+        self.views.setVisible(on)
+        self._layout.setStretch(self._layout.count() - 1, 0 if on else 1)
 
     def mark(self):
         done = self.model.comparison.mark()
         if not done:
             self.model.notify(done.reason)
+
+    def _say_tip(self, text):
+        self.setToolTip(text)
 
     def render(self, flags):
         c = self.model.comparison
@@ -80,19 +102,20 @@ class ABDiffPanel(WorkerAnswers, Panel):
         hidden = self.model.revealed < ALL_STAGES  # the lesson's guesses come first
         if c.marked is None:
             self.diff = None
-            self.views.setVisible(False)
-            self.caption.setText("<b>A/B diff</b>: no A yet — <i>Mark as A</i> keeps the state now; edit on, and "
-                                 "every stage shows B − A (B is the state now)")
-            self.summary.setText(f"<span style='color:{MUTED}'>Or compare with a saved session of the same shape."
-                                 "</span>")
+            self._show_views(False)
+            self.caption.setText(translate("ABDiff", "<b>A/B diff</b>: no A yet — <i>Mark as A</i> keeps the state "
+                                                     "now; edit on, and every stage shows B − A (B is the state now)"))
+            said = translate("ABDiff", "Or compare with a saved session of the same shape.")
+            self.summary.setText(f"<span style='color:{MUTED}'>{said}</span>")
             return
-        self._caption = f"<b>A/B diff</b>: A is {escape(c.name)}; B is the state now"
+        self._caption = translate("ABDiff", "<b>A/B diff</b>: A is {name}; B is the state now").format(
+            name=escape(c.name))
         self.caption.setText(self._caption)
         if hidden:
             self.diff = None
-            self.views.setVisible(False)
-            self.summary.setText(f"<span style='color:{MUTED}'>B − A stays hidden until the lesson has revealed ② "
-                                 "and ③</span>")
+            self._show_views(False)
+            said = translate("ABDiff", "B − A stays hidden until the lesson has revealed ② and ③")
+            self.summary.setText(f"<span style='color:{MUTED}'>{said}</span>")
             return
         self.ask_view(c.ask)  # small: at once; large: later (``arrived``)
 
@@ -101,27 +124,31 @@ class ABDiffPanel(WorkerAnswers, Panel):
         c, work = self.model.comparison, self.model.comparison.work
         if c.marked is None or self.model.revealed < ALL_STAGES:
             return
-        self.caption.setText(self._caption + (f" <span style='color:{MUTED}'><b>· computing…</b></span>"
+        computing = translate("ABDiff", "computing…")
+        self.caption.setText(self._caption + (f" <span style='color:{MUTED}'><b>· {computing}</b></span>"
                                               if work.state == COMPUTING else ""))
         if work.state == FAILED:
             self.diff = None
-            self.views.setVisible(False)
+            self._show_views(False)
             self.summary.setText(f"<span style='color:{BAD}'>{escape(work.reason)}</span>")
             return
         if work.state == COMPUTING:
-            self.views.setVisible(self.diff is not None)
+            self._show_views(self.diff is not None)
             n, lq, lk, _ = c.marked.shape
-            before = " — what is shown is from before the last change" if self.diff is not None else ""
-            self.summary.setText(f"<span style='color:{MUTED}'><b>computing…</b> B − A of {n * lq * lk:,} weights"
-                                 f"{before}</span>")
+            before = (translate("ABDiff", " — what is shown is from before the last change")
+                      if self.diff is not None else "")
+            said = translate("ABDiff", "<b>computing…</b> B − A of {n} weights{before}").format(
+                n=f"{n * lq * lk:,}", before=before)
+            self.summary.setText(f"<span style='color:{MUTED}'>{said}</span>")
             return
         compared, head = work.result if work.state == READY else None, self.model.selection.head
         diff = None if compared is None else compared.diff
-        if diff is None or (diff is self.diff and head == self._drawn_head and self.views.isVisibleTo(self)):
+        if diff is None or (diff is self.diff and head == self._drawn_head and self.views.isVisibleTo(self)
+                            and self._language == translate("ABDiff", "Largest changes — ")):
             return  # (drawn already)
-        self.diff, self._drawn_head = diff, head
-        self.views.setVisible(True)
-        heads = f" (head {head + 1})" if self.model.settings.heads > 1 else ""
+        self.diff, self._drawn_head, self._language = diff, head, translate("ABDiff", "Largest changes — ")
+        self._show_views(True)
+        heads = translate("ABDiff", " (head {head})").format(head=head + 1) if self.model.settings.heads > 1 else ""
         for stage in ("scores", "weights"):
             self.views.set_title(stage, f"{'①②'[stage == 'weights']} {SYMBOL[stage]}: B − A{heads}")
         masked = None if diff.masked is None else {"scores": diff.masked[head], "weights": diff.masked[head]}
@@ -135,19 +162,21 @@ class ABDiffPanel(WorkerAnswers, Panel):
         qtok, tok = self.model.query_tokens, self.model.tokens
         if change.stage == "output":
             return f"O[{qtok[change.row]}, d{change.col}]"
-        head = f" (head {change.head + 1})" if self.model.settings.heads > 1 else ""
+        head = (translate("ABDiff", " (head {head})").format(head=change.head + 1) if self.model.settings.heads > 1
+                else "")
         return f"{SYMBOL[change.stage]}[{qtok[change.row]} → {tok[change.col]}]{head}"
 
     def _summary(self, diff):
         if diff.unchanged:
-            return f"<span style='color:{MUTED}'>B is the same as A: nothing moved.</span>"
+            said = translate("ABDiff", "B is the same as A: nothing moved.")
+            return f"<span style='color:{MUTED}'>{said}</span>"
         lines = []
         for stage, changes in diff.largest.items():
             if changes:
                 said = ", ".join(f"{escape(self._cell(ch))} {format_number(ch.before, 3)} → "
                                  f"{format_number(ch.after, 3)} ({signed(ch.delta)})" for ch in changes)
                 lines.append(f"<b>{SYMBOL[stage]}</b>: {said}")
-        return "Largest changes — " + "<br>".join(lines)
+        return translate("ABDiff", "Largest changes — ") + "<br>".join(lines)
 
     def _tooltip(self, stage, row, col):
         d, c = self.diff, self.model.comparison

@@ -38,7 +38,7 @@ class ChangeViews(QWidget):
         super().__init__(parent)
         self.tooltip = None
         self.clicked = None
-        self.titles, self.heatmaps, self._names = {}, {}, dict(titles)
+        self.titles, self.heatmaps, self._names, self._ranges = {}, {}, dict(titles), {}
         self._grid = QGridLayout(self)
         self._grid.setContentsMargins(0, 0, 0, 0)
         self._grid.setHorizontalSpacing(6)
@@ -91,6 +91,10 @@ class ChangeViews(QWidget):
     def set_title(self, stage, text):
         """The map's name (rich text); its range follows it when drawn."""
         self._names[stage] = text
+        self.titles[stage].setText(text + self._ranges.get(stage, ""))
+
+    def set_tip(self, stage, text):
+        self.titles[stage].setToolTip(text)
 
     def show_changes(self, changes, row_labels, col_labels, masked=None, biggest=None):
         """Draw ``changes`` (stage → 2-D array) with their labels; ``masked``: stage → cells to hatch, or None;
@@ -102,8 +106,8 @@ class ChangeViews(QWidget):
             levels = change_levels(values, None if biggest is None else biggest[stage])
             self.heatmaps[stage].set_matrix(values, row_labels=row_labels, col_labels=cols, levels=levels,
                                             masked=hatch, finite=True)
-            self.titles[stage].setText(f"{self._names[stage]} <span style='color:{MUTED}'>"
-                                       f"(±{format_number(levels[1])})</span>")
+            self._ranges[stage] = f" <span style='color:{MUTED}'>(±{format_number(levels[1])})</span>"
+            self.titles[stage].setText(self._names[stage] + self._ranges[stage])
 
     def highlight(self, stage, cells):
         self.heatmaps[stage].set_highlight(cells)

@@ -27,6 +27,7 @@ from .cell_text import MAX_CELLS, MIN_CELL_H, MIN_CELL_W, CellTextItem, contrast
 from .palette import CMAPS, colour_map
 from .heatmap_overlays import MASK_FILL, LabelAxis, MaskOverlay, OutlineOverlay
 from .heatmap_ticks import cell_ticks, label_widths
+from .html_escape import plain_tooltip
 
 MAX_CELL_ASPECT = 2.0  # cells fill the view but are never more than 2:1 (readability first)
 MIN_PLOT_H = 160.0  # the matrix (and so the colour bar) is never squeezed below this height
@@ -451,7 +452,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self._tooltip_text = text
         if text and scene_pos is not None:
             local = self.viewportTransform().map(scene_pos).toPoint()
-            QToolTip.showText(self.viewport().mapToGlobal(local), text, self.viewport())
+            QToolTip.showText(self.viewport().mapToGlobal(local), plain_tooltip(text), self.viewport())
         else:
             QToolTip.hideText()
 
@@ -470,10 +471,10 @@ class Heatmap(pg.GraphicsLayoutWidget):
             return
         old, text = self._tooltip_text, self._ask_tooltip(r, c)
         self._tooltip_text = text
-        if text == old or not old or not QToolTip.isVisible() or QToolTip.text() != old:
+        if text == old or not old or not QToolTip.isVisible() or QToolTip.text() != plain_tooltip(old):
             return  # unchanged, or no tooltip of this cell on screen (Qt's ToolTip event asks again)
         if text:
-            QToolTip.showText(QCursor.pos(), text, self.viewport())
+            QToolTip.showText(QCursor.pos(), plain_tooltip(text), self.viewport())
         else:
             QToolTip.hideText()
 
@@ -487,7 +488,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
         if ev.type() == QEvent.Type.ToolTip and self.tooltip_provider is not None:
             text = self._tooltip_text if self._hover[0] >= 0 else ""
             if text:
-                QToolTip.showText(ev.globalPos(), text, self.viewport())
+                QToolTip.showText(ev.globalPos(), plain_tooltip(text), self.viewport())
             else:
                 QToolTip.hideText()
             ev.accept()

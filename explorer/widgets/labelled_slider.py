@@ -76,9 +76,11 @@ class _ReadOut(QDoubleSpinBox):
         hint = super().sizeHint()
         metrics = self.fontMetrics()
         ends = [self.textFromValue(self.minimum()), self.textFromValue(self.maximum())]
-        sample = ("-" if self.minimum() < 0 else "") + ("0" if self._arrows else "0.0000")
+        samples = [("-" if self.minimum() < 0 else "") + ("0" if self._arrows else "0.0000")]
+        if not self._arrows and 0 < abs(self.minimum()) < 0.1:  # just above a small minimum: "0.08729"
+            samples.append(self.textFromValue(self.minimum() * 1.23456789))
         base = max(metrics.horizontalAdvance(t) for t in ends)
-        wanted = max(base, metrics.horizontalAdvance(sample))
+        wanted = max(base, *(metrics.horizontalAdvance(t) for t in samples))
         hint.setWidth(hint.width() - base + wanted)
         return hint
 

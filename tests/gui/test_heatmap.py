@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QPoint, Qt
-from PySide6.QtGui import QImage
+from PySide6.QtGui import QImage, QTextDocument
 from PySide6.QtWidgets import QApplication, QToolTip
 
 from explorer.widgets.cell_text import format_value
@@ -141,6 +141,24 @@ def test_tooltip_provider_is_asked_for_the_hovered_cell(qtbot):
     with qtbot.waitSignal(h.cellHovered, timeout=2000):
         qtbot.mouseMove(h.viewport(), QPoint(1, 1))
     assert calls == [(2, 0)]  # not asked outside the matrix
+    QToolTip.hideText()
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support raise")
+def test_a_tooltip_naming_a_token_like_a_tag_shows_it_as_written(qtbot):
+    """A real model's "<s>" before the tooltip's first line break made Qt read it as rich text: the token
+    vanished, the rest was struck through and the lines ran together."""
+    h = make(qtbot)
+    h.set_matrix(np.zeros((2, 2)), row_labels=["<s>", "the"], col_labels=["<s>", "the"], levels=(0, 1))
+    said = "score[<s> → the]\nq · k = 0 & so on"
+    h.tooltip_provider = lambda r, c: said
+    qtbot.mouseMove(h.viewport(), QPoint(2, 2))
+    with qtbot.waitSignal(h.cellHovered, timeout=2000):
+        qtbot.mouseMove(h.viewport(), h.cell_center(0, 1).toPoint())
+    qtbot.waitUntil(lambda: QToolTip.isVisible() and "score" in QToolTip.text(), timeout=2000)
+    document = QTextDocument()
+    document.setHtml(QToolTip.text())
+    assert document.toPlainText() == said
     QToolTip.hideText()
 
 

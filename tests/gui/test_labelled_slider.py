@@ -26,6 +26,20 @@ def test_log_mapping_round_trips(temperature):
     assert temperature.value_at(500) == pytest.approx((0.05 * 20.0) ** 0.5, rel=0.01)
 
 
+def test_the_read_out_shows_every_digit_of_a_small_dragged_value(qtbot, temperature):
+    """Dragged near its low end the temperature reads "0.08729": seven characters, one more than "0.0000"."""
+    temperature.resize(400, 30)
+    temperature.show()
+    qtbot.waitExposed(temperature)
+    temperature.slider.setValue(temperature.position_of(0.0873))
+    text = temperature.read_out.text()
+    assert len(text) == 7 and text.startswith("0.08")
+    read_out = temperature.read_out
+    edit = read_out.lineEdit()
+    qtbot.waitUntil(lambda: read_out.width() >= read_out.sizeHint().width())
+    assert edit.fontMetrics().horizontalAdvance(text) <= edit.contentsRect().width() - 4  # (the edit's own margins)
+
+
 def test_linear_mapping(qtbot):
     widget = LabelledSlider("x", -1.0, 1.0, 0.0)
     qtbot.addWidget(widget)

@@ -187,7 +187,9 @@ def caption_of(panel, name):
             "block": lambda: panel.note.text(),
             "efficient": lambda: panel.caption.text(),
             "flash": lambda: panel.heading.text(),
-            "qk_space": lambda: panel.caption.text()}[name]()
+            "qk_space": lambda: panel.caption.text(),
+            "sensitivity": lambda: panel.caption.text() + " | " + panel.summary.text(),
+            "ab_diff": lambda: panel.caption.text() + " | " + panel.mark_button.text()}[name]()
 
 
 # written by hand from the translations in explorer_zh_CN.ts, for the demo session (猫 追 红色 激光点, row 追)
@@ -205,6 +207,8 @@ CHINESE_CAPTIONS = {
     "efficient": "每个 token 只看最近的邻居",
     "flash": "从不存下 L × L 的矩阵",
     "qk_space": "查询落在它最看重的那些键附近",
+    "sensitivity": "微调 ε</b>：经过 softmax 带动了什么",
+    "ab_diff": "（B 是现在的状态） | 标记为 A",
 }
 
 
@@ -230,6 +234,28 @@ def test_each_panel_caption_is_chinese_in_chinese_and_english_again_after(qtbot,
     window.menus.choose_language("en")
     panel.refresh()
     assert caption_of(panel, name) == english
+
+
+def test_the_query_key_space_sentences_follow_the_language(qtbot, window):
+    panel = show_panel(qtbot, window, "qk_space")
+    window.menus.choose_language("zh")
+    assert [panel.points_from.itemText(i) for i in range(2)] == ["这个会话", "多个句子"]
+    box = panel.sentences
+    assert (box.place_button.text(), box.edit_button.text(), box.colour_by.itemText(0)) == ("放置", "句子", "颜色：位置")
+    assert panel.legend._texts()[0] == "位置 0"
+    window.menus.choose_language("en")
+    assert (panel.points_from.itemText(1), box.place_button.text()) == ("many sentences", "Place")
+
+
+def test_the_a_b_diff_says_a_and_b_minus_a_in_chinese(qtbot, window):
+    panel = show_panel(qtbot, window, "ab_diff")
+    window.menus.choose_language("zh")
+    window.actions["mark_a"].trigger()
+    assert window.statusBar().currentMessage().startswith("已把现在的状态标记为 A")
+    window.model.set_cell("Q", 1, 1, 1.5)  # (an edit: B − A is drawn, the caption names A)
+    qtbot.waitUntil(lambda: panel.caption.text().startswith("<b>A/B 对比</b>：A 是 "), timeout=5000)
+    assert "时的状态；B 是现在的状态" in panel.caption.text()
+    window.menus.choose_language("en")
 
 
 def test_a_panel_shown_after_the_switch_builds_its_captions_in_chinese(qtbot, window):

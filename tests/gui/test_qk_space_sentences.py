@@ -163,3 +163,14 @@ def test_a_large_placement_runs_on_the_worker_and_follows_another_head(qtbot, op
     QApplication.processEvents()
     assert "Layer 1 head 1" in panel.note.text() and len(panel.plot.q_pts) == len(first)
     assert not np.allclose(panel.plot.q_pts, first)
+
+
+def test_before_place_the_empty_plane_reads_plain_numbers(qtbot, opened):
+    """No points yet: the axes span −1 … 1 at least (the locked aspect widens one), where they read ±2e-09 (an empty
+    plot's range padded by 1e-9)."""
+    _, panel = opened
+    panel.show_sentences(True)
+    settle()
+    (x0, x1), (y0, y1) = panel.plot.view.viewRange()
+    for lo, hi in ((x0, x1), (y0, y1)):
+        assert lo <= -1.0 and hi >= 1.0 and hi - lo < 4

@@ -24,8 +24,15 @@ def scores_of(q, k):
 def test_mark_a_then_edit_a_cell_in_the_editor_shows_the_change_at_that_cell(qtbot, window, ui):
     panel = show(window, "ab_diff")
     assert not panel.views.isVisible()  # no A yet: the panel says how to start
+    assert not window.actions["clear_a"].isEnabled()  # (nothing to clear, as the panel's own button)
+    window.docks["ab_diff"].setFloating(True)
+    window.docks["ab_diff"].resize(700, 500)  # (as it opens floating at a readable size)
+    qtbot.waitUntil(lambda: panel.height() > 400)
+    line = panel.caption.fontMetrics().height()  # the words and buttons at the top, not spread down the panel
+    assert panel.mark_button.geometry().top() < 5 * line and panel.summary.height() < 4 * line
     before_q, k = window.model.matrix("Q").copy(), window.model.matrix("K").copy()
     window.actions["mark_a"].trigger()  # Edit ▸ Mark as A for comparison
+    assert window.actions["clear_a"].isEnabled()
     ui.type_into(qtbot, window.panels["editor"].views["Q"], 2, 1, "1.5")  # Q[红色, d1]: 0 → 1.5
     window.model.flush()
     qtbot.waitUntil(lambda: panel.diff is not None and panel.diff.scores.any())
@@ -43,6 +50,7 @@ def test_mark_a_then_edit_a_cell_in_the_editor_shows_the_change_at_that_cell(qtb
     assert f"+{1.5 * 2 / math.sqrt(3):.3g}" in panel.summary.text()
     window.actions["clear_a"].trigger()
     qtbot.waitUntil(lambda: not panel.views.isVisible())
+    assert not window.actions["clear_a"].isEnabled()
 
 
 def test_a_saved_session_of_another_shape_is_refused_and_nothing_changes(qtbot, window, tmp_path, warnings):

@@ -5,6 +5,7 @@ import pyqtgraph as pg
 
 from explorer.core.plural import count
 from explorer.core.qk_space import top_keys, top_queries
+from explorer.i18n import translate
 from explorer.widgets.number_text import format_weight
 
 from .plane import K_COLOR, Q_COLOR
@@ -55,12 +56,14 @@ def describe(placed, side, i, found, ws):
     sentence = placed.head.sentences[s]
     if len(sentence) > SENTENCE_CHARS:
         sentence = sentence[:SENTENCE_CHARS - 1] + "…"
-    where = f"{side} {name} — sentence {s + 1}, position {pos} (“{sentence}”)"
+    where = translate("QKSpace", "{side} {name} — sentence {sentence}, position {position} (“{text}”)").format(
+        side=translate("QKSpace", side), name=name, sentence=s + 1, position=pos, text=sentence)
     other = "key" if side == "query" else "query"
     listed = " · ".join(f"{whose(placed, other, j)[2]} {format_weight(w)}" for j, w in zip(found, ws))
     if not len(found):
         return where
-    return f"{where} looks for → {listed}" if side == "query" else f"{where} is found by ← {listed}"
+    return (translate("QKSpace", "{where} looks for → {listed}") if side == "query" else
+            translate("QKSpace", "{where} is found by ← {listed}")).format(where=where, listed=listed)
 
 
 def labels(placed, side, i, found):
@@ -76,12 +79,15 @@ def note(placed):
     """(the line under the plot, its tooltip) for the sentences placed."""
     h, p = placed.head, placed.plane
     n = len(p.plane.queries) + len(p.plane.keys)
-    short = (f"Layer {h.layer + 1} head {h.head + 1} of {placed.model_name}, as trained, on "
-             f"{count(len(h.sentences), 'sentence')}: {count(n, 'point')}, the plane keeps {p.plane.kept:.0%} of "
-             f"their variance. Hover a point for its sentence and its strongest partners there.")
-    long = ("AttentionViz's view of a head (Yeh et al. 2023): every sentence runs through the model on its own; "
-            "the head's queries and keys of all of them are scaled (one s) and the keys moved (one c) as for one "
-            "sentence, which leaves every weight in every sentence as it is, then projected together (PCA). A "
-            "query only ever weighs keys of its own sentence; the lines join it to those. Edits of the session "
-            "do not enter: the model runs as trained.")
+    short = translate("QKSpace", "Layer {layer} head {head} of {model}, as trained, on {sentences}: {points}, the "
+                                 "plane keeps {kept} of their variance. Hover a point for its sentence and its "
+                                 "strongest partners there.").format(
+        layer=h.layer + 1, head=h.head + 1, model=placed.model_name, sentences=count(len(h.sentences), "sentence"),
+        n_sentences=len(h.sentences), points=count(n, "point"), n_points=n, kept=f"{p.plane.kept:.0%}")
+    long = translate("QKSpace", "AttentionViz's view of a head (Yeh et al. 2023): every sentence runs through the "
+                                "model on its own; the head's queries and keys of all of them are scaled (one s) and "
+                                "the keys moved (one c) as for one sentence, which leaves every weight in every "
+                                "sentence as it is, then projected together (PCA). A query only ever weighs keys of "
+                                "its own sentence; the lines join it to those. Edits of the session do not enter: the "
+                                "model runs as trained.")
     return short, long

@@ -19,7 +19,7 @@ from explorer.core.qk_space import head_queries_keys, qk_plane, top_keys, top_qu
 from explorer.model import LESSON, SELECTION
 from explorer.model.background import COMPUTING, FAILED
 from explorer.weak import weakly
-from explorer.widgets.html_escape import escape
+from explorer.widgets.html_escape import escape, plain_tooltip
 from explorer.widgets.number_text import format_fixed, format_number, format_weight
 from explorer.widgets.palette import BAD, MUTED
 
@@ -81,10 +81,12 @@ class QKSpacePanel(Panel):
             small.setPointSizeF(small.pointSizeF() * 0.9)
         self.note.setFont(small)
         self.points_from = QComboBox(self)
-        self.points_from.addItem("this session", SESSION)
-        self.points_from.addItem("many sentences", SENTENCES)
-        self.points_from.setToolTip("The session's tokens, or — for a head of a real model — many sentences at once, "
-                                    "each run through the model (AttentionViz's corpus view)")
+        for i, (text, data) in enumerate(((QT_TRANSLATE_NOOP("QKSpace", "this session"), SESSION),
+                                          (QT_TRANSLATE_NOOP("QKSpace", "many sentences"), SENTENCES))):
+            self.points_from.addItem(text, data)
+            self.keep_text(lambda said, box=self.points_from, i=i: box.setItemText(i, said), "QKSpace", text)
+        self.keep_text(self.points_from.setToolTip, "QKSpace", "The session's tokens, or — for a head of a real model "
+                       "— many sentences at once, each run through the model (AttentionViz's corpus view)")
         points_from_changed, draw_corpus = weakly(self._points_from_changed), weakly(self._draw_corpus)  # (no cycle)
         self.points_from.currentIndexChanged.connect(lambda _: points_from_changed())
         self.sentences = SentencesBox(self)
@@ -149,7 +151,10 @@ class QKSpacePanel(Panel):
 
     def language_changed(self):
         self._from = None  # the note under the plot is written again too
+        self.sentences.retranslate()
+        self.legend.retranslate()
         super().language_changed()
+        self._draw_corpus()
 
     def _top_k_changed(self, value):
         self._user_k = value
@@ -278,7 +283,7 @@ class QKSpacePanel(Panel):
             return
         self.hover_text = self.focus_text.text()
         if self.plot.widget.underMouse():
-            QToolTip.showText(QCursor.pos(), self.hover_text, self.plot.widget)
+            QToolTip.showText(QCursor.pos(), plain_tooltip(self.hover_text), self.plot.widget)
 
     def _clicked(self, found):
         if found[0] == "query" and not self.corpus_mode:
@@ -347,9 +352,10 @@ class QKSpacePanel(Panel):
             if work.state == FAILED:
                 self.sentences.say(work.reason, bad=True)
             elif work.state == COMPUTING:
-                self.sentences.say("Running the sentences through the model…")
+                self.sentences.say(translate("QKSpace", "Running the sentences through the model…"))
             else:
-                self.sentences.say(why or "Press Place to run the sentences through the model", bad=bool(why))
+                self.sentences.say(why or translate("QKSpace", "Press Place to run the sentences through the model"),
+                                   bad=bool(why))
             self._draw_corpus_focus()
             return
         colour_by = self.sentences.colour
@@ -362,7 +368,8 @@ class QKSpacePanel(Panel):
         self.note.setToolTip(long)
         longest = max(len(w) for w in placed.head.weights)
         self._sync_spin(longest)
-        said = {COMPUTING: "Running the sentences through the model…", FAILED: work.reason}.get(work.state, view.note)
+        said = {COMPUTING: translate("QKSpace", "Running the sentences through the model…"),
+                FAILED: work.reason}.get(work.state, view.note)
         self.sentences.say(said, bad=work.state == FAILED or bool(view.note))
         self._draw_corpus_focus()
 
@@ -372,7 +379,8 @@ class QKSpacePanel(Panel):
         if placed is None or hover is None:
             self.plot.set_lines((0, 0), [], [], None)
             self.plot.set_labels([])
-            self.focus_text.setText("" if placed is None else "hover a point: its sentence, token and position")
+            self.focus_text.setText("" if placed is None else
+                                    translate("QKSpace", "hover a point: its sentence, token and position"))
             return
         side, i = hover
         found, ws = corpus.partners(placed, side, i, self.top_k.value())

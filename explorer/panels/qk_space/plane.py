@@ -85,7 +85,8 @@ class QKPlot(QObject):
         self._crowded = crowded
         both = np.vstack([self.q_pts, self.k_pts]) if len(self.q_pts) + len(self.k_pts) else np.zeros((1, 2))
         lo, hi = both.min(axis=0), both.max(axis=0)
-        pad = max(float((hi - lo).max()) * 0.12, 1e-9)
+        spread = float((hi - lo).max())
+        pad = spread * 0.12 if spread > 0 else 1.0  # nothing yet, or one place: a plain ±1, not ±1e-9
         self.view.setRange(xRange=(lo[0] - pad, hi[0] + pad), yRange=(lo[1] - pad, hi[1] + pad), padding=0)
 
     def set_lines(self, start, ends, weights, focus):

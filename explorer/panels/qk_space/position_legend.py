@@ -5,6 +5,8 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QLinearGradient, QPainter, QPalette
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from explorer.i18n import translate
+
 RAMP = (0.0, 0.9)  # the part of viridis used: its palest yellow is hard to see on white
 BAR_W, BAR_H = 120, 10
 
@@ -23,7 +25,13 @@ class PositionLegend(QWidget):
         super().__init__(parent)
         self.last = 1
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
-        self.setToolTip("Each point's colour is its token's position in its sentence (0 is the first token)")
+        self.retranslate()
+
+    def retranslate(self):
+        self.setToolTip(translate("QKSpace", "Each point's colour is its token's position in its sentence (0 is the "
+                                             "first token)"))
+        self.updateGeometry()
+        self.update()
 
     def set_last(self, last):
         self.last = max(int(last), 1)
@@ -31,7 +39,7 @@ class PositionLegend(QWidget):
         self.update()
 
     def _texts(self):
-        return "position 0", str(self.last)
+        return translate("QKSpace", "position 0"), str(self.last)
 
     def sizeHint(self):
         fm = self.fontMetrics()

@@ -2,6 +2,89 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>ABDiff</name>
+    <message>
+        <source>Mark the state now as A (Edit ▸ Mark as A for comparison), keep editing, and compare: every cell shows B − A, B being the state now — gold where B is higher, blue where lower, pale where nothing moved. Or compare with a saved session of the same shape (Edit ▸ Compare with saved session…).</source>
+        <translation>把现在的状态标记为 A（编辑 ▸ 标记为对比的 A），继续编辑，然后对比：每一格显示 B − A，B 是现在的状态——B 更大处为金色，更小处为蓝色，没变处为浅色。也可以与形状相同的已保存会话对比（编辑 ▸ 与已保存的会话对比…）。</translation>
+    </message>
+    <message>
+        <source>How each score of the shown head differs from A&apos;s</source>
+        <translation>所显示的头的每个分数与 A 相差多少</translation>
+    </message>
+    <message>
+        <source>How each weight of the shown head differs from A&apos;s: a row&apos;s changes sum to 0</source>
+        <translation>所显示的头的每个权重与 A 相差多少：每一行的变化之和为 0</translation>
+    </message>
+    <message>
+        <source>How each output number differs from A&apos;s</source>
+        <translation>每个输出数与 A 相差多少</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;A/B diff&lt;/b&gt;: no A yet — &lt;i&gt;Mark as A&lt;/i&gt; keeps the state now; edit on, and every stage shows B − A (B is the state now)</source>
+        <translation>&lt;b&gt;A/B 对比&lt;/b&gt;：还没有 A——&lt;i&gt;标记为 A&lt;/i&gt; 会留住现在的状态；继续编辑，每一步都显示 B − A（B 是现在的状态）</translation>
+    </message>
+    <message>
+        <source>Or compare with a saved session of the same shape.</source>
+        <translation>也可以与形状相同的已保存会话对比。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;A/B diff&lt;/b&gt;: A is {name}; B is the state now</source>
+        <translation>&lt;b&gt;A/B 对比&lt;/b&gt;：A 是 {name}；B 是现在的状态</translation>
+    </message>
+    <message>
+        <source>B − A stays hidden until the lesson has revealed ② and ③</source>
+        <translation>B − A 在课程揭示 ② 和 ③ 之前保持隐藏</translation>
+    </message>
+    <message>
+        <source>computing…</source>
+        <translation>计算中…</translation>
+    </message>
+    <message>
+        <source> — what is shown is from before the last change</source>
+        <translation>——显示的是上一次改动之前的结果</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;computing…&lt;/b&gt; B − A of {n} weights{before}</source>
+        <translation>&lt;b&gt;计算中…&lt;/b&gt;{n} 个权重的 B − A{before}</translation>
+    </message>
+    <message>
+        <source>Largest changes — </source>
+        <translation>变化最大的——</translation>
+    </message>
+    <message>
+        <source> (head {head})</source>
+        <translation>（头 {head}）</translation>
+    </message>
+    <message>
+        <source>B is the same as A: nothing moved.</source>
+        <translation>B 与 A 相同：什么都没变。</translation>
+    </message>
+    <message>
+        <source>Mark as A</source>
+        <translation>标记为 A</translation>
+    </message>
+    <message>
+        <source>Keep the state now as A; edit on, and each stage shows B − A</source>
+        <translation>把现在的状态留作 A；继续编辑，每一步都显示 B − A</translation>
+    </message>
+    <message>
+        <source>Compare with file…</source>
+        <translation>与文件对比…</translation>
+    </message>
+    <message>
+        <source>Take A from a saved session of the same shape (the file is only read)</source>
+        <translation>从形状相同的已保存会话取 A（文件只读不写）</translation>
+    </message>
+    <message>
+        <source>Clear A</source>
+        <translation>清除 A</translation>
+    </message>
+    <message>
+        <source>Forget A</source>
+        <translation>忘掉 A</translation>
+    </message>
+</context>
+<context>
     <name>Block</name>
     <message>
         <source>x — the residual stream in</source>
@@ -146,6 +229,21 @@
     <message>
         <source>The residual stream&apos;s size after each of N stacked copies of the block: post-LN ends each block in a norm, so it stays put; pre-LN keeps adding to the raw stream</source>
         <translation>叠放 N 个块时，每一块之后残差流的大小：post-LN 每块以归一化结束，所以保持不变；pre-LN 一直往原始的流里加，所以不断增长</translation>
+    </message>
+</context>
+<context>
+    <name>Comparison</name>
+    <message>
+        <source>the state at {time}</source>
+        <translation>{time} 时的状态</translation>
+    </message>
+    <message>
+        <source>this session</source>
+        <translation>这个会话</translation>
+    </message>
+    <message>
+        <source>Cannot compare with {name}: {why}</source>
+        <translation>无法与 {name} 对比：{why}</translation>
     </message>
 </context>
 <context>
@@ -363,6 +461,10 @@
     <message>
         <source>Could not compare</source>
         <translation>无法对比</translation>
+    </message>
+    <message>
+        <source>A is {name}: the A/B diff shows the state now minus it</source>
+        <translation>A 是 {name}：A/B 对比显示现在的状态减去它</translation>
     </message>
     <message>
         <source>Save session as</source>
@@ -2093,6 +2195,10 @@
         <translation>已打乱{moved}：输出{verdict}（最大差 {difference}）</translation>
     </message>
     <message>
+        <source>Marked the state now as A: edit on, and the A/B diff shows B − A</source>
+        <translation>已把现在的状态标记为 A：继续编辑，A/B 对比会显示 B − A</translation>
+    </message>
+    <message>
         <source>About Attention Explorer</source>
         <translation>关于 Attention Explorer</translation>
     </message>
@@ -2540,6 +2646,14 @@
         <translation>查询</translation>
     </message>
     <message>
+        <source>this session</source>
+        <translation>这个会话</translation>
+    </message>
+    <message>
+        <source>many sentences</source>
+        <translation>多个句子</translation>
+    </message>
+    <message>
         <source>key</source>
         <translation>键</translation>
     </message>
@@ -2580,6 +2694,18 @@
         <translation>键 {name} 被这些找到 ← {listed}</translation>
     </message>
     <message>
+        <source>Running the sentences through the model…</source>
+        <translation>正在让这些句子通过模型…</translation>
+    </message>
+    <message>
+        <source>Press Place to run the sentences through the model</source>
+        <translation>按“放置”让这些句子通过模型</translation>
+    </message>
+    <message>
+        <source>hover a point: its sentence, token and position</source>
+        <translation>鼠标停在一个点上：看它的句子、token 和位置</translation>
+    </message>
+    <message>
         <source>How many of the strongest keys (or queries) to join to the point in focus</source>
         <translation>把多少个最强的键（或查询）连到焦点上</translation>
     </message>
@@ -2588,8 +2714,92 @@
         <translation>悬停在查询上看它最强的键，悬停在键上看最看重它的查询；点击查询可选中它那一行</translation>
     </message>
     <message>
+        <source>The session&apos;s tokens, or — for a head of a real model — many sentences at once, each run through the model (AttentionViz&apos;s corpus view)</source>
+        <translation>会话的 token；或者——对真实模型的头——一次多个句子，每句各自通过模型（AttentionViz 的语料视图）</translation>
+    </message>
+    <message>
         <source>top-k</source>
         <translation>前 k 个</translation>
+    </message>
+    <message>
+        <source>{side} {name} — sentence {sentence}, position {position} (“{text}”)</source>
+        <translation>{side} {name}——第 {sentence} 句，位置 {position}（“{text}”）</translation>
+    </message>
+    <message>
+        <source>{where} looks for → {listed}</source>
+        <translation>{where} 在找 → {listed}</translation>
+    </message>
+    <message>
+        <source>{where} is found by ← {listed}</source>
+        <translation>{where} 被这些找到 ← {listed}</translation>
+    </message>
+    <message>
+        <source>Layer {layer} head {head} of {model}, as trained, on {sentences}: {points}, the plane keeps {kept} of their variance. Hover a point for its sentence and its strongest partners there.</source>
+        <translation>{model} 的第 {layer} 层第 {head} 个头（训练所得，未改动），{n_sentences} 个句子：{n_points} 个点，这个平面保留了它们 {kept} 的方差。鼠标停在一个点上，看它的句子和它在句中最强的搭档。</translation>
+    </message>
+    <message>
+        <source>AttentionViz&apos;s view of a head (Yeh et al. 2023): every sentence runs through the model on its own; the head&apos;s queries and keys of all of them are scaled (one s) and the keys moved (one c) as for one sentence, which leaves every weight in every sentence as it is, then projected together (PCA). A query only ever weighs keys of its own sentence; the lines join it to those. Edits of the session do not enter: the model runs as trained.</source>
+        <translation>AttentionViz 看一个头的方式（Yeh 等 2023）：每个句子各自通过模型；所有句子中这个头的查询和键像一句那样统一缩放（同一个 s）、统一平移键（同一个 c）——每句中的每个权重都不变——再一起投影（PCA）。查询只会看重自己句子里的键，连线就连到这些键。会话的编辑不参与：模型按训练所得运行。</translation>
+    </message>
+    <message>
+        <source>Each point&apos;s colour is its token&apos;s position in its sentence (0 is the first token)</source>
+        <translation>每个点的颜色是它的 token 在句中的位置（0 是第一个 token）</translation>
+    </message>
+    <message>
+        <source>position 0</source>
+        <translation>位置 0</translation>
+    </message>
+    <message>
+        <source>One sentence per line</source>
+        <translation>每行一个句子</translation>
+    </message>
+    <message>
+        <source>One sentence per line (blank lines are skipped); each runs through the model on its own, and the head&apos;s queries and keys of all of them share one plane</source>
+        <translation>每行一个句子（跳过空行）；每句各自通过模型，所有句子中这个头的查询和键共用一个平面</translation>
+    </message>
+    <message>
+        <source>Place</source>
+        <translation>放置</translation>
+    </message>
+    <message>
+        <source>Run every sentence through the model and place the head&apos;s queries and keys</source>
+        <translation>让每个句子通过模型，并放置这个头的查询和键</translation>
+    </message>
+    <message>
+        <source>Load .txt…</source>
+        <translation>载入 .txt…</translation>
+    </message>
+    <message>
+        <source>Sentences from a UTF-8 text file, one per line</source>
+        <translation>从 UTF-8 文本文件读句子，每行一句</translation>
+    </message>
+    <message>
+        <source>colour: position</source>
+        <translation>颜色：位置</translation>
+    </message>
+    <message>
+        <source>colour: query / key</source>
+        <translation>颜色：查询 / 键</translation>
+    </message>
+    <message>
+        <source>Colour each point by its token&apos;s position in its sentence, or by query and key</source>
+        <translation>按 token 在句中的位置给每个点着色，或按查询和键着色</translation>
+    </message>
+    <message>
+        <source>Sentences</source>
+        <translation>句子</translation>
+    </message>
+    <message>
+        <source>Show or hide the sentences (hidden once they are placed)</source>
+        <translation>显示或隐藏句子（放置后自动隐藏）</translation>
+    </message>
+    <message>
+        <source>Load sentences</source>
+        <translation>载入句子</translation>
+    </message>
+    <message>
+        <source>Text files (*.txt);;All files (*)</source>
+        <translation>文本文件 (*.txt);;所有文件 (*)</translation>
     </message>
 </context>
 <context>
@@ -2918,6 +3128,105 @@
     </message>
 </context>
 <context>
+    <name>Sensitivity</name>
+    <message>
+        <source>score S[i, j]</source>
+        <translation>分数 S[i, j]</translation>
+    </message>
+    <message>
+        <source>query Q[i, c]</source>
+        <translation>查询 Q[i, c]</translation>
+    </message>
+    <message>
+        <source>key K[j, c]</source>
+        <translation>键 K[j, c]</translation>
+    </message>
+    <message>
+        <source>Nudge one number by ε and follow it: ① which scores it moves, ② how each weight of those rows changes (the softmax&apos;s Jacobian ∂a_j/∂s_i = a_j(δ_ij − a_i): the nudged key&apos;s weight rises by a_i(1 − a_i), every other falls by a_j·a_i, so the row still sums to 1), ③ how the outputs change (ΔO = ΔA·V). First order: ε times the derivative, exact as ε → 0. The cell is the selected query row and key (click one in ① or ②).</source>
+        <translation>把一个数微调 ε 并跟着它走：① 它动了哪些分数，② 那些行的每个权重怎么变（softmax 的雅可比 ∂a_j/∂s_i = a_j(δ_ij − a_i)：被微调的键的权重升高 a_i(1 − a_i)，其余每个降低 a_j·a_i，所以每行之和仍为 1），③ 输出怎么变（ΔO = ΔA·V）。一阶近似：ε 乘以导数，ε → 0 时精确。微调的格子是选中的查询行和键（在 ① 或 ② 中点一个）。</translation>
+    </message>
+    <message>
+        <source>What a nudge moves stays hidden until the lesson has revealed ② and ③</source>
+        <translation>微调带动了什么，在课程揭示 ② 和 ③ 之前保持隐藏</translation>
+    </message>
+    <message>
+        <source>① ΔS (the nudge)</source>
+        <translation>① ΔS（微调）</translation>
+    </message>
+    <message>
+        <source>How much each score moves: only the nudged score, a query&apos;s whole row, or a key&apos;s whole column</source>
+        <translation>每个分数动了多少：只有被微调的分数，或一个查询的整行，或一个键的整列</translation>
+    </message>
+    <message>
+        <source>How each weight moves: a_j(Δs_j − Σ_i a_i·Δs_i), row by row. A masked key&apos;s weight stays 0</source>
+        <translation>每个权重怎么动：逐行 a_j(Δs_j − Σ_i a_i·Δs_i)。被掩码的键权重保持为 0</translation>
+    </message>
+    <message>
+        <source>How each output number moves: the weights&apos; change mixing the rows of V (then W_o, if projected)</source>
+        <translation>每个输出数怎么动：权重的变化混合 V 的各行（投影模式下再乘 W_o）</translation>
+    </message>
+    <message>
+        <source>computing…</source>
+        <translation>计算中…</translation>
+    </message>
+    <message>
+        <source>, head {head}</source>
+        <translation>，头 {head}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Nudge {cell} by ε&lt;/b&gt;{heads}: what moves through the softmax ({jacobian})</source>
+        <translation>&lt;b&gt;把 {cell} 微调 ε&lt;/b&gt;{heads}：经过 softmax 带动了什么（{jacobian}）</translation>
+    </message>
+    <message>
+        <source> — what is shown is from before the last change</source>
+        <translation>——显示的是上一次改动之前的结果</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;computing…&lt;/b&gt; the nudge through {rows} × {cols} weights{before}</source>
+        <translation>&lt;b&gt;计算中…&lt;/b&gt;微调经过 {rows} × {cols} 个权重{before}</translation>
+    </message>
+    <message>
+        <source>no weight</source>
+        <translation>没有权重</translation>
+    </message>
+    <message>
+        <source>Nothing moves: {cell} is masked (its weight is 0 whatever the score), or its row gives all its weight to one key.</source>
+        <translation>什么都没动：{cell} 被掩码（无论分数多少，权重都是 0），或者它那一行把全部权重给了一个键。</translation>
+    </message>
+    <message>
+        <source> (in heads {heads})</source>
+        <translation>（在头 {heads} 中）</translation>
+    </message>
+    <message>
+        <source>Nudging {cell} by +{epsilon}{reach} moves most: {weights}; {outputs}</source>
+        <translation>把 {cell} 微调 +{epsilon}{reach}，动得最多的：{weights}；{outputs}</translation>
+    </message>
+    <message>
+        <source>no output</source>
+        <translation>没有输出</translation>
+    </message>
+    <message>
+        <source>a nudge of ε = {epsilon} moves it by about {change}</source>
+        <translation>微调 ε = {epsilon} 让它大约变化 {change}</translation>
+    </message>
+    <message>
+        <source>What to nudge: a score directly, or a number of Q or K (as the scores use them, after RoPE when it is on)</source>
+        <translation>微调什么：直接微调一个分数，或 Q、K 中的一个数（按分数所用的值，开启 RoPE 时为旋转之后）</translation>
+    </message>
+    <message>
+        <source>The column c inside the shown head (0 … d_h − 1) of the query&apos;s or key&apos;s vector</source>
+        <translation>查询或键的向量在所显示的头内的第 c 列（0 … d_h − 1）</translation>
+    </message>
+    <message>
+        <source>The size of the nudge; the changes shown are ε times the derivatives</source>
+        <translation>微调的大小；显示的变化是 ε 乘以导数</translation>
+    </message>
+    <message>
+        <source>Nudge</source>
+        <translation>微调</translation>
+    </message>
+</context>
+<context>
     <name>Settings</name>
     <message>
         <source>scale mode</source>
@@ -3129,6 +3438,17 @@
     <message>
         <source>Spread: the standard deviation of all {samples}×{keys} scores q·k. Max weight: the largest softmax weight of a row, averaged over the {samples} random queries.</source>
         <translation>离散度：全部 {samples}×{keys} 个分数 q·k 的标准差。最大权重：一行 softmax 权重中最大的那个，对 {samples} 个随机查询取平均。</translation>
+    </message>
+</context>
+<context>
+    <name>StateDiff</name>
+    <message>
+        <source>{heads}, {queries} × {keys}, output {rows} × {d}</source>
+        <translation>{n_heads} 个头，{n_queries} 个查询 × {n_keys} 个键，输出 {rows} × {d}</translation>
+    </message>
+    <message>
+        <source>{a} has {a_shape}; {b} has {b_shape}: the shapes must be the same to subtract one from the other</source>
+        <translation>{a} 是 {a_shape}；{b} 是 {b_shape}：形状相同才能相减</translation>
     </message>
 </context>
 <context>
