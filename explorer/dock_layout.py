@@ -83,8 +83,9 @@ def open_panel(window, dock, readable=None):
     if dock.width() >= readable[0] and dock.height() >= readable[1]:
         return
     window.floated_once.add(name)
+    others = [d.geometry().topLeft() for d in window.docks.values() if d is not dock and d.isFloating() and d.isVisible()]
     dock.setFloating(True)
-    dock.setGeometry(floating_rect(window, readable))
+    dock.setGeometry(floating_rect(window, readable, others))
     if front is not None:
         front.raise_()
 
@@ -102,17 +103,26 @@ def front_tab(window, dock):
     return None
 
 
-def floating_rect(window, readable):
+CASCADE_PX = 36  # a panel floated over another steps this far down and left: both title bars stay in reach
+
+
+def floating_rect(window, readable, taken=()):
     """Where a panel opened floating goes: at its readable size (at most FLOAT_SHARE of the window) near the
-    window's top right, over ① and ② rather than the editor, inside the screen."""
+    window's top right, over ① and ② rather than the editor, inside the screen; stepped down and left past
+    the top-left corners in ``taken`` (panels floating already), so one never hides another whole."""
     area = QRect(window.mapToGlobal(window.rect().topLeft()), window.size())
     width = min(readable[0], round(area.width() * FLOAT_SHARE[0]))
     height = min(readable[1], round(area.height() * FLOAT_SHARE[1]))
     top = area.top() + window.menuBar().height() + 24
     rect = QRect(area.right() - width - 16, top, width, height)
     screen = window.screen()
-    if screen is not None:
-        room = screen.availableGeometry()
-        rect.moveLeft(max(room.left(), min(rect.left(), room.right() - width)))
-        rect.moveTop(max(room.top(), min(rect.top(), room.bottom() - height)))
+    room = screen.availableGeometry() if screen is not None else area
+    rect.moveLeft(max(room.left(), min(rect.left(), room.right() - width)))
+    rect.moveTop(max(room.top(), min(rect.top(), room.bottom() - height)))
+    while any(abs(rect.left() - p.x()) < CASCADE_PX and abs(rect.top() - p.y()) < CASCADE_PX for p in taken):
+        steps = (rect.translated(-CASCADE_PX, CASCADE_PX), rect.translated(0, CASCADE_PX), rect.translated(-CASCADE_PX, 0))
+        step = next((step for step in steps if room.contains(step)), None)
+        if step is None:
+            break  # no room left to step into: it stays where it is
+        rect = step
     return rect

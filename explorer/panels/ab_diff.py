@@ -32,7 +32,7 @@ SYMBOL = {"scores": "S", "weights": "A", "output": "O"}
 class ABDiffPanel(WorkerAnswers, Panel):
     """B − A of the shown head's S and A and of O, what A is, and the largest changes by stage."""
 
-    compareFileWanted = Signal()  # "Compare with file…": the window asks for the file and reads it
+    compareFileWanted = Signal()  # "Compare with saved session…": the window asks for the file and reads it
 
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
@@ -46,7 +46,7 @@ class ABDiffPanel(WorkerAnswers, Panel):
                                                               "B − A")
         self.mark_button.clicked.connect(self.mark)
         self.file_button = QPushButton(self)
-        self.keep_text(self.file_button.setText, "ABDiff", "Compare with file…")
+        self.keep_text(self.file_button.setText, "ABDiff", "Compare with saved session…")
         self.keep_text(self.file_button.setToolTip, "ABDiff", "Take A from a saved session of the same shape (the "
                                                               "file is only read)")
         self.file_button.clicked.connect(self.compareFileWanted)

@@ -88,3 +88,17 @@ def test_the_sqrt_d_lesson_floats_only_where_its_tab_is_small(qtbot, home):
         assert dock.isFloating() == floats and not dock.visibleRegion().isEmpty()
         assert dock.width() >= 600 and dock.height() >= 440
         window.model.undo_stack.setClean()
+
+
+def test_two_panels_opened_floating_in_turn_do_not_hide_each_other(qtbot, home):
+    window = open_window(qtbot, size=(1600, 1000))
+    settle()
+    window.actions["view_sensitivity"].trigger()
+    settle()
+    window.actions["view_ab_diff"].trigger()
+    settle()
+    first, second = window.docks["sensitivity"], window.docks["ab_diff"]
+    assert first.isFloating() and second.isFloating()
+    a, b = first.geometry().topLeft(), second.geometry().topLeft()
+    assert abs(a.x() - b.x()) >= 30 and abs(a.y() - b.y()) >= 30  # the first's title bar is not under the second
+    window.model.undo_stack.setClean()

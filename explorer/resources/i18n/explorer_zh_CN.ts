@@ -68,8 +68,8 @@
         <translation>把现在的状态留作 A；继续编辑，每一步都显示 B − A</translation>
     </message>
     <message>
-        <source>Compare with file…</source>
-        <translation>与文件对比…</translation>
+        <source>Compare with saved session…</source>
+        <translation>与已保存的会话对比…</translation>
     </message>
     <message>
         <source>Take A from a saved session of the same shape (the file is only read)</source>
