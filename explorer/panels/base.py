@@ -6,7 +6,6 @@ from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QWidget
 
 from explorer.i18n import translate
-
 from explorer.model import DECODE, LESSON, SELECTION, SETTINGS, STRUCTURE, VALUES
 
 ALL = STRUCTURE | VALUES | SETTINGS | SELECTION | LESSON | DECODE
