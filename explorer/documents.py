@@ -11,7 +11,6 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QWidget
 
 from explorer.core import presets
 from explorer.i18n import in_language, shown_error, translate
-from explorer.core.as_code import write_script
 from explorer.widgets.plot_cache import axes_as_vectors
 from explorer.core.errors import ExplorerError
 from explorer.core.matrix_io import load_matrix, save_matrix
@@ -391,6 +390,8 @@ class Documents:
         writing = self.busy(translate("Documents", "Exporting {file}…").format(file=Path(path).name)) if cells * 8 > BUSY_BYTES else nullcontext()
         try:
             with writing:
+                from explorer.core.as_code import write_script  # (only for this menu item: not at start-up)
+
                 written = write_script(self.model.to_session(), path)
         except ExplorerError as exc:
             self.error(translate("Documents", "Could not export the script"), shown_error(exc))

@@ -15,10 +15,8 @@ from explorer.core.presets import demo_session
 from explorer.core.session import PROJECTION_MATRICES, validate_session
 from explorer.core.settings_schema import RESULTS
 
-from .checkpoints import Checkpoints
 from .coordinator import Coordinator
 from .edits import Edits
-from .flow_back import FlowBack
 from .flags import DECODE, LESSON, SELECTION, SETTINGS, STRUCTURE, VALUES
 from .lesson_state import LessonState
 from .state import MATRIX_NAMES, Selection, State
@@ -206,6 +204,8 @@ class AttentionModel(Edits, QObject):
     def checkpoints(self):
         """The real model opened beside the session (made on first use: nothing loads until asked)."""
         if self._checkpoints is None:
+            from .checkpoints import Checkpoints  # (with the model readers: not imported at start-up)
+
             self._checkpoints = Checkpoints(self)
         return self._checkpoints
 
@@ -223,6 +223,8 @@ class AttentionModel(Edits, QObject):
     def flow_back(self):
         """What the open model says next with the session in place of the head it came from (F25)."""
         if self._flow_back is None:
+            from .flow_back import FlowBack
+
             self._flow_back = FlowBack(self, self.checkpoints, self)
         return self._flow_back
 
