@@ -43,6 +43,9 @@ def computing_note():
     return f" <span style='color:{MUTED}'><b>· {said}</b></span>"
 
 
+FAINT_WEIGHT = 0.01  # a nudged score whose weight is below this moves too little to see: the panel says why
+
+
 class SensitivityPanel(WorkerAnswers, Panel):
     """The selected cell nudged by ε: ΔS, ΔA and ΔO of the shown head, and the largest changes named."""
 
@@ -184,10 +187,28 @@ class SensitivityPanel(WorkerAnswers, Panel):
                                "all its weight to one key.").format(cell=escape(name)) + "</span>"
         reach = (translate("Sensitivity", " (in heads {heads})").format(heads=", ".join(str(h + 1) for h in s.heads))
                  if len(s.heads) > 1 else "")
-        return translate("Sensitivity", "Nudging {cell} by +{epsilon}{reach} moves most: {weights}; {outputs}").format(
+        said = translate("Sensitivity", "Nudging {cell} by +{epsilon}{reach} moves most: {weights}; {outputs}").format(
             cell=escape(name), epsilon=format_number(eps), reach=reach,
             weights=", ".join(weights) or translate("Sensitivity", "no weight"),
             outputs=", ".join(outputs) or translate("Sensitivity", "no output"))
+        return said + self._faint_note(s)
+
+    def _faint_note(self, s):
+        """A score whose key gets almost no weight moves almost nothing (every ∂a_j/∂s_i carries a_i): say so,
+        or the maps look blank and the panel broken."""
+        if s.what != "S" or self.model.pending:
+            return ""
+        heads = self.model.results.heads
+        head = min(self.model.selection.head, heads.weights.shape[0] - 1)
+        if s.row >= heads.weights.shape[1] or s.col >= heads.weights.shape[2]:
+            return ""
+        weight = float(heads.weights[head, s.row, s.col])
+        if not 0 < weight < FAINT_WEIGHT:
+            return ""
+        return f"<br><span style='color:{MUTED}'>" + translate(
+            "Sensitivity", "Its weight is only {weight}: a score that gets almost no weight moves almost nothing "
+                           "(each ∂a<sub>j</sub>/∂s<sub>i</sub> carries a<sub>i</sub>). Click a darker cell of ② to "
+                           "nudge that one.").format(weight=format_number(weight)) + "</span>"
 
     def _clicked(self, stage, row, col):
         self.model.set_selection(row=row, key=col if stage != "output" else None)

@@ -133,3 +133,17 @@ def test_a_state_too_large_to_keep_as_a_is_refused_in_the_status_bar(window, mon
     assert window.model.comparison.marked is None
     assert "too large to keep as A" in window.statusBar().currentMessage()
     assert "1 head, 4 queries × 4 keys" in window.statusBar().currentMessage()
+
+
+def test_a_score_that_gets_almost_no_weight_says_why_nothing_moves(qtbot, window):
+    """At T = 0.1 the row of 追 (scores 2.31, 0, 0, 2.31) gives 追 → 追 a weight of ~e^−23: nudging that score
+    moves ~1e−10, so the panel says why its maps look blank; 追 → 猫 (weight ~½) gets no such note."""
+    panel = show(window, "sensitivity")
+    assert window.model.set_param("temperature", 0.1)
+    window.model.flush()
+    window.model.set_selection(row=1, key=1)  # S[追 → 追]
+    qtbot.waitUntil(lambda: panel.shown is not None and (panel.shown.row, panel.shown.col) == (1, 1))
+    assert "Its weight is only" in panel.summary.text()
+    window.model.set_selection(row=1, key=0)  # S[追 → 猫]
+    qtbot.waitUntil(lambda: (panel.shown.row, panel.shown.col) == (1, 0))
+    assert "Its weight is only" not in panel.summary.text()

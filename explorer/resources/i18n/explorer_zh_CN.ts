@@ -3206,6 +3206,10 @@
         <translation>没有输出</translation>
     </message>
     <message>
+        <source>Its weight is only {weight}: a score that gets almost no weight moves almost nothing (each ∂a&lt;sub&gt;j&lt;/sub&gt;/∂s&lt;sub&gt;i&lt;/sub&gt; carries a&lt;sub&gt;i&lt;/sub&gt;). Click a darker cell of ② to nudge that one.</source>
+        <translation>它的权重只有 {weight}：几乎得不到权重的分数，轻推它几乎什么也不会动（每个 ∂a&lt;sub&gt;j&lt;/sub&gt;/∂s&lt;sub&gt;i&lt;/sub&gt; 都带着 a&lt;sub&gt;i&lt;/sub&gt;）。点 ② 中颜色更深的格子来轻推那一个。</translation>
+    </message>
+    <message>
         <source>a nudge of ε = {epsilon} moves it by about {change}</source>
         <translation>微调 ε = {epsilon} 让它大约变化 {change}</translation>
     </message>
