@@ -21,6 +21,9 @@ TIP = QT_TRANSLATE_NOOP(
     "ABDiff", "Mark the state now as A (Edit ▸ Mark as A for comparison), keep editing, and compare: every cell "
     "shows B − A, B being the state now — gold where B is higher, blue where lower, pale where nothing moved. Or "
     "compare with a saved session of the same shape (Edit ▸ Compare with saved session…).")
+# the stages by name in the list of largest changes: "A" there would read as the marked state
+STAGE_NAMES = {"scores": QT_TRANSLATE_NOOP("ABDiff", "① scores S"), "weights": QT_TRANSLATE_NOOP("ABDiff", "② weights A"),
+               "output": QT_TRANSLATE_NOOP("ABDiff", "③ output O")}
 TITLES = {"scores": "① S: B − A", "weights": "② A: B − A", "output": "③ O: B − A"}  # (formulas)
 TIPS = {"scores": QT_TRANSLATE_NOOP("ABDiff", "How each score of the shown head differs from A's"),
         "weights": QT_TRANSLATE_NOOP("ABDiff", "How each weight of the shown head differs from A's: a row's changes "
@@ -175,7 +178,7 @@ class ABDiffPanel(WorkerAnswers, Panel):
             if changes:
                 said = ", ".join(f"{escape(self._cell(ch))} {format_number(ch.before, 3)} → "
                                  f"{format_number(ch.after, 3)} ({signed(ch.delta)})" for ch in changes)
-                lines.append(f"<b>{SYMBOL[stage]}</b>: {said}")
+                lines.append(f"<b>{translate('ABDiff', STAGE_NAMES[stage])}</b>: {said}")
         return translate("ABDiff", "Largest changes — ") + "<br>".join(lines)
 
     def _tooltip(self, stage, row, col):
@@ -190,4 +193,5 @@ class ABDiffPanel(WorkerAnswers, Panel):
             index, cell = (self.model.selection.head, row, col), f"{SYMBOL[stage]}[{qtok[row]} → {tok[col]}]"
         a = getattr(c.marked, stage)[index]
         b = a + getattr(d, stage)[index]
-        return f"{cell}\nA: {format_number(a)}\nB: {format_number(b)}\nB − A = {signed(b - a)}"
+        return translate("ABDiff", "{cell}\nin A (marked): {a}\nin B (now): {b}\nB − A = {change}").format(
+            cell=cell, a=format_number(a), b=format_number(b), change=signed(b - a))

@@ -8,6 +8,18 @@
         <translation>把现在的状态标记为 A（编辑 ▸ 标记为对比的 A），继续编辑，然后对比：每一格显示 B − A，B 是现在的状态——B 更大处为金色，更小处为蓝色，没变处为浅色。也可以与形状相同的已保存会话对比（编辑 ▸ 与已保存的会话对比…）。</translation>
     </message>
     <message>
+        <source>① scores S</source>
+        <translation>① 分数 S</translation>
+    </message>
+    <message>
+        <source>② weights A</source>
+        <translation>② 权重 A</translation>
+    </message>
+    <message>
+        <source>③ output O</source>
+        <translation>③ 输出 O</translation>
+    </message>
+    <message>
         <source>How each score of the shown head differs from A&apos;s</source>
         <translation>所显示的头的每个分数与 A 相差多少</translation>
     </message>
@@ -58,6 +70,16 @@
     <message>
         <source>B is the same as A: nothing moved.</source>
         <translation>B 与 A 相同：什么都没变。</translation>
+    </message>
+    <message>
+        <source>{cell}
+in A (marked): {a}
+in B (now): {b}
+B − A = {change}</source>
+        <translation>{cell}
+A 中（标记时）：{a}
+B 中（现在）：{b}
+B − A = {change}</translation>
     </message>
     <message>
         <source>Mark as A</source>
