@@ -3,7 +3,7 @@ gold where B is higher, blue where lower, with the cells that moved most named. 
 (``model.comparison``), which makes B − A (``explorer.core.state_diff``) on a worker when large: "computing…" until
 it comes; this file only draws it."""
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton
 
 from explorer.i18n import translate
 from explorer.model import ALL_STAGES
@@ -15,7 +15,7 @@ from explorer.widgets.palette import BAD, MUTED
 
 from .base import ALL, Panel
 from .worker_answers import WorkerAnswers
-from .change_views import ChangeViews, signed
+from .change_views import ChangeViews, signed, stacked
 
 TIP = QT_TRANSLATE_NOOP(
     "ABDiff", "Mark the state now as A (Edit ▸ Mark as A for comparison), keep editing, and compare: every cell "
@@ -67,16 +67,8 @@ class ABDiffPanel(WorkerAnswers, Panel):
             self.keep_text(lambda said, s=stage, v=views: v.set_tip(s, said), "ABDiff", TIPS[stage])
         self.views.tooltip = weakly(self._tooltip, "")
         self.views.clicked = lambda stage, row, col: model.set_selection(row=row)
-        self.summary = QLabel(self)
-        self.summary.setWordWrap(True)
-        self.summary.setTextFormat(Qt.TextFormat.RichText)
+        layout, self.summary = stacked(self, self.caption, buttons, self.views)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.caption)
-        layout.addLayout(buttons)
-        layout.addWidget(self.views, 1)
-        layout.addWidget(self.summary)
         layout.addStretch(0)  # takes the height while the maps are hidden (else the words spread down the panel)
         self._layout = layout
         self.diff = None  # the StageDiff on screen

@@ -3,7 +3,7 @@ Sensitivity and the A/B diff panels draw (gold up, blue down, pale unmoved). Eac
 written in its title (no colour bars: three would take a third of a narrow dock)."""
 import numpy as np
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtWidgets import QGridLayout, QLabel, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from explorer.weak import weakly
 from explorer.widgets.heatmap import Heatmap
@@ -22,6 +22,21 @@ def change_levels(values, biggest=None):
         biggest = float(np.max(np.abs(values))) if np.size(values) else 0.0
     m = nice_ceiling(biggest) if biggest > 0 else 1.0
     return -m, m
+
+
+def stacked(panel, caption, controls, views):
+    """The Sensitivity and A/B diff panels' column: caption, controls, the maps (taking the height), and
+    a word-wrapped summary under them (returned with the layout)."""
+    summary = QLabel(panel)
+    summary.setWordWrap(True)
+    summary.setTextFormat(Qt.TextFormat.RichText)
+    layout = QVBoxLayout(panel)
+    layout.setContentsMargins(4, 4, 4, 4)
+    layout.addWidget(caption)
+    layout.addLayout(controls)
+    layout.addWidget(views, 1)
+    layout.addWidget(summary)
+    return layout, summary
 
 
 def signed(value):

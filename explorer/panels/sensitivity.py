@@ -3,7 +3,7 @@ softmax: the weights of ② by its Jacobian ∂a_j/∂s_i = a_j(δ_ij − a_i), 
 The numbers come from ``explorer.model.sensitivity_view`` (on a worker when large: "computing…" until they come);
 this file only draws them. The cell is the selected query row and key."""
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker, Qt
-from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QSpinBox, QVBoxLayout
+from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QSpinBox
 
 from explorer.i18n import translate
 from explorer.model import ALL_STAGES
@@ -16,7 +16,7 @@ from explorer.widgets.palette import BAD, MUTED
 
 from .base import Panel
 from .worker_answers import WorkerAnswers
-from .change_views import ChangeViews, signed
+from .change_views import ChangeViews, signed, stacked
 
 WHAT = {"S": QT_TRANSLATE_NOOP("Sensitivity", "score S[i, j]"),
         "Q": QT_TRANSLATE_NOOP("Sensitivity", "query Q[i, c]"),
@@ -92,15 +92,7 @@ class SensitivityPanel(WorkerAnswers, Panel):
             self.keep_text(lambda said, s=stage, v=views: v.set_tip(s, said), "Sensitivity", TIPS[stage])
         self.views.tooltip = weakly(self._tooltip, "")
         self.views.clicked = weakly(self._clicked)
-        self.summary = QLabel(self)
-        self.summary.setWordWrap(True)
-        self.summary.setTextFormat(Qt.TextFormat.RichText)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self.caption)
-        layout.addLayout(controls)
-        layout.addWidget(self.views, 1)
-        layout.addWidget(self.summary)
+        _, self.summary = stacked(self, self.caption, controls, self.views)
         self.shown = None  # the Sensitivity on screen
         self._nudged = None  # the Nudged on screen
         self._caption = ""  # the caption of the cell nudged, before "computing…"
