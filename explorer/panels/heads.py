@@ -9,7 +9,6 @@ from functools import partial
 from explorer.weak import weakly
 from explorer.widgets.html_escape import escape
 
-import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QRectF, QSignalBlocker, Qt, Signal
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPalette, QPen
@@ -23,7 +22,8 @@ from explorer.model import SELECTION
 from explorer.widgets.details import Details
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.number_text import format_number
-from explorer.widgets.palette import BAD, BAND, CMAPS, FRAME, INK, head_colour
+from explorer.widgets.colour_bar import ColourBar
+from explorer.widgets.palette import BAD, BAND, FRAME, INK, colour_map, head_colour
 
 from .base import ALL, Panel
 from .head_style import head_width, scale_text
@@ -36,15 +36,6 @@ SELECTED_PEN = QColor(INK)
 FRAME_PEN = QColor(FRAME)
 SELECTED_FILL = QColor(BAND)
 MODES = ("weights", "scores")
-
-
-def _colormap(name):
-    spec, reverse = CMAPS[name]
-    cmap = pg.colormap.get(spec) if isinstance(spec, str) else pg.ColorMap(
-        np.linspace(0.0, 1.0, len(spec)), np.array(spec, dtype=np.ubyte))
-    if reverse:
-        cmap.reverse()
-    return cmap
 
 
 class HeadCell(QFrame):
@@ -169,17 +160,10 @@ class HeadsPanel(Panel):
         self.colorbar_view.setFixedWidth(74)
         self._bars = {}
         for mode, cmap in (("weights", "sequential"), ("scores", "diverging")):
-            bar = pg.ColorBarItem(values=(0.0, 1.0), colorMap=_colormap(cmap), width=14, interactive=False,
-                                  colorMapMenu=False)
-            for side in ("left", "top", "right", "bottom"):
-                bar.getAxis(side).setPen(fg)
-                bar.getAxis(side).setTextPen(fg)
-                bar.getAxis(side).enableAutoSIPrefix(False)
-            self.keep_text(lambda text, axis=bar.getAxis("right"), color=fg.name(): axis.setLabel(text, color=color),
+            bar = ColourBar(colour_map(cmap), width=14, pen=fg)
+            self.keep_text(lambda text, axis=bar.axis, color=fg.name(): axis.setLabel(text, color=color),
                            "Heads", QT_TRANSLATE_NOOP("Heads", "weight") if mode == "weights" else
                            QT_TRANSLATE_NOOP("Heads", "score"))
-            ticks = bar.axis.tickStrings
-            bar.axis.tickStrings = lambda *a, _t=ticks: [t.replace("-", "−") for t in _t(*a)]
             self._bars[mode] = bar
         self.colorbar = None  # the bar of the current mode, in the view
 

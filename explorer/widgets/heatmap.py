@@ -20,7 +20,8 @@ from PySide6.QtWidgets import QToolTip
 
 from explorer.core.pooling import block_extreme, blocks_for
 from explorer.widgets.lean_image import LeanImageItem
-from explorer.widgets.lean_plot import LeanColorBarItem, LeanPlotItem, held_labels
+from explorer.widgets.colour_bar import ColourBar
+from explorer.widgets.lean_plot import LeanPlotItem, held_labels
 from explorer.widgets.plot_cache import cache_axes
 
 from .cell_text import MAX_CELLS, MIN_CELL_H, MIN_CELL_W, CellTextItem, contrast_is_white
@@ -135,21 +136,11 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self._white_text = contrast_is_white(self._lut)  # per colour of the map: white numbers read better
         self._white_on_mask = bool(contrast_is_white(
             np.array([[MASK_FILL.red(), MASK_FILL.green(), MASK_FILL.blue()]], dtype=np.uint8))[0])
-        self.colorbar = LeanColorBarItem(
-            values=(0.0, 1.0), colorMap=colormap, width=14, interactive=False, colorMapMenu=False
-        )
-        self.colorbar.setImageItem(self.image_item, insert_in=self.plot)
+        self.colorbar = ColourBar(colormap, width=14, pen=fg)
+        self.plot.layout.addItem(self.colorbar, 2, 5)  # beside the right axis, as tall as the matrix
         cache_axes(self.plot, self.colorbar)
         self.plot.layout.setColumnFixedWidth(4, 12)  # space between row notes and colour bar
-        bar_axes = [self.colorbar.getAxis(side) for side in ("left", "top", "right", "bottom")]
-        with held_labels(bar_axes):
-            for axis in bar_axes:
-                axis.setPen(fg)
-                axis.setTextPen(fg)
-                axis.enableAutoSIPrefix(False)
-            self.colorbar.axis.setLabel(colorbar_label, color=fg.name())
-        bar_ticks = self.colorbar.axis.tickStrings  # a true minus sign, as in the cells
-        self.colorbar.axis.tickStrings = lambda *a: [t.replace("-", "−") for t in bar_ticks(*a)]
+        self.colorbar.axis.setLabel(colorbar_label, color=fg.name())
         self.image_item.setLookupTable(self._lut)
 
         vb.sigResized.connect(self._relayout)

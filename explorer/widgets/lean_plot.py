@@ -1,11 +1,9 @@
-"""PlotItem, ColorBarItem and AxisItem that draw as pyqtgraph's own but build less at start-up.
+"""PlotItem and AxisItem that draw as pyqtgraph's own but build less at start-up.
 
 pyqtgraph's ``PlotItem.__init__`` always builds its "Plot Options" menu (~40 widgets, six sub-menus,
-a WidgetGroup) and a title label, twice per heatmap since a ColorBarItem is a PlotItem too, and a
-ColorBarItem builds a ViewBox menu that it disables right after: ~5.5 ms per heatmap together. The
-heatmaps show no menu and no title, so these are made on first use (``ctrl``, ``ctrlMenu``,
-``stateGroup``, ``titleLabel``: ``showGrid``, ``setLogMode``, ``saveState``, ``setTitle`` still
-work). An AxisItem redoes its label's HTML and size on every setter; here once per change.
+a WidgetGroup) and a title label: ~3 ms per plot. The plots show no menu and no title, so these are
+made on first use (``ctrl``, ``ctrlMenu``, ``stateGroup``, ``titleLabel``: ``showGrid``,
+``setLogMode``, ``saveState``, ``setTitle`` still work). An AxisItem redoes its label's HTML and size on every setter; here once per change.
 tests/gui/test_lean_plot.py checks that layout, attributes and pixels match pyqtgraph's classes;
 with a pyqtgraph newer than those checked (``LEAN`` False) pyqtgraph's own classes are used.
 """
@@ -266,11 +264,6 @@ class LeanPlotItem(pg.PlotItem):
         c.maxTracesSpin.valueChanged.connect(self.updateDecimation)
 
 
-class LeanColorBarItem(pg.ColorBarItem, LeanPlotItem):
-    """``pg.ColorBarItem`` on a LeanPlotItem: ColorBarItem's ``super().__init__()`` lands in
-    LeanPlotItem.__init__ (the MRO puts it before PlotItem), so no menu is built for it at all."""
-
-
 def _checked(version: str) -> bool:
     """Whether the lean classes were checked against this pyqtgraph (they copy 0.13.7/0.14's internals)."""
     parts = tuple(int(p) for p in re.findall(r"\d+", version)[:3])
@@ -294,8 +287,6 @@ if not LEAN:  # a pyqtgraph whose internals may differ: its own classes, menus, 
 
         def __init__(self, parent=None, axisItems=None, enableMenu: bool = False):
             super().__init__(parent, axisItems=axisItems, enableMenu=enableMenu)
-
-    LeanColorBarItem = pg.ColorBarItem  # noqa: F811
 
     @contextmanager
     def held_labels(axes):  # noqa: F811

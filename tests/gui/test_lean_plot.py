@@ -1,5 +1,5 @@
 """The heatmap's lean pyqtgraph parts (widgets/lean_plot.py) build less at start-up but draw, lay out
-and behave as pyqtgraph's own PlotItem, ColorBarItem and AxisItem do (offscreen, pytest-qt)."""
+and behave as pyqtgraph's own PlotItem and AxisItem do (offscreen, pytest-qt)."""
 from contextlib import nullcontext
 
 import numpy as np
@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QMenu
 import explorer.widgets.heatmap as heatmap_module
 import explorer.widgets.lean_plot as lean_plot
 from explorer.widgets.heatmap import Heatmap
-from explorer.widgets.lean_plot import LeanAxisItem, LeanColorBarItem, LeanPlotItem, held_labels
+from explorer.widgets.lean_plot import LeanAxisItem, LeanPlotItem, held_labels
 from tests.gui.test_heatmap import make
 
 pytestmark = pytest.mark.skipif(not lean_plot.LEAN, reason=f"pyqtgraph {pg.__version__}: the lean classes are off")
@@ -71,20 +71,6 @@ def test_the_options_menu_and_the_title_are_made_when_first_used(qtbot):
     assert not plot.titleLabel.isVisible() and plot.layout.rowMaximumHeight(0) == 0
 
 
-def test_a_lean_colour_bar_is_a_colour_bar_without_menus(qtbot):
-    cmap = pg.colormap.get("CET-CBD1")
-    kw = dict(values=(0.0, 1.0), colorMap=cmap, width=14, interactive=False, colorMapMenu=False)
-    ref, bar = pg.ColorBarItem(**kw), LeanColorBarItem(**kw)
-    assert isinstance(bar, pg.ColorBarItem) and isinstance(bar, LeanPlotItem)
-    assert bar.vb.menu is None and not MENU_PARTS & set(bar.__dict__)
-    assert bar.vb.state == ref.vb.state
-    for b in (ref, bar):
-        b.setLevels((-3.0, 3.0))
-    assert bar.levels() == ref.levels() == (-3.0, 3.0)
-    views = [shown(qtbot, b, size=(80, 300)) for b in (ref, bar)]
-    np.testing.assert_array_equal(pixels(views[1]), pixels(views[0]))
-
-
 def test_an_axis_label_is_laid_out_once_per_block_and_matches_pyqtgraph(qtbot):
     ref, lean = pg.AxisItem("left"), LeanAxisItem("left")
     for axis in (ref, lean):
@@ -108,16 +94,15 @@ def test_the_heatmap_builds_no_menus_and_still_shows_its_colour_bar_and_titles(q
     h.show()
     qtbot.waitExposed(h)
     h.set_matrix(np.array([[-2.0, 0.5], [1.0, 2.0]]), row_labels=TOKENS[:2], col_labels=TOKENS[:2], levels=(-2, 2))
-    for item in (h.plot, h.colorbar):
-        assert not {"ctrl", "ctrlMenu", "stateGroup"} & set(item.__dict__)
-    assert h.plot.vb.menu is None and h.colorbar.vb.menu is None
+    assert not {"ctrl", "ctrlMenu", "stateGroup"} & set(h.plot.__dict__)
+    assert h.plot.vb.menu is None
     assert "query" in h.plot.getAxis("left").label.toHtml() and h.plot.getAxis("left").label.isVisible()
     assert "key" in h.plot.getAxis("top").label.toHtml() and h.plot.getAxis("top").label.isVisible()
     assert "score" in h.colorbar.axis.label.toHtml() and h.colorbar.axis.label.isVisible()
     assert h.colorbar.isVisible() and h.colorbar.levels() == (-2.0, 2.0)
     # the bar is painted with the map, low values at the bottom
     rgb = pixels(h)
-    bar = h.colorbar.vb.sceneBoundingRect()
+    bar = h.colorbar.strip.sceneBoundingRect()
     x = int(bar.center().x() * h.devicePixelRatioF())
     top = rgb[int((bar.top() + 5) * h.devicePixelRatioF()), x].astype(int)
     bottom = rgb[int((bar.bottom() - 5) * h.devicePixelRatioF()), x].astype(int)
@@ -150,10 +135,10 @@ def test_the_heatmap_looks_exactly_as_it_did_with_pyqtgraphs_own_parts(qtbot, mo
         raise AssertionError("the heatmap kept changing")
 
     lean = [draw(size) for size in ((520, 460), (300, 700))]
-    # the same widget built on pyqtgraph's PlotItem, ColorBarItem and AxisItem, as before lean_plot
+    # the same widget built on pyqtgraph's PlotItem and AxisItem, as before lean_plot (the colour bar is
+    # compared with pyqtgraph's own in test_colour_bar.py)
     monkeypatch.setattr(heatmap_module, "LeanPlotItem", lambda axisItems: pg.PlotItem(axisItems=axisItems,
                                                                                        enableMenu=False))
-    monkeypatch.setattr(heatmap_module, "LeanColorBarItem", pg.ColorBarItem)
     monkeypatch.setattr(heatmap_module, "held_labels", lambda axes: nullcontext())
     monkeypatch.setattr(lean_plot.LeanAxisItem, "__init__", pg.AxisItem.__init__)
     monkeypatch.setattr(lean_plot.LeanAxisItem, "_updateLabel", pg.AxisItem._updateLabel)
