@@ -6,7 +6,7 @@ child has grabbed (painted) its 1600×1000 window; the child reports its monoton
 interpreter's teardown is not counted. The app child does what ``explorer.app.main`` does before
 the event loop — QApplication, style, ``MainWindow`` with the chapter's demo, show — with
 ``persist_layout=False, recovery=False`` so no user setting or recovery file is read or written.
-Panels behind tabs are not built at start, and the Readout is built just after the first paint:
+Panels behind tabs are not built at start; every panel on screen is built as the window is shown.
 ``complete`` also times the events after the first grab until every panel on screen is drawn, and
 a second grab (the window as the user sees it a moment later).
 Runs alternate app / empty and the medians are compared. Byte-code is cached (under the temp folder,

@@ -74,9 +74,6 @@ DOCKS = (
     DockSpec("ab_diff", "A/B diff", "ab_diff.ABDiffPanel", R, "Ctrl+Shift+D", readable=(720, 560)),
 )
 SPECS = {spec.name: spec for spec in DOCKS}
-# Shown at start but second in line: built just after the window's first paint, so it appears sooner.
-AFTER_FIRST_PAINT = frozenset({"readout"})
-FIRST_PAINT_FALLBACK_MS = 500
 class Panels(Mapping):
     """``window.panels``: name → panel for every dock, built on first access if its dock was never shown.
 
@@ -132,7 +129,7 @@ class MainWindow(QMainWindow):
         self.panels, self.docks = Panels(weakly(self._build_panel)), {}  # (no cycle: the window is freed at once)
         self._dock_on_screen = {}  # name → the last visibilityChanged of its dock (none before it is shown)
         self._restoring = False  # restoreState shows and hides docks in passing: build only what stays shown
-        self._painted = False  # until the first paint, AFTER_FIRST_PAINT panels wait
+        self._painted = False  # a panel built after the window's first paint is laid out at once
         self._tab_bars_check_due = False  # a check of the tab bars is waiting for the next turn
         for spec in DOCKS:
             self._add_dock(spec)
@@ -233,25 +230,17 @@ class MainWindow(QMainWindow):
             elif self.covers.may_uncover(name):  # its session's results came while it was away: draw, then uncover
                 self.covers.uncover(name)
             # (while the results are computed, ``uncover`` applies it at the dock's turn)
-        elif on and not self._restoring and self._may_build_now(name):
+        elif on and not self._restoring:
             self._build_panel(name)
-
-    def _may_build_now(self, name):
-        return self._painted or name not in AFTER_FIRST_PAINT
 
     def paintEvent(self, event):
         super().paintEvent(event)
-        if not self._painted:
-            QTimer.singleShot(0, self, self._first_paint_done)  # the next event-loop turn: after this frame
-
-    def _first_paint_done(self):
         self._painted = True
-        self._build_waiting_panels()
 
     def _build_waiting_panels(self):
-        """Build the panels whose docks are on screen but were kept for after the first paint."""
+        """Build the panels whose docks are on screen but not built (restoreState shows docks in passing)."""
         for name, on in list(self._dock_on_screen.items()):
-            if on and not self.panels.is_built(name) and self._may_build_now(name):
+            if on and not self.panels.is_built(name):
                 self._build_panel(name)
 
     def _restore_state(self, state):
@@ -265,7 +254,7 @@ class MainWindow(QMainWindow):
         return ok
 
     def waiting_panels(self):
-        """Docks on screen whose panels are not built yet (AFTER_FIRST_PAINT ones before the first paint)."""
+        """Docks on screen whose panels are not built yet (none once the window is shown)."""
         return [name for name, on in self._dock_on_screen.items() if on and not self.panels.is_built(name)]
 
     def build_shown_panels(self):
@@ -299,8 +288,6 @@ class MainWindow(QMainWindow):
             self._layout_given = True  # once: the person's own resizing of the docks is theirs
             fit_default_sizes(self)
         self._docks_moved()
-        if not self._painted:  # in case no paint reaches the window itself (all covered by children)
-            QTimer.singleShot(FIRST_PAINT_FALLBACK_MS, self, self._first_paint_done)
 
     def _hide_stale_tab_bars(self):
         """Work around Qt leaving the tab bar of an earlier layout pass visible (seen with Qt 6.11 when

@@ -85,6 +85,11 @@ def pooled(plot, items, count, make):
         plot.removeItem(item)
     items = items[:count]
     while len(items) < count:
-        items.append(make())
-        plot.addItem(items[-1])
+        item = make()
+        # added hidden, then shown: an item added visible to an active scene gives the scene focus, and
+        # that FocusIn hides any tooltip on screen (one over a heatmap, say, while an undo redraws this)
+        item.setVisible(False)
+        plot.addItem(item)
+        item.setVisible(True)
+        items.append(item)
     return items
