@@ -16,7 +16,7 @@ def _reading(model):
 
 
 class ResultsWork(Background):
-    """``ask(what, job, cost)`` of the model's results now; ``what`` names the result among theirs (a head, a cell…)."""
+    """``ask(what, job, cost)`` of the model's results now; ``what`` names the result among theirs (a head, a cell)."""
 
     def __init__(self, model, parent=None):
         super().__init__(model, parent)
