@@ -1,12 +1,13 @@
 """A view's own heavy computation, off the GUI thread: the newest request wins, stale results are dropped.
 
-A view of the session (the Efficient attention panel's approximation, the Transformer block) asks with
-``ask(key, job, cost)``: ``key`` names what the result is of (asked again with an equal key, nothing
-happens), ``job(cancelled)`` computes it — from copies, or from arrays whose rewriting changes the key, so a
-torn read is only ever of a dropped result — and returns it (None when ``cancelled()`` said stop). A job
-whose ``cost`` (≈ multiply-adds) is under LIVE_COST runs at once on the calling thread: small sessions keep
-their instant redraws. A larger one goes to its own worker thread once the event loop turns (requests of
-one turn coalesce; a job in flight is stopped at its next check). One state value, announced by ``changed``:
+A view of the session (the Efficient attention panel's approximation, the Transformer block, the flow-back's
+pass) asks with ``ask(key, job, cost)``: ``key`` names what the result is of (asked again with an equal key,
+nothing happens), ``job(cancelled)`` computes it — from copies, or from arrays whose rewriting changes the key
+(``ResultsWork``), so a torn read is only ever of a dropped result — and returns it (None when ``cancelled()``
+said stop). A job whose ``cost`` (≈ multiply-adds) is under LIVE_COST runs at once on the calling thread: small
+sessions keep their instant redraws. A larger one goes to its own worker thread once the event loop turns
+(requests of one turn coalesce; a job in flight is stopped at its next check). One state value, announced by
+``changed``:
 
     IDLE       nothing asked yet
     COMPUTING  the newest request waits or runs; ``result`` is an older key's (``result_key``), or None

@@ -1,9 +1,7 @@
 """The A of an A/B diff: a state's ① S, ② A and ③ O kept aside (the state now, or a saved session's), and
 B − A of the state now, made on a worker when large (``work``, a ``Background``): an edit at the largest size
-never waits for it. A view choice beside the state, like the selection: never an undo step.
-
-The job reads the model's results without copying them: the key names the results it read (their revision and
-identity), so when an edit rewrites them in place its result is of an older key, dropped."""
+never waits for it. A view choice beside the state, like the selection: never an undo step. The job reads the
+model's results without copying them (``ResultsWork``)."""
 import time
 from dataclasses import dataclass
 
@@ -19,9 +17,10 @@ from explorer.core.state_diff import (StageDiff, Stages, check_comparable, descr
 from explorer.i18n import shown_error, translate
 from explorer.weak import WeakAttribute
 
-from .background import FAILED, READY, Background
+from .background import FAILED, READY
 from .memory import free_memory, memory_allowed
 from .outcome import Refusal
+from .results_work import ResultsWork
 
 # H·Lq·Lk of a state kept as A at most: 8192 tokens with 4 heads (its S and A: 4 GiB), if the memory is free
 MAX_CELLS = 1 << 28
@@ -55,8 +54,7 @@ class Comparison(QObject):
         self.marked = None
         self.name = ""
         self._marks = 0  # how many times A was set: which A a diff is of
-        self.work = Background(model, self)
-        model.state_changed.connect(self.work.forget)  # the results are about to be rewritten: stop reading them
+        self.work = ResultsWork(model, self)
 
     def _too_large(self, shape):
         n, lq, lk, _ = shape
@@ -122,8 +120,7 @@ class Comparison(QObject):
         m = self._model
         if self.marked is None or m.pending:
             return
-        marked, results = self.marked, m.results
-        key = (m.loads, m.revision, id(results), self._marks)
+        marked, results, what = self.marked, m.results, (self._marks,)
         n, lq, lk, _ = marked.shape
         try:
             check_comparable(marked.shape, stages_shape(results), f"A ({self.name})", "the state now")
@@ -132,12 +129,12 @@ class Comparison(QObject):
 
             def job(cancelled):
                 raise refusal
-            return self.work.ask(key, job, 0)
+            return self.work.ask(what, job, 0)
 
         def job(cancelled):
             b = Stages.of(results, copy=False)
             return None if cancelled() else _compare(marked, b)
-        self.work.ask(key, job, 8 * n * lq * lk)
+        self.work.ask(what, job, 8 * n * lq * lk)
 
     def diff(self):
         """B − A for the state now once made (``StageDiff``; ``work.result`` is its ``Compared``), a ``Refusal``

@@ -4,8 +4,7 @@ when the head is large (``Background``), so an edit or a drag at L = 4096 never 
 The mechanism and its parameters are the panel's choice, not the session's (neither saved nor undone). The
 numbers come from ``explorer.core.efficient`` (``approximate``, ``error_figures``) and, for a table larger than
 a screen, its overview from ``explorer.core.pooling``. The job reads the head's scores, weights and output in
-the model's results without copying them (128 MiB each at L = 4096): the key names the results it read
-(their revision and identity), so when an edit rewrites them in place its result is of an older key, dropped.
+the model's results without copying them (``ResultsWork``).
 """
 from dataclasses import dataclass
 
@@ -14,7 +13,7 @@ import numpy as np
 from explorer.core.efficient import Approximation, ErrorFigures, Mechanism, approximate, error_figures, head_inputs
 from explorer.core.pooling import needs_overview, overview
 
-from .background import Background
+from .results_work import ResultsWork
 
 
 @dataclass(frozen=True, eq=False)
@@ -31,17 +30,15 @@ class Tried:
 
 
 class EfficientView:
-    """``ask(mechanism)`` for the shown head; ``work`` (a Background) holds ``state`` and the ``Tried`` result."""
+    """``ask(mechanism)`` for the shown head; ``work`` (a ResultsWork) holds ``state`` and the ``Tried`` result."""
 
     def __init__(self, model, parent=None):
         self.model = model
-        self.work = Background(model, parent)
-        model.state_changed.connect(self.work.forget)  # the results are about to be rewritten: stop reading them
+        self.work = ResultsWork(model, parent)
 
     def ask(self, mechanism, head):
         """Try ``mechanism`` on ``head`` of the current results (at once when small, else on the worker)."""
-        m, r = self.model, self.model.results
-        key = (m.loads, m.revision, id(r), head, mechanism)
+        r = self.model.results
         n_q, n_k = r.heads.weights.shape[1:]
         q, k, v, c = head_inputs(r, head)
         cost = n_q * n_k * (q.shape[1] + v.shape[1] + 20)  # scores or features, the mix, softmax and figures
@@ -60,4 +57,4 @@ class EfficientView:
             cells = None if approx.computed is None else int(approx.computed.sum())
             return Tried(mechanism, head, approx, figures, pooled, None if inside is None else ~inside, cells)
 
-        self.work.ask(key, job, cost)
+        self.work.ask((head, mechanism), job, cost)

@@ -1,6 +1,6 @@
 """Edits flow back into the model (F25), in the window: while the session is a real model's head, what
 the model says next with the session in place of that head — run again after each edit on a worker
-(debounced, the newest edit wins, cancellable), beside what it said before any edit.
+(debounced, then a ``Background``: the newest edit wins, cancellable), beside what it said before any edit.
 
 The session's own numbers and settings go to ``explorer.models.next_token_change``, which runs the
 session's pipeline and the forward pass; nothing here computes. A session reopened from a file knows its
@@ -17,16 +17,17 @@ original forward pass on the head's token ids again (``with_logits``). One state
     STOPPED  cancelled (``result`` is from before, if any)          → an edit: WAITING
     FAILED   the pass refused the numbers (``reason``)              → an edit: WAITING
 """
+import math
 import time
 from dataclasses import replace
 
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from explorer.core.errors import ExplorerError
 from explorer.weak import WeakAttribute
 
-from .worker import RecomputeWorker
+from . import background
+from .background import Background
 
 NONE, CLOSED, LOST, MISFIT, WAITING, READY, STOPPED, FAILED = ("none", "closed", "lost", "misfit", "waiting", "ready",
                                                                "stopped", "failed")
@@ -54,13 +55,13 @@ class FlowBack(QObject):
         self._fits = None      # (source, open model, why that model no longer fits it or None): a cache
         self._seen = None      # what the state was worked out for: (source, revision, open model, why lost)
         self._done_for = None  # … and what ``result`` was computed for
-        self._asked = 0        # generation of the newest pass asked for
+        self._passes = 0       # passes asked for: each is a request of its own (a pass run again too)
         self._first_wait = None
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._start)
-        self._worker = RecomputeWorker(self)
-        self._worker.done.connect(self._done)
+        self.work = Background(model, self)  # the pass: ``work.key`` is (its number, what ``_seen`` was)
+        self.work.changed.connect(self._done)
         model.changed.connect(self.refresh)
         model.history_moved.connect(self.refresh)
         checkpoints.opened.connect(self.refresh)
@@ -70,7 +71,7 @@ class FlowBack(QObject):
     @property
     def busy(self):
         """True while a pass waits or runs."""
-        return self._timer.isActive() or self._worker.busy
+        return self._timer.isActive() or self.work.busy
 
     def watch(self, on):
         """Passes run only while someone looks (the view shown); looking again catches up."""
@@ -124,13 +125,11 @@ class FlowBack(QObject):
         if self._timer.isActive():
             self._timer.stop()
             self._start()
-        last = self._worker.finish()
-        if last is not None:
-            self._done(*last)
+        self.work.finish()
 
     def shutdown(self):
         self._timer.stop()
-        self._worker.stop()
+        self.work.shutdown()
 
     # ----- internals ---------------------------------------------------------------------------------
     def _lost(self, source, served):
@@ -169,8 +168,7 @@ class FlowBack(QObject):
     def _stop(self, state, reason=""):
         self._timer.stop()
         self._first_wait = None
-        self._asked += 1
-        self._worker.cancel(wait=False)
+        self.work.forget()
         self._set(state, reason)
 
     def _schedule(self):
@@ -183,7 +181,8 @@ class FlowBack(QObject):
             self._timer.start(PAUSE_MS)
 
     def _start(self):
-        """Snapshot the session (copies: later edits write in place) and hand it to the worker."""
+        """Snapshot the session (copies: later edits write in place) and hand it to the worker: never run on this
+        thread (a model's forward pass), and a pass still in flight is dropped."""
         self._first_wait = None
         source, model = self.source, self.ck.model
         if self.state != WAITING or source is None or model is None:
@@ -193,8 +192,8 @@ class FlowBack(QObject):
         if baseline is None and self._latest_is(source):
             baseline = self.ck.latest.run.attentions[source.layer + 1:]  # the run the head was opened from
         known = self._known(source)
-        self._asked += 1
-        asked, seen, progress, exclusive = self._asked, self._seen, self.progress.emit, self.ck.exclusive
+        self._passes += 1
+        progress, exclusive = self.progress.emit, self.ck.exclusive
 
         def job(cancelled):
             from explorer.models import RunCancelled, next_token_change, with_logits
@@ -208,22 +207,23 @@ class FlowBack(QObject):
                                               cancelled=cancelled, baseline=unedited)
             except RunCancelled:
                 return None
-            return full, seen, found
+            return full, found
 
-        self._worker.cancel(wait=False)
-        self._worker.submit(asked, job)
+        self.work.ask((self._passes, self._seen), job, math.inf)
 
     def _latest_is(self, source):
         latest = self.ck.latest
         return latest is not None and tuple(latest.run.ids) == source.ids and self.ck.serves(source)
 
-    def _done(self, asked, outcome):
-        if asked != self._asked or outcome is None:
-            return  # overtaken by a newer edit, or stopped
-        if isinstance(outcome, ExplorerError):
+    def _done(self):
+        """The newest pass answered (``work`` dropped the older ones, and those stopped)."""
+        work = self.work
+        if work.state == background.FAILED:
             self._done_for = None
-            return self._set(FAILED, str(outcome))
-        source, seen, (change, baseline) = outcome
+            return self._set(FAILED, str(work.reason))
+        if work.state != background.READY:
+            return
+        (_, seen), (source, (change, baseline)) = work.result_key, work.result
         self._baseline = (source, baseline)
         if self.source is not None and self.source.logits is None and source.same_head(self.source):
             self._unedited = source  # its first pass's logits serve every later one

@@ -2,10 +2,8 @@
 (``Background``), so an edit at L = 4096 never waits for it.
 
 The numbers come from ``explorer.core.sensitivity``; the changes are scaled by ε and their largest cells found
-here too, so the panel only draws. The job reads the model's results without copying them (128 MiB a head at
-L = 4096): the key names the results it read (their revision and identity), so when an edit rewrites them in place
-its result is of an older key, dropped. A nudge is refused, its size named, when its arrays would not fit in the
-memory that is free.
+here too, so the panel only draws. The job reads the model's results without copying them (``ResultsWork``). A
+nudge is refused, its size named, when its arrays would not fit in the memory that is free.
 """
 from dataclasses import dataclass
 
@@ -16,8 +14,8 @@ from explorer.core.memory_size import size_text
 from explorer.core.sensitivity import Sensitivity, nudge_sensitivity
 from explorer.core.state_diff import largest_changes
 
-from .background import Background
 from .memory import free_memory, memory_allowed
+from .results_work import ResultsWork
 
 ARRAYS = 8  # (Lq, Lk) float64 arrays a nudge holds at once: ΔS, ΔA, the Jacobian's temporaries, ε·ΔS, ε·ΔA
 
@@ -41,17 +39,15 @@ def nudge_bytes(lq, lk):
 
 
 class SensitivityView:
-    """``ask(head, what, row, col, epsilon)``; ``work`` (a Background) holds ``state`` and the ``Nudged`` result."""
+    """``ask(head, what, row, col, epsilon)``; ``work`` (a ResultsWork) holds ``state`` and the ``Nudged`` result."""
 
     def __init__(self, model, parent=None):
         self.model = model
-        self.work = Background(model, parent)
-        model.state_changed.connect(self.work.forget)  # the results are about to be rewritten: stop reading them
+        self.work = ResultsWork(model, parent)
 
     def ask(self, head, what, row, col, epsilon):
         """Nudge the cell of the current results (at once when small, else on the worker)."""
-        m, r = self.model, self.model.results
-        key = (m.loads, m.revision, id(r), head, what, row, col, float(epsilon))
+        r = self.model.results
         n_heads, lq, lk = r.heads.weights.shape
         reach = n_heads if what == "K" else 1  # (at most: a key reaches the query heads that share it)
         cost = lq * lk * (12 * reach + 8) + lq * r.heads.output.shape[1] * lk
@@ -70,4 +66,4 @@ class SensitivityView:
             return Nudged(s, float(epsilon), changes, biggest, None if allowed is None else ~allowed,
                           largest_changes(s.weights, 3), largest_changes(s.output, 3))
 
-        self.work.ask(key, job, cost)
+        self.work.ask((head, what, row, col, float(epsilon)), job, cost)

@@ -1,6 +1,7 @@
 """Edits flow back into the model (F25) in the Model view: click a head of the shipped model, edit one of
 its numbers, and what the model says next changes; undo brings back what it said. Layers and heads
 count from 1 wherever the window shows them, as the Heads panel counts."""
+import threading
 from html import unescape
 
 import numpy as np
@@ -168,6 +169,38 @@ def test_a_pass_can_be_stopped_and_run_again(view, qtbot):
     panel.next_tokens.action.click()
     assert settled(model, qtbot).moved > 1e-3  # a hotter induction head spreads its copying a little
 
+
+def test_a_pass_overtaken_by_a_newer_edit_is_never_shown_even_one_that_runs_to_its_end(view, qtbot, monkeypatch):
+    """The first edit's pass is held until the second edit has asked for its own, then runs on to its end (it is
+    not let stop when told): what it found is dropped, and what the second edit's pass found is shown."""
+    import explorer.models as models
+    model, panel, run = view
+    panel.open_head(*INDUCTION)
+    settled(model, qtbot)
+    flow, real = model.flow_back, models.next_token_change
+    opened, entered, found, shown = threading.Event(), threading.Event(), [], []
+
+    def held(m, source, session, **kwargs):
+        entered.set()
+        assert opened.wait(20), "the test never opened the gate"
+        change, baseline = real(m, source, session, **{**kwargs, "cancelled": lambda: False})
+        found.append((session.settings.temperature, change))
+        return change, baseline
+
+    monkeypatch.setattr(models, "next_token_change", held)
+    for signal in (flow.changed, flow.work.changed):
+        signal.connect(lambda: shown.append(flow.result))
+    model.set_param("temperature", 4.0)
+    qtbot.waitUntil(entered.is_set, timeout=10_000)
+    model.set_param("temperature", 2.0)
+    model.flush()
+    qtbot.waitUntil(lambda: flow.work.key[1][1] == model.revision, timeout=10_000)  # the second pass asked for
+    opened.set()
+    after = settled(model, qtbot)
+    assert [t for t, _ in found] == [4.0, 2.0]
+    first, second = found[0][1], found[1][1]
+    assert after is second and not any(r is first for r in shown)
+    assert second.moved != pytest.approx(first.moved)  # (the two passes' numbers differ: a dropped one would show)
 
 def test_layers_and_heads_count_from_1_in_the_view_the_titles_and_the_command_line(view, qtbot, window):
     model, panel, run = view

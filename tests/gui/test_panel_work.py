@@ -5,7 +5,6 @@ last is drawn; a window closed while a job runs exits cleanly.
 Every job goes to the worker here (LIVE_COST 0), and is held at a gate the test opens, so what is asserted never
 depends on how fast a thread runs."""
 import math
-import textwrap
 import threading
 
 import numpy as np
@@ -18,7 +17,7 @@ from explorer.model.background import COMPUTING, READY
 from explorer.panels.block import BlockPanel
 from explorer.panels.efficient import EfficientPanel
 from tests.core import block_reference as ref
-from tests.gui.app_processes import run_at_once
+from tests.gui.app_processes import quit_while_computing
 from tests.gui.panel_helpers import show_panel
 from tests.gui.test_block_panel import TIGHT, random_session, shown
 from tests.gui.test_efficient_panel import BAND, demo_reference, plain
@@ -141,58 +140,9 @@ def test_the_block_panel_says_computing_then_draws_only_the_last_of_two_changes(
     np.testing.assert_allclose(ys, means, **TIGHT)
 
 
-DRIVER = textwrap.dedent('''
-    """Open a session large enough that both panels compute on their workers, edit, and quit while they run."""
-    import os
-    import sys
-
-    import numpy as np
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication, QMessageBox
-
-    from explorer.core.session import Session, Settings
-    from explorer.main_window import MainWindow
-
-    app = QApplication(sys.argv[:1])
-    QMessageBox.question = lambda *a, **k: QMessageBox.StandardButton.Discard
-    rng = np.random.default_rng(0)
-    L, D = 1500, 16
-    mats = {"X": rng.standard_normal((L, D)), **{n: rng.standard_normal((D, D)) / 4 for n in ("Wq", "Wk", "Wv", "Wo")}}
-    mats.update(Q=mats["X"] @ mats["Wq"].T, K=mats["X"] @ mats["Wk"].T, V=mats["X"] @ mats["Wv"].T)
-    session = Session(tokens=tuple(f"t{i}" for i in range(L)), matrices=mats,
-                      settings=Settings(source="projected", heads=2), title="large")
-    window = MainWindow(session, persist_layout=False, recovery=False)
-    window.resize(1600, 1000)
-    window.show()
-    window.model.flush()
-    for name in ("efficient", "block"):
-        window.docks[name].show()
-        window.docks[name].raise_()
-    app.processEvents()
-
-
-    def edit_then_quit():
-        window.model.set_param("temperature", 1.5)
-        window.model.flush()
-        app.processEvents()
-        works = [window.panels[name].view.work for name in ("efficient", "block")]
-        print("computing:", [w.state for w in works], flush=True)
-        window.actions["quit"].trigger()
-
-
-    QTimer.singleShot(300, edit_then_quit)
-    QTimer.singleShot(60_000, lambda: os._exit(3))  # a hang is a failure, not a stuck test run
-    sys.exit(app.exec())
-''')
-
-
 def test_quitting_while_the_panels_compute_exits_cleanly(tmp_path):
-    driver = tmp_path / "driver.py"
-    driver.write_text(DRIVER, "utf-8")
-    (code, out, err, _), = run_at_once(tmp_path, {"quit": [str(driver)]}, 120).values()
-    assert code == 0, err
-    assert "computing: ['computing', 'computing']" in out, out
-    assert "Traceback" not in err and "Fatal Python error" not in err, err
+    quit_while_computing(tmp_path, ("efficient", "block"), ("panels.efficient.view.work", "panels.block.view.work"),
+                         projected=True)
 
 
 def test_a_block_beyond_the_free_memory_is_refused_naming_its_size(qtbot, monkeypatch):

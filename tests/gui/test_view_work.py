@@ -6,7 +6,6 @@ its size named.
 Every job goes to the worker here (LIVE_COST 0), and is held at a gate the test opens, so what is asserted never
 depends on how fast a thread runs."""
 import math
-import textwrap
 
 import numpy as np
 import pytest
@@ -18,7 +17,7 @@ from explorer.model.background import COMPUTING, READY
 from explorer.panels.ab_diff import ABDiffPanel
 from explorer.panels.generation import GenerationPanel
 from explorer.panels.sensitivity import SensitivityPanel
-from tests.gui.app_processes import run_at_once
+from tests.gui.app_processes import quit_while_computing
 from tests.gui.panel_helpers import show_panel
 from tests.gui.test_panel_work import Gate
 
@@ -174,55 +173,7 @@ def test_what_would_not_fit_in_the_free_memory_is_refused_naming_its_size(qtbot,
     assert panel.weights._values.shape == (1, 4)  # the decoded row alone
 
 
-DRIVER = textwrap.dedent('''
-    """Open a session large enough that the three panels compute on their workers, edit, and quit while they run."""
-    import os
-    import sys
-
-    import numpy as np
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication, QMessageBox
-
-    from explorer.core.session import Session, Settings
-    from explorer.main_window import MainWindow
-
-    app = QApplication(sys.argv[:1])
-    QMessageBox.question = lambda *a, **k: QMessageBox.StandardButton.Discard
-    rng = np.random.default_rng(0)
-    L, D = 1500, 16
-    mats = {n: rng.standard_normal((L, D)) for n in "QKV"}
-    session = Session(tokens=tuple(f"t{i}" for i in range(L)), matrices=mats, settings=Settings(), title="large")
-    window = MainWindow(session, persist_layout=False, recovery=False)
-    window.resize(1600, 1000)
-    window.show()
-    window.model.flush()
-    for name in ("sensitivity", "ab_diff", "generation"):  # floating: all three in view at once
-        window.docks[name].setFloating(True)
-        window.docks[name].show()
-    window.model.comparison.mark()
-    app.processEvents()
-
-
-    def edit_then_quit():
-        window.model.set_param("temperature", 1.5)
-        window.model.flush()
-        app.processEvents()
-        p = window.panels
-        works = [p["sensitivity"].view.work, window.model.comparison.work, p["generation"].view.check]
-        print("computing:", [w.state for w in works], flush=True)
-        window.actions["quit"].trigger()
-
-
-    QTimer.singleShot(300, edit_then_quit)
-    QTimer.singleShot(60_000, lambda: os._exit(3))  # a hang is a failure, not a stuck test run
-    sys.exit(app.exec())
-''')
-
-
 def test_quitting_while_the_three_panels_compute_exits_cleanly(tmp_path):
-    driver = tmp_path / "driver.py"
-    driver.write_text(DRIVER, "utf-8")
-    (code, out, err, _), = run_at_once(tmp_path, {"quit": [str(driver)]}, 120).values()
-    assert code == 0, err
-    assert "computing: ['computing', 'computing', 'computing']" in out, out
-    assert "Traceback" not in err and "Fatal Python error" not in err, err
+    quit_while_computing(tmp_path, ("sensitivity", "ab_diff", "generation"),
+                         ("panels.sensitivity.view.work", "model.comparison.work", "panels.generation.view.check"),
+                         floating=True, mark_a=True)
