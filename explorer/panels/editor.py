@@ -79,6 +79,7 @@ class EditorPanel(Panel):
         self._active = "Q"
         self._cell = None  # (name, row, col) the slider edits
         self._shared_for = None  # the tables' fitted widths when the width was last shared out
+        self._held = False  # a cell is being dragged: the columns stay put unless a number needs more room
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -95,8 +96,8 @@ class EditorPanel(Panel):
         self.cell_slider.setToolTip("Drag to change the selected cell; every stage follows live")
         self.cell_slider.setEnabled(False)
         self.cell_slider.valueChanged.connect(self._slider_moved)
-        self.cell_slider.sliderPressed.connect(self.model.begin_gesture)
-        self.cell_slider.sliderReleased.connect(self.model.end_gesture)
+        self.cell_slider.sliderPressed.connect(self._begin_drag)
+        self.cell_slider.sliderReleased.connect(self._end_drag)
         bottom = QHBoxLayout()
         bottom.addWidget(self.cell_label)
         bottom.addWidget(self.cell_slider, 1)
@@ -225,9 +226,10 @@ class EditorPanel(Panel):
         view.setModel(table)
         view.rejected.connect(lambda text: m.notify(f"{name}: {text}"))
         if table.editable:
-            view.scrubStarted.connect(lambda r, c: m.begin_gesture())
+            begin, end = weakly(self._begin_drag), weakly(self._end_drag)
+            view.scrubStarted.connect(lambda r, c: begin())
             view.scrubbed.connect(lambda r, c, v: m.set_cell(name, r, c, v))
-            view.scrubFinished.connect(lambda r, c: m.end_gesture())
+            view.scrubFinished.connect(lambda r, c: end())
             view.currentCellChanged.connect(partial(weakly(self._cell_selected), name))
         else:
             view.scrub_enabled = False
@@ -310,6 +312,23 @@ class EditorPanel(Panel):
         del blocker
         self.cell_slider.setEnabled(True)
 
+    def _begin_drag(self):
+        """A scrub or the cell slider is held: one undo step, and the tables keep their columns where they are
+        (they widen only where a number no longer fits) so the cell stays under the pointer."""
+        self._held = True
+        for view in self.views.values():
+            view.column_fit.hold(True)
+        self.model.begin_gesture()
+
+    def _end_drag(self):
+        """The drag is over: the columns fit the numbers again (narrower too), once."""
+        self.model.end_gesture()
+        self._held = False
+        for view in self.views.values():
+            view.column_fit.hold(False)
+        if self._fitted() != self._shared_for:
+            self._share_width()
+
     def _slider_moved(self, value):
         if self._cell is not None:
             name, row, col = self._cell
@@ -370,7 +389,8 @@ class EditorPanel(Panel):
             elif flags & VALUES or (flags & SETTINGS and not table.editable):
                 table.refresh()  # computed tables (X·Wᵀ) also follow settings such as positions
         if flags & (STRUCTURE | VALUES):
-            if flags & STRUCTURE or self._fitted() != self._shared_for:  # new numbers seldom widen a column
+            if flags & STRUCTURE or (self._fitted() != self._shared_for  # new numbers seldom widen a column
+                                     and not (self._held and self._roomy())):
                 self._share_width()
             self._sync_slider()
         if flags & (STRUCTURE | SELECTION):
@@ -404,6 +424,10 @@ class EditorPanel(Panel):
         for line, names in self._lines:
             for i, name in enumerate(names):
                 line.setStretch(i, max(1, self.views[name].column_fit.needed_width()))
+
+    def _roomy(self):
+        """Whether every table on screen is as wide as its numbers need (a drag then moves no column)."""
+        return all(view.column_fit.needed_width() <= view.width() for view in self.views.values() if view.isVisible())
 
     def _fitted(self):
         """The width each table's numbers need (what ``_share_width`` shares out, besides the shapes)."""
