@@ -23,7 +23,8 @@ class Setting:
     """One setting. ``choices`` are (value, label) pairs; ``low``/``high`` bound a number (``low_open``:
     strictly above ``low``); ``divides`` names the widths it must divide; ``view`` marks the view
     selection (saved, never an undo step); ``results``: changing it changes the results (a recompute);
-    ``since`` is the session format version that added it."""
+    ``since`` is the session format version that added it; ``snap``: the significant digits a value set by
+    dragging its slider is rounded to (0: the slider's own resolution; a typed value is kept as typed)."""
 
     name: str
     kind: type
@@ -39,6 +40,7 @@ class Setting:
     view: bool = False
     results: bool = True
     since: int = 1
+    snap: int = 0
 
     def values(self):
         return tuple(value for value, _ in self.choices)
@@ -55,7 +57,7 @@ SETTINGS = (
             low=0.0, high=1e3, low_open=True),
     Setting("temperature", float, 1.0, "temperature",
             "Temperature T divides the scores before the softmax: low T → one key takes all, high T → uniform",
-            low=0.05, high=20.0, log=True),
+            low=0.05, high=20.0, log=True, snap=2),
     Setting("causal", bool, False, "causal mask",
             "Set the upper triangle (j > i) of the scores to −∞ before the softmax"),
     Setting("heads", int, 1, "heads", "Number of heads H: only divisors of the widths of Q/K and V are offered",

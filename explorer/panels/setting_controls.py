@@ -27,7 +27,7 @@ class SettingControl:
             self.widget = QCheckBox(translate("Settings", text or s.label), parent)
             self.widget.toggled.connect(self._send)
         elif s.log:
-            self.widget = LabelledSlider(text, s.low, s.high, s.default, log=True, parent=parent)
+            self.widget = LabelledSlider(text, s.low, s.high, s.default, log=True, snap=s.snap, parent=parent)
             self.widget.valueChanged.connect(self._send)
             self.widget.sliderPressed.connect(model.begin_gesture)
             self.widget.sliderReleased.connect(model.end_gesture)

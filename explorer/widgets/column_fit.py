@@ -72,6 +72,7 @@ class ColumnFit(QObject):
         self.label_width = 0  # pixels the widest column label needs
         self._model = None
         self._pending = False
+        self._held = False  # a drag is on: the columns only widen (``hold``)
 
     def watch(self, model) -> None:
         """Follow ``model`` (a MatrixTableModel): re-measure after a reset, widen after a change."""
@@ -101,6 +102,14 @@ class ColumnFit(QObject):
         self.label_width = self._measure_labels()
         self.apply()
 
+    def hold(self, on: bool) -> None:
+        """While a value is dragged (``on``), the columns only widen, and only where a new number needs more:
+        they never narrow under the pointer. Released, they fit the numbers again (narrower too)."""
+        if on != self._held:
+            self._held = on
+            if not on:
+                self.refit()
+
     def _measure_labels(self) -> int:
         """The last column's label ("x10" after "x9": the labels count up) with the header's margins."""
         count = self._model.columnCount() if self._model is not None else 0
@@ -119,7 +128,9 @@ class ColumnFit(QObject):
         if self._model is None or not top_left.isValid():
             return
         rows, cols = self._model.rowCount(), self._model.columnCount()
-        if (top_left.row(), top_left.column(), bottom_right.row(), bottom_right.column()) == (0, 0, rows - 1, cols - 1):
+        corners = (top_left.row(), top_left.column(), bottom_right.row(), bottom_right.column())
+        whole = corners == (0, 0, rows - 1, cols - 1)
+        if whole and not self._held:
             self.width = self._measure()  # every number changed: the columns may narrow too
         else:  # a typed cell, a drag, a paste: widen when a new number needs it, never jitter narrower
             block = (slice(top_left.row(), bottom_right.row() + 1), slice(top_left.column(), bottom_right.column() + 1))

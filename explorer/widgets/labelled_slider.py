@@ -95,7 +95,8 @@ class LabelledSlider(QWidget):
     value rounded to the slider's resolution. ``valueChanged`` is emitted only on a real change,
     never while the owner has called ``blockSignals(True)``; typed read-out values apply on Enter.
     ``integer``: whole numbers, one per slider position; the range may be a single number (then the
-    widget is disabled), and ``value()`` is an int.
+    widget is disabled), and ``value()`` is an int. ``snap``: the significant digits a slider position's
+    value is rounded to (a readable "0.087" rather than the position's "0.08729"; 0: the slider's resolution).
     """
 
     valueChanged = Signal(float)
@@ -112,6 +113,7 @@ class LabelledSlider(QWidget):
         log: bool = False,
         steps: int = 1000,
         integer: bool = False,
+        snap: int = 0,
         parent: QWidget | None = None,
     ):
         super().__init__(parent)
@@ -119,6 +121,7 @@ class LabelledSlider(QWidget):
         self._integer = integer
         self._steps = int(steps)
         self._significant = 15 if integer else max(3, math.ceil(math.log10(self._steps)) + 1)
+        self._snap = snap or self._significant  # a dragged value's digits; the read-out shows _significant
         self._minimum = self._maximum = 0.0
         self._value = 0.0
 
@@ -210,7 +213,7 @@ class LabelledSlider(QWidget):
             v = math.exp(math.log(lo) + t * (math.log(hi) - math.log(lo)))
         else:
             v = lo + t * (hi - lo)
-        v = float(f"{v:.{self._significant}g}")
+        v = float(f"{v:.{self._snap}g}")
         return min(max(v, lo), hi)
 
     # ----- internal -----------------------------------------------------------------------------

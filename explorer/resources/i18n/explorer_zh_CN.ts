@@ -660,6 +660,10 @@ B − A = {change}</translation>
         <translation>交叉注意力：查询有自己的 token（Q 的行），键和值保留原来的——就像译文读原文</translation>
     </message>
     <message>
+        <source>Separate Q</source>
+        <translation>分开查询</translation>
+    </message>
+    <message>
         <source>Add a dimension (a column of zeros) to Q and K together</source>
         <translation>给 Q 和 K 同时添加一维（一列零）</translation>
     </message>
@@ -698,6 +702,14 @@ B − A = {change}</translation>
     <message>
         <source>Go back to the preset or file as it was opened</source>
         <translation>回到刚打开时的预设或文件</translation>
+    </message>
+    <message>
+        <source>token</source>
+        <translation>token</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
     </message>
     <message>
         <source>seed </source>

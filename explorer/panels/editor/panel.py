@@ -3,10 +3,9 @@ add or remove tokens and dimensions; rename tokens."""
 from functools import partial
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QSignalBlocker, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QAbstractItemDelegate, QHBoxLayout, QInputDialog, QLabel, QSizePolicy, QSpinBox,
-                               QStackedWidget, QToolBar, QVBoxLayout, QWidget)
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QSignalBlocker, Signal
+from PySide6.QtWidgets import (QAbstractItemDelegate, QHBoxLayout, QInputDialog, QLabel, QSizePolicy,
+                               QStackedWidget, QVBoxLayout, QWidget)
 
 from explorer.i18n import translate
 from explorer.model import SELECTION, SETTINGS, STRUCTURE, VALUES
@@ -16,7 +15,8 @@ from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.matrix_table import MatrixTableModel, MatrixTableView
 from explorer.widgets.table_page import TablePage
 
-from .base import Panel
+from ..base import Panel
+from .tools import EditorTools
 
 # (the short roles are source texts of their translations, context "Editor"; the formulas stay as they are)
 ROLES = {"Q": (QT_TRANSLATE_NOOP("Editor", "looks for"), "Query: what each token is looking for (我在找什么)"),
@@ -47,11 +47,6 @@ HINT = QT_TRANSLATE_NOOP("Editor", "Type a number, or drag left/right on a cell 
                          "Double-click a token to rename it. Shift+click selects a block; Ctrl+C / Ctrl+V copy and "
                          "paste it.")
 NO_CELL = QT_TRANSLATE_NOOP("Editor", "Select a cell to drag its value")
-TIPS = {"add_token": QT_TRANSLATE_NOOP("Editor", "Add a token (a row of zeros in Q, K and V) after the selected "
-                                      "row"),
-        "remove_token": QT_TRANSLATE_NOOP("Editor", "Remove the selected query token (its row in Q, K and V)"),
-        "add_key": QT_TRANSLATE_NOOP("Editor", "Add a key token (a row of zeros in K and V) at the end"),
-        "remove_key": QT_TRANSLATE_NOOP("Editor", "Remove the last key token (its row in K and V)")}
 LOW_DOCK = 330  # px: below this the hint becomes the slider's tooltip, the tables keep the room
 TABLE_MIN_ROWS = 3  # rows of a table that stay in view however low the dock (then it scrolls)
 STRETCH_UP_TO = 6  # columns: up to this many share the table's width, more scroll
@@ -60,7 +55,8 @@ EMPTY = np.zeros((0, 0))  # what the table of a matrix the session does not have
 
 
 class EditorPanel(Panel):
-    """Three tables (Q, K, V) sharing the token labels, a toolbar, and a slider for the selected cell."""
+    """Three tables (Q, K, V) sharing the token labels, the edit buttons (tools.py), and a slider for the selected
+    cell."""
 
     reads_results = False  # except the read-only X·Wᵀ tables, which wait for the results below
     follows_drags = True
@@ -74,15 +70,16 @@ class EditorPanel(Panel):
         self.tables, self.views, self.titles, self.cells = {}, {}, {}, {}
         self._fitting = {}  # the tables' titles: "K — is found by", or "K" where the table is narrow
         self._lines = []  # (QHBoxLayout, names) of the tables side by side, to share their width
-        self.actions = {}
-        self._texts = {}  # action key → (text, tip), the sources of their translations
         self._active = "Q"
         self._cell = None  # (name, row, col) the slider edits
         self._shared_for = None  # the tables' fitted widths when the width was last shared out
+        self._held = False  # a cell is being dragged: the columns stay put unless a number needs more room
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(self._build_toolbar())
+        self.tools = EditorTools(self.model, weakly(self._row_after), weakly(self._selected_row), self)
+        self.actions, self.seed = self.tools.actions, self.tools.seed  # (the Edit menu shows these actions too)
+        layout.addWidget(self.tools)
         self.pages = QStackedWidget(self)
         self.pages.addWidget(self._page([["Q", "K", "V"]]))
         self._watched = None  # the dock's scroll viewport, whose height is the room the tables have
@@ -95,8 +92,8 @@ class EditorPanel(Panel):
         self.cell_slider.setToolTip("Drag to change the selected cell; every stage follows live")
         self.cell_slider.setEnabled(False)
         self.cell_slider.valueChanged.connect(self._slider_moved)
-        self.cell_slider.sliderPressed.connect(self.model.begin_gesture)
-        self.cell_slider.sliderReleased.connect(self.model.end_gesture)
+        self.cell_slider.sliderPressed.connect(self._begin_drag)
+        self.cell_slider.sliderReleased.connect(self._end_drag)
         bottom = QHBoxLayout()
         bottom.addWidget(self.cell_label)
         bottom.addWidget(self.cell_slider, 1)
@@ -107,81 +104,16 @@ class EditorPanel(Panel):
         layout.addWidget(self.hint)
 
     # ----- building ------------------------------------------------------------------------------
-    def _build_toolbar(self):
-        bar = QToolBar(self)
-        bar.setToolButtonStyle(Qt.ToolButtonTextOnly)
-        m = self.model
-
-        def act(key, text, tip, slot, shortcut=None):
-            a = QAction(self)
-            self._texts[key] = (text, tip)
-            if shortcut:
-                a.setShortcut(QKeySequence(shortcut))
-            a.triggered.connect(slot)
-            self.actions[key] = a
-            bar.addAction(a)
-            return a
-
-        row_after, selected_row = weakly(self._row_after), weakly(self._selected_row)  # (the actions are the panel's)
-        act("add_token", QT_TRANSLATE_NOOP("Editor", "+ token"), TIPS["add_token"],
-            lambda: m.add_token(at=None if m.cross else row_after()), "Ctrl+T")
-        act("remove_token", QT_TRANSLATE_NOOP("Editor", "− token"), TIPS["remove_token"],
-            lambda: m.remove_token(len(m.tokens) - 1 if m.cross else selected_row()), "Ctrl+Shift+T")
-        act("add_query", QT_TRANSLATE_NOOP("Editor", "+ query"),
-            QT_TRANSLATE_NOOP("Editor", "Add a query token (a row of zeros in Q) after the selected query"),
-            lambda: m.add_token(at=row_after(), side="queries"))
-        act("remove_query", QT_TRANSLATE_NOOP("Editor", "− query"),
-            QT_TRANSLATE_NOOP("Editor", "Remove the selected query token (its row in Q)"),
-            lambda: m.remove_token(selected_row(), side="queries"))
-        cross = act("cross", QT_TRANSLATE_NOOP("Editor", "Separate queries"),
-                    QT_TRANSLATE_NOOP("Editor", "Cross-attention: the queries get tokens of their own (Q's rows), "
-                                      "the keys and values keep theirs — as a translation's target reads its source"),
-                    lambda on: m.set_cross(on))
-        cross.setCheckable(True)
-        bar.addSeparator()
-        act("add_dim_qk", "+d Q,K", QT_TRANSLATE_NOOP("Editor", "Add a dimension (a column of zeros) to Q and K "
-                                                      "together"), lambda: m.add_dim("qk"))
-        act("remove_dim_qk", "−d Q,K", QT_TRANSLATE_NOOP("Editor", "Remove the last dimension of Q and K"),
-            lambda: m.remove_dim("qk"))
-        act("add_dim_v", "+d V", QT_TRANSLATE_NOOP("Editor", "Add a dimension to V"), lambda: m.add_dim("v"))
-        act("remove_dim_v", "−d V", QT_TRANSLATE_NOOP("Editor", "Remove the last dimension of V"),
-            lambda: m.remove_dim("v"))
-        act("add_dim_x", "+D", QT_TRANSLATE_NOOP("Editor", "Add a dimension to the token vectors X (and a column "
-                                                 "to every W)"), lambda: m.add_dim("x"))
-        act("remove_dim_x", "−D", QT_TRANSLATE_NOOP("Editor", "Remove the last dimension of X (and the last "
-                                                    "column of every W)"), lambda: m.remove_dim("x"))
-        bar.addSeparator()
-        self.seed = seed = QSpinBox(self)
-        self.seed.setRange(0, 999_999)
-        act("randomize", QT_TRANSLATE_NOOP("Editor", "Randomize"),
-            QT_TRANSLATE_NOOP("Editor", "Fill the editable matrices with random numbers from the seed"),
-            lambda: m.randomize(seed.value()), "Ctrl+R")
-        bar.addWidget(self.seed)
-        act("reset", QT_TRANSLATE_NOOP("Editor", "Reset"),
-            QT_TRANSLATE_NOOP("Editor", "Go back to the preset or file as it was opened"), m.reset_to_preset)
-        self._retranslate_toolbar()
-        return bar
-
     def changeEvent(self, event):
         super().changeEvent(event)
-        if event.type() == QEvent.Type.LanguageChange and self.actions:
-            self._retranslate_toolbar()
+        if event.type() == QEvent.Type.LanguageChange and hasattr(self, "tools"):
+            self.tools.retranslate()
             self.hint.setText(translate("Editor", HINT))
             self._show_mode(self.model.projected)  # the token actions' tooltips
             if self._cell is None:
                 self.cell_label.setText(translate("Editor", NO_CELL))
             for name in self.titles:
                 self._fit_title(name)
-
-    def _retranslate_toolbar(self):
-        """The toolbar's (and Edit menu's) texts and tooltips in the interface's language."""
-        for key, (text, tip) in self._texts.items():
-            a, said = self.actions[key], translate("Editor", tip)
-            a.setText(translate("Editor", text))
-            a.setToolTip(said)
-            a.setStatusTip(said)
-        self.seed.setPrefix(translate("Editor", "seed "))
-        self.seed.setToolTip(translate("Editor", "The seed for Randomize: the same seed gives the same numbers"))
 
     def _page(self, rows, stretches=None):
         """A page of tables, ``rows`` of names side by side (or one at a time where they do not fit)."""
@@ -225,9 +157,10 @@ class EditorPanel(Panel):
         view.setModel(table)
         view.rejected.connect(lambda text: m.notify(f"{name}: {text}"))
         if table.editable:
-            view.scrubStarted.connect(lambda r, c: m.begin_gesture())
+            begin, end = weakly(self._begin_drag), weakly(self._end_drag)
+            view.scrubStarted.connect(lambda r, c: begin())
             view.scrubbed.connect(lambda r, c, v: m.set_cell(name, r, c, v))
-            view.scrubFinished.connect(lambda r, c: m.end_gesture())
+            view.scrubFinished.connect(lambda r, c: end())
             view.currentCellChanged.connect(partial(weakly(self._cell_selected), name))
         else:
             view.scrub_enabled = False
@@ -310,6 +243,23 @@ class EditorPanel(Panel):
         del blocker
         self.cell_slider.setEnabled(True)
 
+    def _begin_drag(self):
+        """A scrub or the cell slider is held: one undo step, and the tables keep their columns where they are
+        (they widen only where a number no longer fits) so the cell stays under the pointer."""
+        self._held = True
+        for view in self.views.values():
+            view.column_fit.hold(True)
+        self.model.begin_gesture()
+
+    def _end_drag(self):
+        """The drag is over: the columns fit the numbers again (narrower too), once."""
+        self.model.end_gesture()
+        self._held = False
+        for view in self.views.values():
+            view.column_fit.hold(False)
+        if self._fitted() != self._shared_for:
+            self._share_width()
+
     def _slider_moved(self, value):
         if self._cell is not None:
             name, row, col = self._cell
@@ -370,7 +320,8 @@ class EditorPanel(Panel):
             elif flags & VALUES or (flags & SETTINGS and not table.editable):
                 table.refresh()  # computed tables (X·Wᵀ) also follow settings such as positions
         if flags & (STRUCTURE | VALUES):
-            if flags & STRUCTURE or self._fitted() != self._shared_for:  # new numbers seldom widen a column
+            if flags & STRUCTURE or (self._fitted() != self._shared_for  # new numbers seldom widen a column
+                                     and not (self._held and self._roomy())):
                 self._share_width()
             self._sync_slider()
         if flags & (STRUCTURE | SELECTION):
@@ -379,15 +330,7 @@ class EditorPanel(Panel):
     def _show_mode(self, projected):
         """The page, actions, tooltips and tables of the session's mode (projected or not, cross or not)."""
         self.pages.setCurrentIndex(1 if projected else 0)
-        for key in ("add_dim_x", "remove_dim_x"):
-            self.actions[key].setVisible(projected)
-        cross = self.model.cross
-        for key in ("add_query", "remove_query"):
-            self.actions[key].setVisible(cross)
-        with QSignalBlocker(self.actions["cross"]):
-            self.actions["cross"].setChecked(cross)
-        self.actions["add_token"].setToolTip(translate("Editor", TIPS["add_key" if cross else "add_token"]))
-        self.actions["remove_token"].setToolTip(translate("Editor", TIPS["remove_key" if cross else "remove_token"]))
+        self.tools.show_mode(projected, self.model.cross)
         if self._projected_page is not None:
             page = self._projected_page
             page.set_present([n for n in page.names if n != "X_src" or self.model.has("X_src")])
@@ -404,6 +347,10 @@ class EditorPanel(Panel):
         for line, names in self._lines:
             for i, name in enumerate(names):
                 line.setStretch(i, max(1, self.views[name].column_fit.needed_width()))
+
+    def _roomy(self):
+        """Whether every table on screen is as wide as its numbers need (a drag then moves no column)."""
+        return all(view.column_fit.needed_width() <= view.width() for view in self.views.values() if view.isVisible())
 
     def _fitted(self):
         """The width each table's numbers need (what ``_share_width`` shares out, besides the shapes)."""
