@@ -419,7 +419,7 @@ class Edits(SettingsEdits):
         before anything is allocated), or None."""
         for name, (rows, cols) in shapes.items():
             try:
-                check_size(name, rows, cols, verb="would have")
+                check_size(name, rows, cols, verb=translate("Session", "would have"))
             except SessionError as exc:
                 return self._refuse(f"{what}: {shown_error(exc)}")
         return None
