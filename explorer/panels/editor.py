@@ -223,7 +223,7 @@ class EditorPanel(Panel):
                               + 2 * view.frameWidth())
         view.column_fit.stretch_up_to = STRETCH_UP_TO
         view.setModel(table)
-        view.rejected.connect(lambda text: m.notify(f"{name}: {text}"))
+        view.rejected.connect(lambda text: m.notify(translate("Editor", "{name}: {text}").format(name=name, text=text)))
         if table.editable:
             view.scrubStarted.connect(lambda r, c: m.begin_gesture())
             view.scrubbed.connect(lambda r, c, v: m.set_cell(name, r, c, v))

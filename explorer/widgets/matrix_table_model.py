@@ -149,14 +149,14 @@ class MatrixTableModel(QAbstractTableModel):
             else:
                 number = check_number(value)
         except ValueError as error:
-            self.reject(f"{self.cell_name(row, col)}: {shown_error(error)}")
+            self.reject(translate("Table", "{cell}: {why}").format(cell=self.cell_name(row, col), why=shown_error(error)))
             return False
         if number == self.value(row, col):
             return True
         try:
             self.edit_handler(row, col, number)
         except ValueError as error:
-            self.reject(f"{self.cell_name(row, col)}: {shown_error(error)}")
+            self.reject(translate("Table", "{cell}: {why}").format(cell=self.cell_name(row, col), why=shown_error(error)))
             return False
         return True
 

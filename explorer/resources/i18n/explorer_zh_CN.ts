@@ -707,6 +707,10 @@ B − A = {change}</translation>
         <source>The seed for Randomize: the same seed gives the same numbers</source>
         <translation>“随机”用的种子：同一个种子给出同样的数</translation>
     </message>
+    <message>
+        <source>{name}: {text}</source>
+        <translation>{name}：{text}</translation>
+    </message>
 </context>
 <context>
     <name>Edits</name>
@@ -4712,7 +4716,7 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source> (for {cell})</source>
-        <translation>（对应{cell}）</translation>
+        <translation>（对应 {cell}）</translation>
     </message>
     <message>
         <source>Pasted row {row}, column {col}{where}: {why}; nothing was pasted</source>
@@ -4720,15 +4724,19 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source>Row {row}, column {col}</source>
-        <translation>{row} 行 {col} 列</translation>
+        <translation>格子 [{row}, {col}]</translation>
     </message>
     <message>
         <source>row {row}, column {col}</source>
-        <translation>{row} 行 {col} 列</translation>
+        <translation>格子 [{row}, {col}]</translation>
     </message>
     <message>
         <source>{cell}: this table is read-only</source>
         <translation>{cell}：这张表只读</translation>
+    </message>
+    <message>
+        <source>{cell}: {why}</source>
+        <translation>{cell}：{why}</translation>
     </message>
     <message>
         <source>Nothing to paste</source>
@@ -4740,7 +4748,7 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source>The pasted block is {height} × {width} (rows × columns), but from {cell} there is room for only {room_rows} × {room_cols}; nothing was pasted</source>
-        <translation>粘贴的块是 {height} × {width}（行 × 列），但从{cell}开始只放得下 {room_rows} × {room_cols}；什么也没有粘贴</translation>
+        <translation>粘贴的块是 {height} × {width}（行 × 列），但从 {cell} 开始只放得下 {room_rows} × {room_cols}；什么也没有粘贴</translation>
     </message>
     <message>
         <source>{cell}: {value} is not a finite number within 1e6; nothing was pasted</source>
@@ -4748,7 +4756,7 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source>Paste at {cell}: {why}</source>
-        <translation>粘贴到{cell}：{why}</translation>
+        <translation>粘贴到 {cell}：{why}</translation>
     </message>
 </context>
 <context>
