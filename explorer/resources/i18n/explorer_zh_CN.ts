@@ -105,6 +105,26 @@ B − A = {change}</translation>
         <source>Forget A</source>
         <translation>忘掉 A</translation>
     </message>
+    <message>
+        <source>A state of {shape} is too large to keep as A (at most {most} weights)</source>
+        <translation>{shape} 的状态太大，不能留作 A（最多 {most} 个权重）</translation>
+    </message>
+    <message>
+        <source>A state of {shape} is too large to keep as A: it and B − A need {need}, and only {free} of memory is free</source>
+        <translation>{shape} 的状态太大，不能留作 A：它和 B − A 需要 {need}，而空闲内存只有 {free}</translation>
+    </message>
+    <message>
+        <source>Cannot mark this state as A: its results could not be computed ({why})</source>
+        <translation>无法把这个状态标记为 A：它的结果没能算出来（{why}）</translation>
+    </message>
+    <message>
+        <source>{name}: its stages could not be computed ({why})</source>
+        <translation>{name}：它的各阶段没能算出来（{why}）</translation>
+    </message>
+    <message>
+        <source>Cannot compare with {name}: the results of this session could not be computed ({why})</source>
+        <translation>无法与 {name} 对比：这个会话的结果没能算出来（{why}）</translation>
+    </message>
 </context>
 <context>
     <name>Block</name>
@@ -368,6 +388,25 @@ B − A = {change}</translation>
     </message>
 </context>
 <context>
+    <name>Coordinator</name>
+    <message>
+        <source>not enough memory at this size</source>
+        <translation>这个规模下内存不足</translation>
+    </message>
+    <message>
+        <source>Could not compute attention: {why}</source>
+        <translation>无法计算注意力：{why}</translation>
+    </message>
+    <message>
+        <source>not enough memory for attention at this size</source>
+        <translation>这个规模下注意力所需内存不足</translation>
+    </message>
+    <message>
+        <source>internal error {error} (please report it)</source>
+        <translation>内部错误 {error}（请报告它）</translation>
+    </message>
+</context>
+<context>
     <name>Docks</name>
     <message>
         <source>Matrix editor — Q, K, V</source>
@@ -580,6 +619,10 @@ B − A = {change}</translation>
         <source>{path}: the picture could not be written (is the folder writable?)</source>
         <translation>{path}：无法写入图片（文件夹可写吗？）</translation>
     </message>
+    <message>
+        <source>{name}: could not be read ({kind}: {detail})</source>
+        <translation>{name}：无法读取（{kind}：{detail}）</translation>
+    </message>
 </context>
 <context>
     <name>Editor</name>
@@ -588,20 +631,68 @@ B − A = {change}</translation>
         <translation>我在找什么</translation>
     </message>
     <message>
+        <source>Query: what each token is looking for (我在找什么)</source>
+        <translation>查询（Query）：每个 token 在找什么（我在找什么）</translation>
+    </message>
+    <message>
         <source>is found by</source>
         <translation>我能被什么找到</translation>
+    </message>
+    <message>
+        <source>Key: what each token can be found by (我能被什么找到)</source>
+        <translation>键（Key）：每个 token 能凭什么被找到（我能被什么找到）</translation>
     </message>
     <message>
         <source>carries</source>
         <translation>找到我后能带走什么</translation>
     </message>
     <message>
+        <source>Value: what each token hands over once found (找到我后能带走什么)</source>
+        <translation>值（Value）：每个 token 被找到后交出什么（找到我后能带走什么）</translation>
+    </message>
+    <message>
         <source>token vectors (L × D)</source>
         <translation>token 向量（L × D）</translation>
     </message>
     <message>
+        <source>X: one vector per token, as the embedding table gives it</source>
+        <translation>X：每个 token 一个向量，即嵌入表给出的向量</translation>
+    </message>
+    <message>
         <source>source vectors (L_k × D)</source>
         <translation>源序列向量（L_k × D）</translation>
+    </message>
+    <message>
+        <source>X_src: the vectors of the sequence the queries read (cross-attention): K = X_src·W_kᵀ, V = X_src·W_vᵀ</source>
+        <translation>X_src：查询所读取的那个序列的向量（交叉注意力）：K = X_src·W_kᵀ，V = X_src·W_vᵀ</translation>
+    </message>
+    <message>
+        <source>W_q: turns a token vector into its query (row i makes q&apos;s dimension i)</source>
+        <translation>W_q：把 token 向量变成它的查询（第 i 行得出 q 的第 i 维）</translation>
+    </message>
+    <message>
+        <source>W_k: turns a token vector into its key</source>
+        <translation>W_k：把 token 向量变成它的键</translation>
+    </message>
+    <message>
+        <source>W_v: turns a token vector into its value</source>
+        <translation>W_v：把 token 向量变成它的值</translation>
+    </message>
+    <message>
+        <source>W_o: mixes the concatenated heads into the output</source>
+        <translation>W_o：把拼接起来的各头混合成输出</translation>
+    </message>
+    <message>
+        <source>Q computed from X and W_q (read-only here: edit X or W_q)</source>
+        <translation>由 X 和 W_q 算出的 Q（这里只读：请编辑 X 或 W_q）</translation>
+    </message>
+    <message>
+        <source>K computed from X and W_k (read-only here: edit X or W_k)</source>
+        <translation>由 X 和 W_k 算出的 K（这里只读：请编辑 X 或 W_k）</translation>
+    </message>
+    <message>
+        <source>V computed from X and W_v (read-only here: edit X or W_v)</source>
+        <translation>由 X 和 W_v 算出的 V（这里只读：请编辑 X 或 W_v）</translation>
     </message>
     <message>
         <source>Type a number, or drag left/right on a cell to scrub it (Shift = fine). Double-click a token to rename it. Shift+click selects a block; Ctrl+C / Ctrl+V copy and paste it.</source>
@@ -787,8 +878,16 @@ B − A = {change}</translation>
         <translation>无法添加词元：最多 {most} 个词元</translation>
     </message>
     <message>
+        <source>cannot add a token</source>
+        <translation>无法添加 token</translation>
+    </message>
+    <message>
         <source>Add token {name}</source>
         <translation>添加词元 {name}</translation>
+    </message>
+    <message>
+        <source>cannot remove the last token: attention needs at least one</source>
+        <translation>无法删除最后一个 token：注意力至少需要一个</translation>
     </message>
     <message>
         <source>Remove token {name}</source>
@@ -861,6 +960,10 @@ B − A = {change}</translation>
     <message>
         <source>Import Q, K, V ({tokens}, d = {d}, d_v = {d_v})</source>
         <translation>导入 Q、K、V（{n_tokens} 个词元，d = {d}，d_v = {d_v}）</translation>
+    </message>
+    <message>
+        <source>{what}: {why}</source>
+        <translation>{what}：{why}</translation>
     </message>
     <message>
         <source>{heads} no longer divide the widths (Q/K {qk}, V {v}): now {fit}</source>
