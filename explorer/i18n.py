@@ -11,6 +11,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QEvent, QLibraryInfo, QLocale, QTranslator
 
+from explorer.core.translatable import message_of
 from explorer.settings_store import qsettings
 
 LANGUAGES = {"en": "English", "zh": "中文"}  # each named in its own language, in the menu too
@@ -40,7 +41,7 @@ def in_language(text):
 
 def shown_error(error):
     """An ExplorerError's message in the interface's language (``str(error)`` would lose its template)."""
-    return in_language(error.args[0]) if len(error.args) == 1 and isinstance(error.args[0], str) else str(error)
+    return in_language(message_of(error))
 
 
 def language_of(locale_name):

@@ -29,6 +29,7 @@ from explorer.core.session import load_session
 from explorer.core.session_convert import FAILED, read_outline
 from explorer.core.session_read import ZIP_SIGNATURE
 from explorer.core.spare_buffers import outline_shape, spare_for
+from explorer.i18n import shown_error, translate
 
 _ROOT = str(Path(__file__).resolve().parents[1])  # where ``explorer`` is importable from
 
@@ -107,14 +108,15 @@ class SessionOpener(QObject):
             session = (load_session(path, on_outline=lambda *outline: self._prepare(request, outline_shape(*outline)))
                        if _is_binary(path) else self._read_json(request, path))
         except SessionError as exc:
-            error = str(exc)
+            error = shown_error(exc)
         except OSError:
             try:  # say what load_session says about a file that cannot be opened
                 session = load_session(path)
             except SessionError as exc:
-                error = str(exc)
+                error = shown_error(exc)
         except Exception as exc:  # a bug: still a message, never a crash of the thread
-            error = f"{Path(path).name}: could not be read ({type(exc).__name__}: {str(exc)[:200]})"
+            error = translate("Documents", "{name}: could not be read ({kind}: {detail})").format(
+                name=Path(path).name, kind=type(exc).__name__, detail=str(exc)[:200])
         if request == self.request:
             self.finished.emit(request, path, session, error)
 

@@ -14,6 +14,7 @@ from typing import Any
 from .errors import SessionError
 from .session_limits import MAX_NUMBER_CHARS
 from .session_words import short
+from .translatable import QT_TRANSLATE_NOOP
 
 
 class _Refused(Exception):
@@ -27,23 +28,26 @@ class _Refused(Exception):
 
 def _parse_constant(name: str) -> float:
     """NaN, Infinity and -Infinity: refused."""
-    raise _Refused(f"{name} is not allowed; every number must be finite", name)
+    raise _Refused(QT_TRANSLATE_NOOP("Session", "{name} is not allowed; every number must be finite").format(
+                       name=name), name)
 
 
 def _parse_float(text: str) -> float:
     """A float literal, refused when absurdly long or too large for a 64-bit float."""
     if len(text) > MAX_NUMBER_CHARS:
-        raise _Refused(f"a number {len(text)} characters long is not allowed", text)
+        raise _Refused(QT_TRANSLATE_NOOP("Session", "a number {text} characters long is not allowed").format(
+                           text=len(text)), text)
     value = float(text)
     if not math.isfinite(value):
-        raise _Refused(f"the number {text} is too large to hold", text)
+        raise _Refused(QT_TRANSLATE_NOOP("Session", "the number {text} is too large to hold").format(text=text), text)
     return value
 
 
 def _parse_int(text: str) -> int:
     """An integer literal, refused when absurdly long (int() of a huge literal takes seconds)."""
     if len(text) > MAX_NUMBER_CHARS:
-        raise _Refused(f"an integer {len(text)} digits long is not allowed", text)
+        raise _Refused(QT_TRANSLATE_NOOP("Session", "an integer {text} digits long is not allowed").format(
+                           text=len(text)), text)
     return int(text)
 
 
@@ -54,7 +58,8 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict:
         seen: set[str] = set()
         for key, _ in pairs:
             if key in seen:
-                raise _Refused(f"the field {short(key)} appears twice in one object")
+                raise _Refused(QT_TRANSLATE_NOOP("Session", "the field {key} appears twice in one object").format(
+                                   key=short(key)))
             seen.add(key)
     return result
 
@@ -80,7 +85,7 @@ def _position(text: str, literal: str | None) -> str:
         start = match.start()
     line = text.count("\n", 0, start) + 1
     column = start - (text.rfind("\n", 0, start) + 1) + 1
-    return f" at line {line}, column {column}"
+    return QT_TRANSLATE_NOOP("Session", " at line {line}, column {column}").format(line=line, column=column)
 
 
 def decode(data: bytes, where: str) -> str:
@@ -89,12 +94,14 @@ def decode(data: bytes, where: str) -> str:
     if data.startswith(codecs.BOM_UTF8):
         data, offset = data[3:], 3
     elif data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-        raise SessionError(f"{where}: is UTF-16 text; session files are UTF-8")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is UTF-16 text; session files are UTF-8").format(
+                               where=where))
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise SessionError(f"{where}: is not UTF-8 text (byte 0x{data[e.start]:02x} at offset "
-                           f"{e.start + offset} cannot be decoded)") from None
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is not UTF-8 text (byte 0x{data} at "
+                                                        "offset {start} cannot be decoded)").format(where=where,
+                               data=format(data[e.start], "02x"), start=e.start + offset)) from None
 
 
 def parse(text: str, where: str) -> Any:
@@ -103,18 +110,21 @@ def parse(text: str, where: str) -> Any:
     if text.startswith("\ufeff"):
         text = text[1:]
     if not text or text.isspace():
-        raise SessionError(f"{where}: is empty")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is empty").format(where=where))
     try:
         return json.loads(text, parse_constant=_parse_constant, parse_float=_parse_float,
                           parse_int=_parse_int, object_pairs_hook=_no_duplicates)
     except _Refused as e:
-        raise SessionError(f"{where}: {e.message}{_position(text, e.literal)}") from None
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: {message}{text}").format(where=where,
+                               message=e.message, text=_position(text, e.literal))) from None
     except json.JSONDecodeError as e:
         cut = e.pos >= len(text.rstrip()) or (e.msg.startswith("Unterminated string")
                                               and "\n" not in text[e.pos:].rstrip())
-        ending = " (the file ends too early; is it truncated?)" if cut else ""
+        ending = QT_TRANSLATE_NOOP("Session", " (the file ends too early; is it truncated?)") if cut else ""
         what = e.msg.removesuffix(" at")  # "Unterminated string starting at": one "at" is enough
-        raise SessionError(f"{where}: is not valid JSON: {what} at line {e.lineno}, column "
-                           f"{e.colno}{ending}") from None
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is not valid JSON: {what} at line "
+                                                        "{lineno}, column {colno}{ending}").format(where=where,
+                               what=what, lineno=e.lineno, colno=e.colno, ending=ending)) from None
     except RecursionError:
-        raise SessionError(f"{where}: is nested too deeply to be a session file") from None
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is nested too deeply to be a session file").format(
+                               where=where)) from None

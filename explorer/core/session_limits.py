@@ -5,6 +5,8 @@ live with the settings, in ``session_settings``).
 """
 from __future__ import annotations
 
+from .translatable import QT_TRANSLATE_NOOP
+
 FORMAT_NAME = "attention-explorer-session"
 VERSION = 6
 
@@ -47,10 +49,11 @@ UNGROUPED_AXES = {"d_kv": "d_k", "p_kv": "p_k", "p_o": "p_v"}
 REQUIRED_MATRICES = ("Q", "K", "V")
 PROJECTION_MATRICES = ("X", "Wq", "Wk", "Wv", "Wo")
 SOURCE_MATRIX = "X_src"         # cross-attention and projected only: the keys' token vectors
-AXIS_TEXT = {"d_k": "the Q/K width", "d_v": "the V width", "D": "the token-vector width",
-             "p_k": "the projected Q/K width", "p_v": "the projected V width",
-             "D_o": "the output width", "d_kv": "the K width", "p_kv": "the projected K width",
-             "p_o": "the width of the concatenated heads", "Lq": "the query tokens", "L": "the tokens"}
+AXIS_TEXT = {axis: QT_TRANSLATE_NOOP("Session", text) for axis, text in (
+    ("d_k", "the Q/K width"), ("d_v", "the V width"), ("D", "the token-vector width"),
+    ("p_k", "the projected Q/K width"), ("p_v", "the projected V width"), ("D_o", "the output width"),
+    ("d_kv", "the K width"), ("p_kv", "the projected K width"), ("p_o", "the width of the concatenated heads"),
+    ("Lq", "the query tokens"), ("L", "the tokens"))}
 
 
 def matrix_axes(*, cross: bool = False, grouped: bool = False) -> dict[str, tuple[str, str]]:

@@ -19,6 +19,7 @@ from .session_limits import (MATRIX_AXES, MAX_DIM, MAX_FILE_BYTES, MAX_FOLDER_CH
                              TOP_FIELDS)
 from .session_settings import SETTINGS_FIELDS
 from .session_words import size_text
+from .translatable import QT_TRANSLATE_NOOP
 
 # 64 MiB of `{},` is 22 million objects (seconds, gigabytes to parse). The most a valid session
 # holds, from the format's own limits (a cross-attention session: tokens and query tokens, X and X_src):
@@ -82,17 +83,19 @@ def check_start(data: bytes, where: str) -> None:
     if line and line.isprintable():
         begins = f"“{line}{'…' if first + len(line.encode()) < len(data) else ''}”"
     else:
-        begins = f"the byte 0x{start[0]:02x}, so it is not text"
-    raise SessionError(f"{where}: is not a session file: a session is JSON text that begins with “{{”, and this "
-                       f"file begins with {begins}")
+        begins = QT_TRANSLATE_NOOP("Session", "the byte 0x{byte}, so it is not text").format(byte=f"{start[0]:02x}")
+    raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is not a session file: a session is JSON text "
+                                                    "that begins with “{{”, and this file begins with "
+                                                    "{begins}").format(where=where, begins=begins))
 
 
 def prescan(data: bytes, where: str) -> None:
     """Refuse, unparsed, a file too large, holding more objects, lists, strings or values than a
     session can, nesting deeper than MAX_DEPTH, or whose top level is a list, not an object."""
     if len(data) > MAX_FILE_BYTES:
-        raise SessionError(f"{where}: is {size_text(len(data))}; session files are limited to "
-                           f"{size_text(MAX_FILE_BYTES)}")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is {data}; session files are limited to "
+                                                        "{max_file_bytes}").format(where=where,
+                               data=size_text(len(data)), max_file_bytes=size_text(MAX_FILE_BYTES)))
     first = _LEADING_SPACE.match(data).end()
     top_is_list = data[first:first + 1] == b"["
 
@@ -101,8 +104,10 @@ def prescan(data: bytes, where: str) -> None:
         head = text[:2 ** 20].replace(b"\\\\", b"").replace(b'\\"', b"")
         head = b"".join(head.split(b'"')[0::2])   # outside strings
         if _OPENER_RUN.search(head.translate(None, _NOT_BRACKETS)):
-            return SessionError(f"{where}: is nested too deeply to be a session file")
-        return SessionError(f"{where}: is not a session file ({detail})")
+            return SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is nested too deeply to be a session "
+                                                             "file").format(where=where))
+        return SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is not a session file ({detail})").format(
+                                where=where, detail=detail))
 
     # 1. The raw bytes, counted in one pass: floods of objects, lists or strings stop here. Text
     #    can hold these characters too, so the limits add all the text a session holds.
@@ -112,8 +117,9 @@ def prescan(data: bytes, where: str) -> None:
         most += _prescan_limit("text")
         count = counted.count(char)
         if count > most:
-            raise refuse(f"it holds {count:,} '{char.decode()}' characters; a session holds at "
-                         f"most {most:,}, its text included", data)
+            raise refuse(QT_TRANSLATE_NOOP("Session", "it holds {count} '{value}' characters; a session "
+                                                      "holds at most {most}, its text included").format(
+                             count=format(count, ","), value=char.decode(), most=format(most, ",")), data)
     del counted
     # 2. Drop escaped backslashes and quotes: every '"' left opens or ends a string. With few
     #    strings, pair the quotes here: a huge string stops before any copy of the file.
@@ -127,12 +133,13 @@ def prescan(data: bytes, where: str) -> None:
             start = data.find(b'"', end + 1)
             end = data.find(b'"', start + 1)
             if end - start - 1 > _prescan_limit("string bytes"):
-                raise refuse(f"it holds a string of {size_text(end - start - 1)}; the longest "
-                             f"text in a session is the layout, at most "
-                             f"{size_text(MAX_LAYOUT_BYTES)}")
+                raise refuse(QT_TRANSLATE_NOOP("Session", "it holds a string of {end}; the longest text in a "
+                                                          "session is the layout, at most {max_layout_bytes}").format(
+                                 end=size_text(end - start - 1), max_layout_bytes=size_text(MAX_LAYOUT_BYTES)))
     if quotes > 2 * _prescan_limit("strings"):
-        raise refuse(f"it holds {quotes // 2:,} strings; a session holds at most "
-                     f"{_MOST['strings']:,}")
+        raise refuse(QT_TRANSLATE_NOOP("Session", "it holds {quotes} strings; a session holds at most "
+                                                  "{strings}").format(quotes=format(quotes // 2, ","),
+                         strings=format(_MOST['strings'], ",")))
     # 3. The structure outside strings. Numbers and spaces carry none: dropped, a matrix cell is
     #    left as its comma (an escape's backslash keeps its letter, so no new escapes appear).
     skeleton = data.translate(None, _NUMBERS_AND_SPACE)
@@ -141,8 +148,10 @@ def prescan(data: bytes, where: str) -> None:
         parts = skeleton.split(b'"')
         longest = max(map(len, parts[1::2]))  # without its digits and spaces
         if longest > _prescan_limit("string bytes"):
-            raise refuse(f"it holds a string of {size_text(longest)} or more; the longest text "
-                         f"in a session is the layout, at most {size_text(MAX_LAYOUT_BYTES)}")
+            raise refuse(QT_TRANSLATE_NOOP("Session", "it holds a string of {longest} or more; the longest "
+                                                      "text in a session is the layout, at most "
+                                                      "{max_layout_bytes}").format(longest=size_text(longest),
+                             max_layout_bytes=size_text(MAX_LAYOUT_BYTES)))
         outside = b"".join(parts[0::2])
         del parts
     else:
@@ -150,10 +159,12 @@ def prescan(data: bytes, where: str) -> None:
     del skeleton
     objects, lists = outside.count(b"{"), outside.count(b"[")
     if objects > _prescan_limit("objects"):
-        raise refuse(f"it holds {objects:,} objects; a session holds at most {_MOST['objects']}", outside)
+        raise refuse(QT_TRANSLATE_NOOP("Session", "it holds {objects} objects; a session holds at most "
+                                                  "{objects2}").format(objects=format(objects, ","), objects2=_MOST['objects']), outside)
     if lists > _prescan_limit("lists"):
-        raise refuse(f"it holds {lists:,} lists; a session holds at most {_MOST['lists']:,} (the "
-                     f"tokens, and every matrix and its rows)", outside)
+        raise refuse(QT_TRANSLATE_NOOP("Session", "it holds {lists} lists; a session holds at most "
+                                                  "{lists2} (the tokens, and every matrix and its rows)").format(
+                         lists=format(lists, ","), lists2=format(_MOST['lists'], ",")), outside)
     # 4. Values: a list holding no other list (the tokens, a matrix row) holds its commas + 1;
     #    every other comma separates fields, rows or layout members. At most `lists` steps here.
     in_lists = 0
@@ -164,22 +175,27 @@ def prescan(data: bytes, where: str) -> None:
         if end >= 0:  # (a session has no object in a list, so any one inside is counted too)
             commas = outside.count(b",", start + 1, end)
             if commas >= _prescan_limit("list values"):
-                raise refuse(f"it holds a list of {commas + 1:,} values; the longest list in a "
-                             f"session is the tokens, at most {MAX_TOKENS:,}")
+                raise refuse(QT_TRANSLATE_NOOP("Session", "it holds a list of {commas} values; the longest "
+                                                          "list in a session is the tokens, at most "
+                                                          "{max_tokens}").format(commas=format(commas + 1, ","),
+                                 max_tokens=format(MAX_TOKENS, ",")))
             in_lists += commas
         start = following
     other = outside.count(b",") - in_lists
     if other > _prescan_limit("other values"):
-        raise refuse(f"it holds {other:,} values outside its lists of numbers and tokens; a "
-                     f"session holds at most {_MOST['other values']:,} (fields, matrix rows, "
-                     f"layout members)")
+        raise refuse(QT_TRANSLATE_NOOP("Session", "it holds {other} values outside its lists of numbers "
+                                                  "and tokens; a session holds at most {other_values} "
+                                                  "(fields, matrix rows, layout members)").format(other=format(other, ","),
+                         other_values=format(_MOST['other values'], ",")))
     # 5. Depth, and the top level: a list is parsed whole before it can be told from an object.
     depth = _depth(outside.translate(None, _NOT_BRACKETS), objects + lists)
     if depth > MAX_DEPTH:
-        raise SessionError(f"{where}: is nested too deeply to be a session file ({depth:,} "
-                           f"levels; a session nests 4)")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is nested too deeply to be a session file "
+                                                        "({depth} levels; a session nests 4)").format(
+                               where=where, depth=format(depth, ",")))
     if top_is_list:
-        raise SessionError(f"{where}: is not a session file (it holds a list, not an object)")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is not a session file (it holds a list, "
+                                                        "not an object)").format(where=where))
 
 
 def _depth(brackets: bytes, openers: int) -> int:

@@ -24,6 +24,7 @@ from .session_limits import (FORMAT_NAME, MATRIX_AXES, MAX_CELLS, MAX_FILE_BYTES
 from .session_prescan import check_start, prescan
 from .session_settings import SETTINGS_FIELDS, Settings
 from .session_words import describe, short, size_text
+from .translatable import QT_TRANSLATE_NOOP, message_of
 
 ZIP_SIGNATURE = b"PK\x03\x04"  # a zip's first bytes; no JSON text starts with them
 
@@ -70,36 +71,46 @@ UPGRADES: dict[int, Callable[[dict], dict]] = {1: _upgrade_v1, 2: _upgrade_v2, 3
 def _upgraded(data: Any, where: str) -> dict:
     """The file's dict brought to VERSION; refuses what is no session, or a version it cannot read."""
     if not isinstance(data, dict):
-        raise SessionError(f"{where}: is not a session file (it holds {describe(data)}, "
-                           f"not an object)")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is not a session file (it holds {data}, "
+                                                        "not an object)").format(where=where, data=describe(data)))
     if "format" not in data:
-        raise SessionError(f"{where}: is not an Attention Explorer session (it has no "
-                           f"\"format\" field)")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is not an Attention Explorer session (it "
+                                                        "has no \"format\" field)").format(where=where))
     if data["format"] != FORMAT_NAME:
-        raise SessionError(f"{where}: is not an Attention Explorer session (format is "
-                           f"{describe(data['format'])}, expected {FORMAT_NAME!r})")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is not an Attention Explorer session "
+                                                        "(format is {format}, expected {format_name})").format(
+                               where=where, format=describe(data['format']), format_name=repr(FORMAT_NAME)))
     if "version" not in data:
-        raise SessionError(f"{where}: has no \"version\" field")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: has no \"version\" field").format(where=where))
     version = data["version"]
     if isinstance(version, bool) or not isinstance(version, int):
-        raise SessionError(f"{where}: version must be an integer, not {describe(version)}")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: version must be an integer, not {version}").format(
+                               where=where, version=describe(version)))
     if version < 1:
-        raise SessionError(f"{where}: version {version} is not valid (versions start at 1)")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: version {version} is not valid (versions "
+                                                        "start at 1)").format(where=where, version=version))
     if version > VERSION:
-        raise SessionError(f"{where}: written by a newer version of Attention Explorer (version "
-                           f"{version}; this one reads up to {VERSION})")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: written by a newer version of Attention "
+                                                        "Explorer (version {version}; this one reads up to "
+                                                        "{version2})").format(where=where, version=version,
+                               version2=VERSION))
     while version < VERSION:
         step = UPGRADES.get(version)
         if step is None:
-            raise SessionError(f"{where}: no upgrade from version {version} to {version + 1}")
+            raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: no upgrade from version {version} to "
+                                                            "{version2}").format(where=where, version=version,
+                                   version2=version + 1))
         try:
             data = step(data)
         except Exception as e:
-            raise SessionError(f"{where}: could not upgrade it from version {version} to "
-                               f"{version + 1} ({type(e).__name__}: {str(e)[:200]})") from e
+            raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: could not upgrade it from version "
+                                                            "{version} to {version2} ({kind}: {detail})").format(
+                                   where=where, version=version, version2=version + 1, kind=type(e).__name__,
+                                   detail=str(e)[:200])) from e
         if not isinstance(data, dict):
-            raise SessionError(f"{where}: upgrading from version {version} gave "
-                               f"{describe(data)}")
+            raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: upgrading from version {version} gave "
+                                                            "{data}").format(where=where, version=version,
+                                   data=describe(data)))
         version += 1
         data["version"] = version
     return data
@@ -116,41 +127,51 @@ def _check_fields(obj: dict, expected: tuple[str, ...], required: tuple[str, ...
             import difflib  # only for a refusal: not on the start-up path
 
             near = difflib.get_close_matches(text, expected, n=1)
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise SessionError(f"{prefix}unknown field {short(text)}{hint}")
+            hint = QT_TRANSLATE_NOOP("Session", " (did you mean {name}?)").format(name=repr(near[0])) if near else ""
+            raise SessionError(QT_TRANSLATE_NOOP("Session", "{prefix}unknown field {text}{hint}").format(
+                                   prefix=prefix, text=short(text), hint=hint))
     for name in required:
         if name not in obj:
-            raise SessionError(f"{prefix}missing field {name!r}")
+            raise SessionError(QT_TRANSLATE_NOOP("Session", "{prefix}missing field {name}").format(prefix=prefix,
+                                   name=repr(name)))
 
 
 def _matrix_from_json(rows: Any, place: str, where: str) -> Any:
     """A list of equally long rows of JSON numbers -> a read-only float64 array."""
     if not isinstance(rows, list):
-        raise SessionError(f"{where}: {place} must be a list of rows, not {describe(rows)}")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: {place} must be a list of rows, not {rows}").format(
+                               where=where, place=place, rows=describe(rows)))
     if not rows:
-        raise SessionError(f"{where}: {place} has no rows")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: {place} has no rows").format(where=where,
+                               place=place))
     width = None
     kinds: set[type] = set()
     for i, row in enumerate(rows):
         if not isinstance(row, list):
-            raise SessionError(f"{where}: {place} row {i} must be a list of numbers, "
-                               f"not {describe(row)}")
+            raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: {place} row {i} must be a list of "
+                                                            "numbers, not {row}").format(where=where,
+                                   place=place, i=i, row=describe(row)))
         if width is None:
             width = len(row)
         elif len(row) != width:
-            raise SessionError(f"{where}: {place} row {i} has {len(row)} numbers but row 0 has "
-                               f"{width}")
+            raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: {place} row {i} has {row} numbers but "
+                                                            "row 0 has {width}").format(where=where, place=place,
+                                   i=i, row=len(row), width=width))
         kinds.update(map(type, row))
         if not kinds <= {float, int}:
             for j, value in enumerate(row):
                 if type(value) not in (float, int):
-                    raise SessionError(f"{where}: {place} row {i} col {j} is "
-                                       f"{describe(value)}; it must be a number")
+                    raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: {place} row {i} col {j} is "
+                                                                    "{value}; it must be a number").format(
+                                           where=where, place=place, i=i, j=j, value=describe(value)))
     if not width:
-        raise SessionError(f"{where}: {place} has no columns")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: {place} has no columns").format(where=where,
+                               place=place))
     if len(rows) * width > MAX_CELLS:
-        raise SessionError(f"{where}: {place} has {len(rows)}×{width} = {len(rows) * width} "
-                           f"cells; the most is {MAX_CELLS}")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: {place} has {rows}×{width} = {rows2} "
+                                                        "cells; the most is {max_cells}").format(where=where,
+                               place=place, rows=len(rows), width=width, rows2=len(rows) * width,
+                               max_cells=MAX_CELLS))
     array = np.array(rows, dtype=np.float64)
     array.flags.writeable = False
     return array
@@ -160,8 +181,9 @@ def _model_head_from_json(value: Any, where: str) -> ModelHead:
     """The model_head object as a ModelHead: known fields only, the required ones there; its values are
     checked with the session (``validate_session``: the ids against the tokens)."""
     if not isinstance(value, dict):
-        raise SessionError(f"{where}: model_head must be an object, not {describe(value)} (leave it out when the "
-                           f"session is no real model's head)")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: model_head must be an object, not {value} "
+                                                        "(leave it out when the session is no real model's "
+                                                        "head)").format(where=where, value=describe(value)))
     _check_fields(value, MODEL_HEAD_FIELDS, MODEL_HEAD_REQUIRED, "model_head", where)
     return ModelHead(**value)
 
@@ -175,19 +197,23 @@ def _session_from_data(data: Any, where: str, read_matrix=_matrix_from_json, on_
     _check_fields(data, TOP_FIELDS, REQUIRED_TOP_FIELDS, "", where)
     tokens = data["tokens"]
     if not isinstance(tokens, list):
-        raise SessionError(f"{where}: tokens must be a list of strings, not {describe(tokens)}")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: tokens must be a list of strings, not "
+                                                        "{tokens}").format(where=where, tokens=describe(tokens)))
     settings = data.get("settings", {})
     if not isinstance(settings, dict):
-        raise SessionError(f"{where}: settings must be an object, not {describe(settings)}")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: settings must be an object, not {settings}").format(
+                               where=where, settings=describe(settings)))
     _check_fields(settings, SETTINGS_FIELDS, (), "settings", where)
     matrices = data["matrices"]
     if not isinstance(matrices, dict):
-        raise SessionError(f"{where}: matrices must be an object of named matrices, "
-                           f"not {describe(matrices)}")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: matrices must be an object of named "
+                                                        "matrices, not {matrices}").format(where=where,
+                               matrices=describe(matrices)))
     layout = data.get("layout")
     if layout is not None and not isinstance(layout, dict):
-        raise SessionError(f"{where}: layout must be null or an object of strings, "
-                           f"not {describe(layout)}")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: layout must be null or an object of "
+                                                        "strings, not {layout}").format(where=where,
+                               layout=describe(layout)))
     query_tokens = data.get("query_tokens")
     _check_tokens(tokens, where)     # before the matrices, whose rows are counted against them
     if "query_tokens" in data:
@@ -214,8 +240,8 @@ def _from_json(text: Any, where: str, read_matrix=_matrix_from_json, on_outline=
         raw = text.encode("utf-8", "surrogatepass")
         check_start(raw, where)
     else:
-        raise SessionError(f"{where}: expected the text of a session file, not "
-                           f"{describe(text)}")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: expected the text of a session file, not "
+                                                        "{text}").format(where=where, text=describe(text)))
     prescan(raw, where)
     del raw
     data = parse(text, where)
@@ -233,12 +259,14 @@ def session_from_json(text: str | bytes, where: str = "<string>", read_matrix=_m
     except SessionError:
         raise
     except RecursionError:
-        raise SessionError(f"{where}: is nested too deeply to be a session file") from None
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is nested too deeply to be a session file").format(
+                               where=where)) from None
     except MemoryError:
-        raise SessionError(f"{where}: is too large to load (out of memory)") from None
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is too large to load (out of memory)").format(
+                               where=where)) from None
     except Exception as e:  # a bug or an input nobody foresaw: still a message, never a crash
-        raise SessionError(f"{where}: could not be read ({type(e).__name__}: "
-                           f"{str(e)[:200]})") from e
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: could not be read ({kind}: {detail})").format(
+                               where=where, kind=type(e).__name__, detail=str(e)[:200])) from e
 
 
 def load_session(path, on_outline=None) -> Session:
@@ -253,29 +281,36 @@ def load_session(path, on_outline=None) -> Session:
         file_path = os.fspath(path)
         info = os.stat(file_path)
     except FileNotFoundError:
-        raise SessionError(f"{name}: no such file") from None
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{name}: no such file").format(name=name)) from None
     except OSError as e:
-        raise SessionError(f"{name}: cannot be opened ({e.strerror or e})") from None
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{name}: cannot be opened ({reason})").format(name=name,
+                               reason=e.strerror or e)) from None
     except (TypeError, ValueError) as e:
-        raise SessionError(f"{name}: is not a usable file path ({e})") from None
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{name}: is not a usable file path ({why})").format(
+                               name=name, why=message_of(e))) from None
     if stat.S_ISDIR(info.st_mode):
-        raise SessionError(f"{name}: is a folder, not a session file")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{name}: is a folder, not a session file").format(
+                               name=name))
     if not stat.S_ISREG(info.st_mode):
-        raise SessionError(f"{name}: is not a regular file")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{name}: is not a regular file").format(name=name))
     if info.st_size > MAX_FILE_BYTES:
-        raise SessionError(f"{name}: is {size_text(info.st_size)}; session files are limited "
-                           f"to {size_text(MAX_FILE_BYTES)}")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{name}: is {st_size}; session files are limited to "
+                                                        "{max_file_bytes}").format(name=name,
+                               st_size=size_text(info.st_size), max_file_bytes=size_text(MAX_FILE_BYTES)))
     remove_stale_temporaries(file_path)  # of saves of this file killed mid-way; never raises
     try:
         with open(file_path, "rb") as f:
             data = f.read(MAX_FILE_BYTES + 1)
     except OSError as e:
-        raise SessionError(f"{name}: cannot be read ({e.strerror or e})") from None
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{name}: cannot be read ({reason})").format(name=name,
+                               reason=e.strerror or e)) from None
     except MemoryError:
-        raise SessionError(f"{name}: is too large to load (out of memory)") from None
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{name}: is too large to load (out of memory)").format(
+                               name=name)) from None
     if len(data) > MAX_FILE_BYTES:
-        raise SessionError(f"{name}: is larger than {size_text(MAX_FILE_BYTES)}, the limit "
-                           f"for session files")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{name}: is larger than {max_file_bytes}, the limit "
+                                                        "for session files").format(name=name,
+                               max_file_bytes=size_text(MAX_FILE_BYTES)))
     if data[:4] == ZIP_SIGNATURE:  # the binary form (.aesz): its matrices are .npy members
         from .session_zip import read_session_zip  # (imports matrix_io, which imports this module)
 

@@ -11,6 +11,7 @@ from typing import Any, Mapping
 from .errors import SessionError
 from .session_words import describe
 from .settings_schema import SCHEMA, SETTINGS, check_together, check_value
+from .translatable import QT_TRANSLATE_NOOP, message_of
 
 SCALE_MODES = SCHEMA["scale_mode"].values()
 SOURCES = SCHEMA["source"].values()          # edit Q, K, V themselves, or X and the projections W
@@ -39,7 +40,8 @@ def _check_settings(settings: Any, widths: Mapping[str, int], where: str, cross:
     length, "L" the tokens, "Lq" the query tokens of a ``cross`` session); a normalised copy (plain
     float/int/bool), or SessionError."""
     if not isinstance(settings, Settings):
-        raise SessionError(f"{where}: settings must be a Settings, not {describe(settings)}")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: settings must be a Settings, not {settings}").format(
+                               where=where, settings=describe(settings)))
     try:
         values = {s.name: check_value(s.name, getattr(settings, s.name)) for s in SETTINGS}
         source = values["source"]
@@ -49,5 +51,5 @@ def _check_settings(settings: Any, widths: Mapping[str, int], where: str, cross:
         check_together(values, {k: n for k, n in known.items() if n is not None},
                        projected_matrices="D" in widths, cross=cross)
     except ValueError as exc:
-        raise SessionError(f"{where}: {exc}") from None
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: {why}").format(where=where, why=message_of(exc))) from None
     return Settings(**values)

@@ -18,6 +18,7 @@ from .session_data import MODEL_HEAD_FIELDS, Session
 from .session_limits import FORMAT_NAME, MATRIX_AXES, MAX_FILE_BYTES, VERSION
 from .session_settings import SETTINGS_FIELDS
 from .session_words import size_text
+from .translatable import QT_TRANSLATE_NOOP, message_of
 
 
 BINARY_SUFFIX = ".aesz"  # a session whose matrices are .npy members of a zip (``session_zip``)
@@ -113,9 +114,11 @@ def save_session(session: Session, path) -> None:
             size += len(chunk)
             if size > MAX_FILE_BYTES:  # the temporary file is removed; the target stays as it was
                 size += sum(len(rest) for rest in pieces)
-                raise SessionError(f"{name}: the session would be {size_text(size)}; session files "
-                                   f"are limited to {size_text(MAX_FILE_BYTES)} (export large matrices "
-                                   f"as .npy instead)")
+                raise SessionError(QT_TRANSLATE_NOOP("Session", "{name}: the session would be {size}; "
+                                                                "session files are limited to "
+                                                                "{max_file_bytes} (export large matrices as "
+                                                                ".npy instead)").format(name=name,
+                                       size=size_text(size), max_file_bytes=size_text(MAX_FILE_BYTES)))
             yield chunk
 
     try:
@@ -123,6 +126,8 @@ def save_session(session: Session, path) -> None:
     except SessionError:
         raise
     except OSError as e:
-        raise SessionError(f"{name}: could not be saved ({e.strerror or e})") from e
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{name}: could not be saved ({reason})").format(
+                               name=name, reason=e.strerror or e)) from e
     except Exception as e:
-        raise SessionError(f"{name}: could not be saved ({type(e).__name__}: {e})") from e
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{name}: could not be saved ({kind}: {why})").format(
+                               name=name, kind=type(e).__name__, why=message_of(e))) from e

@@ -27,6 +27,7 @@ from .session_limits import MAX_CELLS, MAX_FILE_BYTES
 from .session_read import session_from_json
 from .session_words import describe, short, size_text
 from .session_write import _dump, session_pieces
+from .translatable import QT_TRANSLATE_NOOP, message_of
 
 DESCRIPTION = "session.json"  # the member holding everything but the matrices' numbers
 MAX_MEMBERS = 64  # the description and a matrix each, with room: a session has at most a dozen
@@ -88,53 +89,67 @@ def read_session_zip(f: BinaryIO, size: int, where: str, on_outline=None) -> Ses
     except SessionError:
         raise
     except MatrixFileError as e:
-        raise SessionError(str(e)) from None
+        raise SessionError(message_of(e)) from None
     except MemoryError:
-        raise SessionError(f"{where}: is too large to load (out of memory)") from None
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is too large to load (out of memory)").format(
+                               where=where)) from None
     except Exception as e:  # BadZipFile, EOFError, unsupported compression, a bug: still a message
-        raise SessionError(f"{where}: is a damaged binary session ({type(e).__name__}: "
-                           f"{str(e)[:200]})") from None
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is a damaged binary session ({kind}: "
+                                                        "{detail})").format(where=where, kind=type(e).__name__,
+                               detail=str(e)[:200])) from None
 
 
 def _read(f: BinaryIO, size: int, where: str, on_outline=None) -> Session:
     if size > MAX_FILE_BYTES:
-        raise SessionError(f"{where}: is {size_text(size)}; session files are limited to "
-                           f"{size_text(MAX_FILE_BYTES)}")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is {size}; session files are limited to "
+                                                        "{max_file_bytes}").format(where=where,
+                               size=size_text(size), max_file_bytes=size_text(MAX_FILE_BYTES)))
     members, directory = _zip_directory_size(f, size, where)
     if members > MAX_MEMBERS or directory > MAX_DIRECTORY_BYTES:
-        raise SessionError(f"{where}: is an archive of {members} members; a binary session has at most "
-                           f"{MAX_MEMBERS}")
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is an archive of {members} members; a "
+                                                        "binary session has at most {max_members}").format(
+                               where=where, members=members, max_members=MAX_MEMBERS))
     with zipfile.ZipFile(f) as archive:
         infos = {info.filename: info for info in archive.infolist() if not info.is_dir()}
         if DESCRIPTION not in infos:
-            raise SessionError(f"{where}: is a zip archive but not a binary session (it has no "
-                               f"{DESCRIPTION})")
+            raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is a zip archive but not a binary "
+                                                            "session (it has no {description})").format(
+                                   where=where, description=DESCRIPTION))
         for info in infos.values():
             if info.flag_bits & 0x1:
-                raise SessionError(f"{where}: {info.filename} is encrypted")
+                raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: {filename} is encrypted").format(
+                                       where=where, filename=info.filename))
         described = infos[DESCRIPTION]
         if described.file_size > MAX_DESCRIPTION_BYTES:
-            raise SessionError(f"{where}: its {DESCRIPTION} is {size_text(described.file_size)}; the most "
-                               f"is {size_text(MAX_DESCRIPTION_BYTES)}")
+            raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: its {description} is {file_size}; the "
+                                                            "most is {max_description_bytes}").format(
+                                   where=where, description=DESCRIPTION,
+                                   file_size=size_text(described.file_size),
+                                   max_description_bytes=size_text(MAX_DESCRIPTION_BYTES)))
         with archive.open(described) as fp:
             text = fp.read(MAX_DESCRIPTION_BYTES + 1)
         if len(text) > MAX_DESCRIPTION_BYTES:
-            raise SessionError(f"{where}: its {DESCRIPTION} is larger than {size_text(MAX_DESCRIPTION_BYTES)}")
+            raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: its {description} is larger than "
+                                                            "{max_description_bytes}").format(where=where,
+                                   description=DESCRIPTION,
+                                   max_description_bytes=size_text(MAX_DESCRIPTION_BYTES)))
 
         def read_matrix(value: Any, place: str, _where: str) -> np.ndarray:
             """A ``matrices`` entry names its member: the array, header checked before allocation."""
             if not isinstance(value, str):
-                raise SessionError(f"{where}: {place} must name a .npy member of the archive, not "
-                                   f"{describe(value)}")
+                raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: {place} must name a .npy member of "
+                                                                "the archive, not {value}").format(where=where,
+                                       place=place, value=describe(value)))
             info = infos.get(value)
             if info is None or not value.endswith(".npy"):
-                raise SessionError(f"{where}: {place} names {short(value)}, which is not an .npy "
-                                   f"member of the archive")
+                raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: {place} names {value}, which is "
+                                                                "not an .npy member of the archive").format(
+                                       where=where, place=place, value=short(value)))
             try:
                 with archive.open(info) as fp:
                     array = _read_npy(fp, f"{where}[{value}]", MAX_CELLS, lambda: info.file_size - fp.tell())
             except MatrixFileError as e:  # its message already names the file and the member
-                raise SessionError(str(e)) from None
+                raise SessionError(message_of(e)) from None
             if array.dtype.kind == "f" and array.dtype.itemsize == 8:
                 array = np.ascontiguousarray(array, dtype=np.float64)  # native order, C order
             array.flags.writeable = False

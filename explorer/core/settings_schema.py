@@ -16,6 +16,7 @@ import numpy as np
 from .heads import head_count_options, kv_head_count, kv_head_options
 from .plural import count
 from .session_words import describe
+from .translatable import QT_TRANSLATE_NOOP
 
 
 @dataclass(frozen=True)
@@ -136,14 +137,15 @@ def _bound(setting: Setting, x: float) -> str:
 def allowed(setting: Setting) -> str:
     """What a setting allows, in words: "one of 'a', 'b'", "in 0.05..20", "at least 1"."""
     if setting.choices:
-        return "one of " + ", ".join(map(repr, setting.values()))
-    if setting.low is not None and setting.high is not None:
+        return QT_TRANSLATE_NOOP("SettingsCheck", "one of {values}").format(values=", ".join(map(repr, setting.values())))
+    low, high = (None if x is None else _bound(setting, x) for x in (setting.low, setting.high))
+    if low is not None and high is not None:
         if setting.low_open:
-            return f"above {_bound(setting, setting.low)} and at most {_bound(setting, setting.high)}"
-        return f"in {_bound(setting, setting.low)}..{_bound(setting, setting.high)}"
-    if setting.low is not None:
-        return f"at least {_bound(setting, setting.low)}"
-    return "true or false" if setting.kind is bool else f"a {setting.kind.__name__}"
+            return QT_TRANSLATE_NOOP("SettingsCheck", "above {low} and at most {high}").format(low=low, high=high)
+        return QT_TRANSLATE_NOOP("SettingsCheck", "in {low}..{high}").format(low=low, high=high)
+    if low is not None:
+        return QT_TRANSLATE_NOOP("SettingsCheck", "at least {low}").format(low=low)
+    return QT_TRANSLATE_NOOP("SettingsCheck", "true or false") if setting.kind is bool else f"a {setting.kind.__name__}"
 
 
 def check_value(name: str, value: Any, place: str | None = None) -> Any:
@@ -152,32 +154,40 @@ def check_value(name: str, value: Any, place: str | None = None) -> Any:
     place = place or f"settings.{name}"
     if s.kind is bool:
         if not isinstance(value, (bool, np.bool_)):
-            raise ValueError(f"{place} must be true or false, not {describe(value)}")
+            raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{place} must be true or false, not {value}").format(
+                                 place=place, value=describe(value)))
         return bool(value)
     if s.kind is str:
         if not isinstance(value, str) or value not in s.values():
-            raise ValueError(f"{place} must be {allowed(s)}, not {describe(value)}")
+            raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{place} must be {allowed}, not {value}").format(
+                                 place=place, allowed=allowed(s), value=describe(value)))
         return value
     if isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{place} must be {'an integer' if s.kind is int else 'a number'}, "
-                         f"not {describe(value)}")
+        raise ValueError((QT_TRANSLATE_NOOP("SettingsCheck", "{place} must be an integer, not {value}") if s.kind is int
+                          else QT_TRANSLATE_NOOP("SettingsCheck", "{place} must be a number, not {value}")).format(
+                             place=place, value=describe(value)))
     if s.kind is int:
         if not isinstance(value, (int, np.integer)):
-            raise ValueError(f"{place} must be an integer, not {describe(value)}")
+            raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{place} must be an integer, not {value}").format(
+                                 place=place, value=describe(value)))
         value = int(value)
     else:
         if not isinstance(value, (int, float, np.integer, np.floating)):
-            raise ValueError(f"{place} must be a number, not {describe(value)}")
+            raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{place} must be a number, not {value}").format(
+                                 place=place, value=describe(value)))
         try:
             value = float(value)
         except OverflowError:
             value = math.inf
         if not math.isfinite(value):
-            raise ValueError(f"{place} must be a finite number, not {describe(value)}")
+            raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{place} must be a finite number, not {value}").format(
+                                 place=place, value=describe(value)))
     low_bad = s.low is not None and (value <= s.low if s.low_open else value < s.low)
     if low_bad or (s.high is not None and value > s.high):
-        verb = "it must lie" if s.high is not None and not s.low_open else "it must be"
-        raise ValueError(f"{place} is {value!r}; {verb} {allowed(s)}")
+        lie = s.high is not None and not s.low_open
+        raise ValueError((QT_TRANSLATE_NOOP("SettingsCheck", "{place} is {value}; it must lie {allowed}") if lie
+                          else QT_TRANSLATE_NOOP("SettingsCheck", "{place} is {value}; it must be {allowed}")).format(
+                             place=place, value=repr(value), allowed=allowed(s)))
     return value
 
 
@@ -208,24 +218,34 @@ def _check_kv_heads(values: Mapping[str, Any], widths: Mapping[str, int], prefix
     heads, kv_setting = values["heads"], values.get("kv_heads", 0)
     if kv_setting and heads % kv_setting:
         options = ", ".join(map(str, kv_head_options(heads)))
-        raise ValueError(f"{prefix}kv_heads is {kv_setting}, which does not divide heads {heads} (kv_heads is 0 "
-                         f"for as many K/V heads as heads, or one of {options})")
+        raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{prefix}kv_heads is {kv_setting}, which does "
+                                                            "not divide heads {heads} (kv_heads is 0 for as "
+                                                            "many K/V heads as heads, or one of {options})").format(
+                             prefix=prefix, kv_setting=kv_setting, heads=heads, options=options))
     kv = kv_head_count(heads, kv_setting)
     if kv == heads:
         return False
     qk, v = widths["qk"], widths["v"]
     d_h = qk // heads
     projected = values["source"] == "projected"
-    k_text = "the projected K width (rows of Wk)" if projected else "the K width"
+    k_text = (QT_TRANSLATE_NOOP("SettingsCheck", "the projected K width (rows of Wk)") if projected
+              else QT_TRANSLATE_NOOP("SettingsCheck", "the K width"))
     if "kv" in widths and widths["kv"] != kv * d_h:
-        raise ValueError(f"{prefix}kv_heads is {kv}, but {k_text} is {widths['kv']}: {heads} heads of d_h = {d_h} "
-                         f"(the Q width {qk} / {heads}) sharing {kv} K/V heads need kv_heads·d_h = {kv * d_h}")
+        raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{prefix}kv_heads is {kv}, but {k_text} is "
+                                                            "{kv2}: {heads} heads of d_h = {d_h} (the Q "
+                                                            "width {qk} / {heads}) sharing {kv} K/V heads "
+                                                            "need kv_heads·d_h = {kv3}").format(prefix=prefix,
+                             kv=kv, k_text=k_text, kv2=widths['kv'], heads=heads, d_h=d_h, qk=qk, kv3=kv * d_h))
     if v % kv:
-        raise ValueError(f"{prefix}kv_heads is {kv}, which does not divide the V width {v} (each K/V head takes "
-                         f"V width / kv_heads columns)")
+        raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{prefix}kv_heads is {kv}, which does not divide "
+                                                            "the V width {v} (each K/V head takes V width / "
+                                                            "kv_heads columns)").format(prefix=prefix, kv=kv, v=v))
     if "o" in widths and widths["o"] != heads * (v // kv):
-        raise ValueError(f"{prefix}kv_heads is {kv}: the {heads} heads' outputs side by side are heads·(V width / "
-                         f"kv_heads) = {heads}·{v // kv} = {heads * (v // kv)} wide, but Wo has {widths['o']} columns")
+        raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{prefix}kv_heads is {kv}: the {heads} heads' "
+                                                            "outputs side by side are heads·(V width / "
+                                                            "kv_heads) = {heads}·{v} = {heads2} wide, but Wo "
+                                                            "has {o} columns").format(prefix=prefix, kv=kv,
+                             heads=heads, v=v // kv, heads2=heads * (v // kv), o=widths['o']))
     return True
 
 
@@ -237,38 +257,62 @@ def check_together(values: Mapping[str, Any], widths: Mapping[str, int], *, proj
     width), ``o`` (W_o's columns) and ``Lq`` (the query tokens of a ``cross``-attention session)."""
     source, positions = values["source"], values["positions"]
     if cross and values["causal"]:
-        raise ValueError(f"{prefix}causal is on, but this is a cross-attention session (it has query_tokens): its "
-                         f"queries read another sequence, which has no future to hide; decoder "
-                         f"cross-attention has no causal mask")
+        raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{prefix}causal is on, but this is a "
+                                                            "cross-attention session (it has query_tokens): "
+                                                            "its queries read another sequence, which has no "
+                                                            "future to hide; decoder cross-attention has no "
+                                                            "causal mask").format(prefix=prefix))
     if source == "projected" and not projected_matrices:
-        raise ValueError(f"{prefix}source is 'projected' but the matrices X, Wq, Wk, Wv and Wo are missing")
+        raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{prefix}source is 'projected' but the matrices "
+                                                            "X, Wq, Wk, Wv and Wo are missing").format(
+                             prefix=prefix))
     if positions == "sinusoidal" and source != "projected":
-        raise ValueError(f"{prefix}positions is 'sinusoidal', but positions are added to the token vectors "
-                         f"X, which only the 'projected' source has")
+        raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{prefix}positions is 'sinusoidal', but "
+                                                            "positions are added to the token vectors X, "
+                                                            "which only the 'projected' source has").format(
+                             prefix=prefix))
     heads, qk = values["heads"], widths["qk"]
     if values["rope"] and qk % heads == 0 and (qk // heads) % 2:
         options = ", ".join(map(str, head_options(qk, widths["v"], rope=True)))
-        remedy = f"with RoPE, heads must be one of {options}" if options else "so it needs an even Q/K width"
-        raise ValueError(f"{prefix}rope needs an even d_h, but each head's Q/K width d_h = {qk // heads} is odd "
-                         f"({count(heads, 'head')} of the Q/K width {qk}): RoPE turns pairs of dimensions, {remedy}")
+        remedy = (QT_TRANSLATE_NOOP("SettingsCheck", "with RoPE, heads must be one of {options}").format(options=options)
+                  if options else QT_TRANSLATE_NOOP("SettingsCheck", "so it needs an even Q/K width"))
+        raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{prefix}rope needs an even d_h, but each head's "
+                                                            "Q/K width d_h = {qk} is odd ({heads} of the Q/K "
+                                                            "width {qk2}): RoPE turns pairs of dimensions, "
+                                                            "{remedy}").format(prefix=prefix, qk=qk // heads,
+                             heads=count(heads, 'head'), n_heads=heads, qk2=qk, remedy=remedy))
     if values["rope_scaling"] == "llama3" and not values["rope_high_freq_factor"] > values["rope_low_freq_factor"]:
-        raise ValueError(f"{prefix}rope_high_freq_factor is {values['rope_high_freq_factor']!r}, not above "
-                         f"rope_low_freq_factor {values['rope_low_freq_factor']!r}: llama3 scaling blends the pairs "
-                         f"whose wavelengths lie between original context / high_freq_factor and original context / "
-                         f"low_freq_factor, so high_freq_factor must be the larger")
+        raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{prefix}rope_high_freq_factor is "
+                                                            "{rope_high_freq_factor}, not above "
+                                                            "rope_low_freq_factor {rope_low_freq_factor}: "
+                                                            "llama3 scaling blends the pairs whose "
+                                                            "wavelengths lie between original context / "
+                                                            "high_freq_factor and original context / "
+                                                            "low_freq_factor, so high_freq_factor must be "
+                                                            "the larger").format(prefix=prefix,
+                             rope_high_freq_factor=repr(values['rope_high_freq_factor']),
+                             rope_low_freq_factor=repr(values['rope_low_freq_factor'])))
     grouped = widths["qk"] % heads == 0 and _check_kv_heads(values, widths, prefix)
-    for axis, text in (("qk", "the Q/K width"), ("v", "the V width"))[:1 if grouped else 2]:
+    for axis, text in (("qk", QT_TRANSLATE_NOOP("SettingsCheck", "the Q/K width")),
+                       ("v", QT_TRANSLATE_NOOP("SettingsCheck", "the V width")))[:1 if grouped else 2]:
         if widths[axis] % heads:
             options = ", ".join(map(str, head_options(widths["qk"], widths["v"], values["rope"], widths.get("kv"))))
-            rule = ("the Q width" if kv_head_count(heads, values.get("kv_heads", 0)) < heads
-                    else "the Q/K width and the V width")
-            fit = "only 1 head fits" if options == "1" else f"these fit: {options}"
-            raise ValueError(f"{prefix}heads is {heads}, which does not divide {text} {widths[axis]} (heads "
-                             f"must divide {rule}; {fit})")
+            rule = (QT_TRANSLATE_NOOP("SettingsCheck", "the Q width") if kv_head_count(heads, values.get("kv_heads", 0))
+                    < heads else QT_TRANSLATE_NOOP("SettingsCheck", "the Q/K width and the V width"))
+            fit = (QT_TRANSLATE_NOOP("SettingsCheck", "only 1 head fits") if options == "1"
+                   else QT_TRANSLATE_NOOP("SettingsCheck", "these fit: {options}").format(options=options))
+            raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{prefix}heads is {heads}, which does not "
+                                                                "divide {text} {widths} (heads must divide "
+                                                                "{rule}; {fit})").format(prefix=prefix,
+                                 heads=heads, text=text, widths=widths[axis], rule=rule, fit=fit))
     n_tokens, tokens_noun = (widths["Lq"], "query token") if cross else (widths["L"], "token")
     if not 0 <= values["selected_row"] < n_tokens:
-        raise ValueError(f"{prefix}selected_row is {values['selected_row']}; with {count(n_tokens, tokens_noun)} it must "
-                         f"lie in 0..{n_tokens - 1}")
+        raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{prefix}selected_row is {selected_row}; with "
+                                                            "{tokens} it must lie in 0..{last}").format(
+                             prefix=prefix, selected_row=values['selected_row'],
+                             tokens=count(n_tokens, tokens_noun), n_tokens=n_tokens, last=n_tokens - 1))
     if not 0 <= values["selected_head"] < heads:
-        raise ValueError(f"{prefix}selected_head is {values['selected_head']}; with {count(heads, 'head')} it must "
-                         f"lie in 0..{heads - 1}")
+        raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{prefix}selected_head is {selected_head}; with "
+                                                            "{heads} it must lie in 0..{last}").format(
+                             prefix=prefix, selected_head=values['selected_head'], heads=count(heads, 'head'),
+                             n_heads=heads, last=heads - 1))

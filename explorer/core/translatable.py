@@ -34,3 +34,9 @@ class Said(str):
 def QT_TRANSLATE_NOOP(context, text):  # noqa: N802 (the name lupdate looks for)
     """``text`` marked for translation in ``context`` (see the module's docstring)."""
     return Template(context, text)
+
+
+def message_of(error):
+    """An exception's message as it was raised, still remembering its template when it was marked
+    (``str(error)`` and f-strings would give the bare English)."""
+    return error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else str(error)

@@ -14,7 +14,7 @@ from explorer.core.pipeline import run_pipeline
 from explorer.core.state_diff import (StageDiff, Stages, check_comparable, describe_shape, diff_stages,
                                       stages_shape)
 
-from explorer.i18n import shown_error, translate
+from explorer.i18n import in_language, shown_error, translate
 from explorer.weak import WeakAttribute
 
 from .background import FAILED, READY
@@ -59,12 +59,13 @@ class Comparison(QObject):
     def _too_large(self, shape):
         n, lq, lk, _ = shape
         if n * lq * lk > MAX_CELLS:
-            return Refusal(f"A state of {describe_shape(shape)} is too large to keep as A "
-                           f"(at most {MAX_CELLS:,} weights)")
+            return Refusal(translate("ABDiff", "A state of {shape} is too large to keep as A (at most {most} weights)").format(
+                shape=in_language(describe_shape(shape)), most=f"{MAX_CELLS:,}"))
         need, memory = ARRAYS * n * lq * lk * 8, memory_allowed(free_memory())
         if memory is not None and need > memory:
-            return Refusal(f"A state of {describe_shape(shape)} is too large to keep as A: it and B − A need "
-                           f"{size_text(need)}, and only {size_text(memory)} of memory is free")
+            return Refusal(translate("ABDiff", "A state of {shape} is too large to keep as A: it and B − A need {need}, "
+                                               "and only {free} of memory is free").format(
+                shape=in_language(describe_shape(shape)), need=size_text(need), free=size_text(memory)))
         return None
 
     def _set(self, stages, name):
@@ -79,7 +80,8 @@ class Comparison(QObject):
         m = self._model
         m.flush()
         if not m.up_to_date:
-            return Refusal(f"Cannot mark this state as A: its results could not be computed ({m.failure})")
+            return Refusal(translate("ABDiff", "Cannot mark this state as A: its results could not be computed ({why})").format(
+                why=in_language(m.failure)))
         shape = stages_shape(m.results)
         refusal = self._too_large(shape)
         if refusal is not None:
@@ -94,11 +96,12 @@ class Comparison(QObject):
         try:
             result = run_pipeline(session.matrices, session.settings)
         except ExplorerError as exc:
-            return Refusal(f"{name}: its stages could not be computed ({exc})")
+            return Refusal(translate("ABDiff", "{name}: its stages could not be computed ({why})").format(
+                name=name, why=shown_error(exc)))
         m.flush()
         if not m.up_to_date:
-            return Refusal(f"Cannot compare with {name}: the results of this session could not be computed "
-                           f"({m.failure})")
+            return Refusal(translate("ABDiff", "Cannot compare with {name}: the results of this session could not be "
+                                               "computed ({why})").format(name=name, why=in_language(m.failure)))
         shape = stages_shape(result)
         try:
             check_comparable(shape, stages_shape(m.results), name, translate("Comparison", "this session"))

@@ -24,6 +24,8 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer
 from explorer.core.errors import ExplorerError
 from explorer.core.raw_scores import RawScores
 from explorer.core.recompute import apply_edit, edit_cost, full_cost, recompute
+from explorer.core.translatable import QT_TRANSLATE_NOOP, message_of
+from explorer.i18n import in_language, translate
 from explorer.weak import WeakAttribute
 
 from .flags import LESSON, SELECTION, SETTINGS, STRUCTURE, VALUES
@@ -254,9 +256,11 @@ class Coordinator(QObject):
         if self.partial is not None:  # its head's panels go back to what the others show
             self.partial = None
             self.model.shown_ready.emit(VALUES)
-        reason = exc if isinstance(exc, ExplorerError) else "not enough memory at this size"
-        self.failure = str(reason)
-        self.model.message.emit(f"Could not compute attention: {reason}")
+        reason = (message_of(exc) if isinstance(exc, ExplorerError)
+                  else QT_TRANSLATE_NOOP("Coordinator", "not enough memory at this size"))
+        self.failure = reason  # (English to the code; in_language says it)
+        self.model.message.emit(translate("Coordinator", "Could not compute attention: {why}").format(
+            why=in_language(reason)))
 
     def _compute_here(self, **sharing):
         """A whole recompute on this thread (and the worker's lanes, when ``sharing`` says so);

@@ -123,7 +123,7 @@ class Edits(SettingsEdits):
         n = len(tokens)
         if n >= MAX_TOKENS:
             return self._refuse(translate("Edits", "cannot add a token: at most {most} tokens").format(most=MAX_TOKENS))
-        too_big = self._too_big("cannot add a token", shapes_after_insert(axis, self._state.matrices,
+        too_big = self._too_big(translate("Edits", "cannot add a token"), shapes_after_insert(axis, self._state.matrices,
                                                                           **self._state.shape()))
         if too_big is not None:  # a Refusal (falsy)
             return too_big
@@ -141,7 +141,7 @@ class Edits(SettingsEdits):
     def remove_token(self, i, side="keys"):
         axis, tokens, field = self._side(side)
         if len(tokens) <= 1:
-            return self._refuse("cannot remove the last token: attention needs at least one")
+            return self._refuse(translate("Edits", "cannot remove the last token: attention needs at least one"))
         mats = delete_along(self._state.matrices, axis, i, **self._state.shape())
         row, key = self.selection.row, self.selection.key
         kept = tokens[:i] + tokens[i + 1:]
@@ -419,9 +419,9 @@ class Edits(SettingsEdits):
         before anything is allocated), or None."""
         for name, (rows, cols) in shapes.items():
             try:
-                check_size(name, rows, cols, verb="would have")
+                check_size(name, rows, cols, verb=translate("Session", "would have"))
             except SessionError as exc:
-                return self._refuse(f"{what}: {shown_error(exc)}")
+                return self._refuse(translate("Edits", "{what}: {why}").format(what=what, why=shown_error(exc)))
         return None
 
     def _refuse(self, text):

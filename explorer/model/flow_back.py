@@ -24,6 +24,7 @@ from dataclasses import replace
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from explorer.core.translatable import QT_TRANSLATE_NOOP
 from explorer.weak import WeakAttribute
 
 from . import background
@@ -141,11 +142,11 @@ class FlowBack(QObject):
                 from explorer.models.flow_back import checkpoint_misfit
                 self._fits = (source, model, checkpoint_misfit(model.config, source))
             why = self._fits[2]
-            return None if why is None else f"no longer matches it: {why}"
+            return None if why is None else QT_TRANSLATE_NOOP("ModelView", "no longer matches it: {why}").format(why=why)
         if not source.folder.is_dir():
-            return "cannot be opened: the folder is not there any more"
+            return QT_TRANSLATE_NOOP("ModelView", "cannot be opened: the folder is not there any more")
         refused = self.ck.refusal(source.folder)
-        return None if refused is None else f"cannot be opened: {refused}"
+        return None if refused is None else QT_TRANSLATE_NOOP("ModelView", "cannot be opened: {why}").format(why=refused)
 
     def _known(self, source):
         """The source with what the model said before any edit: its own logits (a head just opened), the ones a

@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from PySide6.QtCore import QObject, Signal
 
 from explorer.core.errors import ExplorerError
+from explorer.core.translatable import QT_TRANSLATE_NOOP
 
 
 SWITCH_INTERVAL_S = 0.0005
@@ -216,10 +217,11 @@ class RecomputeWorker(QObject):
             except ExplorerError as exc:
                 outcome = exc
             except MemoryError:
-                outcome = ExplorerError("not enough memory for attention at this size")
+                outcome = ExplorerError(QT_TRANSLATE_NOOP("Coordinator", "not enough memory for attention at this size"))
             except Exception as exc:  # noqa: BLE001 — a bug must end in a message, never a dead worker
                 sys.excepthook(*sys.exc_info())
-                outcome = ExplorerError(f"internal error {exc!r} (please report it)")
+                outcome = ExplorerError(QT_TRANSLATE_NOOP("Coordinator", "internal error {error} (please report it)").format(
+                    error=repr(exc)))
             finally:
                 with self._cv:
                     self._running = None

@@ -21,6 +21,7 @@ from explorer.core.errors import ShapeError
 from explorer.core.pipeline import run_pipeline
 from explorer.core.plural import count
 from explorer.core.session_data import ModelHead
+from explorer.core.translatable import QT_TRANSLATE_NOOP
 
 
 @dataclass(frozen=True, eq=False)
@@ -62,7 +63,8 @@ class HeadSource:
 
     def describe(self) -> str:
         """"layer 2 head 1 of tiny-induction", counted from 1 as the window counts."""
-        return f"layer {self.layer + 1} head {self.head + 1} of {self.name}"
+        return QT_TRANSLATE_NOOP("ModelView", "layer {layer} head {head} of {name}").format(
+            layer=self.layer + 1, head=self.head + 1, name=self.name)
 
 
 def head_source(model, run, layer: int, head: int) -> HeadSource:

@@ -236,21 +236,24 @@ class HeadsPanel(Panel):
         """What a head's cell is, for hovering."""
         r, tok, qtok = self.model.results, self.model.tokens, self.model.query_tokens
         if self.model.pending:
-            return "Recomputing…"
+            return translate("Heatmap", "Recomputing…")
         if r is None or head >= r.n_heads or row >= len(qtok) or col >= len(tok):
             return ""
         if self.hidden():
-            return f"head {head + 1}: hidden until {'②' if self.mode == 'weights' else '①'} is revealed"
-        value = (r.heads.weights if self.mode == "weights" else r.heads.scores)[head, row, col]
-        name = "weight" if self.mode == "weights" else "score"
-        text = f"head {head + 1}: {name}[{qtok[row]} → {tok[col]}] = {format_number(value)}"
+            return translate("Heads", "head {head}: hidden until {stage} is revealed").format(
+                head=head + 1, stage='②' if self.mode == 'weights' else '①')
+        value = format_number((r.heads.weights if self.mode == "weights" else r.heads.scores)[head, row, col])
+        text = (translate("Heads", "head {head}: weight[{q} → {k}] = {value}") if self.mode == "weights" else
+                translate("Heads", "head {head}: score[{q} → {k}] = {value}")).format(
+            head=head + 1, q=qtok[row], k=tok[col], value=value)
         if r.kv_heads < r.n_heads:
-            text += f"\nreads K/V head {r.kv_head(head) + 1} of {r.kv_heads}, with query heads " + ", ".join(
-                str(h + 1) for h in r.query_heads(r.kv_head(head)))
+            text += "\n" + translate("Heads", "reads K/V head {kv} of {kv_heads}, with query heads {heads}").format(
+                kv=r.kv_head(head) + 1, kv_heads=r.kv_heads,
+                heads=", ".join(str(h + 1) for h in r.query_heads(r.kv_head(head))))
         allowed = r.allowed(head)
         if allowed is not None and not allowed[row, col]:
-            text += "\nmasked (the key is in the future)"
-        return text + "\nclick to show this head in the Scores, Weights and Output panels"
+            text += "\n" + translate("Heads", "masked (the key is in the future)")
+        return text + "\n" + translate("Heads", "click to show this head in the Scores, Weights and Output panels")
 
     # ----- model → widgets ----------------------------------------------------------------------
     def render(self, flags):

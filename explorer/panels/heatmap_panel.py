@@ -109,11 +109,11 @@ class HeatmapPanel(Panel):
 
     def _tooltip_if_shown(self, row, col):
         if self.source() is None:  # the results belong to the state before the last edit (or are being rewritten)
-            return "Recomputing…"
+            return translate("Heatmap", "Recomputing…")
         if not self.hidden():
             return self.tooltip(row, col)
-        return ("Hidden until revealed — click the cell you expect to be darkest" if self.stage < 3 else
-                "Hidden until revealed — which rows of V will this row mix?")
+        return (translate("Heatmap", "Hidden until revealed — click the cell you expect to be darkest") if self.stage < 3
+                else translate("Heatmap", "Hidden until revealed — which rows of V will this row mix?"))
 
     def _outline_guess(self, *args):
         """Outline the reader's guess in magenta while the lesson runs and the numbers are those it was

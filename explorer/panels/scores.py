@@ -34,15 +34,16 @@ class ScoresPanel(HeatmapPanel):
     def tooltip(self, row, col):
         r = self.source()
         dot, scale, temp, masked, score = r.score_parts(self.head(), row, col)
-        tok, qtok = self.model.tokens, self.model.query_tokens
-        text = (f"score[{qtok[row]} → {tok[col]}]\nq({qtok[row]}) · k({tok[col]}) = {format_number(dot)}\n"
-                f"× scale {format_number(scale)}")
+        q, k = self.model.query_tokens[row], self.model.tokens[col]
+        lines = [translate("Heatmap", "score[{q} → {k}]").format(q=q, k=k),
+                 f"q({q}) · k({k}) = {format_number(dot)}",
+                 translate("Heatmap", "× scale {scale}").format(scale=format_number(scale))]
         bias = r.bias(self.head(), row, col)
         if bias is not None:
-            text += f"\n+ ALiBi bias −m·|i − j| = {format_number(bias)}"
+            lines.append(translate("Heatmap", "+ ALiBi bias −m·|i − j| = {bias}").format(bias=format_number(bias)))
         if temp != 1:
-            text += f"\n÷ temperature {format_number(temp)}"
-        text += f"\n= {format_number(score)}"
+            lines.append(translate("Heatmap", "÷ temperature {t}").format(t=format_number(temp)))
+        lines.append(f"= {format_number(score)}")
         if masked:
-            text += "\nmasked: set to −∞ before the softmax (the key is in the future)"
-        return text
+            lines.append(translate("Heatmap", "masked: set to −∞ before the softmax (the key is in the future)"))
+        return "\n".join(lines)

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QLabel, QVBoxLayout
 
 from explorer.core.heads import split_heads
 from explorer.core.plural import count
+from explorer.i18n import translate
 from explorer.model import LESSON, SETTINGS, STRUCTURE, VALUES
 from explorer.widgets.html_escape import escape
 from explorer.widgets.split_merge_canvas import SplitMergeCanvas, Stage
@@ -75,14 +76,18 @@ class SplitMergePanel(Panel):
         H, dh, D = m.settings.heads, head_width(m), m.widths()[0]
         kv, has_wo = m.state.kv_heads, m.projected if has_wo is None else has_wo
         dv = H * (m.widths()[1] // kv)  # the heads' outputs side by side
-        merge = ("concatenated back to (L, d_v)" if kv == H else f"concatenated side by side (L, H·d_v/H_kv = {dv})") + (
-            ", then projected by W_o" if has_wo else "")
-        hide = " — outputs hidden until ③ is revealed" if m.revealed < 3 else ""
-        kv_text = ("K and V the same way" if kv == H else
-                   f"K and V into H_kv = {count(kv, 'K/V head')}, each read by {H // kv} query heads in turn")
-        text = (f"<b>Split and merge</b>: (L, D) → (H, L, d_h) — Q's D = {D} columns are cut into H = {count(H, 'head')} of "
-                f"d_h = {dh} ({kv_text}); each head attends on its own with scale {escape(scale_text(m.settings, dh))}; "
-                f"the heads' outputs are {merge}.{hide}")
+        merge = (translate("SplitMerge", "concatenated back to (L, d_v)") if kv == H else translate(
+            "SplitMerge", "concatenated side by side (L, H·d_v/H_kv = {dv})").format(dv=dv)) + (
+            translate("SplitMerge", ", then projected by W_o") if has_wo else "")
+        hide = translate("SplitMerge", " — outputs hidden until ③ is revealed") if m.revealed < 3 else ""
+        kv_text = (translate("SplitMerge", "K and V the same way") if kv == H else
+                   translate("SplitMerge", "K and V into H_kv = {kv}, each read by {each} query heads in turn").format(
+                       kv=count(kv, 'K/V head'), n_kv=kv, each=H // kv))
+        text = translate("SplitMerge", "<b>Split and merge</b>: (L, D) → (H, L, d_h) — Q's D = {D} columns are cut into "
+                                       "H = {heads} of d_h = {dh} ({kv_text}); each head attends on its own with scale "
+                                       "{scale}; the heads' outputs are {merge}.{hide}").format(
+            D=D, heads=count(H, 'head'), n_heads=H, dh=dh, kv_text=kv_text, scale=escape(scale_text(m.settings, dh)),
+            merge=merge, hide=hide)
         self.caption.setText(text)
         self.canvas.setToolTip(text)
 
@@ -106,26 +111,29 @@ class SplitMergePanel(Panel):
         stages = [
             Stage("matrix", "Q", (L, D), r.q, [colour[c // dh] for c in range(D)], "Q", f"(L={L}, D={D})"),
             Stage("arrow", "split_heads", lines=("split_heads", "(L, D) → (H, L, d_h)"), code=True),
-            Stage("stack", "Q heads", (H, L, dh), split_heads(r.q, H), title="Q per head",
+            Stage("stack", "Q heads", (H, L, dh), split_heads(r.q, H), title=translate("SplitMerge", "Q per head"),
                   shape_text=f"(H={H}, L={L}, d_h={dh})", colours=colour),
         ]
         if grouped:  # the H_kv heads K is cut into, each coloured as the query heads that read it
-            stages.append(Stage("stack", "K/V heads", (kv, L, dh), split_heads(r.k, kv), title="K per K/V head",
+            stages.append(Stage("stack", "K/V heads", (kv, L, dh), split_heads(r.k, kv), title=translate("SplitMerge", "K per K/V head"),
                                 shape_text=f"(H_kv={kv}, L={L}, d_h={dh})", note=_sharing(r, kv)))
         stages += [
-            Stage("arrow", "attention", lines=("attention", "in each head", f"scale {scale}")),
-            Stage("stack", "head outputs", (H, L, dvh), heads.head_outputs, title="head outputs",
+            Stage("arrow", "attention", lines=(translate("SplitMerge", "attention"),
+                                               translate("SplitMerge", "in each head"),
+                                               translate("SplitMerge", "scale {scale}").format(scale=scale))),
+            Stage("stack", "head outputs", (H, L, dvh), heads.head_outputs,
+                  title=translate("SplitMerge", "head outputs"),
                   shape_text=f"(H={H}, L={L}, {'d_v/H' if kv == H else 'd_v/H_kv'}={dvh})", hidden=hidden,
                   colours=colour),
             Stage("arrow", "merge_heads", lines=("merge_heads", "(concat)"), code=True),
             Stage("matrix", "concat", (L, dv), heads.concat, [colour[c // dvh] for c in range(dv)], "concat",
                   f"(L={L}, {'d_v' if kv == H else 'H·d_v/H_kv'}={dv})",
-                  note="" if has_wo else "concat = output (no W_o)", hidden=hidden),
+                  note="" if has_wo else translate("SplitMerge", "concat = output (no W_o)"), hidden=hidden),
         ]
         if has_wo:
             d_out = out.shape[1]
             stages += [Stage("arrow", "W_o", lines=("· W_oᵀ", f"W_o: ({d_out}, {dv})")),
-                       Stage("matrix", "output", out.shape, out, [None] * d_out, "output",
+                       Stage("matrix", "output", out.shape, out, [None] * d_out, translate("SplitMerge", "output"),
                              f"(L={L}, D={d_out})", hidden=hidden)]
         self.canvas.set_data(self.model.query_tokens, H, stages, small, has_wo)
         self.render_heading(has_wo)  # what is drawn (the results'): the same as the state's once they come
@@ -135,4 +143,4 @@ def _sharing(results, kv, most=4):
     """Which query heads read each K/V head: "read by heads 1–4 | 5–8" (counted from 1)."""
     groups = [results.query_heads(g) for g in range(kv)]
     spans = [f"{g[0] + 1}–{g[-1] + 1}" if len(g) > 1 else f"{g[0] + 1}" for g in groups[:most]]
-    return "read by heads " + " | ".join(spans) + (" | …" if kv > most else "")
+    return translate("SplitMerge", "read by heads {spans}").format(spans=" | ".join(spans) + (" | …" if kv > most else ""))

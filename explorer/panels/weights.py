@@ -48,10 +48,11 @@ class WeightsPanel(HeatmapPanel):
         return f"<b>② A = softmax(S)</b>{self.head_note()}" + translate("Heatmap", ": each row sums to 1")
 
     def tooltip(self, row, col):
-        r, tok, qtok = self.source(), self.model.tokens, self.model.query_tokens
+        r, q, k = self.source(), self.model.query_tokens[row], self.model.tokens[col]
         dot, scale, temp, masked, score = r.score_parts(self.head(), row, col)
         weight = r.heads.weights[self.head(), row, col]
         if masked:
-            return f"weight[{qtok[row]} → {tok[col]}] = 0\nmasked: the score was set to −∞"
-        return (f"weight[{qtok[row]} → {tok[col]}] = {format_number(weight)}\n"
-                f"= exp(S) / Σ exp(S over the row of {qtok[row]}), S = {format_number(score)}")
+            return translate("Heatmap", "weight[{q} → {k}] = 0\nmasked: the score was set to −∞").format(q=q, k=k)
+        return translate("Heatmap", "weight[{q} → {k}] = {weight}\n= exp(S) / Σ exp(S over the row of {q}), "
+                                    "S = {score}").format(q=q, k=k, weight=format_number(weight),
+                                                          score=format_number(score))

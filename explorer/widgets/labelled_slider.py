@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QSlider, QToolTip, QWidget
 
+from explorer.i18n import shown_error, translate
 from explorer.widgets.number_text import format_number, parse_number
 
 
@@ -52,12 +53,12 @@ class _ReadOut(QDoubleSpinBox):
         try:
             value = parse_number(text, bounded=False)
         except ValueError as exc:
-            return str(exc)
+            return shown_error(exc)
         if not self.minimum() <= value <= self.maximum():
-            return (f"{text.strip()} is outside {self.textFromValue(self.minimum())} … "
-                    f"{self.textFromValue(self.maximum())}")
+            return translate("Numbers", "{text} is outside {low} … {high}").format(
+                text=text.strip(), low=self.textFromValue(self.minimum()), high=self.textFromValue(self.maximum()))
         if self._arrows and value != int(value):
-            return f"{text.strip()} is not a whole number"
+            return translate("Numbers", "{text} is not a whole number").format(text=text.strip())
         return None
 
     def keyPressEvent(self, event) -> None:

@@ -15,6 +15,7 @@ from PySide6.QtCore import QEvent, QItemSelection, QItemSelectionModel, QPersist
 from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QMenu, QTableView
 
+from explorer.i18n import shown_error, translate
 from explorer.widgets.number_text import MAX_ABS, parse_number
 
 from .column_fit import ColumnFit
@@ -147,20 +148,18 @@ class MatrixTableView(QTableView):
             return False
         box = self._selection_box()
         if box is None:
-            model.reject("Select a cell to paste into")
+            model.reject(translate("Table", "Select a cell to paste into"))
             return False
         top, left = box[0], box[1]
         rows = _split_block(text)
         if not rows:
-            model.reject("The clipboard holds no numbers to paste")
+            model.reject(translate("Table", "The clipboard holds no numbers to paste"))
             return False
         width = max(len(r) for r in rows)
         for r, cells in enumerate(rows):
             if len(cells) != width:
-                model.reject(
-                    f"Pasted row {r + 1} has {len(cells)} values but the block is {width} wide; "
-                    "nothing was pasted"
-                )
+                model.reject(translate("Table", "Pasted row {row} has {values} values but the block is {width} wide; "
+                                                "nothing was pasted").format(row=r + 1, values=len(cells), width=width))
                 return False
         values = np.empty((len(rows), width))
         for r, cells in enumerate(rows):
@@ -169,10 +168,10 @@ class MatrixTableView(QTableView):
                     values[r, c] = parse_number(cell)
                 except ValueError as error:
                     inside = top + r < model.rowCount() and left + c < model.columnCount()
-                    where = f" (for {model.cell_name(top + r, left + c, False)})" if inside else ""
-                    model.reject(
-                        f"Pasted row {r + 1}, column {c + 1}{where}: {error}; nothing was pasted"
-                    )
+                    where = (translate("Table", " (for {cell})").format(cell=model.cell_name(top + r, left + c, False))
+                             if inside else "")
+                    model.reject(translate("Table", "Pasted row {row}, column {col}{where}: {why}; nothing was pasted").format(
+                        row=r + 1, col=c + 1, where=where, why=shown_error(error)))
                     return False
         if not model.set_block(top, left, values):
             return False

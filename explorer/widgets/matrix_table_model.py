@@ -8,6 +8,7 @@ from typing import Callable, Sequence
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt, Signal
 
+from explorer.i18n import shown_error, translate
 from explorer.widgets.number_text import MAX_ABS, check_number, format_number, parse_number
 
 EditHandler = Callable[[int, int, float], None]
@@ -95,7 +96,8 @@ class MatrixTableModel(QAbstractTableModel):
 
     def cell_name(self, row: int, col: int, capital: bool = True) -> str:
         """How messages name a cell: 'Row 猫, column 2' ('row 猫, column 2' mid-sentence)."""
-        return f"{'Row' if capital else 'row'} {self._row_labels[row]}, column {self._col_labels[col]}"
+        return (translate("Table", "Row {row}, column {col}") if capital else
+                translate("Table", "row {row}, column {col}")).format(row=self._row_labels[row], col=self._col_labels[col])
 
     def block(self, top: int, left: int, bottom: int, right: int) -> np.ndarray:
         """A copy of the inclusive block [top..bottom] × [left..right] as float64."""
@@ -139,7 +141,7 @@ class MatrixTableModel(QAbstractTableModel):
             return False
         row, col = index.row(), index.column()
         if not self.editable or self.edit_handler is None:
-            self.reject(f"{self.cell_name(row, col)}: this table is read-only")
+            self.reject(translate("Table", "{cell}: this table is read-only").format(cell=self.cell_name(row, col)))
             return False
         try:
             if isinstance(value, str):
@@ -147,14 +149,14 @@ class MatrixTableModel(QAbstractTableModel):
             else:
                 number = check_number(value)
         except ValueError as error:
-            self.reject(f"{self.cell_name(row, col)}: {error}")
+            self.reject(translate("Table", "{cell}: {why}").format(cell=self.cell_name(row, col), why=shown_error(error)))
             return False
         if number == self.value(row, col):
             return True
         try:
             self.edit_handler(row, col, number)
         except ValueError as error:
-            self.reject(f"{self.cell_name(row, col)}: {error}")
+            self.reject(translate("Table", "{cell}: {why}").format(cell=self.cell_name(row, col), why=shown_error(error)))
             return False
         return True
 
@@ -171,31 +173,28 @@ class MatrixTableModel(QAbstractTableModel):
         """
         values = np.asarray(values, dtype=float)
         if values.ndim != 2 or values.size == 0:
-            self.reject("Nothing to paste")
+            self.reject(translate("Table", "Nothing to paste"))
             return False
         rows, cols = self._array.shape
         if not self.editable or (self.edit_handler is None and self.block_edit_handler is None):
-            self.reject("This table is read-only; nothing was pasted")
+            self.reject(translate("Table", "This table is read-only; nothing was pasted"))
             return False
         if not (0 <= top < rows and 0 <= left < cols):
-            self.reject("Select a cell to paste into")
+            self.reject(translate("Table", "Select a cell to paste into"))
             return False
         height, width = values.shape
         room_rows, room_cols = rows - top, cols - left
         if height > room_rows or width > room_cols:
-            self.reject(
-                f"The pasted block is {height} × {width} (rows × columns), but from "
-                f"{self.cell_name(top, left, capital=False)} there is room for only "
-                f"{room_rows} × {room_cols}; nothing was pasted"
-            )
+            self.reject(translate("Table", "The pasted block is {height} × {width} (rows × columns), but from {cell} "
+                                           "there is room for only {room_rows} × {room_cols}; nothing was pasted").format(
+                height=height, width=width, cell=self.cell_name(top, left, capital=False), room_rows=room_rows,
+                room_cols=room_cols))
             return False
         bad = ~np.isfinite(values) | (np.abs(values) > MAX_ABS)
         if bad.any():
             r, c = (int(i) for i in np.argwhere(bad)[0])
-            self.reject(
-                f"{self.cell_name(top + r, left + c)}: {values[r, c]!r} is not a finite number "
-                "within 1e6; nothing was pasted"
-            )
+            self.reject(translate("Table", "{cell}: {value} is not a finite number within 1e6; nothing was pasted").format(
+                cell=self.cell_name(top + r, left + c), value=repr(values[r, c])))
             return False
         try:
             if self.block_edit_handler is not None:
@@ -205,7 +204,8 @@ class MatrixTableModel(QAbstractTableModel):
                     if v != self.value(top + r, left + c):
                         self.edit_handler(top + r, left + c, float(v))
         except ValueError as error:
-            self.reject(f"Paste at {self.cell_name(top, left, capital=False)}: {error}")
+            self.reject(translate("Table", "Paste at {cell}: {why}").format(cell=self.cell_name(top, left, capital=False),
+                                                                             why=shown_error(error)))
             return False
         return True
 

@@ -1,12 +1,15 @@
 """Turn what a person types into a finite float, and a float into compact display text.
 
-Qt-free on purpose, so it is usable (and testable) without a display.
+Qt-free on purpose, so it is usable (and testable) without a display; its refusals are marked for translation
+(explorer/core/translatable.py) and said in the interface's language where they are shown.
 """
 from __future__ import annotations
 
 import math
 import re
 import unicodedata
+
+from explorer.core.translatable import QT_TRANSLATE_NOOP
 
 MAX_ABS = 1e6
 """Largest magnitude a typed value may have; bigger numbers are refused, not clamped."""
@@ -45,27 +48,27 @@ def parse_number(text: str, bounded: bool = True) -> float:
         raise ValueError(f"{text!r} is not text")
     cleaned = _normalise(text)
     if not cleaned:
-        return _fail("empty text is not a number")
+        return _fail(QT_TRANSLATE_NOOP("Numbers", "empty text is not a number"))
     lowered = cleaned.lower()
     if lowered in _NAN:
-        return _fail(f"{_shown(cleaned)} is not a number (NaN is not allowed)")
+        return _fail(QT_TRANSLATE_NOOP("Numbers", "{text} is not a number (NaN is not allowed)").format(
+            text=_shown(cleaned)))
     if lowered in _INF:
-        return _fail(f"{_shown(cleaned)} is infinite; type a finite number")
+        return _fail(QT_TRANSLATE_NOOP("Numbers", "{text} is infinite; type a finite number").format(text=_shown(cleaned)))
     candidate = cleaned
     if candidate.count(",") == 1 and "." not in candidate:
         candidate = candidate.replace(",", ".")
     if not _NUMBER.fullmatch(candidate):
         if "," in cleaned:
-            return _fail(
-                f"{_shown(cleaned)} is not a number (a comma is read as the decimal point "
-                "only when it is the only separator)"
-            )
-        return _fail(f"{_shown(cleaned)} is not a number")
+            return _fail(QT_TRANSLATE_NOOP("Numbers", "{text} is not a number (a comma is read as the decimal point "
+                                                      "only when it is the only separator)").format(text=_shown(cleaned)))
+        return _fail(QT_TRANSLATE_NOOP("Numbers", "{text} is not a number").format(text=_shown(cleaned)))
     value = float(candidate)
     if math.isinf(value):
-        return _fail(f"{_shown(cleaned)} overflows: it is too large to represent")
+        return _fail(QT_TRANSLATE_NOOP("Numbers", "{text} overflows: it is too large to represent").format(
+            text=_shown(cleaned)))
     if bounded and abs(value) > MAX_ABS:
-        return _fail(f"{_shown(cleaned)} is larger than 1e6 in magnitude")
+        return _fail(QT_TRANSLATE_NOOP("Numbers", "{text} is larger than 1e6 in magnitude").format(text=_shown(cleaned)))
     return value + 0.0  # -0.0 becomes 0.0
 
 
@@ -78,13 +81,14 @@ def check_number(value: float) -> float:
     try:
         value = float(value)
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{value!r} is not a number") from None
+        raise ValueError(QT_TRANSLATE_NOOP("Numbers", "{text} is not a number").format(text=repr(value))) from None
     if math.isnan(value):
-        raise ValueError("NaN is not allowed")
+        raise ValueError(QT_TRANSLATE_NOOP("Numbers", "NaN is not allowed"))
     if math.isinf(value):
-        raise ValueError(f"{value!r} is infinite; type a finite number")
+        raise ValueError(QT_TRANSLATE_NOOP("Numbers", "{text} is infinite; type a finite number").format(text=repr(value)))
     if abs(value) > MAX_ABS:
-        raise ValueError(f"{format_number(value)} is larger than 1e6 in magnitude")
+        raise ValueError(QT_TRANSLATE_NOOP("Numbers", "{text} is larger than 1e6 in magnitude").format(
+            text=format_number(value)))
     return value + 0.0
 
 

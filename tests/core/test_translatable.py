@@ -29,3 +29,41 @@ def test_the_core_still_says_its_english():
     assert said == ("W_o gives back 3 columns, but the residual stream X is D = 6 wide: x + Attn needs W_o to have "
                     "D = 6 rows (a session switched from direct mode has X = [Q | K | V] and W_o = I of V's width).")
     assert said.arguments == {"rows": 3, "D": 6}
+
+
+def test_a_refusal_wrapped_by_another_keeps_both_templates():
+    """A settings check inside a session file: the session's refusal says where, the check's says why, and each
+    stays a marked template (``message_of``), so the Qt layer can say both in the interface's language."""
+    import json
+
+    import pytest
+
+    from explorer.core.errors import SessionError
+    from explorer.core.session import session_from_json
+    from explorer.core.translatable import message_of
+
+    text = json.dumps({"format": "attention-explorer-session", "version": 6, "tokens": ["a", "b"],
+                       "settings": {"temperature": 25.0},
+                       "matrices": {"Q": [[1, 2], [3, 4]], "K": [[1, 2], [3, 4]], "V": [[1, 2], [3, 4]]}})
+    with pytest.raises(SessionError) as caught:
+        session_from_json(text, "mine.json")
+    said = message_of(caught.value)
+    assert said == "mine.json: settings.temperature is 25.0; it must lie in 0.05..20" == str(caught.value)
+    assert said.template == "{where}: {why}" and said.template.context == "Session"
+    why = said.arguments["why"]
+    assert why.template == "{place} is {value}; it must lie {allowed}" and why.template.context == "SettingsCheck"
+    assert why.arguments["allowed"].template == "in {low}..{high}"
+
+
+def test_a_typed_number_refused_remembers_its_template():
+    import pytest
+
+    from explorer.core.translatable import message_of
+    from explorer.widgets.number_text import parse_number
+
+    with pytest.raises(ValueError) as caught:
+        parse_number("1,2,3")
+    said = message_of(caught.value)
+    assert said.startswith("'1,2,3' is not a number (a comma") and said.template.context == "Numbers"
+    assert said.arguments == {"text": "'1,2,3'"}
+    assert message_of(ValueError("plain")) == "plain" and message_of(KeyError(1, 2)) == str(KeyError(1, 2))

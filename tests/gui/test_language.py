@@ -189,7 +189,8 @@ def caption_of(panel, name):
             "flash": lambda: panel.heading.text(),
             "qk_space": lambda: panel.caption.text(),
             "sensitivity": lambda: panel.caption.text() + " | " + panel.summary.text(),
-            "ab_diff": lambda: panel.caption.text() + " | " + panel.mark_button.text()}[name]()
+            "ab_diff": lambda: panel.caption.text() + " | " + panel.mark_button.text(),
+            "split_merge": lambda: panel.caption.text()}[name]()
 
 
 # written by hand from the translations in explorer_zh_CN.ts, for the demo session (猫 追 红色 激光点, row 追)
@@ -209,6 +210,7 @@ CHINESE_CAPTIONS = {
     "qk_space": "查询落在它最看重的那些键附近",
     "sensitivity": "微调 ε</b>：经过 softmax 带动了什么",
     "ab_diff": "（B 是现在的状态） | 标记为 A",
+    "split_merge": "Q 的 D = 3 列被切成 H = 1 份，每份 d_h = 3 维（K 和 V 也这样切）",
 }
 
 
@@ -312,3 +314,115 @@ def test_every_message_of_the_ts_is_translated_and_its_braces_are_sound():
         assert node.get("type") is None and node.text, (context, source)
         if "{" in source:
             node.text.format_map(Anything())  # raises on an unbalanced or malformed placeholder
+
+
+# ----- what a person meets most: a cell's hover, a refused value, a file the core refuses --------------------
+ENGLISH_WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def english_words(text, allowed=("softmax", "exp", "ALiBi")):
+    """The English words (three letters or more) of ``text``, but for the chapter's own symbols."""
+    return [w for w in ENGLISH_WORD.findall(text) if w not in allowed]
+
+
+def test_a_cell_hover_says_how_the_cell_was_made_in_chinese_then_english_again(window):
+    hovers = {name: window.panels[name].heatmap.tooltip_provider for name in ("scores", "weights", "output")}
+    english = {name: hover(1, 0) for name, hover in hovers.items()}  # the row of 追, the key 猫
+    assert english["scores"].startswith("score[追 → 猫]\nq(追) · k(猫) = 4\n× scale 0.5774")
+    window.menus.choose_language("zh")
+    chinese = {name: hover(1, 0) for name, hover in hovers.items()}
+    # (written by hand from the .ts: q(追)·k(猫) = 2·2 = 4, scaled by 1/√3)
+    assert chinese["scores"] == "分数[追 → 猫]\nq(追) · k(猫) = 4\n× 缩放 0.5774\n= 2.309"
+    assert chinese["weights"].startswith("权重[追 → 猫] = 0.4548\n= exp(S) / Σ exp(追 这一行的 S)")
+    assert chinese["output"] == english["output"]  # O[追, d0] = Σ_j A[追, j] · V[j, d0]: symbols only
+    for name in ("scores", "weights"):
+        assert not english_words(chinese[name]), chinese[name]
+    window.menus.choose_language("en")
+    assert {name: hover(1, 0) for name, hover in hovers.items()} == english
+
+
+def test_a_value_typed_into_a_cell_is_refused_in_chinese(window):
+    editor = window.panels["editor"]
+    table = editor.views["Q"].model()
+    before = window.model.matrix("Q").copy()
+    window.menus.choose_language("zh")
+    assert not table.setData(table.index(0, 0), "abc")
+    assert window.statusBar().currentMessage() == "Q：格子 [猫, d0]：'abc' 不是数字"
+    assert not table.setData(table.index(1, 2), "1e9")
+    assert window.statusBar().currentMessage() == "Q：格子 [追, d2]：'1e9' 的绝对值大于 1e6"
+    assert np.array_equal(window.model.matrix("Q"), before)  # nothing changed
+    window.menus.choose_language("en")
+    assert not table.setData(table.index(0, 0), "abc")
+    assert window.statusBar().currentMessage() == "Q: Row 猫, column d0: 'abc' is not a number"
+
+
+def test_the_cores_refusals_of_files_and_settings_are_chinese(window, tmp_path):
+    """Session files, matrix files and settings are checked in the Qt-free core; their messages are marked there
+    and come out in the interface's language, the English coming back with it."""
+    from explorer.core.errors import MatrixFileError, SessionError
+    from explorer.core.matrix_io import load_matrix
+    from explorer.core.session import load_session
+    from explorer.core.settings_schema import check_value
+
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "attention-explorer-session", "version": 6, "tokens": ["a", "b"], "matrices": '
+                   '{"Q": [[1, 2], [3]], "K": [[1, 2], [3, 4]], "V": [[1, 2], [3, 4]]}}', encoding="utf-8")
+    errors = []
+    for attempt, kind in ((lambda: load_session(bad), SessionError), (lambda: check_value("temperature", 25.0), ValueError),
+                          (lambda: load_matrix(tmp_path / "none.npy"), MatrixFileError)):
+        with pytest.raises(kind) as caught:
+            attempt()
+        errors.append(caught.value)
+    english = [i18n.shown_error(e) for e in errors]
+    assert english == ["bad.json: matrices.Q row 1 has 1 numbers but row 0 has 2",
+                       "settings.temperature is 25.0; it must lie in 0.05..20", "none.npy: no such file"]
+    window.menus.choose_language("zh")
+    assert [i18n.shown_error(e) for e in errors] == ["bad.json：matrices.Q 第 1 行有 1 个数，但第 0 行有 2 个",
+                                                     "settings.temperature 是 25.0；它必须在 0.05..20 之间",
+                                                     "none.npy：没有这个文件"]
+    window.menus.choose_language("en")
+    assert [i18n.shown_error(e) for e in errors] == english == [str(e) for e in errors]
+
+
+def test_opening_a_bad_session_file_says_why_in_chinese(window, tmp_path, monkeypatch):
+    bad = tmp_path / "empty.json"
+    bad.write_text("", encoding="utf-8")
+    said = []
+    monkeypatch.setattr(window.documents, "error", lambda title, text: said.append((title, text)))
+    window.menus.choose_language("zh")
+    title = window.model.title
+    assert not window.documents.open(str(bad), ask=False, remember=False)
+    assert said == [("无法打开会话", "empty.json：是空的")] and window.model.title == title
+
+
+def test_the_heads_split_merge_and_lesson_cards_speak_chinese_then_english_again(qtbot, window):
+    heads, split, lesson = (show_panel(qtbot, window, name) for name in ("heads", "split_merge", "lesson"))
+
+    def said():
+        return (heads.tooltip(0, 1, 0), split.caption.text(), lesson.cards[3].live.text(), lesson.sum_check.text())
+    english = said()
+    assert english[0].startswith("head 1: weight[追 → 猫] = ")
+    window.menus.choose_language("zh")
+    hover, caption, card, check = said()
+    assert hover.startswith("头 1：权重[追 → 猫] = ") and hover.endswith("单击即在分数、权重和输出面板中显示这个头")
+    assert caption.startswith("<b>拆分与合并</b>：(L, D) → (H, L, d_h) —— Q 的 D = 3 列被切成 H = 1 份")
+    assert card.startswith("K 与示例相同：追 最看重 <b>猫") and "追 这一行：" in card
+    assert "权重的每一行之和都为 1" in check
+    for text in (hover, caption, card, check):
+        assert not english_words(re.sub(r"<[^>]*>", "", text).replace("concat", "")), text
+    window.menus.choose_language("en")
+    assert said() == english
+
+
+def test_a_model_heads_status_names_it_in_chinese(window):
+    from explorer.models.flow_back import HeadSource
+    from explorer.panels.model_view.next_tokens import closed
+
+    source = HeadSource(folder=Path("/models/gpt2"), name="gpt2", ids=(1, 2), layer=1, head=0, logits=None, hidden=8)
+    english = closed(source, None)
+    assert english.startswith("The session is layer 2 head 1 of gpt2 (from /models/gpt2). Open gpt2")
+    window.menus.choose_language("zh")
+    assert closed(source, None) == ("这个会话是 gpt2 的第 2 层第 1 个头（来自 /models/gpt2）。打开 gpt2，就能看到这些编辑"
+                                    "怎样改变它接下来说的话。")
+    window.menus.choose_language("en")
+    assert closed(source, None) == english

@@ -18,24 +18,32 @@ from explorer.widgets.table_page import TablePage
 from ..base import Panel
 from .tools import EditorTools
 
-# (the short roles are source texts of their translations, context "Editor"; the formulas stay as they are)
-ROLES = {"Q": (QT_TRANSLATE_NOOP("Editor", "looks for"), "Query: what each token is looking for (我在找什么)"),
+# (the short roles and the tooltips are source texts of their translations, context "Editor"; the formulas stay as
+# they are)
+ROLES = {"Q": (QT_TRANSLATE_NOOP("Editor", "looks for"),
+               QT_TRANSLATE_NOOP("Editor", "Query: what each token is looking for (我在找什么)")),
          "K": (QT_TRANSLATE_NOOP("Editor", "is found by"),
-               "Key: what each token can be found by (我能被什么找到)"),
+               QT_TRANSLATE_NOOP("Editor", "Key: what each token can be found by (我能被什么找到)")),
          "V": (QT_TRANSLATE_NOOP("Editor", "carries"),
-               "Value: what each token hands over once found (找到我后能带走什么)"),
+               QT_TRANSLATE_NOOP("Editor", "Value: what each token hands over once found "
+                                           "(找到我后能带走什么)")),
          "X": (QT_TRANSLATE_NOOP("Editor", "token vectors (L × D)"),
-               "X: one vector per token, as the embedding table gives it"),
+               QT_TRANSLATE_NOOP("Editor", "X: one vector per token, as the embedding table gives it")),
          "X_src": (QT_TRANSLATE_NOOP("Editor", "source vectors (L_k × D)"),
-                   "X_src: the vectors of the sequence the queries read (cross-attention): "
-                   "K = X_src·W_kᵀ, V = X_src·W_vᵀ"),
-         "Wq": ("Q = X·W_qᵀ", "W_q: turns a token vector into its query (row i makes q's dimension i)"),
-         "Wk": ("K = X·W_kᵀ", "W_k: turns a token vector into its key"),
-         "Wv": ("V = X·W_vᵀ", "W_v: turns a token vector into its value"),
-         "Wo": ("out = concat·W_oᵀ", "W_o: mixes the concatenated heads into the output"),
-         "derivedQ": ("= X·W_qᵀ", "Q computed from X and W_q (read-only here: edit X or W_q)"),
-         "derivedK": ("= X·W_kᵀ", "K computed from X and W_k (read-only here: edit X or W_k)"),
-         "derivedV": ("= X·W_vᵀ", "V computed from X and W_v (read-only here: edit X or W_v)")}
+                   QT_TRANSLATE_NOOP("Editor", "X_src: the vectors of the sequence the queries read (cross-attention): "
+                                               "K = X_src·W_kᵀ, V = X_src·W_vᵀ")),
+         "Wq": ("Q = X·W_qᵀ",
+                QT_TRANSLATE_NOOP("Editor", "W_q: turns a token vector into its query (row i makes q's dimension i)")),
+         "Wk": ("K = X·W_kᵀ", QT_TRANSLATE_NOOP("Editor", "W_k: turns a token vector into its key")),
+         "Wv": ("V = X·W_vᵀ", QT_TRANSLATE_NOOP("Editor", "W_v: turns a token vector into its value")),
+         "Wo": ("out = concat·W_oᵀ",
+                QT_TRANSLATE_NOOP("Editor", "W_o: mixes the concatenated heads into the output")),
+         "derivedQ": ("= X·W_qᵀ",
+                      QT_TRANSLATE_NOOP("Editor", "Q computed from X and W_q (read-only here: edit X or W_q)")),
+         "derivedK": ("= X·W_kᵀ",
+                      QT_TRANSLATE_NOOP("Editor", "K computed from X and W_k (read-only here: edit X or W_k)")),
+         "derivedV": ("= X·W_vᵀ",
+                      QT_TRANSLATE_NOOP("Editor", "V computed from X and W_v (read-only here: edit X or W_v)"))}
 # (row label prefix, column label prefix) of the projection matrices; None rows = the tokens
 LABELS = {"Q": (None, "d"), "K": (None, "d"), "V": (None, "d"), "X": (None, "x"), "X_src": (None, "x"), "Wq": ("q", "x"),
           "Wk": ("k", "x"), "Wv": ("v", "x"), "Wo": ("o", "v")}
@@ -120,7 +128,7 @@ class EditorPanel(Panel):
         page = TablePage(rows, self._build_table, self._button_text, stretches, self)
         page.chosen.connect(self._table_chosen)
         for name, button in page.buttons.items():
-            button.setToolTip(ROLES[name][1])
+            button.setToolTip(translate("Editor", ROLES[name][1]))
         self._lines.extend(page.lines)
         return page
 
@@ -155,7 +163,7 @@ class EditorPanel(Panel):
                               + 2 * view.frameWidth())
         view.column_fit.stretch_up_to = STRETCH_UP_TO
         view.setModel(table)
-        view.rejected.connect(lambda text: m.notify(f"{name}: {text}"))
+        view.rejected.connect(lambda text: m.notify(translate("Editor", "{name}: {text}").format(name=name, text=text)))
         if table.editable:
             begin, end = weakly(self._begin_drag), weakly(self._end_drag)
             view.scrubStarted.connect(lambda r, c: begin())
@@ -182,10 +190,7 @@ class EditorPanel(Panel):
         cell = QWidget(parent)
         box = QVBoxLayout(cell)
         box.setContentsMargins(0, 0, 0, 0)
-        tip = ROLES[name][1]
         title = QLabel(cell)
-        title.setToolTip(tip)
-        view.setToolTip(tip)
         box.addWidget(title)
         box.addWidget(view, 1)
         cell.setFocusProxy(view)
@@ -199,7 +204,9 @@ class EditorPanel(Panel):
         if old is not None:  # (the texts of another language)
             old.widget.removeEventFilter(old)
             old.deleteLater()
-        short = translate("Editor", ROLES[name][0])
+        short, tip = (translate("Editor", text) for text in ROLES[name])
+        for widget in (self.titles[name], self.views[name]):
+            widget.setToolTip(tip)
         shown = name[-1] if name.startswith("derived") else name
         self._fitting[name] = FittingText(self.titles[name], (
             (f"<b>{shown}</b> <span style='color:#555'>— {short}</span>", f"{shown} — {short}"),

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePol
 from explorer.model.flow_back import CLOSED, FAILED, LOST, MISFIT, NONE, READY, STOPPED, WAITING
 from explorer.widgets.html_escape import escape
 from explorer.widgets.palette import BAD, BLUE, MUTED, VERMILLION, WEIGHT_BLUE
-from explorer.i18n import translate
+from explorer.i18n import in_language, translate
 
 EIGHTHS = " ▏▎▍▌▋▊▉█"
 BAR_CELLS = 4  # a probability of 1 fills this many characters
@@ -98,16 +98,20 @@ def later_heads(change, source):
 def closed(source, open_model):
     """Why a session's head shows no numbers while its model is not the open one (``open_model``: the open
     explorer.models.Model, or None), and what opens it; the folders only when the names alike do not tell."""
+    said = escape(in_language(source.describe()))
     if open_model is None:
-        return (f"The session is {escape(source.describe())} (from {escape(str(source.folder))}). Open "
-                f"{escape(source.name)} to see what its edits change in what it says next.")
+        return translate("ModelView", "The session is {head} (from {folder}). Open {name} to see what its edits change "
+                                      "in what it says next.").format(head=said, folder=escape(str(source.folder)),
+                                                                      name=escape(source.name))
     if open_model.name != source.name:
-        where, other = escape(source.describe()), escape(open_model.name)
+        where, other = said, escape(open_model.name)
     else:
-        where = f"{escape(source.describe())} from {escape(str(source.folder))}"
-        other = f"{escape(open_model.name)} from {escape(str(open_model.folder))}"
-    return (f"The session is {where}, which is not the open model now ({other} is): open {escape(source.name)} "
-            f"again to see what its edits change.")
+        from_ = translate("ModelView", "{what} from {folder}")
+        where = from_.format(what=said, folder=escape(str(source.folder)))
+        other = from_.format(what=escape(open_model.name), folder=escape(str(open_model.folder)))
+    return translate("ModelView", "The session is {where}, which is not the open model now ({other} is): open {name} "
+                                  "again to see what its edits change.").format(where=where, other=other,
+                                                                                name=escape(source.name))
 
 
 class NextTokensView(QFrame):
@@ -216,24 +220,28 @@ class NextTokensView(QFrame):
         elif state == CLOSED:
             self.status.setText(closed(source, flow.ck.model))
         elif state == LOST:
-            self.status.setText(f"This session came from {escape(source.describe())} at {escape(str(source.folder))}, "
-                                f"which {escape(flow.reason)}. Its numbers are all here to edit; only what the model "
-                                f"says next cannot be shown.")
+            self.status.setText(translate("ModelView", "This session came from {head} at {folder}, which {why}. Its "
+                                                       "numbers are all here to edit; only what the model says next "
+                                                       "cannot be shown.").format(
+                head=escape(in_language(source.describe())), folder=escape(str(source.folder)),
+                why=escape(in_language(flow.reason))))
         elif state == MISFIT:
-            unsaved = (" Saved like this, the file would not remember the head: it keeps one only while the tokens "
-                       "are the model's text's." if flow.model.state.saved_head() is None else "")
-            self.status.setText(f"The session was {escape(source.describe())}, but it cannot stand in for that head "
-                                f"now: {escape(flow.reason)}.{unsaved}")
+            unsaved = (translate("ModelView", " Saved like this, the file would not remember the head: it keeps one "
+                                              "only while the tokens are the model's text's.")
+                       if flow.model.state.saved_head() is None else "")
+            self.status.setText(translate("ModelView", "The session was {head}, but it cannot stand in for that head "
+                                                       "now: {why}.{unsaved}").format(
+                head=escape(in_language(source.describe())), why=escape(in_language(flow.reason)), unsaved=unsaved))
         elif state == WAITING:
             self.status.setText(self._running())
         elif state == STOPPED:
             self.status.setText(translate("ModelView", "Stopped.") + (
                 translate("ModelView", " The numbers below are from before the last edit.") if shown else ""))
         elif state == FAILED:
-            self.status.setText(f"<span style='color:{BAD}'>{escape(flow.reason)}</span>")
+            self.status.setText(f"<span style='color:{BAD}'>{escape(in_language(flow.reason))}</span>")
         else:  # who is speaking is in the tooltip: the line stays short above the table
             self.status.setText(translate("ModelView", "{moved} of the probability moved{favourite}.").format(
                 moved=f"<b>{percent(result.moved)}</b>", favourite=favourite(result)))
-        self.status.setToolTip(
-            f"{source.name} with its layer {source.layer + 1} head {source.head + 1} as the session has it now, "
-            f"against the model before any edit" if state == READY else "")
+        self.status.setToolTip(translate("ModelView", "{name} with its layer {layer} head {head} as the session has it "
+                                                      "now, against the model before any edit").format(
+            name=source.name, layer=source.layer + 1, head=source.head + 1) if state == READY else "")

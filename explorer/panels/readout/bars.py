@@ -114,10 +114,13 @@ class SharesBars:
                     j = keys[slot]
                     return (f"{tokens[j]} → O[{self.model.query_tokens[ro.row]}, {col}]: w {format_weight(ro.weights[j])} × "
                             f"v {format_fixed(ro.values[j, d])} = {format_fixed(part)}")
-                sign = "positive" if part > 0 else "negative"
-                others = count(len(ro.attended()) - len(keys), "key")
-                return f"the other {others}: their {sign} shares of {col} make {format_fixed(part)}"
-        return f"O[{self.model.query_tokens[ro.row]}, {col}] = {format_fixed(ro.output[d])} (the sum of the shares)"
+                others = len(ro.attended()) - len(keys)
+                return (translate("Readout", "the other {others}: their positive shares of {col} make {part}")
+                        if part > 0 else
+                        translate("Readout", "the other {others}: their negative shares of {col} make {part}")).format(
+                    others=count(others, "key"), n_others=others, col=col, part=format_fixed(part))
+        return translate("Readout", "O[{q}, {col}] = {output} (the sum of the shares)").format(
+            q=self.model.query_tokens[ro.row], col=col, output=format_fixed(ro.output[d]))
 
     def _hover_bars(self, scene_pos):
         vb = self.bars.getViewBox()

@@ -105,6 +105,26 @@ B − A = {change}</translation>
         <source>Forget A</source>
         <translation>忘掉 A</translation>
     </message>
+    <message>
+        <source>A state of {shape} is too large to keep as A (at most {most} weights)</source>
+        <translation>{shape} 的状态太大，不能留作 A（最多 {most} 个权重）</translation>
+    </message>
+    <message>
+        <source>A state of {shape} is too large to keep as A: it and B − A need {need}, and only {free} of memory is free</source>
+        <translation>{shape} 的状态太大，不能留作 A：它和 B − A 需要 {need}，而空闲内存只有 {free}</translation>
+    </message>
+    <message>
+        <source>Cannot mark this state as A: its results could not be computed ({why})</source>
+        <translation>无法把这个状态标记为 A：它的结果没能算出来（{why}）</translation>
+    </message>
+    <message>
+        <source>{name}: its stages could not be computed ({why})</source>
+        <translation>{name}：它的各阶段没能算出来（{why}）</translation>
+    </message>
+    <message>
+        <source>Cannot compare with {name}: the results of this session could not be computed ({why})</source>
+        <translation>无法与 {name} 对比：这个会话的结果没能算出来（{why}）</translation>
+    </message>
 </context>
 <context>
     <name>Block</name>
@@ -368,6 +388,25 @@ B − A = {change}</translation>
     </message>
 </context>
 <context>
+    <name>Coordinator</name>
+    <message>
+        <source>not enough memory at this size</source>
+        <translation>这个规模下内存不足</translation>
+    </message>
+    <message>
+        <source>Could not compute attention: {why}</source>
+        <translation>无法计算注意力：{why}</translation>
+    </message>
+    <message>
+        <source>not enough memory for attention at this size</source>
+        <translation>这个规模下注意力所需内存不足</translation>
+    </message>
+    <message>
+        <source>internal error {error} (please report it)</source>
+        <translation>内部错误 {error}（请报告它）</translation>
+    </message>
+</context>
+<context>
     <name>Docks</name>
     <message>
         <source>Matrix editor — Q, K, V</source>
@@ -580,6 +619,10 @@ B − A = {change}</translation>
         <source>{path}: the picture could not be written (is the folder writable?)</source>
         <translation>{path}：无法写入图片（文件夹可写吗？）</translation>
     </message>
+    <message>
+        <source>{name}: could not be read ({kind}: {detail})</source>
+        <translation>{name}：无法读取（{kind}：{detail}）</translation>
+    </message>
 </context>
 <context>
     <name>Editor</name>
@@ -588,20 +631,68 @@ B − A = {change}</translation>
         <translation>我在找什么</translation>
     </message>
     <message>
+        <source>Query: what each token is looking for (我在找什么)</source>
+        <translation>查询（Query）：每个 token 在找什么（我在找什么）</translation>
+    </message>
+    <message>
         <source>is found by</source>
         <translation>我能被什么找到</translation>
+    </message>
+    <message>
+        <source>Key: what each token can be found by (我能被什么找到)</source>
+        <translation>键（Key）：每个 token 能凭什么被找到（我能被什么找到）</translation>
     </message>
     <message>
         <source>carries</source>
         <translation>找到我后能带走什么</translation>
     </message>
     <message>
+        <source>Value: what each token hands over once found (找到我后能带走什么)</source>
+        <translation>值（Value）：每个 token 被找到后交出什么（找到我后能带走什么）</translation>
+    </message>
+    <message>
         <source>token vectors (L × D)</source>
         <translation>token 向量（L × D）</translation>
     </message>
     <message>
+        <source>X: one vector per token, as the embedding table gives it</source>
+        <translation>X：每个 token 一个向量，即嵌入表给出的向量</translation>
+    </message>
+    <message>
         <source>source vectors (L_k × D)</source>
         <translation>源序列向量（L_k × D）</translation>
+    </message>
+    <message>
+        <source>X_src: the vectors of the sequence the queries read (cross-attention): K = X_src·W_kᵀ, V = X_src·W_vᵀ</source>
+        <translation>X_src：查询所读取的那个序列的向量（交叉注意力）：K = X_src·W_kᵀ，V = X_src·W_vᵀ</translation>
+    </message>
+    <message>
+        <source>W_q: turns a token vector into its query (row i makes q&apos;s dimension i)</source>
+        <translation>W_q：把 token 向量变成它的查询（第 i 行得出 q 的第 i 维）</translation>
+    </message>
+    <message>
+        <source>W_k: turns a token vector into its key</source>
+        <translation>W_k：把 token 向量变成它的键</translation>
+    </message>
+    <message>
+        <source>W_v: turns a token vector into its value</source>
+        <translation>W_v：把 token 向量变成它的值</translation>
+    </message>
+    <message>
+        <source>W_o: mixes the concatenated heads into the output</source>
+        <translation>W_o：把拼接起来的各头混合成输出</translation>
+    </message>
+    <message>
+        <source>Q computed from X and W_q (read-only here: edit X or W_q)</source>
+        <translation>由 X 和 W_q 算出的 Q（这里只读：请编辑 X 或 W_q）</translation>
+    </message>
+    <message>
+        <source>K computed from X and W_k (read-only here: edit X or W_k)</source>
+        <translation>由 X 和 W_k 算出的 K（这里只读：请编辑 X 或 W_k）</translation>
+    </message>
+    <message>
+        <source>V computed from X and W_v (read-only here: edit X or W_v)</source>
+        <translation>由 X 和 W_v 算出的 V（这里只读：请编辑 X 或 W_v）</translation>
     </message>
     <message>
         <source>Type a number, or drag left/right on a cell to scrub it (Shift = fine). Double-click a token to rename it. Shift+click selects a block; Ctrl+C / Ctrl+V copy and paste it.</source>
@@ -719,6 +810,10 @@ B − A = {change}</translation>
         <source>The seed for Randomize: the same seed gives the same numbers</source>
         <translation>“随机”用的种子：同一个种子给出同样的数</translation>
     </message>
+    <message>
+        <source>{name}: {text}</source>
+        <translation>{name}：{text}</translation>
+    </message>
 </context>
 <context>
     <name>Edits</name>
@@ -795,8 +890,16 @@ B − A = {change}</translation>
         <translation>无法添加词元：最多 {most} 个词元</translation>
     </message>
     <message>
+        <source>cannot add a token</source>
+        <translation>无法添加 token</translation>
+    </message>
+    <message>
         <source>Add token {name}</source>
         <translation>添加词元 {name}</translation>
+    </message>
+    <message>
+        <source>cannot remove the last token: attention needs at least one</source>
+        <translation>无法删除最后一个 token：注意力至少需要一个</translation>
     </message>
     <message>
         <source>Remove token {name}</source>
@@ -869,6 +972,10 @@ B − A = {change}</translation>
     <message>
         <source>Import Q, K, V ({tokens}, d = {d}, d_v = {d_v})</source>
         <translation>导入 Q、K、V（{n_tokens} 个词元，d = {d}，d_v = {d_v}）</translation>
+    </message>
+    <message>
+        <source>{what}: {why}</source>
+        <translation>{what}：{why}</translation>
     </message>
     <message>
         <source>{heads} no longer divide the widths (Q/K {qk}, V {v}): now {fit}</source>
@@ -1551,6 +1658,30 @@ B − A = {change}</translation>
         <translation>分数</translation>
     </message>
     <message>
+        <source>head {head}: hidden until {stage} is revealed</source>
+        <translation>头 {head}：揭晓 {stage} 之前隐藏</translation>
+    </message>
+    <message>
+        <source>head {head}: weight[{q} → {k}] = {value}</source>
+        <translation>头 {head}：权重[{q} → {k}] = {value}</translation>
+    </message>
+    <message>
+        <source>head {head}: score[{q} → {k}] = {value}</source>
+        <translation>头 {head}：分数[{q} → {k}] = {value}</translation>
+    </message>
+    <message>
+        <source>reads K/V head {kv} of {kv_heads}, with query heads {heads}</source>
+        <translation>读取第 {kv} 个 K/V 头（共 {kv_heads} 个），与查询头 {heads} 共用</translation>
+    </message>
+    <message>
+        <source>masked (the key is in the future)</source>
+        <translation>被掩码（这个键在未来）</translation>
+    </message>
+    <message>
+        <source>click to show this head in the Scores, Weights and Output panels</source>
+        <translation>单击即在分数、权重和输出面板中显示这个头</translation>
+    </message>
+    <message>
         <source>head {head}</source>
         <translation>头 {head}</translation>
     </message>
@@ -1654,6 +1785,14 @@ B − A = {change}</translation>
         <translation>值</translation>
     </message>
     <message>
+        <source>Hidden until revealed — click the cell you expect to be darkest</source>
+        <translation>揭晓之前隐藏 —— 单击你认为颜色最深的格子</translation>
+    </message>
+    <message>
+        <source>Hidden until revealed — which rows of V will this row mix?</source>
+        <translation>揭晓之前隐藏 —— 这一行会混合 V 的哪些行？</translation>
+    </message>
+    <message>
         <source>, head {head}/{heads}</source>
         <translation>，头 {head}/{heads}</translation>
     </message>
@@ -1686,6 +1825,26 @@ B − A = {change}</translation>
         <translation>：每格一个点积</translation>
     </message>
     <message>
+        <source>score[{q} → {k}]</source>
+        <translation>分数[{q} → {k}]</translation>
+    </message>
+    <message>
+        <source>× scale {scale}</source>
+        <translation>× 缩放 {scale}</translation>
+    </message>
+    <message>
+        <source>+ ALiBi bias −m·|i − j| = {bias}</source>
+        <translation>+ ALiBi 偏置 −m·|i − j| = {bias}</translation>
+    </message>
+    <message>
+        <source>÷ temperature {t}</source>
+        <translation>÷ 温度 {t}</translation>
+    </message>
+    <message>
+        <source>masked: set to −∞ before the softmax (the key is in the future)</source>
+        <translation>被掩码：softmax 之前设为 −∞（这个键在未来）</translation>
+    </message>
+    <message>
         <source>masked</source>
         <translation>已掩码</translation>
     </message>
@@ -1702,12 +1861,28 @@ B − A = {change}</translation>
         <translation>：每行和为 1</translation>
     </message>
     <message>
+        <source>weight[{q} → {k}] = 0
+masked: the score was set to −∞</source>
+        <translation>权重[{q} → {k}] = 0
+被掩码：分数被设为 −∞</translation>
+    </message>
+    <message>
+        <source>weight[{q} → {k}] = {weight}
+= exp(S) / Σ exp(S over the row of {q}), S = {score}</source>
+        <translation>权重[{q} → {k}] = {weight}
+= exp(S) / Σ exp({q} 这一行的 S)，S = {score}</translation>
+    </message>
+    <message>
         <source>Reveal {stage}</source>
         <translation>揭晓 {stage}</translation>
     </message>
     <message>
         <source>Show this stage (guess first: click the cell you expect to be darkest)</source>
         <translation>显示这一阶段（先猜：点击你认为最深的格子）</translation>
+    </message>
+    <message>
+        <source>Recomputing…</source>
+        <translation>重新计算中…</translation>
     </message>
 </context>
 <context>
@@ -1889,8 +2064,124 @@ B − A = {change}</translation>
         <translation>本章的四个引导实验，用的是它的示例「猫 追 红色 激光点」。如果你改过数值，&lt;i&gt;布置&lt;/i&gt;会把示例的数值找回来——算作一步撤销，所以 Ctrl+Z 能还原你的数值。</translation>
     </message>
     <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source> {mark} every row of ② sums to 1 (max deviation {deviation}).</source>
+        <translation> {mark} ② 的每一行之和都为 1（最大偏差 {deviation}）。</translation>
+    </message>
+    <message>
+        <source>Stages shown: {shown}.</source>
+        <translation>已显示的阶段：{shown}。</translation>
+    </message>
+    <message>
+        <source>These tokens are not the demo&apos;s 「猫 追 红色 激光点」.</source>
+        <translation>这些 token 不是示例的「猫 追 红色 激光点」。</translation>
+    </message>
+    <message>
+        <source>The numbers appear once ③ is revealed.</source>
+        <translation>揭晓 ③ 之后才显示这些数字。</translation>
+    </message>
+    <message>
+        <source>{mark} the row of 激光点 is fully masked</source>
+        <translation>{mark} 激光点 这一行被完全掩码</translation>
+    </message>
+    <message>
+        <source>{mark} the largest in its row, tied with {others}</source>
+        <translation>{mark} 是这一行里最大的，与 {others} 并列</translation>
+    </message>
+    <message>
+        <source>{mark} the largest in its row</source>
+        <translation>{mark} 是这一行里最大的</translation>
+    </message>
+    <message>
+        <source>{mark} the largest are now {names}</source>
+        <translation>{mark} 现在最大的是 {names}</translation>
+    </message>
+    <message>
+        <source>{mark} the largest is now {names}</source>
+        <translation>{mark} 现在最大的是 {names}</translation>
+    </message>
+    <message>
+        <source>激光点 → 红色 &lt;b&gt;{red}&lt;/b&gt;: {verdict}.&lt;br&gt;Row of 激光点: {weights}</source>
+        <translation>激光点 → 红色 &lt;b&gt;{red}&lt;/b&gt;：{verdict}。&lt;br&gt;激光点 这一行：{weights}</translation>
+    </message>
+    <message>
+        <source>K as in the demo</source>
+        <translation>K 与示例相同</translation>
+    </message>
+    <message>
+        <source>K rows of 猫 and 红色 &lt;b&gt;swapped&lt;/b&gt;</source>
+        <translation>K 中 猫 与 红色 两行&lt;b&gt;已交换&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>Not the demo&apos;s numbers or settings</source>
+        <translation>不是示例的数字或设置</translation>
+    </message>
+    <message>
+        <source> (head {head})</source>
+        <translation>（头 {head}）</translation>
+    </message>
+    <message>
+        <source>{k_now}: 追 looks hardest at &lt;b&gt;{hardest}&lt;/b&gt;{head}.&lt;br&gt;Row of 追: {weights}</source>
+        <translation>{k_now}：追 最看重 &lt;b&gt;{hardest}&lt;/b&gt;{head}。&lt;br&gt;追 这一行：{weights}</translation>
+    </message>
+    <message>
+        <source>Swap them back</source>
+        <translation>换回来</translation>
+    </message>
+    <message>
         <source>Swap K rows of 猫 and 红色</source>
         <translation>交换 猫 和 红色 的 K 行</translation>
+    </message>
+    <message>
+        <source>head {n} of {heads}: 追 → 猫 &lt;b&gt;{cat}&lt;/b&gt;, 激光点 &lt;b&gt;{dot}&lt;/b&gt;.&lt;br&gt;head {n}: O&lt;sub&gt;{n}&lt;/sub&gt;(追) = {mix} = {output}&lt;br&gt;&lt;span style=&apos;color:#4a5360&apos;&gt;v&lt;sub&gt;{n}&lt;/sub&gt; = head {n}&apos;s slice V[:, {cols}]; its output is O[追, {cols}] (the heads are concatenated).&lt;/span&gt;</source>
+        <translation>头 {n}（共 {heads} 个）：追 → 猫 &lt;b&gt;{cat}&lt;/b&gt;，激光点 &lt;b&gt;{dot}&lt;/b&gt;。&lt;br&gt;头 {n}：O&lt;sub&gt;{n}&lt;/sub&gt;(追) = {mix} = {output}&lt;br&gt;&lt;span style=&apos;color:#4a5360&apos;&gt;v&lt;sub&gt;{n}&lt;/sub&gt; = 头 {n} 分到的切片 V[:, {cols}]；它的输出是 O[追, {cols}]（各头拼接起来）。&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source> in every head ({heads})</source>
+        <translation>（全部 {heads} 个头都是）</translation>
+    </message>
+    <message>
+        <source>{mark} every row of the weights sums to 1{where} (max deviation {deviation})</source>
+        <translation>{mark} 权重的每一行之和都为 1{where}（最大偏差 {deviation}）</translation>
+    </message>
+    <message>
+        <source>&lt;i&gt;Does every row of the weights sum to 1? Shown once ② is revealed — guess first.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;权重的每一行之和都为 1 吗？揭晓 ② 之后显示 —— 先猜一猜。&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <source>its head&apos;s slice of V</source>
+        <translation>它所在头的 V 切片</translation>
+    </message>
+    <message>
+        <source>V&apos;s rows</source>
+        <translation>V 的各行</translation>
+    </message>
+    <message>
+        <source>, {checked} of {rows} sampled</source>
+        <translation>，抽查了 {checked} 行（共 {n_rows} 行）</translation>
+    </message>
+    <message>
+        <source>{mark} every output row lies in the convex hull of {of_v} (worst distance {distance}{sample})</source>
+        <translation>{mark} 每个输出行都落在 {of_v} 的凸包内（最大距离 {distance}{sample}）</translation>
+    </message>
+    <message>
+        <source>&lt;i&gt;Does every output row stay inside the convex hull of V? Shown once ③ is revealed.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;每个输出行都留在 V 的凸包内吗？揭晓 ③ 之后显示。&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <source> and {more} more</source>
+        <translation> 等另外 {more} 个</translation>
+    </message>
+    <message>
+        <source>Left out: {names}{more} — fully masked, no key to attend to (weights 0, output 0).</source>
+        <translation>未检查：{names}{more} —— 被完全掩码，没有可关注的键（权重为 0，输出为 0）。</translation>
+    </message>
+    <message>
+        <source>No row is fully masked: every row is checked.</source>
+        <translation>没有被完全掩码的行：每一行都检查了。</translation>
     </message>
     <message>
         <source>Live checks</source>
@@ -1985,6 +2276,241 @@ B − A = {change}</translation>
     <message>
         <source>Output</source>
         <translation>输出 Output</translation>
+    </message>
+</context>
+<context>
+    <name>MatrixFile</name>
+    <message>
+        <source>{where}: {message}</source>
+        <translation>{where}：{message}</translation>
+    </message>
+    <message>
+        <source>a single number</source>
+        <translation>单个数</translation>
+    </message>
+    <message>
+        <source>holds Python objects, which could only be read by unpickling; only plain numbers are loaded</source>
+        <translation>存的是 Python 对象，只能用 unpickle 读取；这里只加载纯数字</translation>
+    </message>
+    <message>
+        <source>holds structured records; a matrix holds plain numbers</source>
+        <translation>存的是结构化记录；矩阵存的是纯数字</translation>
+    </message>
+    <message>
+        <source>holds {value} ({dtype}); a matrix holds real numbers</source>
+        <translation>存的是 {value}（{dtype}）；矩阵存的是实数</translation>
+    </message>
+    <message>
+        <source>is {shape}-D ({shape2}); a matrix must be 2-D (or 1-D, read as one row)</source>
+        <translation>是 {shape} 维的（{shape2}）；矩阵必须是 2 维（或 1 维，读作一行）</translation>
+    </message>
+    <message>
+        <source>is empty ({shape})</source>
+        <translation>是空的（{shape}）</translation>
+    </message>
+    <message>
+        <source>is {shape} = {cells} numbers; the most is {max_cells}</source>
+        <translation>是 {shape} = {cells} 个数；最多 {max_cells} 个</translation>
+    </message>
+    <message>
+        <source>is a Python pickle, not a NumPy .npy file; pickles are never loaded</source>
+        <translation>是 Python pickle，不是 NumPy .npy 文件；pickle 一概不加载</translation>
+    </message>
+    <message>
+        <source>is a zip archive, not an .npy file (an .npz renamed?)</source>
+        <translation>是 zip 压缩包，不是 .npy 文件（是改了名的 .npz 吗？）</translation>
+    </message>
+    <message>
+        <source>is not a NumPy .npy file (it does not start with the .npy signature)</source>
+        <translation>不是 NumPy .npy 文件（开头没有 .npy 签名）</translation>
+    </message>
+    <message>
+        <source>uses .npy format version {version}.{version2}; versions 1.0 and 2.0 are read</source>
+        <translation>使用 .npy 格式版本 {version}.{version2}；只能读取 1.0 和 2.0 版</translation>
+    </message>
+    <message>
+        <source>has a damaged .npy header ({detail})</source>
+        <translation>.npy 文件头已损坏（{detail}）</translation>
+    </message>
+    <message>
+        <source>its header announces {shape} {dtype} ({need} bytes)</source>
+        <translation>文件头声明了 {shape} 的 {dtype}（{need} 字节）</translation>
+    </message>
+    <message>
+        <source>is truncated: {what} but only {left} bytes follow</source>
+        <translation>不完整：{what}，但后面只有 {left} 字节</translation>
+    </message>
+    <message>
+        <source>is truncated: {what} but only {got} bytes follow</source>
+        <translation>不完整：{what}，但后面只有 {got} 字节</translation>
+    </message>
+    <message>
+        <source>is not a valid .npz file (no zip directory found)</source>
+        <translation>不是有效的 .npz 文件（找不到 zip 目录）</translation>
+    </message>
+    <message>
+        <source>is not a valid .npz file (damaged zip64 directory)</source>
+        <translation>不是有效的 .npz 文件（zip64 目录已损坏）</translation>
+    </message>
+    <message>
+        <source>is not a valid .npz file (damaged zip directory)</source>
+        <translation>不是有效的 .npz 文件（zip 目录已损坏）</translation>
+    </message>
+    <message>
+        <source>is a damaged or unsupported .npz file ({detail})</source>
+        <translation>是已损坏或不支持的 .npz 文件（{detail}）</translation>
+    </message>
+    <message>
+        <source>is an archive of {members} members; the most read is {_max_npz_members}</source>
+        <translation>是含 {members} 个成员的压缩包；最多读取 {_max_npz_members} 个</translation>
+    </message>
+    <message>
+        <source>it holds {listing}</source>
+        <translation>它包含 {listing}</translation>
+    </message>
+    <message>
+        <source>it holds no arrays</source>
+        <translation>它不含任何数组</translation>
+    </message>
+    <message>
+        <source>has no array named {member} ({held})</source>
+        <translation>没有名为 {member} 的数组（{held}）</translation>
+    </message>
+    <message>
+        <source>holds no arrays</source>
+        <translation>不含任何数组</translation>
+    </message>
+    <message>
+        <source>holds {arrays} arrays ({listing}); choose one with member=</source>
+        <translation>含 {arrays} 个数组（{listing}）；请用 member= 选一个</translation>
+    </message>
+    <message>
+        <source>is encrypted</source>
+        <translation>已加密</translation>
+    </message>
+    <message>
+        <source>is UTF-16 text; save it as UTF-8 (or plain ASCII)</source>
+        <translation>是 UTF-16 文本；请存成 UTF-8（或纯 ASCII）</translation>
+    </message>
+    <message>
+        <source>line {lineno} is not UTF-8 text (byte 0x{raw} at offset {offset} cannot be decoded)</source>
+        <translation>第 {lineno} 行不是 UTF-8 文本（偏移 {offset} 处的字节 0x{raw} 无法解码）</translation>
+    </message>
+    <message>
+        <source>line {lineno} has {n}; the most is {max_cells}</source>
+        <translation>第 {lineno} 行有 {n_n} 个值；最多 {max_cells} 个</translation>
+    </message>
+    <message>
+        <source>is empty</source>
+        <translation>是空的</translation>
+    </message>
+    <message>
+        <source>is {text}, not a number</source>
+        <translation>是 {text}，不是数字</translation>
+    </message>
+    <message>
+        <source>line {lineno} (row {rows}, col {j}) {what}</source>
+        <translation>第 {lineno} 行（矩阵第 {rows} 行、第 {j} 列）{what}</translation>
+    </message>
+    <message>
+        <source>line {lineno} (row {rows}) has {fields} but line {first_line} (row 0) has {width}</source>
+        <translation>第 {lineno} 行（矩阵第 {rows} 行）有 {n_fields} 个值，但第 {first_line} 行（矩阵第 0 行）有 {width} 个</translation>
+    </message>
+    <message>
+        <source>holds more than {max_cells} numbers</source>
+        <translation>含有超过 {max_cells} 个数</translation>
+    </message>
+    <message>
+        <source>holds no numbers</source>
+        <translation>不含任何数字</translation>
+    </message>
+    <message>
+        <source>the value at {place} is {value}; values must lie within ±{max_abs}</source>
+        <translation>{place} 处的值是 {value}；值必须在 ±{max_abs} 之内</translation>
+    </message>
+    <message>
+        <source>the value at {place} is too large for a 64-bit float</source>
+        <translation>{place} 处的值太大，64 位浮点数放不下</translation>
+    </message>
+    <message>
+        <source>the value at {place} is {value}; values must be finite</source>
+        <translation>{place} 处的值是 {value}；值必须是有限数</translation>
+    </message>
+    <message>
+        <source>is not a usable file path ({why})</source>
+        <translation>不是可用的文件路径（{why}）</translation>
+    </message>
+    <message>
+        <source>is not a matrix file this app reads (use {matrix_load_suffixes})</source>
+        <translation>不是本程序能读取的矩阵文件（请用 {matrix_load_suffixes}）</translation>
+    </message>
+    <message>
+        <source>member= only applies to .npz files</source>
+        <translation>member= 只适用于 .npz 文件</translation>
+    </message>
+    <message>
+        <source>no such file</source>
+        <translation>没有这个文件</translation>
+    </message>
+    <message>
+        <source>cannot be opened ({value})</source>
+        <translation>无法打开（{value}）</translation>
+    </message>
+    <message>
+        <source>is a folder, not a matrix file</source>
+        <translation>是文件夹，不是矩阵文件</translation>
+    </message>
+    <message>
+        <source>is not a regular file</source>
+        <translation>不是普通文件</translation>
+    </message>
+    <message>
+        <source>is {st_size} MiB; matrix files are limited to {max_bytes} MiB</source>
+        <translation>有 {st_size} MiB；矩阵文件最多 {max_bytes} MiB</translation>
+    </message>
+    <message>
+        <source>is larger than {max_bytes} MiB</source>
+        <translation>大于 {max_bytes} MiB</translation>
+    </message>
+    <message>
+        <source>cannot be read ({reason})</source>
+        <translation>无法读取（{reason}）</translation>
+    </message>
+    <message>
+        <source>is too large to load (out of memory)</source>
+        <translation>太大，无法加载（内存不足）</translation>
+    </message>
+    <message>
+        <source>could not be read (nested too deeply)</source>
+        <translation>无法读取（嵌套太深）</translation>
+    </message>
+    <message>
+        <source>could not be read ({kind}: {detail})</source>
+        <translation>无法读取（{kind}：{detail}）</translation>
+    </message>
+    <message>
+        <source>cannot be written: use {matrix_save_suffixes}</source>
+        <translation>无法写入：请用 {matrix_save_suffixes}</translation>
+    </message>
+    <message>
+        <source>cannot be written: not an array of numbers ({why})</source>
+        <translation>无法写入：不是数字数组（{why}）</translation>
+    </message>
+    <message>
+        <source>cannot be written: the matrix holds {dtype}, not real numbers</source>
+        <translation>无法写入：矩阵存的是 {dtype}，不是实数</translation>
+    </message>
+    <message>
+        <source>cannot be written: the matrix is {shape}; it must be 2-D (or 1-D) and not empty</source>
+        <translation>无法写入：矩阵是 {shape}；必须是 2 维（或 1 维）且不为空</translation>
+    </message>
+    <message>
+        <source>cannot be written: {why}</source>
+        <translation>无法写入：{why}</translation>
+    </message>
+    <message>
+        <source>could not be saved ({reason})</source>
+        <translation>无法保存（{reason}）</translation>
     </message>
 </context>
 <context>
@@ -2264,6 +2790,18 @@ B − A = {change}</translation>
         <translation>后面变化最大的头：{names}。</translation>
     </message>
     <message>
+        <source>The session is {head} (from {folder}). Open {name} to see what its edits change in what it says next.</source>
+        <translation>这个会话是 {head}（来自 {folder}）。打开 {name}，就能看到这些编辑怎样改变它接下来说的话。</translation>
+    </message>
+    <message>
+        <source>{what} from {folder}</source>
+        <translation>来自 {folder} 的 {what}</translation>
+    </message>
+    <message>
+        <source>The session is {where}, which is not the open model now ({other} is): open {name} again to see what its edits change.</source>
+        <translation>这个会话是 {where}，但现在打开的不是这个模型（打开的是 {other}）：重新打开 {name} 才能看到这些编辑改变了什么。</translation>
+    </message>
+    <message>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -2312,12 +2850,28 @@ B − A = {change}</translation>
         <translation>这个会话不是某个真实模型的头，所以编辑没有模型可以流回。点击上面的一个头：之后对它数值的每次编辑都会流经模型的其余部分，你在这里就能看到模型接下来说的话如何改变。</translation>
     </message>
     <message>
+        <source>This session came from {head} at {folder}, which {why}. Its numbers are all here to edit; only what the model says next cannot be shown.</source>
+        <translation>这个会话来自 {folder} 中的 {head}，但它{why}。会话的数字都还在，可以编辑；只是无法显示模型接下来会说什么。</translation>
+    </message>
+    <message>
+        <source> Saved like this, the file would not remember the head: it keeps one only while the tokens are the model&apos;s text&apos;s.</source>
+        <translation> 照这样保存，文件不会记住这个头：只有 token 仍是模型文本的 token 时，文件才会记住它。</translation>
+    </message>
+    <message>
+        <source>The session was {head}, but it cannot stand in for that head now: {why}.{unsaved}</source>
+        <translation>这个会话原本是 {head}，但现在无法代替那个头：{why}。{unsaved}</translation>
+    </message>
+    <message>
         <source>Stopped.</source>
         <translation>已停止。</translation>
     </message>
     <message>
         <source>{moved} of the probability moved{favourite}.</source>
         <translation>{moved} 的概率发生了移动{favourite}。</translation>
+    </message>
+    <message>
+        <source>{name} with its layer {layer} head {head} as the session has it now, against the model before any edit</source>
+        <translation>{name}：第 {layer} 层第 {head} 个头取会话现在的数字，与未经任何编辑的模型对比</translation>
     </message>
     <message>
         <source>Squares: each head&apos;s weights on the text. &lt;b&gt;prev&lt;/b&gt;: a previous-token head, &lt;b&gt;ind&lt;/b&gt;: an induction head</source>
@@ -2434,6 +2988,65 @@ B − A = {change}</translation>
     <message>
         <source>Text</source>
         <translation>文本</translation>
+    </message>
+    <message>
+        <source>no longer matches it: {why}</source>
+        <translation>已与它不再相符：{why}</translation>
+    </message>
+    <message>
+        <source>cannot be opened: the folder is not there any more</source>
+        <translation>无法打开：文件夹已经不在了</translation>
+    </message>
+    <message>
+        <source>cannot be opened: {why}</source>
+        <translation>无法打开：{why}</translation>
+    </message>
+    <message>
+        <source>layer {layer} head {head} of {name}</source>
+        <translation>{name} 的第 {layer} 层第 {head} 个头</translation>
+    </message>
+</context>
+<context>
+    <name>Numbers</name>
+    <message>
+        <source>{text} is outside {low} … {high}</source>
+        <translation>{text} 超出了 {low} … {high} 的范围</translation>
+    </message>
+    <message>
+        <source>{text} is not a whole number</source>
+        <translation>{text} 不是整数</translation>
+    </message>
+    <message>
+        <source>empty text is not a number</source>
+        <translation>空白不是数字</translation>
+    </message>
+    <message>
+        <source>{text} is not a number (NaN is not allowed)</source>
+        <translation>{text} 不是数字（不允许 NaN）</translation>
+    </message>
+    <message>
+        <source>{text} is infinite; type a finite number</source>
+        <translation>{text} 是无穷大；请输入有限的数</translation>
+    </message>
+    <message>
+        <source>{text} is not a number (a comma is read as the decimal point only when it is the only separator)</source>
+        <translation>{text} 不是数字（只有逗号是唯一的分隔符时，才把它当作小数点）</translation>
+    </message>
+    <message>
+        <source>{text} is not a number</source>
+        <translation>{text} 不是数字</translation>
+    </message>
+    <message>
+        <source>{text} overflows: it is too large to represent</source>
+        <translation>{text} 溢出：太大，无法表示</translation>
+    </message>
+    <message>
+        <source>{text} is larger than 1e6 in magnitude</source>
+        <translation>{text} 的绝对值大于 1e6</translation>
+    </message>
+    <message>
+        <source>NaN is not allowed</source>
+        <translation>不允许 NaN</translation>
     </message>
 </context>
 <context>
@@ -2845,6 +3458,18 @@ B − A = {change}</translation>
     <message>
         <source>output dimension</source>
         <translation>输出维度</translation>
+    </message>
+    <message>
+        <source>the other {others}: their positive shares of {col} make {part}</source>
+        <translation>其余 {n_others} 个键：它们在 {col} 上的正份额合计 {part}</translation>
+    </message>
+    <message>
+        <source>the other {others}: their negative shares of {col} make {part}</source>
+        <translation>其余 {n_others} 个键：它们在 {col} 上的负份额合计 {part}</translation>
+    </message>
+    <message>
+        <source>O[{q}, {col}] = {output} (the sum of the shares)</source>
+        <translation>O[{q}, {col}] = {output}（各份额之和）</translation>
     </message>
     <message>
         <source>&lt;b&gt;③ readout for {who}&lt;/b&gt; — hidden until ③ is revealed</source>
@@ -3265,6 +3890,501 @@ B − A = {change}</translation>
     </message>
 </context>
 <context>
+    <name>Session</name>
+    <message>
+        <source>{where}: {place} must be a string, not {value}</source>
+        <translation>{where}：{place} 必须是字符串，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{where}: {place} is empty</source>
+        <translation>{where}：{place} 是空的</translation>
+    </message>
+    <message>
+        <source>{where}: {place} has {value} characters; the most is {max_chars}</source>
+        <translation>{where}：{place} 有 {value} 个字符；最多 {max_chars} 个</translation>
+    </message>
+    <message>
+        <source>an unpaired surrogate, which is not valid Unicode</source>
+        <translation>一个不成对的代理码位，不是有效的 Unicode</translation>
+    </message>
+    <message>
+        <source>a control character</source>
+        <translation>一个控制字符</translation>
+    </message>
+    <message>
+        <source>{where}: {place} contains {kind} (U+{char} at character {value})</source>
+        <translation>{where}：{place} 含有{kind}（第 {value} 个字符处的 U+{char}）</translation>
+    </message>
+    <message>
+        <source>{where}: {place} must be a list of strings, not {tokens}</source>
+        <translation>{where}：{place} 必须是字符串列表，而不是 {tokens}</translation>
+    </message>
+    <message>
+        <source>a session needs at least one token</source>
+        <translation>会话至少需要一个 token</translation>
+    </message>
+    <message>
+        <source>leave it out for self-attention</source>
+        <translation>自注意力时请省略它</translation>
+    </message>
+    <message>
+        <source>{where}: {place} is empty; {need}</source>
+        <translation>{where}：{place} 是空的；{need}</translation>
+    </message>
+    <message>
+        <source>{where}: {place} has {tokens} entries; the most is {max_tokens}</source>
+        <translation>{where}：{place} 有 {tokens} 项；最多 {max_tokens} 项</translation>
+    </message>
+    <message>
+        <source>{where}: matrices: unknown matrix {text} (version {version} holds {matrix_axes})</source>
+        <translation>{where}：matrices：未知的矩阵 {text}（第 {version} 版包含 {matrix_axes}）</translation>
+    </message>
+    <message>
+        <source>{where}: matrices: missing matrix {name}</source>
+        <translation>{where}：matrices：缺少矩阵 {name}</translation>
+    </message>
+    <message>
+        <source>{where}: matrices: the projections come together; {present} without {missing}</source>
+        <translation>{where}：matrices：投影矩阵要一起给出；有 {present} 却没有 {missing}</translation>
+    </message>
+    <message>
+        <source>{where}: matrices: {source_matrix} (the keys&apos; token vectors) belongs to a cross-attention session, which has query_tokens; this one has none</source>
+        <translation>{where}：matrices：{source_matrix}（键的 token 向量）属于交叉注意力会话，那种会话有 query_tokens；这个会话没有</translation>
+    </message>
+    <message>
+        <source>{where}: matrices: a projected cross-attention session needs {source_matrix}, the token vectors of the keys (one row per token; X has one per query token)</source>
+        <translation>{where}：matrices：投影模式的交叉注意力会话需要 {source_matrix}，即键的 token 向量（每个 token 一行；X 是每个查询 token 一行）</translation>
+    </message>
+    <message>
+        <source>has</source>
+        <translation>有</translation>
+    </message>
+    <message>
+        <source>{place} {verb} {cols} columns; the most is {max_dim}</source>
+        <translation>{place} {verb} {cols} 列；最多 {max_dim} 列</translation>
+    </message>
+    <message>
+        <source>{place} {verb} {rows}×{cols} = {rows2} cells; the most is {max_cells}</source>
+        <translation>{place} {verb} {rows}×{cols} = {rows2} 个格子；最多 {max_cells} 个</translation>
+    </message>
+    <message>
+        <source>{place} {verb} {rows} rows; the most is {max_dim} (its rows are {row_axis}, {row_axis2})</source>
+        <translation>{place} {verb} {rows} 行；最多 {max_dim} 行（它的行是 {row_axis}，{row_axis2}）</translation>
+    </message>
+    <message>
+        <source>{place} has {rows} but there are {expected}</source>
+        <translation>{place} 有 {n_rows} 行，但有 {n_expected} 个词元</translation>
+    </message>
+    <message>
+        <source>{place} has {rows} but there are {expected} (query_tokens: one row per query)</source>
+        <translation>{place} 有 {n_rows} 行，但有 {n_expected} 个查询词元（query_tokens：每个查询一行）</translation>
+    </message>
+    <message>
+        <source>{place} has {rows} but there are {expected} (tokens: one row per key and value)</source>
+        <translation>{place} 有 {n_rows} 行，但有 {n_expected} 个词元（tokens：每个键和值一行）</translation>
+    </message>
+    <message>
+        <source>{where}: matrices must be an object of named matrices, not {matrices}</source>
+        <translation>{where}：matrices 必须是由命名矩阵组成的对象，而不是 {matrices}</translation>
+    </message>
+    <message>
+        <source>{where}: {place} must be a 2-D array of numbers, not {array}</source>
+        <translation>{where}：{place} 必须是二维数字数组，而不是 {array}</translation>
+    </message>
+    <message>
+        <source>{where}: {place} holds {dtype} values; it must hold real numbers</source>
+        <translation>{where}：{place} 存的是 {dtype} 值；必须是实数</translation>
+    </message>
+    <message>
+        <source>{where}: {place} is {ndim}-D; it must be 2-D</source>
+        <translation>{where}：{place} 是 {ndim} 维的；必须是 2 维</translation>
+    </message>
+    <message>
+        <source>{where}: {place} has no columns</source>
+        <translation>{where}：{place} 没有列</translation>
+    </message>
+    <message>
+        <source>{where}: {place}</source>
+        <translation>{where}：{place}</translation>
+    </message>
+    <message>
+        <source>{where}: {place} has {size} but matrices.{first} has {expected} (both are {axis}, {axis2})</source>
+        <translation>{where}：{place} 有 {size}，但 matrices.{first} 有 {expected}（两者都是 {axis}，{axis2}）</translation>
+    </message>
+    <message>
+        <source>values must be finite</source>
+        <translation>值必须是有限数</translation>
+    </message>
+    <message>
+        <source>values must lie within ±{most}</source>
+        <translation>值必须在 ±{most} 之内</translation>
+    </message>
+    <message>
+        <source>{where}: {place} row {r} col {c} is {value}; {reason}</source>
+        <translation>{where}：{place} 第 {r} 行第 {c} 列是 {value}；{reason}</translation>
+    </message>
+    <message>
+        <source>{where}: layout must be null or an object of strings, not {layout}</source>
+        <translation>{where}：layout 必须是 null 或由字符串组成的对象，而不是 {layout}</translation>
+    </message>
+    <message>
+        <source>{where}: {place} contains an unpaired surrogate (U+{value}), which is not valid Unicode</source>
+        <translation>{where}：{place} 含有不成对的代理码位（U+{value}），不是有效的 Unicode</translation>
+    </message>
+    <message>
+        <source>{where}: layout is larger than {max_layout_bytes} bytes</source>
+        <translation>{where}：layout 大于 {max_layout_bytes} 字节</translation>
+    </message>
+    <message>
+        <source>{where}: {place} must be an integer, not {value}</source>
+        <translation>{where}：{place} 必须是整数，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>a very large integer</source>
+        <translation>一个非常大的整数</translation>
+    </message>
+    <message>
+        <source>{where}: {place} is {shown}; it must be {low}..{high}{note}</source>
+        <translation>{where}：{place} 是 {shown}；它必须在 {low}..{high} 之间{note}</translation>
+    </message>
+    <message>
+        <source>{where}: model_head must be a ModelHead, not {head}</source>
+        <translation>{where}：model_head 必须是 ModelHead，而不是 {head}</translation>
+    </message>
+    <message>
+        <source>{where}: model_head.folder {folder} is not an absolute path (the checkpoint folder is written whole, as /home/me/models/gpt2)</source>
+        <translation>{where}：model_head.folder {folder} 不是绝对路径（检查点文件夹要写完整，如 /home/me/models/gpt2）</translation>
+    </message>
+    <message>
+        <source> (counted from 0: the window&apos;s layer 1 head 1 is layer 0 head 0 here)</source>
+        <translation>（从 0 数起：窗口里的第 1 层第 1 个头，在这里是第 0 层第 0 个头）</translation>
+    </message>
+    <message>
+        <source>{where}: model_head.learned_positions must be true or false, not {learned_positions}</source>
+        <translation>{where}：model_head.learned_positions 必须是 true 或 false，而不是 {learned_positions}</translation>
+    </message>
+    <message>
+        <source>{where}: model_head.ids must be a list of token ids, not {ids}</source>
+        <translation>{where}：model_head.ids 必须是 token id 的列表，而不是 {ids}</translation>
+    </message>
+    <message>
+        <source>{where}: model_head.ids has {ids} but there are {tokens} (one token id per token of the model&apos;s text)</source>
+        <translation>{where}：model_head.ids 有 {n_ids} 个 id，但有 {n_tokens} 个词元（模型文本的每个 token 对应一个 id）</translation>
+    </message>
+    <message>
+        <source> (a token id)</source>
+        <translation>（一个 token id）</translation>
+    </message>
+    <message>
+        <source>{where}: not a Session but {session}</source>
+        <translation>{where}：不是 Session，而是 {session}</translation>
+    </message>
+    <message>
+        <source>{name} is not allowed; every number must be finite</source>
+        <translation>不允许 {name}；每个数都必须是有限数</translation>
+    </message>
+    <message>
+        <source>a number {text} characters long is not allowed</source>
+        <translation>不允许长达 {text} 个字符的数</translation>
+    </message>
+    <message>
+        <source>the number {text} is too large to hold</source>
+        <translation>数 {text} 太大，放不下</translation>
+    </message>
+    <message>
+        <source>an integer {text} digits long is not allowed</source>
+        <translation>不允许长达 {text} 位的整数</translation>
+    </message>
+    <message>
+        <source>the field {key} appears twice in one object</source>
+        <translation>字段 {key} 在同一个对象里出现了两次</translation>
+    </message>
+    <message>
+        <source> at line {line}, column {column}</source>
+        <translation>（第 {line} 行第 {column} 列）</translation>
+    </message>
+    <message>
+        <source>{where}: is UTF-16 text; session files are UTF-8</source>
+        <translation>{where}：是 UTF-16 文本；会话文件是 UTF-8</translation>
+    </message>
+    <message>
+        <source>{where}: is not UTF-8 text (byte 0x{data} at offset {start} cannot be decoded)</source>
+        <translation>{where}：不是 UTF-8 文本（偏移 {start} 处的字节 0x{data} 无法解码）</translation>
+    </message>
+    <message>
+        <source>{where}: is empty</source>
+        <translation>{where}：是空的</translation>
+    </message>
+    <message>
+        <source>{where}: {message}{text}</source>
+        <translation>{where}：{message}{text}</translation>
+    </message>
+    <message>
+        <source> (the file ends too early; is it truncated?)</source>
+        <translation>（文件提前结束了；是不是不完整？）</translation>
+    </message>
+    <message>
+        <source>{where}: is not valid JSON: {what} at line {lineno}, column {colno}{ending}</source>
+        <translation>{where}：不是有效的 JSON：第 {lineno} 行第 {colno} 列处 {what}{ending}</translation>
+    </message>
+    <message>
+        <source>{where}: is nested too deeply to be a session file</source>
+        <translation>{where}：嵌套太深，不可能是会话文件</translation>
+    </message>
+    <message>
+        <source>the byte 0x{byte}, so it is not text</source>
+        <translation>字节 0x{byte}，所以不是文本</translation>
+    </message>
+    <message>
+        <source>{where}: is not a session file: a session is JSON text that begins with “{{”, and this file begins with {begins}</source>
+        <translation>{where}：不是会话文件：会话是以“{{”开头的 JSON 文本，而这个文件以 {begins} 开头</translation>
+    </message>
+    <message>
+        <source>{where}: is {data}; session files are limited to {max_file_bytes}</source>
+        <translation>{where}：有 {data}；会话文件最多 {max_file_bytes}</translation>
+    </message>
+    <message>
+        <source>{where}: is not a session file ({detail})</source>
+        <translation>{where}：不是会话文件（{detail}）</translation>
+    </message>
+    <message>
+        <source>it holds {count} &apos;{value}&apos; characters; a session holds at most {most}, its text included</source>
+        <translation>它含有 {count} 个 &apos;{value}&apos; 字符；会话连同文本最多 {most} 个</translation>
+    </message>
+    <message>
+        <source>it holds a string of {end}; the longest text in a session is the layout, at most {max_layout_bytes}</source>
+        <translation>它含有一个 {end} 的字符串；会话中最长的文本是 layout，最多 {max_layout_bytes}</translation>
+    </message>
+    <message>
+        <source>it holds {quotes} strings; a session holds at most {strings}</source>
+        <translation>它含有 {quotes} 个字符串；会话最多 {strings} 个</translation>
+    </message>
+    <message>
+        <source>it holds a string of {longest} or more; the longest text in a session is the layout, at most {max_layout_bytes}</source>
+        <translation>它含有一个 {longest} 或更长的字符串；会话中最长的文本是 layout，最多 {max_layout_bytes}</translation>
+    </message>
+    <message>
+        <source>it holds {objects} objects; a session holds at most {objects2}</source>
+        <translation>它含有 {objects} 个对象；会话最多 {objects2} 个</translation>
+    </message>
+    <message>
+        <source>it holds {lists} lists; a session holds at most {lists2} (the tokens, and every matrix and its rows)</source>
+        <translation>它含有 {lists} 个列表；会话最多 {lists2} 个（token，以及每个矩阵和它的各行）</translation>
+    </message>
+    <message>
+        <source>it holds a list of {commas} values; the longest list in a session is the tokens, at most {max_tokens}</source>
+        <translation>它含有一个 {commas} 个值的列表；会话中最长的列表是 token，最多 {max_tokens} 个</translation>
+    </message>
+    <message>
+        <source>it holds {other} values outside its lists of numbers and tokens; a session holds at most {other_values} (fields, matrix rows, layout members)</source>
+        <translation>它在数字列表和 token 列表之外含有 {other} 个值；会话最多 {other_values} 个（字段、矩阵行、layout 成员）</translation>
+    </message>
+    <message>
+        <source>{where}: is nested too deeply to be a session file ({depth} levels; a session nests 4)</source>
+        <translation>{where}：嵌套太深，不可能是会话文件（{depth} 层；会话只嵌套 4 层）</translation>
+    </message>
+    <message>
+        <source>{where}: is not a session file (it holds a list, not an object)</source>
+        <translation>{where}：不是会话文件（它存的是列表，不是对象）</translation>
+    </message>
+    <message>
+        <source>{where}: is not a session file (it holds {data}, not an object)</source>
+        <translation>{where}：不是会话文件（它存的是 {data}，不是对象）</translation>
+    </message>
+    <message>
+        <source>{where}: is not an Attention Explorer session (it has no &quot;format&quot; field)</source>
+        <translation>{where}：不是 Attention Explorer 会话（没有 &quot;format&quot; 字段）</translation>
+    </message>
+    <message>
+        <source>{where}: is not an Attention Explorer session (format is {format}, expected {format_name})</source>
+        <translation>{where}：不是 Attention Explorer 会话（format 是 {format}，应为 {format_name}）</translation>
+    </message>
+    <message>
+        <source>{where}: has no &quot;version&quot; field</source>
+        <translation>{where}：没有 &quot;version&quot; 字段</translation>
+    </message>
+    <message>
+        <source>{where}: version must be an integer, not {version}</source>
+        <translation>{where}：version 必须是整数，而不是 {version}</translation>
+    </message>
+    <message>
+        <source>{where}: version {version} is not valid (versions start at 1)</source>
+        <translation>{where}：版本 {version} 无效（版本从 1 开始）</translation>
+    </message>
+    <message>
+        <source>{where}: written by a newer version of Attention Explorer (version {version}; this one reads up to {version2})</source>
+        <translation>{where}：由更新版本的 Attention Explorer 写成（版本 {version}；这个版本最多读到 {version2}）</translation>
+    </message>
+    <message>
+        <source>{where}: no upgrade from version {version} to {version2}</source>
+        <translation>{where}：没有从版本 {version} 到 {version2} 的升级</translation>
+    </message>
+    <message>
+        <source>{where}: could not upgrade it from version {version} to {version2} ({kind}: {detail})</source>
+        <translation>{where}：无法从版本 {version} 升级到 {version2}（{kind}：{detail}）</translation>
+    </message>
+    <message>
+        <source>{where}: upgrading from version {version} gave {data}</source>
+        <translation>{where}：从版本 {version} 升级得到的是 {data}</translation>
+    </message>
+    <message>
+        <source> (did you mean {name}?)</source>
+        <translation>（你是指 {name} 吗？）</translation>
+    </message>
+    <message>
+        <source>{prefix}unknown field {text}{hint}</source>
+        <translation>{prefix}未知字段 {text}{hint}</translation>
+    </message>
+    <message>
+        <source>{prefix}missing field {name}</source>
+        <translation>{prefix}缺少字段 {name}</translation>
+    </message>
+    <message>
+        <source>{where}: {place} must be a list of rows, not {rows}</source>
+        <translation>{where}：{place} 必须是由行组成的列表，而不是 {rows}</translation>
+    </message>
+    <message>
+        <source>{where}: {place} has no rows</source>
+        <translation>{where}：{place} 没有行</translation>
+    </message>
+    <message>
+        <source>{where}: {place} row {i} must be a list of numbers, not {row}</source>
+        <translation>{where}：{place} 第 {i} 行必须是数字列表，而不是 {row}</translation>
+    </message>
+    <message>
+        <source>{where}: {place} row {i} has {row} numbers but row 0 has {width}</source>
+        <translation>{where}：{place} 第 {i} 行有 {row} 个数，但第 0 行有 {width} 个</translation>
+    </message>
+    <message>
+        <source>{where}: {place} row {i} col {j} is {value}; it must be a number</source>
+        <translation>{where}：{place} 第 {i} 行第 {j} 列是 {value}；它必须是数字</translation>
+    </message>
+    <message>
+        <source>{where}: {place} has {rows}×{width} = {rows2} cells; the most is {max_cells}</source>
+        <translation>{where}：{place} 有 {rows}×{width} = {rows2} 个格子；最多 {max_cells} 个</translation>
+    </message>
+    <message>
+        <source>{where}: model_head must be an object, not {value} (leave it out when the session is no real model&apos;s head)</source>
+        <translation>{where}：model_head 必须是对象，而不是 {value}（会话不是真实模型的头时，请省略它）</translation>
+    </message>
+    <message>
+        <source>{where}: tokens must be a list of strings, not {tokens}</source>
+        <translation>{where}：tokens 必须是字符串列表，而不是 {tokens}</translation>
+    </message>
+    <message>
+        <source>{where}: settings must be an object, not {settings}</source>
+        <translation>{where}：settings 必须是对象，而不是 {settings}</translation>
+    </message>
+    <message>
+        <source>{where}: expected the text of a session file, not {text}</source>
+        <translation>{where}：应为会话文件的文本，而不是 {text}</translation>
+    </message>
+    <message>
+        <source>{where}: is too large to load (out of memory)</source>
+        <translation>{where}：太大，无法加载（内存不足）</translation>
+    </message>
+    <message>
+        <source>{where}: could not be read ({kind}: {detail})</source>
+        <translation>{where}：无法读取（{kind}：{detail}）</translation>
+    </message>
+    <message>
+        <source>{name}: no such file</source>
+        <translation>{name}：没有这个文件</translation>
+    </message>
+    <message>
+        <source>{name}: cannot be opened ({reason})</source>
+        <translation>{name}：无法打开（{reason}）</translation>
+    </message>
+    <message>
+        <source>{name}: is not a usable file path ({why})</source>
+        <translation>{name}：不是可用的文件路径（{why}）</translation>
+    </message>
+    <message>
+        <source>{name}: is a folder, not a session file</source>
+        <translation>{name}：是文件夹，不是会话文件</translation>
+    </message>
+    <message>
+        <source>{name}: is not a regular file</source>
+        <translation>{name}：不是普通文件</translation>
+    </message>
+    <message>
+        <source>{name}: is {st_size}; session files are limited to {max_file_bytes}</source>
+        <translation>{name}：有 {st_size}；会话文件最多 {max_file_bytes}</translation>
+    </message>
+    <message>
+        <source>{name}: cannot be read ({reason})</source>
+        <translation>{name}：无法读取（{reason}）</translation>
+    </message>
+    <message>
+        <source>{name}: is too large to load (out of memory)</source>
+        <translation>{name}：太大，无法加载（内存不足）</translation>
+    </message>
+    <message>
+        <source>{name}: is larger than {max_file_bytes}, the limit for session files</source>
+        <translation>{name}：大于会话文件的上限 {max_file_bytes}</translation>
+    </message>
+    <message>
+        <source>{where}: settings must be a Settings, not {settings}</source>
+        <translation>{where}：settings 必须是 Settings，而不是 {settings}</translation>
+    </message>
+    <message>
+        <source>{where}: {why}</source>
+        <translation>{where}：{why}</translation>
+    </message>
+    <message>
+        <source>{name}: the session would be {size}; session files are limited to {max_file_bytes} (export large matrices as .npy instead)</source>
+        <translation>{name}：会话将有 {size}；会话文件最多 {max_file_bytes}（大矩阵请改为导出成 .npy）</translation>
+    </message>
+    <message>
+        <source>{name}: could not be saved ({reason})</source>
+        <translation>{name}：无法保存（{reason}）</translation>
+    </message>
+    <message>
+        <source>{name}: could not be saved ({kind}: {why})</source>
+        <translation>{name}：无法保存（{kind}：{why}）</translation>
+    </message>
+    <message>
+        <source>{where}: is a damaged binary session ({kind}: {detail})</source>
+        <translation>{where}：是已损坏的二进制会话（{kind}：{detail}）</translation>
+    </message>
+    <message>
+        <source>{where}: is {size}; session files are limited to {max_file_bytes}</source>
+        <translation>{where}：有 {size}；会话文件最多 {max_file_bytes}</translation>
+    </message>
+    <message>
+        <source>{where}: is an archive of {members} members; a binary session has at most {max_members}</source>
+        <translation>{where}：是含 {members} 个成员的压缩包；二进制会话最多 {max_members} 个</translation>
+    </message>
+    <message>
+        <source>{where}: is a zip archive but not a binary session (it has no {description})</source>
+        <translation>{where}：是 zip 压缩包，但不是二进制会话（里面没有 {description}）</translation>
+    </message>
+    <message>
+        <source>{where}: {filename} is encrypted</source>
+        <translation>{where}：{filename} 已加密</translation>
+    </message>
+    <message>
+        <source>{where}: its {description} is {file_size}; the most is {max_description_bytes}</source>
+        <translation>{where}：其中的 {description} 有 {file_size}；最多 {max_description_bytes}</translation>
+    </message>
+    <message>
+        <source>{where}: its {description} is larger than {max_description_bytes}</source>
+        <translation>{where}：其中的 {description} 大于 {max_description_bytes}</translation>
+    </message>
+    <message>
+        <source>{where}: {place} must name a .npy member of the archive, not {value}</source>
+        <translation>{where}：{place} 必须指向压缩包里的一个 .npy 成员，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{where}: {place} names {value}, which is not an .npy member of the archive</source>
+        <translation>{where}：{place} 指向 {value}，它不是压缩包里的 .npy 成员</translation>
+    </message>
+    <message>
+        <source>would have</source>
+        <translation>将有</translation>
+    </message>
+</context>
+<context>
     <name>Settings</name>
     <message>
         <source>scale mode</source>
@@ -3400,6 +4520,212 @@ B − A = {change}</translation>
     </message>
 </context>
 <context>
+    <name>SettingsCheck</name>
+    <message>
+        <source>one of {values}</source>
+        <translation>{values} 之一</translation>
+    </message>
+    <message>
+        <source>above {low} and at most {high}</source>
+        <translation>大于 {low} 且不超过 {high}</translation>
+    </message>
+    <message>
+        <source>in {low}..{high}</source>
+        <translation>在 {low}..{high} 之间</translation>
+    </message>
+    <message>
+        <source>at least {low}</source>
+        <translation>至少为 {low}</translation>
+    </message>
+    <message>
+        <source>true or false</source>
+        <translation>true 或 false</translation>
+    </message>
+    <message>
+        <source>{place} must be true or false, not {value}</source>
+        <translation>{place} 必须是 true 或 false，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{place} must be {allowed}, not {value}</source>
+        <translation>{place} 必须是 {allowed}，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{place} must be an integer, not {value}</source>
+        <translation>{place} 必须是整数，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{place} must be a number, not {value}</source>
+        <translation>{place} 必须是数字，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{place} must be a finite number, not {value}</source>
+        <translation>{place} 必须是有限数，而不是 {value}</translation>
+    </message>
+    <message>
+        <source>{place} is {value}; it must lie {allowed}</source>
+        <translation>{place} 是 {value}；它必须{allowed}</translation>
+    </message>
+    <message>
+        <source>{place} is {value}; it must be {allowed}</source>
+        <translation>{place} 是 {value}；它必须{allowed}</translation>
+    </message>
+    <message>
+        <source>{prefix}kv_heads is {kv_setting}, which does not divide heads {heads} (kv_heads is 0 for as many K/V heads as heads, or one of {options})</source>
+        <translation>{prefix}kv_heads 是 {kv_setting}，不能整除头数 {heads}（kv_heads 为 0 表示 K/V 头与头一样多，否则须是 {options} 之一）</translation>
+    </message>
+    <message>
+        <source>the projected K width (rows of Wk)</source>
+        <translation>投影后的 K 宽度（Wk 的行数）</translation>
+    </message>
+    <message>
+        <source>the K width</source>
+        <translation>K 的宽度</translation>
+    </message>
+    <message>
+        <source>{prefix}kv_heads is {kv}, but {k_text} is {kv2}: {heads} heads of d_h = {d_h} (the Q width {qk} / {heads}) sharing {kv} K/V heads need kv_heads·d_h = {kv3}</source>
+        <translation>{prefix}kv_heads 是 {kv}，但{k_text}是 {kv2}：{heads} 个 d_h = {d_h} 的头（Q 的宽度 {qk} / {heads}）共用 {kv} 个 K/V 头，需要 kv_heads·d_h = {kv3}</translation>
+    </message>
+    <message>
+        <source>{prefix}kv_heads is {kv}, which does not divide the V width {v} (each K/V head takes V width / kv_heads columns)</source>
+        <translation>{prefix}kv_heads 是 {kv}，不能整除 V 的宽度 {v}（每个 K/V 头分到 V 宽度 / kv_heads 列）</translation>
+    </message>
+    <message>
+        <source>{prefix}kv_heads is {kv}: the {heads} heads&apos; outputs side by side are heads·(V width / kv_heads) = {heads}·{v} = {heads2} wide, but Wo has {o} columns</source>
+        <translation>{prefix}kv_heads 是 {kv}：{heads} 个头的输出并排起来宽 头数·(V 宽度 / kv_heads) = {heads}·{v} = {heads2}，但 Wo 有 {o} 列</translation>
+    </message>
+    <message>
+        <source>{prefix}causal is on, but this is a cross-attention session (it has query_tokens): its queries read another sequence, which has no future to hide; decoder cross-attention has no causal mask</source>
+        <translation>{prefix}causal 已打开，但这是交叉注意力会话（它有 query_tokens）：它的查询读的是另一个序列，没有需要遮住的未来；解码器的交叉注意力没有因果掩码</translation>
+    </message>
+    <message>
+        <source>{prefix}source is &apos;projected&apos; but the matrices X, Wq, Wk, Wv and Wo are missing</source>
+        <translation>{prefix}source 是 &apos;projected&apos;，但缺少矩阵 X、Wq、Wk、Wv 和 Wo</translation>
+    </message>
+    <message>
+        <source>{prefix}positions is &apos;sinusoidal&apos;, but positions are added to the token vectors X, which only the &apos;projected&apos; source has</source>
+        <translation>{prefix}positions 是 &apos;sinusoidal&apos;，但位置编码是加到 token 向量 X 上的，只有 &apos;projected&apos; 来源才有 X</translation>
+    </message>
+    <message>
+        <source>with RoPE, heads must be one of {options}</source>
+        <translation>使用 RoPE 时，头数必须是 {options} 之一</translation>
+    </message>
+    <message>
+        <source>so it needs an even Q/K width</source>
+        <translation>所以 Q/K 的宽度必须是偶数</translation>
+    </message>
+    <message>
+        <source>{prefix}rope needs an even d_h, but each head&apos;s Q/K width d_h = {qk} is odd ({heads} of the Q/K width {qk2}): RoPE turns pairs of dimensions, {remedy}</source>
+        <translation>{prefix}rope 需要偶数的 d_h，但每个头的 Q/K 宽度 d_h = {qk} 是奇数（Q/K 宽度 {qk2} 分给 {n_heads} 个头）：RoPE 成对旋转维度，{remedy}</translation>
+    </message>
+    <message>
+        <source>{prefix}rope_high_freq_factor is {rope_high_freq_factor}, not above rope_low_freq_factor {rope_low_freq_factor}: llama3 scaling blends the pairs whose wavelengths lie between original context / high_freq_factor and original context / low_freq_factor, so high_freq_factor must be the larger</source>
+        <translation>{prefix}rope_high_freq_factor 是 {rope_high_freq_factor}，没有大于 rope_low_freq_factor {rope_low_freq_factor}：llama3 缩放会平滑过渡波长介于 原始上下文 / high_freq_factor 与 原始上下文 / low_freq_factor 之间的维度对，所以 high_freq_factor 必须更大</translation>
+    </message>
+    <message>
+        <source>the Q/K width</source>
+        <translation>Q/K 的宽度</translation>
+    </message>
+    <message>
+        <source>the V width</source>
+        <translation>V 的宽度</translation>
+    </message>
+    <message>
+        <source>the Q width</source>
+        <translation>Q 的宽度</translation>
+    </message>
+    <message>
+        <source>the Q/K width and the V width</source>
+        <translation>Q/K 的宽度和 V 的宽度</translation>
+    </message>
+    <message>
+        <source>only 1 head fits</source>
+        <translation>只有 1 个头可行</translation>
+    </message>
+    <message>
+        <source>these fit: {options}</source>
+        <translation>可行的有：{options}</translation>
+    </message>
+    <message>
+        <source>{prefix}heads is {heads}, which does not divide {text} {widths} (heads must divide {rule}; {fit})</source>
+        <translation>{prefix}heads 是 {heads}，不能整除{text} {widths}（头数必须整除{rule}；{fit}）</translation>
+    </message>
+    <message>
+        <source>{prefix}selected_row is {selected_row}; with {tokens} it must lie in 0..{last}</source>
+        <translation>{prefix}selected_row 是 {selected_row}；共有 {n_tokens} 个词元，它必须在 0..{last} 之间</translation>
+    </message>
+    <message>
+        <source>{prefix}selected_head is {selected_head}; with {heads} it must lie in 0..{last}</source>
+        <translation>{prefix}selected_head 是 {selected_head}；共有 {n_heads} 个头，它必须在 0..{last} 之间</translation>
+    </message>
+</context>
+<context>
+    <name>SplitMerge</name>
+    <message>
+        <source>concatenated back to (L, d_v)</source>
+        <translation>拼接回 (L, d_v)</translation>
+    </message>
+    <message>
+        <source>concatenated side by side (L, H·d_v/H_kv = {dv})</source>
+        <translation>并排拼接成 (L, H·d_v/H_kv = {dv})</translation>
+    </message>
+    <message>
+        <source>, then projected by W_o</source>
+        <translation>，再经 W_o 投影</translation>
+    </message>
+    <message>
+        <source> — outputs hidden until ③ is revealed</source>
+        <translation> —— 揭晓 ③ 之前输出隐藏</translation>
+    </message>
+    <message>
+        <source>K and V the same way</source>
+        <translation>K 和 V 也这样切</translation>
+    </message>
+    <message>
+        <source>K and V into H_kv = {kv}, each read by {each} query heads in turn</source>
+        <translation>K 和 V 切成 H_kv = {n_kv} 个 K/V 头，每个依次被 {each} 个查询头读取</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Split and merge&lt;/b&gt;: (L, D) → (H, L, d_h) — Q&apos;s D = {D} columns are cut into H = {heads} of d_h = {dh} ({kv_text}); each head attends on its own with scale {scale}; the heads&apos; outputs are {merge}.{hide}</source>
+        <translation>&lt;b&gt;拆分与合并&lt;/b&gt;：(L, D) → (H, L, d_h) —— Q 的 D = {D} 列被切成 H = {n_heads} 份，每份 d_h = {dh} 维（{kv_text}）；每个头以缩放 {scale} 各自独立做注意力；各头的输出{merge}。{hide}</translation>
+    </message>
+    <message>
+        <source>Q per head</source>
+        <translation>每个头的 Q</translation>
+    </message>
+    <message>
+        <source>K per K/V head</source>
+        <translation>每个 K/V 头的 K</translation>
+    </message>
+    <message>
+        <source>attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>in each head</source>
+        <translation>在每个头内</translation>
+    </message>
+    <message>
+        <source>scale {scale}</source>
+        <translation>缩放 {scale}</translation>
+    </message>
+    <message>
+        <source>head outputs</source>
+        <translation>各头输出</translation>
+    </message>
+    <message>
+        <source>concat = output (no W_o)</source>
+        <translation>concat = 输出（没有 W_o）</translation>
+    </message>
+    <message>
+        <source>output</source>
+        <translation>输出</translation>
+    </message>
+    <message>
+        <source>read by heads {spans}</source>
+        <translation>被头 {spans} 读取</translation>
+    </message>
+</context>
+<context>
     <name>SqrtD</name>
     <message>
         <source>the spread of q·k grows like √d</source>
@@ -3487,6 +4813,65 @@ B − A = {change}</translation>
     <message>
         <source>{a} has {a_shape}; {b} has {b_shape}: the shapes must be the same to subtract one from the other</source>
         <translation>{a} 是 {a_shape}；{b} 是 {b_shape}：形状相同才能相减</translation>
+    </message>
+</context>
+<context>
+    <name>Table</name>
+    <message>
+        <source>Select a cell to paste into</source>
+        <translation>请先选中要粘贴到的格子</translation>
+    </message>
+    <message>
+        <source>The clipboard holds no numbers to paste</source>
+        <translation>剪贴板里没有可粘贴的数字</translation>
+    </message>
+    <message>
+        <source>Pasted row {row} has {values} values but the block is {width} wide; nothing was pasted</source>
+        <translation>粘贴的第 {row} 行有 {values} 个值，但这块宽 {width}；什么也没有粘贴</translation>
+    </message>
+    <message>
+        <source> (for {cell})</source>
+        <translation>（对应 {cell}）</translation>
+    </message>
+    <message>
+        <source>Pasted row {row}, column {col}{where}: {why}; nothing was pasted</source>
+        <translation>粘贴内容第 {row} 行第 {col} 列{where}：{why}；什么也没有粘贴</translation>
+    </message>
+    <message>
+        <source>Row {row}, column {col}</source>
+        <translation>格子 [{row}, {col}]</translation>
+    </message>
+    <message>
+        <source>row {row}, column {col}</source>
+        <translation>格子 [{row}, {col}]</translation>
+    </message>
+    <message>
+        <source>{cell}: this table is read-only</source>
+        <translation>{cell}：这张表只读</translation>
+    </message>
+    <message>
+        <source>{cell}: {why}</source>
+        <translation>{cell}：{why}</translation>
+    </message>
+    <message>
+        <source>Nothing to paste</source>
+        <translation>没有可粘贴的内容</translation>
+    </message>
+    <message>
+        <source>This table is read-only; nothing was pasted</source>
+        <translation>这张表只读；什么也没有粘贴</translation>
+    </message>
+    <message>
+        <source>The pasted block is {height} × {width} (rows × columns), but from {cell} there is room for only {room_rows} × {room_cols}; nothing was pasted</source>
+        <translation>粘贴的块是 {height} × {width}（行 × 列），但从 {cell} 开始只放得下 {room_rows} × {room_cols}；什么也没有粘贴</translation>
+    </message>
+    <message>
+        <source>{cell}: {value} is not a finite number within 1e6; nothing was pasted</source>
+        <translation>{cell}：{value} 不是绝对值不超过 1e6 的有限数；什么也没有粘贴</translation>
+    </message>
+    <message>
+        <source>Paste at {cell}: {why}</source>
+        <translation>粘贴到 {cell}：{why}</translation>
     </message>
 </context>
 <context>
