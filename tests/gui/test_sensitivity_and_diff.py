@@ -48,7 +48,7 @@ def test_mark_a_then_edit_a_cell_in_the_editor_shows_the_change_at_that_cell(qtb
     # the largest change of S is named: K[追, d1] = 2 is the largest of K's column d1, so S[红色 → 追]
     assert "S[红色 → 追]" in panel.summary.text()
     assert "① scores S" in panel.summary.text() and "② weights A" in panel.summary.text()  # not a bare "A:"
-    assert f"+{1.5 * 2 / math.sqrt(3):.3g}" in panel.summary.text()
+    assert f"0 → {1.5 * 2 / math.sqrt(3):.2g} (+{1.5 * 2 / math.sqrt(3):.2g})" in panel.summary.text()  # as its cell
     window.actions["clear_a"].trigger()
     qtbot.waitUntil(lambda: not panel.views.isVisible())
     assert not window.actions["clear_a"].isEnabled()
