@@ -10,12 +10,11 @@ from explorer.model import ALL_STAGES
 from explorer.model.background import COMPUTING, FAILED, READY
 from explorer.weak import weakly
 from explorer.widgets.html_escape import escape
-from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import BAD, MUTED
 
 from .base import ALL, Panel
 from .worker_answers import WorkerAnswers
-from .change_views import ChangeViews, signed, stacked
+from .change_views import TIP_DIGITS, ChangeViews, change_text, stacked, value_text
 
 TIP = QT_TRANSLATE_NOOP(
     "ABDiff", "Mark the state now as A (Edit ▸ Mark as A for comparison), keep editing, and compare: every cell "
@@ -168,8 +167,8 @@ class ABDiffPanel(WorkerAnswers, Panel):
         lines = []
         for stage, changes in diff.largest.items():
             if changes:
-                said = ", ".join(f"{escape(self._cell(ch))} {format_number(ch.before, 3)} → "
-                                 f"{format_number(ch.after, 3)} ({signed(ch.delta)})" for ch in changes)
+                said = ", ".join(f"{escape(self._cell(ch))} {value_text(ch.before)} → "
+                                 f"{value_text(ch.after)} ({change_text(ch.delta)})" for ch in changes)
                 lines.append(f"<b>{translate('ABDiff', STAGE_NAMES[stage])}</b>: {said}")
         return translate("ABDiff", "Largest changes — ") + "<br>".join(lines)
 
@@ -186,4 +185,5 @@ class ABDiffPanel(WorkerAnswers, Panel):
         a = getattr(c.marked, stage)[index]
         b = a + getattr(d, stage)[index]
         return translate("ABDiff", "{cell}\nin A (marked): {a}\nin B (now): {b}\nB − A = {change}").format(
-            cell=cell, a=format_number(a), b=format_number(b), change=signed(b - a))
+            cell=cell, a=value_text(a, TIP_DIGITS), b=value_text(b, TIP_DIGITS),
+            change=change_text(b - a, digits=TIP_DIGITS))

@@ -1,6 +1,9 @@
 """Three changes side by side — of ① S, ② A and ③ O — on diverging maps centred at 0: what the
 Sensitivity and the A/B diff panels draw (gold up, blue down, pale unmoved). Each map has its own range,
-written in its title (no colour bars: three would take a third of a narrow dock)."""
+written in its title (no colour bars: three would take a third of a narrow dock). Every change in these
+panels is written one way (``change_text``): signed, "0" when unmoved, two significant digits in the cells and
+the summary — so a number named under the maps is the one printed in its cell, and ΔA's "−0.0021" still fits
+one — and four in a tooltip (the precise number); values (before → after, A and B) alike (``value_text``)."""
 import numpy as np
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
@@ -8,7 +11,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 from explorer.weak import weakly
 from explorer.widgets.heatmap import Heatmap
 from explorer.widgets.nice import nice_ceiling
-from explorer.widgets.number_text import format_number
+from explorer.widgets.number_text import format_change, format_number
 from explorer.widgets.palette import MUTED
 
 STAGES = ("scores", "weights", "output")
@@ -39,10 +42,18 @@ def stacked(panel, caption, controls, views):
     return layout, summary
 
 
-def signed(value):
-    """A change with its sign always written: "+0.012", "−0.3"."""
-    text = format_number(value, 3).replace("-", "−")
-    return text if text.startswith("−") or text == "0" else f"+{text}"
+DIGITS = 2  # significant digits of the numbers in the cells and the summary
+TIP_DIGITS = 4  # … and in a tooltip
+
+
+def change_text(value, scale=0.0, digits=DIGITS):
+    """A change as these panels write it: "+0.025", "−0.0021", "0" (below 1e-12 of ``scale``: rounding)."""
+    return format_change(value, digits, scale)
+
+
+def value_text(value, digits=DIGITS):
+    """A value (not a change) as these panels write it: "0.35", "−2.3"."""
+    return format_number(value, digits).replace("-", "−")
 
 
 class ChangeViews(QWidget):
@@ -64,7 +75,7 @@ class ChangeViews(QWidget):
             title.setTextFormat(Qt.TextFormat.RichText)
             title.setAlignment(Qt.AlignmentFlag.AlignCenter)
             title.setToolTip(tips[stage])
-            heatmap = Heatmap(cmap="diverging", masked_text="", parent=self)
+            heatmap = Heatmap(cmap="diverging", masked_text="", cell_format=change_text, parent=self)
             heatmap.colorbar.setVisible(False)
             heatmap.setMinimumHeight(HEATMAP_MIN.height())
             heatmap.tooltip_provider = lambda r, c, s=stage: tooltip(s, r, c)

@@ -16,7 +16,7 @@ from explorer.widgets.palette import BAD, MUTED
 
 from .base import Panel
 from .worker_answers import WorkerAnswers
-from .change_views import ChangeViews, signed, stacked
+from .change_views import TIP_DIGITS, ChangeViews, change_text, stacked, value_text
 
 WHAT = {"S": QT_TRANSLATE_NOOP("Sensitivity", "score S[i, j]"),
         "Q": QT_TRANSLATE_NOOP("Sensitivity", "query Q[i, c]"),
@@ -170,9 +170,9 @@ class SensitivityPanel(WorkerAnswers, Panel):
     def _summary(self, nudged, name):
         s, eps = nudged.sensitivity, nudged.epsilon
         qtok, tok = self.model.query_tokens, self.model.tokens
-        weights = [f"A[{escape(qtok[i])} → {escape(tok[j])}] {signed(s.weights[i, j] * eps)}"
+        weights = [f"A[{escape(qtok[i])} → {escape(tok[j])}] {change_text(s.weights[i, j] * eps)}"
                    for i, j in nudged.largest_weights]
-        outputs = [f"O[{escape(qtok[i])}, d{j}] {signed(s.output[i, j] * eps)}" for i, j in nudged.largest_outputs]
+        outputs = [f"O[{escape(qtok[i])}, d{j}] {change_text(s.output[i, j] * eps)}" for i, j in nudged.largest_outputs]
         if not weights and not outputs:
             return f"<span style='color:{MUTED}'>" + translate(
                 "Sensitivity", "Nothing moves: {cell} is masked (its weight is 0 whatever the score), or its row gives "
@@ -200,7 +200,7 @@ class SensitivityPanel(WorkerAnswers, Panel):
         return f"<br><span style='color:{MUTED}'>" + translate(
             "Sensitivity", "Its weight is only {weight}: a score that gets almost no weight moves almost nothing "
                            "(each ∂a<sub>j</sub>/∂s<sub>i</sub> carries a<sub>i</sub>). Click a darker cell of ② to "
-                           "nudge that one.").format(weight=format_number(weight)) + "</span>"
+                           "nudge that one.").format(weight=value_text(weight)) + "</span>"
 
     def _clicked(self, stage, row, col):
         self.model.set_selection(row=row, key=col if stage != "output" else None)
@@ -215,6 +215,6 @@ class SensitivityPanel(WorkerAnswers, Panel):
             value, cell = s.output[row, col], f"O[{qtok[row]}, d{col}]"
         else:
             value, cell = getattr(s, stage)[row, col], f"{'S' if stage == 'scores' else 'A'}[{qtok[row]} → {tok[col]}]"
-        return (f"∂{cell}/∂ε = {format_number(value)}\n" + translate(
+        return (f"∂{cell}/∂ε = {value_text(value, TIP_DIGITS)}\n" + translate(
             "Sensitivity", "a nudge of ε = {epsilon} moves it by about {change}").format(
-            epsilon=format_number(eps), change=signed(value * eps)))
+            epsilon=format_number(eps), change=change_text(value * eps, digits=TIP_DIGITS)))

@@ -64,8 +64,9 @@ def contrast_is_white(rgb: np.ndarray) -> np.ndarray:
 class CellTextItem(pg.GraphicsObject):
     """Paints each cell's value (or a masked marker) centred in the cell, in a contrasting colour."""
 
-    def __init__(self, masked_text: str = "−∞", masked_background: QColor | None = None):
+    def __init__(self, masked_text: str = "−∞", masked_background: QColor | None = None, value_text=None):
         super().__init__()
+        self.value_text = value_text or format_value  # (value, largest |value| of the matrix) → text
         self.masked_text = masked_text
         self.masked_background = masked_background  # a plate behind masked texts, over the hatching
         self._values: np.ndarray | None = None
@@ -103,7 +104,7 @@ class CellTextItem(pg.GraphicsObject):
             magnitude = float(finite.max()) if finite.size else 0.0
             masked = self._masked.ravel().tolist() if self._masked is not None else None
             self._strings = [
-                self.masked_text if masked is not None and masked[k] else format_value(v, magnitude)
+                self.masked_text if masked is not None and masked[k] else self.value_text(v, magnitude)
                 for k, v in enumerate(vals)
             ]
             metrics = _ref_metrics()

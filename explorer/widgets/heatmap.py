@@ -26,8 +26,9 @@ from explorer.widgets.plot_cache import cache_axes
 
 from .cell_text import MAX_CELLS, MIN_CELL_H, MIN_CELL_W, CellTextItem, contrast_is_white
 from .palette import CMAPS, colour_map
-from .heatmap_overlays import MASK_FILL, LabelAxis, MaskOverlay, OutlineOverlay
-from .heatmap_ticks import cell_ticks, label_widths
+from .heatmap_overlays import MASK_FILL, MaskOverlay, OutlineOverlay
+from .heatmap_ticks import cell_ticks, is_cut, label_widths, show_ticks, upright_cap
+from .label_axis import LabelAxis, line_ink
 from .html_escape import plain_tooltip
 
 MAX_CELL_ASPECT = 2.0  # cells fill the view but are never more than 2:1 (readability first)
@@ -37,10 +38,8 @@ LAYOUT_MARGIN = 6.0
 
 def _spread_levels(lo: float, hi: float) -> tuple[float, float]:
     """Equal levels (e.g. all-zero scores) widened around the value, so nothing divides by zero."""
-    if hi > lo:
-        return lo, hi
     d = max(abs(lo), 1.0)
-    return lo - d, hi + d
+    return (lo, hi) if hi > lo else (lo - d, hi + d)
 
 
 def _same_flags(a, b) -> bool:
@@ -72,7 +71,9 @@ class Heatmap(pg.GraphicsLayoutWidget):
         row_title: str = "",
         col_title: str = "",
         masked_text: str = "−∞",
+        cell_format: Callable[[float, float], str] | None = None,
     ):
+        """``cell_format(value, largest |value|)``: a cell's printed text (default: ``cell_text.format_value``)."""
         super().__init__(parent)
         if cmap not in CMAPS:
             raise ValueError(f"cmap must be one of {sorted(CMAPS)}, got {cmap!r}")
@@ -125,7 +126,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
         self.image_item = LeanImageItem(axisOrder="row-major")  # coloured into 32 bits: drawn 5× faster
         self.plot.addItem(self.image_item)
         self._mask_item = MaskOverlay()
-        self._text_item = CellTextItem(masked_text, MASK_FILL)
+        self._text_item = CellTextItem(masked_text, MASK_FILL, cell_format)
         self._outline_item = OutlineOverlay()
         for z, item in enumerate((self._mask_item, self._text_item, self._outline_item), start=1):
             item.setZValue(z)
@@ -388,22 +389,20 @@ class Heatmap(pg.GraphicsLayoutWidget):
         vb.setRange(xRange=(-0.5, cols - 0.5), yRange=(-0.5, rows - 0.5), padding=0)
 
     def _update_ticks(self) -> None:
-        """Ticks on cell centres; a subset (every 2nd, 5th, 10th, ...) when labels would overlap."""
+        """Ticks on cell centres: every column label, standing up when lying they would overlap, else a
+        subset (every 2nd, 5th, 10th, ...) when even standing they would not fit."""
         if self._shape[0] == 0:
             return
-        vb = self.plot.getViewBox()
+        vb, fm = self.plot.getViewBox(), QFontMetricsF(self.font())
         (x0, x1), (y0, y1) = vb.viewRange()
+        line = fm.height()  # (the height standing labels may take and still leave every row its label:)
+        spare = vb.height() + 2 * self._extra[1] + self.plot.getAxis("top").textHeight - self._shape[0] * (line + 1)
         ticks = cell_ticks(self._shape, self._row_labels, self._col_labels, self._col_label_px, self._row_notes,
-                           self._flagged, cell_w=vb.width() / max(x1 - x0, 1e-9),
-                           cell_h=vb.height() / max(y1 - y0, 1e-9), line_height=QFontMetricsF(self.font()).height())
-        if ticks == self._ticks:
-            return  # unchanged: setting them again would make every axis regenerate its picture
-        self._ticks = ticks
-        self.plot.getAxis("left").setTicks([ticks["left"], []])
-        self.plot.getAxis("top").setTicks([ticks["top"], []])
-        self.plot.getAxis("right").setStyle(showValues=ticks["notes"])
-        self.plot.getAxis("right").setTicks([ticks["right"], []])
-        self.plot.getAxis("bottom").setTicks([ticks["bottom"], []])
+                           self._flagged, cell_w=vb.width() / max(x1 - x0, 1e-9), cell_h=vb.height() / max(y1 - y0, 1e-9),
+                           line_height=line, thickness=line_ink(fm).height(), cap=upright_cap(line, self.height(), spare))
+        if ticks != self._ticks:  # (setting them again would make every axis regenerate its picture)
+            self._ticks = ticks
+            show_ticks(self.plot, ticks)
 
     # ---- pointer ----------------------------------------------------------------------------
     def _scene_pos(self, ev) -> QPointF:
@@ -449,7 +448,10 @@ class Heatmap(pg.GraphicsLayoutWidget):
 
     def _ask_tooltip(self, r: int, c: int) -> str:
         try:
-            return self.tooltip_provider(r, c)
+            text = self.tooltip_provider(r, c)
+            label = self._col_labels[c] if c < len(self._col_labels) else ""
+            cut = text and label not in text and is_cut(self._ticks, label, self._col_label_px[c])
+            return f"{label}\n{text}" if cut else text  # a column label cut short (…) above: here in full
         except Exception:  # noqa: BLE001 — an exception leaving a viewport event ends the process
             sys.excepthook(*sys.exc_info())
             return ""

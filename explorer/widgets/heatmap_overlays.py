@@ -1,19 +1,16 @@
 """What the heatmap draws over its image, each as one item whose cost does not grow with the cell count:
-hatched masked cells, outlines of the selected row and the highlighted cells, and axes with flagged labels."""
+hatched masked cells, and outlines of the selected row and the highlighted cells (its axes: ``label_axis``)."""
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QImage, QPainter, QPainterPath, QPen
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QImage, QPainter, QPainterPath, QPen
 
-from explorer.widgets.lean_plot import LeanAxisItem
-from explorer.widgets.palette import FLAG_RED, HIGHLIGHT, MASK_GREY, MASK_HATCH as HATCH_GREY
+from explorer.widgets.palette import HIGHLIGHT, MASK_GREY, MASK_HATCH as HATCH_GREY
 
 MASK_FILL = QColor(MASK_GREY)  # no colour of either map
 MASK_HATCH = QColor(HATCH_GREY)
-FLAG = "⚠"
-FLAG_COLOR = QColor(FLAG_RED)
 HIGHLIGHT_COLOR = QColor(HIGHLIGHT)
 MAX_HATCH_RUNS = 20_000  # beyond this many masked runs cells are too small to show hatching
 MIN_HATCH_CELL_PX = 5.0
@@ -24,32 +21,6 @@ def _cosmetic_pen(color: QColor, width: float) -> QPen:
     pen.setCosmetic(True)
     pen.setJoinStyle(Qt.PenJoinStyle.MiterJoin)
     return pen
-
-
-class LabelAxis(LeanAxisItem):
-    """An axis whose labels share one baseline (CJK fallback glyphs otherwise sit higher) and whose
-    labels starting with ⚠ are drawn in red (flagged rows)."""
-
-    def drawPicture(self, p, axisSpec, tickSpecs, textSpecs):
-        super().drawPicture(p, axisSpec, tickSpecs, [])  # line and ticks; sets font, pen and clip
-        fm = QFontMetricsF(p.font())
-        text_pen = p.pen()
-        for rect, flags, text in textSpecs:
-            w = fm.horizontalAdvance(text)
-            if flags & Qt.AlignmentFlag.AlignLeft:
-                x = rect.left()
-            elif flags & Qt.AlignmentFlag.AlignRight:
-                x = rect.right() - w
-            else:
-                x = rect.center().x() - w / 2
-            if flags & Qt.AlignmentFlag.AlignTop:
-                y = rect.top() + fm.ascent()
-            elif flags & Qt.AlignmentFlag.AlignBottom:
-                y = rect.bottom() - fm.descent()
-            else:
-                y = rect.center().y() + (fm.ascent() - fm.descent()) / 2
-            p.setPen(FLAG_COLOR if text.startswith(FLAG) else text_pen)
-            p.drawText(QPointF(x, y), text)
 
 
 class MaskOverlay(pg.GraphicsObject):

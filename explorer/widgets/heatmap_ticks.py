@@ -1,6 +1,7 @@
-"""Which rows and columns of a heatmap are labelled: every one while the labels fit, else every 2nd,
-5th, 10th… plus each column label that still fits between its shown neighbours (one long token
-does not hide its short neighbours); ticks on cell centres, the same step for row labels and notes."""
+"""Which rows and columns of a heatmap are labelled, and how: every column label lying while they all fit,
+else every one standing up while a line of text fits in a cell (in a band as tall as the longest, up to a
+cap), else every 2nd, 5th, 10th… lying plus each one that still fits between its shown neighbours (one long
+token does not hide its short neighbours); ticks on cell centres, the same step for row labels and notes."""
 from __future__ import annotations
 
 import math
@@ -8,10 +9,13 @@ import math
 import numpy as np
 from PySide6.QtGui import QFontMetricsF
 
-from .heatmap_overlays import FLAG
+from .label_axis import FLAG, standing_length
 from .nice import nice_step
 
 LABEL_GAP = 8.0  # px between neighbouring column labels
+UPRIGHT_GAP = 4.0  # px at least between neighbouring standing labels
+UPRIGHT_LINES = (2, 6)  # a standing label's band: at least 2 and at most 6 line heights…
+UPRIGHT_SHARE = 0.25  # …and (above the least) this share of the heatmap's height, or what rows can spare
 
 
 _WIDTHS_KEPT = 4  # label lists whose widths are remembered (the scores and weights share theirs)
@@ -70,16 +74,50 @@ def fitting_columns(widths, cell_px: float, gap: float, step: int) -> list[int]:
     return columns
 
 
-def cell_ticks(shape, row_labels, col_labels, col_label_px, row_notes, flagged, cell_w, cell_h, line_height):
-    """{"left", "top", "right", "bottom": [(index, text)], "notes": whether the right side has texts}
-    for cells ``cell_w`` × ``cell_h`` pixels; a flagged row's label starts with ⚠."""
+def upright_cap(line_height: float, height: float, spare: float = 0.0) -> float:
+    """The tallest band standing column labels may take in a heatmap ``height`` pixels tall (longer ones are cut):
+    a share of it, or the ``spare`` pixels the matrix can give up and keep every row label, if more."""
+    least, most = UPRIGHT_LINES
+    return max(least * line_height, min(most * line_height, max(UPRIGHT_SHARE * height, spare)))
+
+
+def cell_ticks(shape, row_labels, col_labels, col_label_px, row_notes, flagged, cell_w, cell_h, line_height,
+               thickness=None, cap=math.inf):
+    """{"left", "top", "right", "bottom": [(index, text)], "notes": whether the right side has texts, "upright":
+    the band the column labels stand in (None: they lie)} for cells ``cell_w`` × ``cell_h`` pixels; a flagged
+    row's label starts with ⚠; ``thickness``: how wide a standing line's ink is (default ``line_height``);
+    ``cap``: the tallest band (``upright_cap``)."""
     rows, cols = shape
     row_step = nice_step(math.ceil((line_height + 1) / max(cell_h, 1e-9)))
     step = label_step(col_label_px, cell_w, LABEL_GAP)
-    columns = (fitting_columns(col_label_px, cell_w, LABEL_GAP, step) if len(col_label_px) == cols
-               else range(0, cols, step))
+    upright = None
+    if step == 1 or len(col_label_px) != cols:
+        columns = range(0, cols, step)
+    elif cell_w >= (line_height if thickness is None else thickness) + UPRIGHT_GAP:
+        columns = range(cols)
+        tallest = max(standing_length(col_labels[j], float(col_label_px[j])) for j in range(cols))
+        upright = float(min(math.ceil(tallest) + 1, math.floor(cap)))
+    else:
+        columns = fitting_columns(col_label_px, cell_w, LABEL_GAP, step)
     left = [(i, f"{FLAG} {row_labels[i]}" if flagged is not None and flagged[i] else row_labels[i])
             for i in range(0, rows, row_step)]
     right = [(i, row_notes[i] if row_notes is not None else "") for i in range(0, rows, row_step)]
     return {"left": left, "top": [(j, col_labels[j]) for j in columns], "right": right,
-            "bottom": [(j, "") for j in columns], "notes": row_notes is not None}
+            "bottom": [(j, "") for j in columns], "notes": row_notes is not None, "upright": upright}
+
+
+def is_cut(ticks, label: str, width: float) -> bool:
+    """Whether column label ``label`` (``width`` pixels lying) is cut short (…) with these ``cell_ticks``."""
+    band = ticks.get("upright")
+    return band is not None and standing_length(label, width) + 1 > band
+
+
+def show_ticks(plot, ticks) -> None:
+    """Hand ``cell_ticks``' ticks to the plot's four axes (the top one standing its labels up or not)."""
+    top = plot.getAxis("top")
+    top.setTicks([ticks["top"], []])
+    top.set_upright(ticks["upright"])
+    plot.getAxis("left").setTicks([ticks["left"], []])
+    plot.getAxis("right").setStyle(showValues=ticks["notes"])
+    plot.getAxis("right").setTicks([ticks["right"], []])
+    plot.getAxis("bottom").setTicks([ticks["bottom"], []])

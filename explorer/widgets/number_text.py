@@ -101,6 +101,18 @@ def format_number(v: float, significant: int = 4) -> str:
     return "0" if text in ("-0", "0") else text
 
 
+def format_change(x: float, significant: int = 2, scale: float = 0.0) -> str:
+    """A change (ΔS, B − A, …): its sign always written, ``significant`` significant digits, a true minus and
+    "0" for none — "+0.1", "+0.025", "−0.0021", "+1.2e−5"; below 1e-12 of ``scale`` it is float rounding: "0"."""
+    x = float(x)
+    if not math.isfinite(x):
+        return "NaN" if math.isnan(x) else ("+∞" if x > 0 else "−∞")
+    if x == 0.0 or abs(x) <= 1e-12 * abs(scale):
+        return "0"
+    text = f"{x:+.{significant}g}".replace("e+0", "e+").replace("e-0", "e-")
+    return text.replace("-", "−")
+
+
 def format_fixed(x: float, decimals: int = 2) -> str:
     """``x`` with ``decimals`` decimals, a true minus sign and no "−0.00" (the texts that explain a sum)."""
     text = f"{float(x):.{decimals}f}"

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from explorer.widgets.number_text import MAX_ABS, check_number, format_number, parse_number
+from explorer.widgets.number_text import MAX_ABS, check_number, format_change, format_number, parse_number
 
 
 @pytest.mark.parametrize(
@@ -99,6 +99,27 @@ def test_check_number_validates_non_text_values():
 )
 def test_format_number_is_compact(value, text):
     assert format_number(value) == text
+
+
+@pytest.mark.parametrize(
+    "value, significant, scale, text",
+    [
+        (0.1, 2, 0.0, "+0.1"),  # a change always carries its sign
+        (0.02481, 2, 0.0, "+0.025"),
+        (-0.002052, 2, 0.0, "−0.0021"),  # a true minus, as in the cells
+        (-0.002052, 4, 0.0, "−0.002052"),
+        (0.0, 2, 0.0, "0"),  # unmoved: no sign
+        (-0.0, 2, 0.0, "0"),
+        (1.2e-5, 2, 0.0, "+1.2e−5"),  # a short exponent
+        (-3e-17, 2, 0.0, "−3e−17"),  # a real (if tiny) change…
+        (-3e-17, 2, 1.0, "0"),  # …or, on a map of changes up to 1, float rounding
+        (1.5 * 2 / 3 ** 0.5, 2, 0.0, "+1.7"),
+        (float("nan"), 2, 0.0, "NaN"),
+        (float("-inf"), 2, 0.0, "−∞"),
+    ],
+)
+def test_format_change_writes_the_sign_and_few_digits(value, significant, scale, text):
+    assert format_change(value, significant, scale) == text
 
 
 def test_number_text_does_not_import_qt():

@@ -48,7 +48,7 @@ def test_mark_a_then_edit_a_cell_in_the_editor_shows_the_change_at_that_cell(qtb
     # the largest change of S is named: K[追, d1] = 2 is the largest of K's column d1, so S[红色 → 追]
     assert "S[红色 → 追]" in panel.summary.text()
     assert "① scores S" in panel.summary.text() and "② weights A" in panel.summary.text()  # not a bare "A:"
-    assert f"+{1.5 * 2 / math.sqrt(3):.3g}" in panel.summary.text()
+    assert f"0 → {1.5 * 2 / math.sqrt(3):.2g} (+{1.5 * 2 / math.sqrt(3):.2g})" in panel.summary.text()  # as its cell
     window.actions["clear_a"].trigger()
     qtbot.waitUntil(lambda: not panel.views.isVisible())
     assert not window.actions["clear_a"].isEnabled()
@@ -103,6 +103,22 @@ def test_the_sensitivity_of_the_selected_score_follows_the_softmax_jacobian(qtbo
     panel.what.setCurrentIndex(panel.what.findData("K"))
     qtbot.waitUntil(lambda: panel.shown.what == "K")
     assert (np.abs(panel.views.heatmaps["weights"].image_array()).sum(axis=1) > 0).all()
+
+
+def test_the_three_maps_and_the_summary_write_a_change_one_way(qtbot, window):
+    """ΔS, ΔA and ΔO print their cells alike — signed, two significant digits, "0" when unmoved — and the summary
+    names a change with the text its cell prints (they read as three formats once: "0.00", "0", "0.025")."""
+    panel = show(window, "sensitivity")
+    window.model.set_selection(row=1, key=0)  # S[追 → 猫], ε = 0.1
+    qtbot.waitUntil(lambda: panel.shown is not None and (panel.shown.row, panel.shown.col) == (1, 0))
+    a = window.model.results.heads.weights[0, 1]
+    delta_a = 0.1 * a * ((np.arange(4) == 0) - a[0])  # ε · a_j(δ_j0 − a_0)
+    texts = {stage: panel.views.heatmaps[stage]._text_item._texts() for stage in ("scores", "weights", "output")}
+    assert texts["scores"][4:8] == ["+0.1", "0", "0", "0"] and set(texts["scores"][:4] + texts["scores"][8:]) == {"0"}
+    by_hand = [f"{x:+.2g}".replace("-", "−") for x in delta_a]  # two significant digits, from the definition
+    assert texts["weights"][4:8] == by_hand and set(texts["weights"][:4]) == {"0"}
+    assert all(t == "0" or t[0] in "+−" for t in texts["output"])
+    assert f"A[追 → 猫] {by_hand[0]}" in panel.summary.text()  # the number printed in its cell
 
 
 @pytest.mark.parametrize("name", ["sensitivity", "ab_diff"])
