@@ -74,6 +74,8 @@ DOCKS = (
     DockSpec("ab_diff", "A/B diff", "ab_diff.ABDiffPanel", R, "Ctrl+Shift+D", readable=(720, 560)),
 )
 SPECS = {spec.name: spec for spec in DOCKS}
+
+
 class Panels(Mapping):
     """``window.panels``: name → panel for every dock, built on first access if its dock was never shown.
 
