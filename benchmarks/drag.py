@@ -14,7 +14,9 @@ temperature slider); the results announced while dragging (``model.changed``: ev
 longest wait between two; and when the last event's value is on screen: once the weights panel has
 drawn results of the last value, the pixels over the weights heatmap (read back from the X server
 with ``--screen``; offscreen, ``window.grab()``, which repaints the whole window), checked against
-those results, counted from the moment the last event was due and from when it was delivered; then
+those results, counted from the moment the last event was due and from when it was delivered (the first
+event that carried the last value: the temperature slider snaps to two significant digits, so the last
+few positions of a drag may repeat it); then
 the same for every panel (the output heatmap's pixels, once ``changed`` brings the whole results).
 "Drag duration" is the first time in 16.7-ms frames; the frames actually painted are counted as the
 paint events of the weights heatmap's viewport during the drag.
@@ -113,6 +115,11 @@ def drag_once(app, window, events, rate, slider_name, direction, timeout_s):
         direction = -direction
     positions = [start + direction * (k + 1) for k in range(events)]
     final_value = slider.value_at(positions[-1])
+    # A snapping slider (the temperature: two significant digits) gives neighbouring positions one value, so
+    # the last events of a drag may repeat it: the last value is counted from the event that first carried it.
+    last = events - 1
+    while last > 0 and slider.value_at(positions[last - 1]) == final_value:
+        last -= 1
 
     st = {"delivered": 0, "t0": None, "t_delivered": [None] * events, "recomputes": 0, "firsts": 0,
           "t_screen": None, "t_all": None, "consistent": None, "ticks": [], "draws": []}
@@ -148,7 +155,7 @@ def drag_once(app, window, events, rate, slider_name, direction, timeout_s):
             loop.quit()
 
     def after_last():
-        return st["delivered"] == events and now() >= st["t_delivered"][-1]
+        return st["delivered"] > last and now() >= st["t_delivered"][last]
 
     def on_weights_drawn():
         if st["t0"] is not None and st["t_screen"] is None:
@@ -207,7 +214,8 @@ def drag_once(app, window, events, rate, slider_name, direction, timeout_s):
         raise RuntimeError(f"the last value was not on screen within {timeout_s} s")
 
     t0 = st["t0"]
-    last_due = t0 + (events - 1) / rate
+    last_due = t0 + last / rate  # the event that first carried the last value
+    final_delivered = st["t_delivered"][last]
     last_delivered = st["t_delivered"][-1]
     total = st["t_screen"] - t0
     gaps = np.diff(st["ticks"]) * 1000 if len(st["ticks"]) > 1 else np.zeros(1)
@@ -219,7 +227,8 @@ def drag_once(app, window, events, rate, slider_name, direction, timeout_s):
         "drag_frames": total * 1000 / FRAME_MS,
         "drag_s": total,
         "latency_from_due_ms": 1000 * (st["t_screen"] - last_due),
-        "latency_from_delivery_ms": 1000 * (st["t_screen"] - last_delivered),
+        "latency_from_delivery_ms": 1000 * (st["t_screen"] - final_delivered),
+        "last_value_from_event": last + 1,  # of ``events``: the last value came with this event
         "latency_frames": 1000 * (st["t_screen"] - last_due) / FRAME_MS,
         "max_delivery_lag_ms": max(lag),
         "longest_tick_gap_ms": float(gaps.max()),
