@@ -49,6 +49,14 @@ class Setting:
     def choice_label(self, value):
         return dict(self.choices).get(value, str(value))
 
+    def value_text(self, value) -> str:
+        """``value`` as an undo step says it: a choice's label, a number without trailing zeros (20, 0.087)."""
+        if self.choices:
+            return self.choice_label(value)
+        if self.kind is float:
+            return f"{float(value):g}"
+        return str(value)
+
 
 SETTINGS = (
     Setting("scale_mode", str, "inv_sqrt_d", "scale mode",

@@ -401,6 +401,7 @@ class Edits(SettingsEdits):
         if top_command is not None and top_command.absorbs(new_state, self._gesture):
             top_command.absorb(new_state)
             top_command.setText(text)  # the step says where it ended
+            self.undo_stack.undoTextChanged.emit(self.undo_stack.undoText())  # (setText alone tells no one)
             return
         self.undo_stack.push(StateCommand(self, self._state, new_state, text, self._gesture))
 

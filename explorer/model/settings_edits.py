@@ -51,8 +51,10 @@ class SettingsEdits:
             self._check_state(state)
         except ValueError as exc:
             return self._refuse(shown_error(exc))
+        setting = SCHEMA[name]
+        said = setting.value_text(value)
         self._push_state(state, translate("Edits", "Set {setting} to {value}").format(
-            setting=translate("Settings", SCHEMA[name].label), value=value))
+            setting=translate("Settings", setting.label), value=translate("Settings", said) if setting.choices else said))
         return True
 
     def head_options(self):

@@ -272,7 +272,7 @@ def test_the_undo_action_names_the_edit_in_chinese_and_in_english_after_the_swit
     assert window.model.set_cell("Q", 0, 0, 1.5)
     assert window.actions["undo"].text() == "撤销(&U) 编辑 Q[猫, d0]"
     assert window.model.set_param("temperature", 2.0)
-    assert window.actions["undo"].text() == "撤销(&U) 把温度设为 2.0"
+    assert window.actions["undo"].text() == "撤销(&U) 把温度设为 2"
     window.menus.choose_language("en")
     assert window.model.set_cell("Q", 0, 1, 1.0)
     assert window.actions["undo"].text() == "&Undo Edit Q[猫, d1]"

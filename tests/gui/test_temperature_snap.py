@@ -22,7 +22,7 @@ def test_a_dragged_temperature_snaps_and_a_typed_one_is_kept(qtbot, home):
         assert f"(T = {shown})" in window.panels["scores"].heading()
     slider.slider.setSliderDown(False)
     assert model.undo_stack.count() == 1  # one drag, one step, named by where it ended
-    assert model.undo_stack.text(0) == "Set temperature to 11.0"
+    assert model.undo_stack.text(0) == "Set temperature to 11"
 
     slider.slider.setSliderDown(True)
     slider.slider.setValue(93)
