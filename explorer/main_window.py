@@ -320,11 +320,16 @@ class MainWindow(QMainWindow):
         self._hide_stale_tab_bars()
 
     def layout_state(self):
-        """The dock layout and geometry as strings, for QSettings and session files."""
+        """The dock layout and geometry as strings, for QSettings and session files (and the window's size
+        it was made at, "1600x1000")."""
         return {"state": bytes(self.saveState().toBase64()).decode("ascii"),
-                "geometry": bytes(self.saveGeometry().toBase64()).decode("ascii")}
+                "geometry": bytes(self.saveGeometry().toBase64()).decode("ascii"),
+                "size": f"{self.width()}x{self.height()}"}
 
     def apply_layout(self, layout, geometry=True):
+        """Put the docks where ``layout`` has them. Without its ``geometry`` (a session's layout, opened in
+        this window), a layout made at another size keeps where the docks are but takes this window's
+        default shares for their sizes: pixels saved at 1600 × 1000 crushed ① to 180 px at 1024 × 640."""
         if not layout:
             return
         if geometry and layout.get("geometry"):
@@ -332,6 +337,16 @@ class MainWindow(QMainWindow):
         if layout.get("state"):
             self._restore_state(QByteArray.fromBase64(layout["state"].encode("ascii")))
             self._layout_given = True
+            if not geometry and self._made_at_another_size(layout.get("size")):
+                fit_default_sizes(self)
+
+    def _made_at_another_size(self, size):
+        """Whether a layout's "size" ("1600x1000") differs from this window's by over a tenth either way."""
+        try:
+            w, h = (int(x) for x in str(size).lower().split("x"))
+        except ValueError:  # none said (a session of an earlier version): as it was
+            return False
+        return abs(w - self.width()) > 0.1 * self.width() or abs(h - self.height()) > 0.1 * self.height()
 
     def restore_layout(self):
         settings = qsettings()
