@@ -78,15 +78,18 @@ class Change:
         return self.after - self.before
 
 
+ROUNDING = 1e-12  # a change this small, relative to the largest of its map, is float rounding: not a change
+
+
 def largest_changes(delta, top=3):
     """The indices of the ``top`` cells of ``delta`` with the largest |value|, largest first; cells that
-    did not move are left out (ties: the first in row-major order)."""
+    did not move, or only by float rounding (``ROUNDING``), are left out (ties: the first in row-major order)."""
     flat = np.abs(np.asarray(delta, dtype=np.float64)).ravel()
     if flat.size > top:  # the top few without sorting millions: partition first
         cells = np.sort(np.argpartition(flat, flat.size - top)[flat.size - top:])
     else:
         cells = np.arange(flat.size)
-    cells = cells[flat[cells] > 0]
+    cells = cells[flat[cells] > ROUNDING * (flat[cells].max() if cells.size else 0.0)]
     order = cells[np.argsort(-flat[cells], kind="stable")][:top]
     return [np.unravel_index(i, np.shape(delta)) for i in order]
 

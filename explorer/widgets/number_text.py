@@ -9,6 +9,7 @@ import math
 import re
 import unicodedata
 
+from explorer.core.state_diff import ROUNDING
 from explorer.core.translatable import QT_TRANSLATE_NOOP
 
 MAX_ABS = 1e6
@@ -103,11 +104,11 @@ def format_number(v: float, significant: int = 4) -> str:
 
 def format_change(x: float, significant: int = 2, scale: float = 0.0) -> str:
     """A change (ΔS, B − A, …): its sign always written, ``significant`` significant digits, a true minus and
-    "0" for none — "+0.1", "+0.025", "−0.0021", "+1.2e−5"; below 1e-12 of ``scale`` it is float rounding: "0"."""
+    "0" for none — "+0.1", "+0.025", "−0.0021", "+1.2e−5"; below ``ROUNDING`` of ``scale`` it is float rounding: "0"."""
     x = float(x)
     if not math.isfinite(x):
         return "NaN" if math.isnan(x) else ("+∞" if x > 0 else "−∞")
-    if x == 0.0 or abs(x) <= 1e-12 * abs(scale):
+    if x == 0.0 or abs(x) <= ROUNDING * abs(scale):
         return "0"
     text = f"{x:+.{significant}g}".replace("e+0", "e+").replace("e-0", "e-")
     return text.replace("-", "−")

@@ -64,3 +64,11 @@ def test_the_largest_of_many_changes():
     delta[100:110, 100:110] = 0.5
     assert largest_changes(delta, top=3) == [(17, 3), (250, 399), (0, 1)]
     assert largest_changes(delta, top=1) == [(17, 3)]
+
+
+def test_float_rounding_is_not_named_among_the_largest_changes():
+    """A weight that moved by 3.9e−24 beside one that moved by 0.2 moved by float rounding only (seen in
+    the Sensitivity panel's list at T = 0.069)."""
+    delta = np.array([[0.2, -3.9e-24, 0.0], [-0.05, 0.0, 1e-30]])
+    assert largest_changes(delta, 3) == [(0, 0), (1, 0)]
+    assert largest_changes(np.array([[1e-30, 0.0]]), 3) == [(0, 0)]  # alone, even a tiny change is the largest
