@@ -127,9 +127,9 @@ def check_size(name: str, rows: int, cols: int, where: str = "", verb: str = QT_
         raise SessionError(QT_TRANSLATE_NOOP("Session", "{place} {verb} {cols} columns; the most is {max_dim}").format(
                                place=place, verb=verb, cols=cols, max_dim=MAX_DIM))
     if rows * cols > MAX_CELLS:
-        raise SessionError(QT_TRANSLATE_NOOP("Session", "{place} {verb} {rows}×{cols} = {rows2} cells; the "
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{place} {verb} {rows}×{cols} = {cells} cells; the "
                                                         "most is {max_cells}").format(place=place, verb=verb,
-                               rows=rows, cols=cols, rows2=rows * cols, max_cells=MAX_CELLS))
+                               rows=rows, cols=cols, cells=rows * cols, max_cells=MAX_CELLS))
     if row_axis not in TOKEN_AXES and rows > MAX_DIM:
         raise SessionError(QT_TRANSLATE_NOOP("Session", "{place} {verb} {rows} rows; the most is {max_dim} "
                                                         "(its rows are {row_axis}, {row_axis2})").format(

@@ -168,9 +168,9 @@ def _matrix_from_json(rows: Any, place: str, where: str) -> Any:
         raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: {place} has no columns").format(where=where,
                                place=place))
     if len(rows) * width > MAX_CELLS:
-        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: {place} has {rows}×{width} = {rows2} "
+        raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: {place} has {rows}×{width} = {cells} "
                                                         "cells; the most is {max_cells}").format(where=where,
-                               place=place, rows=len(rows), width=width, rows2=len(rows) * width,
+                               place=place, rows=len(rows), width=width, cells=len(rows) * width,
                                max_cells=MAX_CELLS))
     array = np.array(rows, dtype=np.float64)
     array.flags.writeable = False

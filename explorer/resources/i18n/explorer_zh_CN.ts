@@ -3964,8 +3964,8 @@ masked: the score was set to −∞</source>
         <translation>{place} {verb} {cols} 列；最多 {max_dim} 列</translation>
     </message>
     <message>
-        <source>{place} {verb} {rows}×{cols} = {rows2} cells; the most is {max_cells}</source>
-        <translation>{place} {verb} {rows}×{cols} = {rows2} 个格子；最多 {max_cells} 个</translation>
+        <source>{place} {verb} {rows}×{cols} = {cells} cells; the most is {max_cells}</source>
+        <translation>{place} {verb} {rows}×{cols} = {cells} 个格子；最多 {max_cells} 个</translation>
     </message>
     <message>
         <source>{place} {verb} {rows} rows; the most is {max_dim} (its rows are {row_axis}, {row_axis2})</source>
@@ -4260,8 +4260,8 @@ masked: the score was set to −∞</source>
         <translation>{where}：{place} 第 {i} 行第 {j} 列是 {value}；它必须是数字</translation>
     </message>
     <message>
-        <source>{where}: {place} has {rows}×{width} = {rows2} cells; the most is {max_cells}</source>
-        <translation>{where}：{place} 有 {rows}×{width} = {rows2} 个格子；最多 {max_cells} 个</translation>
+        <source>{where}: {place} has {rows}×{width} = {cells} cells; the most is {max_cells}</source>
+        <translation>{where}：{place} 有 {rows}×{width} = {cells} 个格子；最多 {max_cells} 个</translation>
     </message>
     <message>
         <source>{where}: model_head must be an object, not {value} (leave it out when the session is no real model&apos;s head)</source>
