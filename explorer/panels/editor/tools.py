@@ -72,7 +72,9 @@ class EditorTools(FlowRow):
                   "dims_qk": pair("d Q,K", "add_dim_qk", "remove_dim_qk"),
                   "dims_v": pair("d V", "add_dim_v", "remove_dim_v"),
                   "dims_x": pair("D", "add_dim_x", "remove_dim_x"),
-                  "cross": [b["cross"]], "randomize": [b["randomize"], seed], "reset": [b["reset"]]}
+                  # Reset with the shape's buttons (it puts the shape back too): at 1024 × 640 the rest then
+                  # fits a second line, where after Randomize's seed box it took a third
+                  "reset": [b["reset"]], "cross": [b["cross"]], "randomize": [b["randomize"], seed]}
         self.groups = {name: self.add_group(widgets) for name, widgets in groups.items()}
         self.setStyleSheet(STYLE)
         self.retranslate()
