@@ -53,9 +53,7 @@ class Setting:
         """``value`` as an undo step says it: a choice's label, a number without trailing zeros (20, 0.087)."""
         if self.choices:
             return self.choice_label(value)
-        if self.kind is float:
-            return f"{float(value):g}"
-        return str(value)
+        return _bound(self, value) if self.kind in (int, float) else str(value)
 
 
 SETTINGS = (
