@@ -117,3 +117,14 @@ def llama_block(x, attend, gain1, gain2, w_gate, w_up, w_down, eps):
     """Llama's decoder layer: h = x + attn(RMSNorm₁(x)); out = h + MLP(RMSNorm₂(h))."""
     h = x + attend(rms_norm(x, gain1, eps))
     return h + swiglu_ffn(rms_norm(h, gain2, eps), w_gate, w_up, w_down)
+
+
+def torch_parameters(m, w):
+    """The session's W and the block's weights under nn.TransformerEncoderLayer's names (no attention biases:
+    the session's projections have none, so they are zero)."""
+    d = m["X"].shape[1]
+    return {"self_attn.in_proj_weight": np.concatenate([m["Wq"], m["Wk"], m["Wv"]]),
+            "self_attn.in_proj_bias": np.zeros(3 * d), "self_attn.out_proj.weight": m["Wo"],
+            "self_attn.out_proj.bias": np.zeros(d), "linear1.weight": w.w1, "linear1.bias": w.b1,
+            "linear2.weight": w.w2, "linear2.bias": w.b2, "norm1.weight": w.gain1, "norm1.bias": w.bias1,
+            "norm2.weight": w.gain2, "norm2.bias": w.bias2}

@@ -22,17 +22,6 @@ def session_matrices(length, width, seed):
             **{name: rng.standard_normal((width, width)) / math.sqrt(width) for name in ("Wq", "Wk", "Wv", "Wo")}}
 
 
-def torch_parameters(m, w):
-    """The session's W and the block's weights under nn.TransformerEncoderLayer's names (no attention biases:
-    the session's projections have none, so they are zero)."""
-    d = m["X"].shape[1]
-    return {"self_attn.in_proj_weight": np.concatenate([m["Wq"], m["Wk"], m["Wv"]]),
-            "self_attn.in_proj_bias": np.zeros(3 * d), "self_attn.out_proj.weight": m["Wo"],
-            "self_attn.out_proj.bias": np.zeros(d), "linear1.weight": w.w1, "linear1.bias": w.b1,
-            "linear2.weight": w.w2, "linear2.bias": w.b2, "norm1.weight": w.gain1, "norm1.bias": w.bias1,
-            "norm2.weight": w.gain2, "norm2.bias": w.bias2}
-
-
 @pytest.mark.parametrize("placement", ["pre", "post"])
 @pytest.mark.parametrize("activation", ["relu", "gelu", "gelu_tanh"])
 @pytest.mark.parametrize("heads, causal", [(1, False), (2, True), (4, False)])
@@ -42,7 +31,7 @@ def test_equals_torch_encoder_layer(placement, activation, heads, causal):
     w = block_weights(8, block)
     settings = Settings(source="projected", heads=heads, causal=causal)
     stack = session_block(m, settings, block)
-    p = torch_parameters(m, w)
+    p = ref.torch_parameters(m, w)
     x = m["X"]
     norms = [np.linalg.norm(x, axis=1)]
     for n in range(3):
@@ -62,7 +51,7 @@ def test_every_node_of_the_block(placement):
     w = block_weights(6, block)
     settings = Settings(source="projected", heads=3)
     nodes = session_block(m, settings, block).first
-    p = torch_parameters(m, w)
+    p = ref.torch_parameters(m, w)
     attend = lambda y: ref.multihead_attention(y, p["self_attn.in_proj_weight"], np.zeros(18), m["Wo"],  # noqa: E731
                                                np.zeros(6), 3, False)
     n1 = lambda y: ref.layer_norm(y, w.gain1, w.bias1, EPS)  # noqa: E731
@@ -95,7 +84,7 @@ def test_llama_block_rmsnorm_swiglu(causal):
     assert w.bias1 is None and w.bias2 is None and w.b1 is None and w.b2 is None and w.w3.shape == (16, 8)
     settings = Settings(source="projected", heads=2, causal=causal)
     stack = session_block(m, settings, block)
-    p = torch_parameters(m, w)
+    p = ref.torch_parameters(m, w)
     attend = lambda y: ref.multihead_attention(y, p["self_attn.in_proj_weight"], np.zeros(24), m["Wo"],  # noqa: E731
                                                np.zeros(8), 2, causal)
     once = ref.llama_block(m["X"], attend, w.gain1, w.gain2, w.w1, w.w3, w.w2, EPS)
@@ -110,7 +99,7 @@ def test_rmsnorm_with_layernorm_activations_and_post_ln():
     m = session_matrices(3, 4, seed=4)
     block = BlockSettings(placement="post", norm="rmsnorm", activation="gelu", ffn_mult=1, seed=1, blocks=1)
     w = block_weights(4, block)
-    p = torch_parameters(m, w)
+    p = ref.torch_parameters(m, w)
     attend = lambda y: ref.multihead_attention(y, p["self_attn.in_proj_weight"], np.zeros(12), m["Wo"],  # noqa: E731
                                                np.zeros(4), 1, False)
     h = ref.rms_norm(m["X"] + attend(m["X"]), w.gain1, EPS)

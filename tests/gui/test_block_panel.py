@@ -81,11 +81,7 @@ def test_output_and_residual_norms_equal_the_torch_reference(qtbot):
         choose(panel.placement, placement)
         w = block_weights(8, BlockSettings(activation="relu"))
         m = session.matrices
-        p = {"self_attn.in_proj_weight": np.concatenate([m["Wq"], m["Wk"], m["Wv"]]),
-             "self_attn.in_proj_bias": np.zeros(24), "self_attn.out_proj.weight": m["Wo"],
-             "self_attn.out_proj.bias": np.zeros(8), "linear1.weight": w.w1, "linear1.bias": w.b1,
-             "linear2.weight": w.w2, "linear2.bias": w.b2, "norm1.weight": w.gain1, "norm1.bias": w.bias1,
-             "norm2.weight": w.gain2, "norm2.bias": w.bias2}
+        p = ref.torch_parameters(m, w)
         x, means = m["X"], [np.linalg.norm(m["X"], axis=1).mean()]
         for n in range(3):
             x = ref.torch_encoder_layer(x, p, norm_first=placement == "pre", activation="relu", n_heads=2,

@@ -61,12 +61,10 @@ def counting(monkeypatch, cls, name):
     return calls
 
 
-def test_the_sensitivity_panel_says_computing_then_draws_only_the_last_of_two_edits(qtbot, on_worker, monkeypatch):
-    from explorer.model import sensitivity_view
-    gate = Gate(monkeypatch, sensitivity_view, "nudge_sensitivity")
-    model, panel = show_panel(qtbot, SensitivityPanel, size=(900, 500))
-    qtbot.waitUntil(gate.entered.is_set, timeout=10_000)  # the first job runs (held), on the demo as loaded
-    work = panel.view.work
+def says_computing_then_draws_the_last_edit(qtbot, monkeypatch, model, panel, gate, work):
+    """While ``work``'s first job is held the panel says "computing…"; two edits follow, and once released the
+    panel draws one result (the last edit's) and says it no longer."""
+    qtbot.waitUntil(gate.entered.is_set, timeout=10_000)
     assert work.state == COMPUTING and "computing…" in panel.summary.text() and "computing…" in panel.caption.text()
     drawn = counting(monkeypatch, type(panel.views), "show_changes")
     edit_twice(model, work)
@@ -75,6 +73,14 @@ def test_the_sensitivity_panel_says_computing_then_draws_only_the_last_of_two_ed
     work.finish()  # anything still on its way arrives now
     QApplication.processEvents()
     assert len(drawn) == 1 and "computing…" not in panel.summary.text() + panel.caption.text()
+
+
+def test_the_sensitivity_panel_says_computing_then_draws_only_the_last_of_two_edits(qtbot, on_worker, monkeypatch):
+    from explorer.model import sensitivity_view
+    gate = Gate(monkeypatch, sensitivity_view, "nudge_sensitivity")
+    model, panel = show_panel(qtbot, SensitivityPanel, size=(900, 500))
+    # the first job runs (held), on the demo as loaded
+    says_computing_then_draws_the_last_edit(qtbot, monkeypatch, model, panel, gate, panel.view.work)
     # S[i → j] of the selection nudged by ε = 0.1: row i of A moves by ε·a(δ_j − a_j), O's row i by that times V
     i, j = model.selection.row, model.selection.key
     q, k, v = demo_qkv(EDITS[-1])
@@ -91,16 +97,8 @@ def test_the_ab_diff_panel_says_computing_then_draws_only_the_last_of_two_edits(
     gate = Gate(monkeypatch, comparison, "diff_stages")
     model, panel = show_panel(qtbot, ABDiffPanel, size=(900, 500))
     assert model.comparison.mark()
-    qtbot.waitUntil(gate.entered.is_set, timeout=10_000)  # B − A of the state marked: held
-    work = model.comparison.work
-    assert work.state == COMPUTING and "computing…" in panel.summary.text() and "computing…" in panel.caption.text()
-    drawn = counting(monkeypatch, type(panel.views), "show_changes")
-    edit_twice(model, work)
-    gate.open()
-    qtbot.waitUntil(lambda: work.state == READY, timeout=10_000)
-    work.finish()
-    QApplication.processEvents()
-    assert len(drawn) == 1 and "computing…" not in panel.summary.text() + panel.caption.text()
+    # B − A of the state marked: held
+    says_computing_then_draws_the_last_edit(qtbot, monkeypatch, model, panel, gate, model.comparison.work)
     q0, k, v = demo_qkv()
     q1, _, _ = demo_qkv(EDITS[-1])
     s0, s1 = q0 @ k.T / math.sqrt(3), q1 @ k.T / math.sqrt(3)
