@@ -37,8 +37,8 @@ from benchmarks._util import ROOT, emit, median, offscreen_env, xvfb
 
 APP = """
 import time; t_start = time.perf_counter()
-from PySide6.QtWidgets import QApplication
 from explorer.main_window import MainWindow
+from PySide6.QtWidgets import QApplication
 from explorer.style import apply_style
 t_import = time.perf_counter()
 app = QApplication([])
@@ -111,23 +111,26 @@ def shown_and_drawn(app, w, t_start, t_import, waiting=lambda: ()):
     sys.stdout.flush(); os._exit(0)
 """
 
-APP_SCREEN = SCREEN_TOOLS + """
-t_start = time.perf_counter()
-from PySide6.QtWidgets import QApplication
+# Each child's own imports come first, in the order its program makes them (the tools import Qt)
+APP_SCREEN = """
+import time; t_start = time.perf_counter()
 from explorer.main_window import MainWindow
+from PySide6.QtWidgets import QApplication
 from explorer.style import apply_style
 t_import = time.perf_counter()
+""" + SCREEN_TOOLS + """
 app = QApplication([])
 apply_style(app)
 w = MainWindow(None, persist_layout=False, recovery=False)
 shown_and_drawn(app, w, t_start, t_import, waiting=w.waiting_panels)
 """
 
-EMPTY_SCREEN = SCREEN_TOOLS + """
-t_start = time.perf_counter()
+EMPTY_SCREEN = """
+import time; t_start = time.perf_counter()
 import pyqtgraph as pg
 from PySide6.QtWidgets import QApplication
 t_import = time.perf_counter()
+""" + SCREEN_TOOLS + """
 app = QApplication([])
 w = pg.GraphicsLayoutWidget()
 shown_and_drawn(app, w, t_start, t_import)

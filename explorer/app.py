@@ -171,11 +171,12 @@ def main(argv=None):
     from explorer.gc_pause import paused_collection
 
     with paused_collection():  # Qt, NumPy, pyqtgraph and the explorer load without collections between them
+        from explorer.main_window import MainWindow  # first: it loads NumPy before Qt
+
         from PySide6.QtCore import QEvent, qInstallMessageHandler
         from PySide6.QtWidgets import QApplication
 
         from explorer.i18n import set_language, starting_language
-        from explorer.main_window import MainWindow
         from explorer.style import apply_style
 
     offscreen = os.environ.get("QT_QPA_PLATFORM") == "offscreen"

@@ -13,7 +13,6 @@ from explorer.core import presets
 from explorer.i18n import in_language, shown_error, translate
 from explorer.widgets.plot_cache import axes_as_vectors
 from explorer.core.errors import ExplorerError
-from explorer.core.matrix_io import load_matrix, save_matrix
 from explorer.core.session import MAX_FILE_BYTES, load_session, save_session
 from explorer.session_opener import SessionOpener
 from explorer.settings_store import qsettings
@@ -300,6 +299,8 @@ class Documents:
             path = self.ask_open_path(f"Import a matrix into {name}", MATRIX_FILTER)
             if not path:
                 return False
+        from explorer.core.matrix_io import load_matrix  # (the matrix files' module: not on the start-up path)
+
         try:
             array = load_matrix(path)
         except ExplorerError as exc:
@@ -322,6 +323,8 @@ class Documents:
             path = self.ask_open_path("Import Q, K and V from one .npz", "NumPy archives (*.npz);;All files (*)")
             if not path:
                 return False
+        from explorer.core.matrix_io import load_matrix
+
         try:
             mats = {n: load_matrix(path, member=n) for n in ("Q", "K", "V")}
         except ExplorerError as exc:
@@ -368,6 +371,8 @@ class Documents:
         array = self.matrix_for_export(name)
         if array is None:
             return False
+        from explorer.core.matrix_io import save_matrix
+
         try:
             save_matrix(np.asarray(array), path)
         except ExplorerError as exc:

@@ -3,6 +3,9 @@ import explorer.blas_at_start  # noqa: F401  (first: before anything loads NumPy
 from explorer.gc_pause import paused_collection
 
 with paused_collection():  # the libraries and the explorer load without collections between them
+    # NumPy before Qt, as pyqtgraph does: PySide6 reads the source of every module loaded after it (its
+    # __feature__ check, ~0.1 ms a module), and NumPy loads ~150 (issue 18: ~15 ms of every start-up)
+    import numpy  # noqa: F401
     import importlib
     from collections.abc import Mapping
     from dataclasses import dataclass

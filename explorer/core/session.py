@@ -14,8 +14,13 @@ and their checks), ``session_data`` (the Session value), ``session_check`` (vali
 ``session_json`` (decoding and parsing), ``session_read`` (upgrades and the reader) and
 ``session_zip`` (the binary form, ``.aesz``: the same session with its matrices as .npy members,
 written for paths ending in ``.aesz``, recognised by its first bytes when read).
+
+The reader and the writer (and the JSON, zip and file modules they use) load when first used: a start-up
+opens no file (issue 18: ~6 ms of every start).
 """
 from __future__ import annotations
+
+import importlib
 
 from .errors import SessionError
 from .session_check import validate_session
@@ -23,12 +28,10 @@ from .session_data import ModelHead, Session
 from .session_limits import (FORMAT_NAME, MATRIX_AXES, MAX_ABS_VALUE, MAX_CELLS, MAX_DIM, MAX_FILE_BYTES,
                              MAX_FOLDER_CHARS, MAX_LAYOUT_BYTES, MAX_MODEL_LAYERS, MAX_MODEL_NAME_CHARS,
                              MAX_TITLE_CHARS, MAX_TOKEN_CHARS, MAX_TOKENS, MAX_VOCAB, PROJECTION_MATRICES,
-                             REQUIRED_MATRICES, SOURCE_MATRIX, TOKEN_AXES, VERSION, matrix_axes)
-from .session_read import UPGRADES, load_session, session_from_json
+                             REQUIRED_MATRICES, SOURCE_MATRIX, TOKEN_AXES, VERSION, ZIP_SIGNATURE, matrix_axes)
 from .session_settings import (POSITIONS, ROPE_BASE_MAX, ROPE_BASE_MIN, ROPE_OFFSET_MAX, ROPE_STYLES,
                                SCALE_MAX, SCALE_MODES, SOURCES, TEMPERATURE_MAX, TEMPERATURE_MIN,
                                Settings)
-from .session_write import save_session, session_pieces, session_to_json
 
 __all__ = [
     "FORMAT_NAME", "VERSION", "UPGRADES", "SCALE_MODES", "SOURCES", "POSITIONS", "ROPE_STYLES",
@@ -40,3 +43,26 @@ __all__ = [
     "MAX_VOCAB", "Settings", "Session", "ModelHead", "SessionError", "validate_session",
     "session_to_json", "session_from_json", "session_pieces", "save_session", "load_session",
 ]
+
+_LOADED_ON_USE = {"UPGRADES": "session_read", "session_from_json": "session_read",
+                  "session_pieces": "session_write", "session_to_json": "session_write"}
+
+
+def load_session(path, on_outline=None) -> Session:
+    """Read, parse and validate a session file (``session_read.load_session``)."""
+    from .session_read import load_session as load
+
+    return load(path, on_outline)
+
+
+def save_session(session: Session, path) -> None:
+    """Validate and write a session file atomically (``session_write.save_session``)."""
+    from .session_write import save_session as save
+
+    save(session, path)
+
+
+def __getattr__(name):
+    if name in _LOADED_ON_USE:
+        return getattr(importlib.import_module(f".{_LOADED_ON_USE[name]}", __package__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,6 +14,7 @@ MAX_TOKENS = 8192               # tokens (and query tokens) per session (= rows 
 MAX_DIM = 16384                 # a width: columns of a matrix, rows of a W (Llama 3.1 405B's hidden size)
 MAX_CELLS = 2 ** 24             # cells of one matrix (4096 x 4096; 2048 tokens of an 8192-wide X): bounds memory
 MAX_FILE_BYTES = 256 * 2 ** 20  # a session file is refused above this size, before it is read
+ZIP_SIGNATURE = b"PK\x03\x04"  # the binary form's (a zip's) first bytes; no JSON text starts with them
 MAX_TOKEN_CHARS = 100           # characters of one token
 MAX_ABS_VALUE = 1e6             # |cell| bound, the same cap as the matrix editor's
 MAX_TITLE_CHARS = 200           # characters of the title (may be empty)

@@ -20,13 +20,12 @@ from .session_check import _check_matrix_names, _check_tokens, validate_session
 from .session_data import MODEL_HEAD_FIELDS, MODEL_HEAD_REQUIRED, ModelHead, Session
 from .session_json import decode, parse
 from .session_limits import (FORMAT_NAME, MATRIX_AXES, MAX_CELLS, MAX_FILE_BYTES, REQUIRED_TOP_FIELDS,
-                             TOP_FIELDS, VERSION)
+                             TOP_FIELDS, VERSION, ZIP_SIGNATURE)
 from .session_prescan import check_start, prescan
 from .session_settings import SETTINGS_FIELDS, Settings
 from .session_words import describe, short, size_text
 from .translatable import QT_TRANSLATE_NOOP, message_of
 
-ZIP_SIGNATURE = b"PK\x03\x04"  # a zip's first bytes; no JSON text starts with them
 
 
 def _upgrade_v1(data: dict) -> dict:

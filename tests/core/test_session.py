@@ -535,6 +535,7 @@ def test_truncated_file_says_so():
 def test_upgrade_steps_run_in_order(monkeypatch, tmp_path):
     """A fake version 4 with three upgrade steps: a version-1 file loads through all of them."""
     calls = []
+    real_upgrades = dict(session_read.UPGRADES)
 
     def one_to_two(d):
         calls.append((1, d["version"]))
@@ -542,7 +543,7 @@ def test_upgrade_steps_run_in_order(monkeypatch, tmp_path):
 
     def two_to_three(d):
         calls.append((2, d["version"]))
-        return dict(session_module.UPGRADES[2](d), title=d["title"] + " (v3)")
+        return dict(real_upgrades[2](d), title=d["title"] + " (v3)")
 
     def three_to_four(d):
         calls.append((3, d["version"]))
