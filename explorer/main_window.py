@@ -287,11 +287,17 @@ class MainWindow(QMainWindow):
         fit_default_sizes(self)
         self._hide_stale_tab_bars()
 
-    def showEvent(self, event):
-        super().showEvent(event)
-        if not self._layout_given and not event.spontaneous():
+    def setVisible(self, visible):
+        # The default shares of this window's size before it shows, not in its showEvent: the docks on screen
+        # build their panels as they show, before the window's showEvent, and a refit there resized them all
+        # again by a pixel (every heatmap and plot laid out twice at start-up)
+        if visible and not self._layout_given and not self.isVisible():
             self._layout_given = True  # once: the person's own resizing of the docks is theirs
             fit_default_sizes(self)
+        super().setVisible(visible)
+
+    def showEvent(self, event):
+        super().showEvent(event)
         self._docks_moved()
 
     def _hide_stale_tab_bars(self):

@@ -123,3 +123,41 @@ def test_the_readouts_axes_measure_only_once_they_have_their_ranges(qtbot, home,
     assert all(after_draw for _, after_draw, _ in mine)  # not one measure of the default range
     keys = [(id(axis), key) for axis, _, key in mine]
     assert len(keys) == len(set(keys))  # never the same range and length twice
+
+
+class Resizes(QObject):
+    """Counts the resize events of the heatmaps (by their dock's name) until it is removed."""
+
+    def __init__(self):
+        super().__init__()
+        self.count = {}
+
+    def eventFilter(self, obj, event):
+        if event.type() == QEvent.Type.Resize and isinstance(obj, Heatmap):
+            name = obj.parent().objectName() if obj.parent() is not None else ""
+            self.count[name] = self.count.get(name, 0) + 1
+        return False
+
+
+def test_the_heatmaps_on_screen_get_their_size_once_at_start_up(qtbot, home):
+    """The window's default dock sizes are fitted before it shows, not in its showEvent: the docks on screen build
+    their panels as they show (before the window's showEvent), and a refit after it resized every heatmap again
+    by a pixel, laying each out twice. Counted: one resize each (from no size to its size), none after."""
+    from explorer.main_window import MainWindow
+    from explorer.style import apply_style
+
+    apply_style(QApplication.instance())  # the app's font, as at a start (the fixture puts the tests' back)
+    window = MainWindow(persist_layout=False, recovery=False)
+    qtbot.addWidget(window, before_close_func=lambda w: w.model.undo_stack.setClean())
+    window.resize(1600, 1000)
+    watch = Resizes()
+    QApplication.instance().installEventFilter(watch)
+    try:
+        window.show()
+        qtbot.waitUntil(lambda: not window.waiting_panels() and window.panels.is_built("readout"))
+        for _ in range(10):
+            QApplication.processEvents()
+        window.grab()
+    finally:
+        QApplication.instance().removeEventFilter(watch)
+    assert watch.count == {"scoresPanel": 1, "weightsPanel": 1, "outputPanel": 1}
