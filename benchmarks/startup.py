@@ -9,8 +9,10 @@ the event loop — QApplication, style, ``MainWindow`` with the chapter's demo, 
 Panels behind tabs are not built at start; every panel on screen is built as the window is shown.
 ``complete`` also times the events after the first grab until every panel on screen is drawn, and
 a second grab (the window as the user sees it a moment later).
-Runs alternate app / empty and the medians are compared. Byte-code is cached (under the temp folder,
-``PYTHONPYCACHEPREFIX``) as it is for an installed app; the warm-up run writes the cache.
+Runs alternate app / empty; the medians of each are reported, and ``ratio`` is the median of each round's
+app ÷ the empty window started next to it (a host that slows for a while slows both sides of a round).
+Byte-code is cached (under the temp folder, ``PYTHONPYCACHEPREFIX``) as it is for an installed app; the
+warm-up run writes the cache.
 
 Offscreen, "painted" ends with ``grab()``, which paints the whole window once more after the event
 processing has painted it (cheap for an empty window, a second full paint for the app), and "complete"
@@ -182,6 +184,12 @@ def measure(runs, warmup=1, display=None):
     for kind, rs in samples.items():
         summary[kind] = {key: median([r[key] for r in rs]) for key in rs[0]}
         summary[kind]["all_total"] = [round(r["total"], 3) for r in rs]
+    # Each round's app ÷ the empty window started next to it (the two share whatever the host is doing then);
+    # "complete" is the app with every panel on screen drawn ÷ the empty window's first (and only) picture
+    pairs = list(zip(samples["app"], samples["empty"]))
+    summary["ratios"] = {key: [round(app[key] / empty["total"], 3) for app, empty in pairs]
+                         for key in ("total", "complete")}
+    summary["ratio"] = {key: median(values) for key, values in summary["ratios"].items()}
     return summary
 
 
