@@ -133,20 +133,25 @@ class CellTextItem(pg.GraphicsObject):
             laid = self._static[text] = (static, static.size().width() / 2)
         return laid
 
+    def text_px(self, cw: float, ch: float) -> int:
+        """The pixel size the numbers print at in cells ``cw`` × ``ch`` device pixels: as large as the widest
+        fits, at most 14; 0 where they are not printed (cells too small, or a text under 8 px)."""
+        if self._values is None or self._values.size == 0 or cw < MIN_CELL_W or ch < MIN_CELL_H:
+            return 0
+        self._texts()
+        px = int(min(ch * 0.42, 14.0))
+        if self._ref_width > 0:
+            px = min(px, int((cw - 6.0) * self.REF_PX / self._ref_width))
+        return px if px >= 8 else 0
+
     def paint(self, p: QPainter, *args) -> None:
         if self._values is None or self._white is None or self._values.size == 0:
             return
         t = p.worldTransform()
-        cw = math.hypot(t.m11(), t.m12())  # device pixels per cell
-        ch = math.hypot(t.m21(), t.m22())
-        if cw < MIN_CELL_W or ch < MIN_CELL_H:
+        px = self.text_px(math.hypot(t.m11(), t.m12()), math.hypot(t.m21(), t.m22()))  # device pixels per cell
+        if not px:
             return
         strings = self._texts()
-        px = int(min(ch * 0.42, 14.0))
-        if self._ref_width > 0:
-            px = min(px, int((cw - 6.0) * self.REF_PX / self._ref_width))
-        if px < 8:
-            return  # would not fit legibly
         font = QFont()
         font.setPixelSize(px)
         rows, cols = self._shape

@@ -34,6 +34,7 @@ from .html_escape import plain_tooltip
 MAX_CELL_ASPECT = 2.0  # cells fill the view but are never more than 2:1 (readability first)
 MIN_PLOT_H = 160.0  # the matrix (and so the colour bar) is never squeezed below this height
 LAYOUT_MARGIN = 6.0
+NOTES_SLACK = 4.0  # px to spare before hidden row notes come back (see Heatmap._notes_fit)
 
 
 def _spread_levels(lo: float, hi: float) -> tuple[float, float]:
@@ -395,14 +396,31 @@ class Heatmap(pg.GraphicsLayoutWidget):
             return
         vb, fm = self.plot.getViewBox(), QFontMetricsF(self.font())
         (x0, x1), (y0, y1) = vb.viewRange()
+        cell_w, cell_h = vb.width() / max(x1 - x0, 1e-9), vb.height() / max(y1 - y0, 1e-9)
         line = fm.height()  # (the height standing labels may take and still leave every row its label:)
         spare = vb.height() + 2 * self._extra[1] + self.plot.getAxis("top").textHeight - self._shape[0] * (line + 1)
-        ticks = cell_ticks(self._shape, self._row_labels, self._col_labels, self._col_label_px, self._row_notes,
-                           self._flagged, cell_w=vb.width() / max(x1 - x0, 1e-9), cell_h=vb.height() / max(y1 - y0, 1e-9),
-                           line_height=line, thickness=line_ink(fm).height(), cap=upright_cap(line, self.height(), spare))
+        notes = self._row_notes if self._notes_fit(cell_w, cell_h) else None
+        ticks = cell_ticks(self._shape, self._row_labels, self._col_labels, self._col_label_px, notes,
+                           self._flagged, cell_w=cell_w, cell_h=cell_h, line_height=line,
+                           thickness=line_ink(fm).height(), cap=upright_cap(line, self.height(), spare))
         if ticks != self._ticks:  # (setting them again would make every axis regenerate its picture)
             self._ticks = ticks
             show_ticks(self.plot, ticks)
+
+    def _notes_fit(self, cell_w: float, cell_h: float) -> bool:
+        """Whether the row notes (②'s "Σ=1.000") keep their column beside the matrix: not where the width they
+        take would print the cells' numbers smaller (② at 1024 × 640: 9 px beside ①'s 14; its caption says
+        that each row sums to 1). Decided from the width the matrix and the notes share, whichever is shown."""
+        if self._row_notes is None:
+            return False
+        axis, cols = self.plot.getAxis("right"), self._shape[1]
+        notes_w = float(np.max(label_widths(self.font(), self._row_notes), initial=0.0)) + axis.style["tickTextOffset"][0]
+        shown = bool(self._ticks.get("notes"))
+        room = cell_w * cols + 2 * self._extra[0] + (notes_w if shown else 0.0)
+        # shown again only with a few pixels to spare: the notes' measured width is not quite their column's
+        slack = 0.0 if shown else NOTES_SLACK
+        with_notes = self._text_item.text_px((room - notes_w - slack) / cols, cell_h)
+        return with_notes >= self._text_item.text_px(room / cols, cell_h)
 
     # ---- pointer ----------------------------------------------------------------------------
     def _scene_pos(self, ev) -> QPointF:

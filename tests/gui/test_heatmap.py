@@ -377,3 +377,27 @@ def test_a_causal_mask_larger_than_the_screen_is_sampled_with_the_image_and_draw
     assert h._mask_item._image.height() == len(range(0, n, h._stride[0]))
     rgb, dpr = grab_rgb(h)
     assert np.abs(cell_colour(h, rgb, dpr, 200, 1300) - grey).max() <= 3
+
+
+def test_row_notes_give_way_where_they_would_shrink_the_numbers(qtbot):
+    """② writes "Σ=1.000" beside each row while the cells keep room for their numbers at full size; where
+    the notes' column would print the numbers smaller (a narrow dock), the notes go and the matrix takes their
+    width — as wide as the same matrix without notes. Wide again, they come back."""
+    values = np.array([[0.17, 0.55, 0.10, 0.18], [0.45, 0.05, 0.05, 0.45],
+                       [0.27, 0.09, 0.21, 0.43], [0.08, 0.06, 0.59, 0.27]])
+    notes = ["Σ=1.000"] * 4
+    with_notes, without = make(qtbot, size=(600, 460)), make(qtbot, size=(600, 460))
+    with_notes.set_matrix(values, row_labels=TOKENS, col_labels=TOKENS, levels=(0, 1), row_notes=notes)
+    without.set_matrix(values, row_labels=TOKENS, col_labels=TOKENS, levels=(0, 1))
+    QApplication.processEvents()
+    # wide: 4 cells of ~90 px print "0.55" at the largest size with or without the notes' ~50 px
+    assert with_notes.ticks("right") == list(enumerate(notes))
+    assert with_notes.plot.getViewBox().width() < without.plot.getViewBox().width()
+    for h in (with_notes, without):
+        h.resize(300, 460)  # cells of ~25 px with the notes, ~37 px without: "0.55" needs ~37 for 14 px
+    QApplication.processEvents()
+    assert with_notes.ticks("right") == [(i, "") for i in range(4)]
+    assert abs(with_notes.plot.getViewBox().width() - without.plot.getViewBox().width()) < 1
+    with_notes.resize(600, 460)
+    QApplication.processEvents()
+    assert with_notes.ticks("right") == list(enumerate(notes))
