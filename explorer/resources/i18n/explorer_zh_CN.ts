@@ -1886,6 +1886,53 @@ masked: the score was set to −∞</source>
     </message>
 </context>
 <context>
+    <name>JSON</name>
+    <message>
+        <source>Expecting value</source>
+        <translation>这里应是一个值</translation>
+    </message>
+    <message>
+        <source>Expecting property name enclosed in double quotes</source>
+        <translation>这里应是用双引号括起的字段名</translation>
+    </message>
+    <message>
+        <source>Expecting &apos;:&apos; delimiter</source>
+        <translation>这里应是冒号 “:”</translation>
+    </message>
+    <message>
+        <source>Expecting &apos;,&apos; delimiter</source>
+        <translation>这里应是逗号 “,”</translation>
+    </message>
+    <message>
+        <source>Unterminated string starting</source>
+        <translation>从这里开始的字符串没有结束</translation>
+    </message>
+    <message>
+        <source>Invalid control character</source>
+        <translation>字符串里有无效的控制字符（换行、制表符要写成转义）</translation>
+    </message>
+    <message>
+        <source>Invalid \escape</source>
+        <translation>无效的反斜杠 \ 转义</translation>
+    </message>
+    <message>
+        <source>Invalid \uXXXX escape</source>
+        <translation>无效的 \uXXXX 转义（\u 后应是四位十六进制数）</translation>
+    </message>
+    <message>
+        <source>Extra data</source>
+        <translation>这里多出了数据（JSON 值在此之前已经结束）</translation>
+    </message>
+    <message>
+        <source>Illegal trailing comma before end of object</source>
+        <translation>对象的结尾前不能有逗号</translation>
+    </message>
+    <message>
+        <source>Illegal trailing comma before end of array</source>
+        <translation>数组的结尾前不能有逗号</translation>
+    </message>
+</context>
+<context>
     <name>Lesson</name>
     <message>
         <source>Reveal {stage}</source>
@@ -4125,7 +4172,7 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source>{where}: is not valid JSON: {what} at line {lineno}, column {colno}{ending}</source>
-        <translation>{where}：不是有效的 JSON：第 {lineno} 行第 {colno} 列处 {what}{ending}</translation>
+        <translation>{where}：不是有效的 JSON，第 {lineno} 行第 {colno} 列：{what}{ending}</translation>
     </message>
     <message>
         <source>{where}: is nested too deeply to be a session file</source>
