@@ -336,11 +336,11 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>causal mask (no peeking at later tokens)</source>
-        <translation>因果掩码（不偷看后面的 token）</translation>
+        <translation>因果掩码（不偷看后面的词元）</translation>
     </message>
     <message>
         <source>separate query tokens (cross-attention)</source>
-        <translation>查询有自己的 token（交叉注意力）</translation>
+        <translation>查询有自己的词元（交叉注意力）</translation>
     </message>
     <message>
         <source>cross-attention</source>
@@ -632,7 +632,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Query: what each token is looking for (我在找什么)</source>
-        <translation>查询（Query）：每个 token 在找什么（我在找什么）</translation>
+        <translation>查询（Query）：每个词元在找什么（我在找什么）</translation>
     </message>
     <message>
         <source>is found by</source>
@@ -640,7 +640,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Key: what each token can be found by (我能被什么找到)</source>
-        <translation>键（Key）：每个 token 能凭什么被找到（我能被什么找到）</translation>
+        <translation>键（Key）：每个词元能凭什么被找到（我能被什么找到）</translation>
     </message>
     <message>
         <source>carries</source>
@@ -648,15 +648,15 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Value: what each token hands over once found (找到我后能带走什么)</source>
-        <translation>值（Value）：每个 token 被找到后交出什么（找到我后能带走什么）</translation>
+        <translation>值（Value）：每个词元被找到后交出什么（找到我后能带走什么）</translation>
     </message>
     <message>
         <source>token vectors (L × D)</source>
-        <translation>token 向量（L × D）</translation>
+        <translation>词元向量（L × D）</translation>
     </message>
     <message>
         <source>X: one vector per token, as the embedding table gives it</source>
-        <translation>X：每个 token 一个向量，即嵌入表给出的向量</translation>
+        <translation>X：每个词元一个向量，即嵌入表给出的向量</translation>
     </message>
     <message>
         <source>source vectors (L_k × D)</source>
@@ -668,15 +668,15 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>W_q: turns a token vector into its query (row i makes q&apos;s dimension i)</source>
-        <translation>W_q：把 token 向量变成它的查询（第 i 行得出 q 的第 i 维）</translation>
+        <translation>W_q：把词元向量变成它的查询（第 i 行得出 q 的第 i 维）</translation>
     </message>
     <message>
         <source>W_k: turns a token vector into its key</source>
-        <translation>W_k：把 token 向量变成它的键</translation>
+        <translation>W_k：把词元向量变成它的键</translation>
     </message>
     <message>
         <source>W_v: turns a token vector into its value</source>
-        <translation>W_v：把 token 向量变成它的值</translation>
+        <translation>W_v：把词元向量变成它的值</translation>
     </message>
     <message>
         <source>W_o: mixes the concatenated heads into the output</source>
@@ -696,35 +696,51 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Type a number, or drag left/right on a cell to scrub it (Shift = fine). Double-click a token to rename it. Shift+click selects a block; Ctrl+C / Ctrl+V copy and paste it.</source>
-        <translation>输入数字，或在格子上左右拖动来调节（按住 Shift 更精细）。双击 token 可改名。Shift+单击选中一块；Ctrl+C / Ctrl+V 复制粘贴。</translation>
+        <translation>输入数字，或在格子上左右拖动来调节（按住 Shift 更精细）。双击词元可改名。Shift+单击选中一块；Ctrl+C / Ctrl+V 复制粘贴。</translation>
     </message>
     <message>
         <source>Select a cell to drag its value</source>
         <translation>选中一个格子即可拖动它的值</translation>
     </message>
     <message>
+        <source>Drag to change the selected cell; every stage follows live</source>
+        <translation>拖动来改变选中的格子；每个阶段都随之实时更新</translation>
+    </message>
+    <message>
+        <source>Double-click a token to rename it</source>
+        <translation>双击一个词元可给它改名</translation>
+    </message>
+    <message>
+        <source>Rename token</source>
+        <translation>词元改名</translation>
+    </message>
+    <message>
+        <source>New name for token {row} ({name}):</source>
+        <translation>词元 {row}（{name}）的新名字：</translation>
+    </message>
+    <message>
         <source>Add a token (a row of zeros in Q, K and V) after the selected row</source>
-        <translation>在选中行之后添加一个 token（Q、K、V 各加一行零）</translation>
+        <translation>在选中行之后添加一个词元（Q、K、V 各加一行零）</translation>
     </message>
     <message>
         <source>Remove the selected query token (its row in Q, K and V)</source>
-        <translation>删除选中的查询 token（它在 Q、K、V 中的行）</translation>
+        <translation>删除选中的查询词元（它在 Q、K、V 中的行）</translation>
     </message>
     <message>
         <source>Add a key token (a row of zeros in K and V) at the end</source>
-        <translation>在末尾添加一个键 token（K 和 V 各加一行零）</translation>
+        <translation>在末尾添加一个键词元（K 和 V 各加一行零）</translation>
     </message>
     <message>
         <source>Remove the last key token (its row in K and V)</source>
-        <translation>删除最后一个键 token（它在 K 和 V 中的行）</translation>
+        <translation>删除最后一个键词元（它在 K 和 V 中的行）</translation>
     </message>
     <message>
         <source>+ token</source>
-        <translation>+ token</translation>
+        <translation>+ 词元</translation>
     </message>
     <message>
         <source>− token</source>
-        <translation>− token</translation>
+        <translation>− 词元</translation>
     </message>
     <message>
         <source>+ query</source>
@@ -732,7 +748,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Add a query token (a row of zeros in Q) after the selected query</source>
-        <translation>在选中的查询之后添加一个查询 token（Q 加一行零）</translation>
+        <translation>在选中的查询之后添加一个查询词元（Q 加一行零）</translation>
     </message>
     <message>
         <source>− query</source>
@@ -740,7 +756,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Remove the selected query token (its row in Q)</source>
-        <translation>删除选中的查询 token（它在 Q 中的行）</translation>
+        <translation>删除选中的查询词元（它在 Q 中的行）</translation>
     </message>
     <message>
         <source>Separate queries</source>
@@ -748,7 +764,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Cross-attention: the queries get tokens of their own (Q&apos;s rows), the keys and values keep theirs — as a translation&apos;s target reads its source</source>
-        <translation>交叉注意力：查询有自己的 token（Q 的行），键和值保留原来的——就像译文读原文</translation>
+        <translation>交叉注意力：查询有自己的词元（Q 的行），键和值保留原来的——就像译文读原文</translation>
     </message>
     <message>
         <source>Separate Q</source>
@@ -759,24 +775,48 @@ B − A = {change}</translation>
         <translation>给 Q 和 K 同时添加一维（一列零）</translation>
     </message>
     <message>
+        <source>+d Q,K</source>
+        <translation>+ Q、K 维</translation>
+    </message>
+    <message>
         <source>Remove the last dimension of Q and K</source>
         <translation>删除 Q 和 K 的最后一维</translation>
+    </message>
+    <message>
+        <source>−d Q,K</source>
+        <translation>− Q、K 维</translation>
     </message>
     <message>
         <source>Add a dimension to V</source>
         <translation>给 V 添加一维</translation>
     </message>
     <message>
+        <source>+d V</source>
+        <translation>+ V 维</translation>
+    </message>
+    <message>
         <source>Remove the last dimension of V</source>
         <translation>删除 V 的最后一维</translation>
     </message>
     <message>
+        <source>−d V</source>
+        <translation>− V 维</translation>
+    </message>
+    <message>
         <source>Add a dimension to the token vectors X (and a column to every W)</source>
-        <translation>给 token 向量 X 添加一维（每个 W 加一列）</translation>
+        <translation>给词元向量 X 添加一维（每个 W 加一列）</translation>
+    </message>
+    <message>
+        <source>+D</source>
+        <translation>+ X 维</translation>
     </message>
     <message>
         <source>Remove the last dimension of X (and the last column of every W)</source>
         <translation>删除 X 的最后一维（以及每个 W 的最后一列）</translation>
+    </message>
+    <message>
+        <source>−D</source>
+        <translation>− X 维</translation>
     </message>
     <message>
         <source>Randomize</source>
@@ -796,11 +836,23 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>token</source>
-        <translation>token</translation>
+        <translation>词元</translation>
     </message>
     <message>
         <source>query</source>
         <translation>查询</translation>
+    </message>
+    <message>
+        <source>d Q,K</source>
+        <translation>Q、K 维</translation>
+    </message>
+    <message>
+        <source>d V</source>
+        <translation>V 维</translation>
+    </message>
+    <message>
+        <source>D</source>
+        <translation>X 维</translation>
     </message>
     <message>
         <source>seed </source>
