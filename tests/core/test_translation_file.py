@@ -41,6 +41,14 @@ def test_translations_keep_the_placeholders_and_at_most_one_accelerator():
         assert said.count("&") <= 1 and ("&" in said) == ("&" in source), (context, source, said)
 
 
+def test_placeholders_say_what_they_hold():
+    """A translator reads ``{newest_version}``, ``{most_objects}``: never a name told from another by a number
+    (``{version2}``, ``{axis2}``), which says nothing of what it holds."""
+    for context, source, _ in messages():
+        numbered = [name for name in re.findall(r"\{(\w+)\}", source) if name[-1].isdigit()]
+        assert not numbered, (context, source, numbered)
+
+
 def test_most_translations_are_chinese():
     """All but the texts that are proper names or formulas in Chinese too, and the joins of other texts
     ("{where}: {why}": no word outside the placeholders, the colon written full-width)."""

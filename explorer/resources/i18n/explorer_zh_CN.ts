@@ -2400,8 +2400,8 @@ masked: the score was set to −∞</source>
         <translation>存的是 {value}（{dtype}）；矩阵存的是实数</translation>
     </message>
     <message>
-        <source>is {shape}-D ({shape2}); a matrix must be 2-D (or 1-D, read as one row)</source>
-        <translation>是 {shape} 维的（{shape2}）；矩阵必须是 2 维（或 1 维，读作一行）</translation>
+        <source>is {dims}-D ({shape}); a matrix must be 2-D (or 1-D, read as one row)</source>
+        <translation>是 {dims} 维的（{shape}）；矩阵必须是 2 维（或 1 维，读作一行）</translation>
     </message>
     <message>
         <source>is empty ({shape})</source>
@@ -2424,8 +2424,8 @@ masked: the score was set to −∞</source>
         <translation>不是 NumPy .npy 文件（开头没有 .npy 签名）</translation>
     </message>
     <message>
-        <source>uses .npy format version {version}.{version2}; versions 1.0 and 2.0 are read</source>
-        <translation>使用 .npy 格式版本 {version}.{version2}；只能读取 1.0 和 2.0 版</translation>
+        <source>uses .npy format version {major}.{minor}; versions 1.0 and 2.0 are read</source>
+        <translation>使用 .npy 格式版本 {major}.{minor}；只能读取 1.0 和 2.0 版</translation>
     </message>
     <message>
         <source>has a damaged .npy header ({detail})</source>
@@ -4067,8 +4067,8 @@ masked: the score was set to −∞</source>
         <translation>{place} {verb} {rows}×{cols} = {cells} 个格子；最多 {max_cells} 个</translation>
     </message>
     <message>
-        <source>{place} {verb} {rows} rows; the most is {max_dim} (its rows are {row_axis}, {row_axis2})</source>
-        <translation>{place} {verb} {rows} 行；最多 {max_dim} 行（它的行是 {row_axis}，{row_axis2}）</translation>
+        <source>{place} {verb} {rows} rows; the most is {max_dim} (its rows are {row_axis_text}, {row_axis_name})</source>
+        <translation>{place} {verb} {rows} 行；最多 {max_dim} 行（它的行是 {row_axis_text}，{row_axis_name}）</translation>
     </message>
     <message>
         <source>{place} has {rows} but there are {expected}</source>
@@ -4107,8 +4107,8 @@ masked: the score was set to −∞</source>
         <translation>{where}：{place}</translation>
     </message>
     <message>
-        <source>{where}: {place} has {size} but matrices.{first} has {expected} (both are {axis}, {axis2})</source>
-        <translation>{where}：{place} 有 {size}，但 matrices.{first} 有 {expected}（两者都是 {axis}，{axis2}）</translation>
+        <source>{where}: {place} has {size} but matrices.{first} has {expected} (both are {axis_text}, {axis_name})</source>
+        <translation>{where}：{place} 有 {size}，但 matrices.{first} 有 {expected}（两者都是 {axis_text}，{axis_name}）</translation>
     </message>
     <message>
         <source>values must be finite</source>
@@ -4263,12 +4263,12 @@ masked: the score was set to −∞</source>
         <translation>它含有一个 {longest} 或更长的字符串；会话中最长的文本是 layout，最多 {max_layout_bytes}</translation>
     </message>
     <message>
-        <source>it holds {objects} objects; a session holds at most {objects2}</source>
-        <translation>它含有 {objects} 个对象；会话最多 {objects2} 个</translation>
+        <source>it holds {objects} objects; a session holds at most {most_objects}</source>
+        <translation>它含有 {objects} 个对象；会话最多 {most_objects} 个</translation>
     </message>
     <message>
-        <source>it holds {lists} lists; a session holds at most {lists2} (the tokens, and every matrix and its rows)</source>
-        <translation>它含有 {lists} 个列表；会话最多 {lists2} 个（token，以及每个矩阵和它的各行）</translation>
+        <source>it holds {lists} lists; a session holds at most {most_lists} (the tokens, and every matrix and its rows)</source>
+        <translation>它含有 {lists} 个列表；会话最多 {most_lists} 个（token，以及每个矩阵和它的各行）</translation>
     </message>
     <message>
         <source>it holds a list of {commas} values; the longest list in a session is the tokens, at most {max_tokens}</source>
@@ -4311,16 +4311,16 @@ masked: the score was set to −∞</source>
         <translation>{where}：版本 {version} 无效（版本从 1 开始）</translation>
     </message>
     <message>
-        <source>{where}: written by a newer version of Attention Explorer (version {version}; this one reads up to {version2})</source>
-        <translation>{where}：由更新版本的 Attention Explorer 写成（版本 {version}；这个版本最多读到 {version2}）</translation>
+        <source>{where}: written by a newer version of Attention Explorer (version {version}; this one reads up to {newest_version})</source>
+        <translation>{where}：由更新版本的 Attention Explorer 写成（版本 {version}；这个版本最多读到 {newest_version}）</translation>
     </message>
     <message>
-        <source>{where}: no upgrade from version {version} to {version2}</source>
-        <translation>{where}：没有从版本 {version} 到 {version2} 的升级</translation>
+        <source>{where}: no upgrade from version {version} to {next_version}</source>
+        <translation>{where}：没有从版本 {version} 到 {next_version} 的升级</translation>
     </message>
     <message>
-        <source>{where}: could not upgrade it from version {version} to {version2} ({kind}: {detail})</source>
-        <translation>{where}：无法从版本 {version} 升级到 {version2}（{kind}：{detail}）</translation>
+        <source>{where}: could not upgrade it from version {version} to {next_version} ({kind}: {detail})</source>
+        <translation>{where}：无法从版本 {version} 升级到 {next_version}（{kind}：{detail}）</translation>
     </message>
     <message>
         <source>{where}: upgrading from version {version} gave {data}</source>
@@ -4681,16 +4681,16 @@ masked: the score was set to −∞</source>
         <translation>K 的宽度</translation>
     </message>
     <message>
-        <source>{prefix}kv_heads is {kv}, but {k_text} is {kv2}: {heads} heads of d_h = {d_h} (the Q width {qk} / {heads}) sharing {kv} K/V heads need kv_heads·d_h = {kv3}</source>
-        <translation>{prefix}kv_heads 是 {kv}，但{k_text}是 {kv2}：{heads} 个 d_h = {d_h} 的头（Q 的宽度 {qk} / {heads}）共用 {kv} 个 K/V 头，需要 kv_heads·d_h = {kv3}</translation>
+        <source>{prefix}kv_heads is {kv}, but {k_text} is {k_width}: {heads} heads of d_h = {d_h} (the Q width {qk} / {heads}) sharing {kv} K/V heads need kv_heads·d_h = {k_width_needed}</source>
+        <translation>{prefix}kv_heads 是 {kv}，但{k_text}是 {k_width}：{heads} 个 d_h = {d_h} 的头（Q 的宽度 {qk} / {heads}）共用 {kv} 个 K/V 头，需要 kv_heads·d_h = {k_width_needed}</translation>
     </message>
     <message>
         <source>{prefix}kv_heads is {kv}, which does not divide the V width {v} (each K/V head takes V width / kv_heads columns)</source>
         <translation>{prefix}kv_heads 是 {kv}，不能整除 V 的宽度 {v}（每个 K/V 头分到 V 宽度 / kv_heads 列）</translation>
     </message>
     <message>
-        <source>{prefix}kv_heads is {kv}: the {heads} heads&apos; outputs side by side are heads·(V width / kv_heads) = {heads}·{v} = {heads2} wide, but Wo has {o} columns</source>
-        <translation>{prefix}kv_heads 是 {kv}：{heads} 个头的输出并排起来宽 头数·(V 宽度 / kv_heads) = {heads}·{v} = {heads2}，但 Wo 有 {o} 列</translation>
+        <source>{prefix}kv_heads is {kv}: the {heads} heads&apos; outputs side by side are heads·(V width / kv_heads) = {heads}·{v} = {outputs_width} wide, but Wo has {o} columns</source>
+        <translation>{prefix}kv_heads 是 {kv}：{heads} 个头的输出并排起来宽 头数·(V 宽度 / kv_heads) = {heads}·{v} = {outputs_width}，但 Wo 有 {o} 列</translation>
     </message>
     <message>
         <source>{prefix}causal is on, but this is a cross-attention session (it has query_tokens): its queries read another sequence, which has no future to hide; decoder cross-attention has no causal mask</source>
@@ -4713,8 +4713,8 @@ masked: the score was set to −∞</source>
         <translation>所以 Q/K 的宽度必须是偶数</translation>
     </message>
     <message>
-        <source>{prefix}rope needs an even d_h, but each head&apos;s Q/K width d_h = {qk} is odd ({heads} of the Q/K width {qk2}): RoPE turns pairs of dimensions, {remedy}</source>
-        <translation>{prefix}rope 需要偶数的 d_h，但每个头的 Q/K 宽度 d_h = {qk} 是奇数（Q/K 宽度 {qk2} 分给 {n_heads} 个头）：RoPE 成对旋转维度，{remedy}</translation>
+        <source>{prefix}rope needs an even d_h, but each head&apos;s Q/K width d_h = {qk} is odd ({heads} of the Q/K width {qk_width}): RoPE turns pairs of dimensions, {remedy}</source>
+        <translation>{prefix}rope 需要偶数的 d_h，但每个头的 Q/K 宽度 d_h = {qk} 是奇数（Q/K 宽度 {qk_width} 分给 {n_heads} 个头）：RoPE 成对旋转维度，{remedy}</translation>
     </message>
     <message>
         <source>{prefix}rope_high_freq_factor is {rope_high_freq_factor}, not above rope_low_freq_factor {rope_low_freq_factor}: llama3 scaling blends the pairs whose wavelengths lie between original context / high_freq_factor and original context / low_freq_factor, so high_freq_factor must be the larger</source>
