@@ -90,3 +90,50 @@ def test_renaming_a_token_asks_in_chinese(window, monkeypatch):
     window.menus.choose_language("zh")
     assert not window.panels["editor"].rename_token(1)
     assert asked == [("词元改名", "词元 1（追）的新名字：", "追")]
+
+
+def shown(qtbot, window, name):
+    window.docks[name].show()
+    window.docks[name].raise_()
+    qtbot.waitUntil(lambda: window.panels.is_built(name), timeout=5000)
+    panel = window.panels[name]
+    panel.refresh()
+    return panel
+
+
+def plot_texts(window, qtbot):
+    """The axis titles, colour-bar titles, legends and line labels of the plots that said English in 中文."""
+    generation, flash, model_view, rope = (shown(qtbot, window, name)
+                                           for name in ("generation", "flash", "model_view", "rope"))
+    costs = generation.costs
+    costs.measure.setCurrentIndex(0)  # multiply-adds per step: the left axis says multiply-adds
+    qtbot.waitUntil(lambda: bool(costs.summary.text()), timeout=5000)
+    item = costs.plot.getPlotItem()
+    return {"cost axes": (item.getAxis("bottom").labelText, item.getAxis("left").labelText),
+            "cost legend": [label.text for _, label in costs.legend.items],
+            "cost label": costs.cost_label.text(),
+            "measures": [costs.measure.itemText(i) for i in range(costs.measure.count())],
+            "flash bar": flash.o_tilde.colorbar.axis.labelText,
+            "model bar": model_view.rows.colorbar.axis.labelText,
+            "rope limits": [line.label.format for line in rope.limit_lines]}
+
+
+def test_the_plots_titles_legends_and_labels_are_chinese_then_english_again(qtbot, window):
+    english = plot_texts(window, qtbot)
+    assert english["cost axes"] == ("t (tokens decoded)", "multiply-adds") and english["flash bar"] == "Õ (unnormalised)"
+    window.menus.choose_language("zh")
+    assert plot_texts(window, qtbot) == {
+        "cost axes": ("t（已解码的词元数）", "乘加次数"),
+        "cost legend": ["有 K/V 缓存", "没有缓存：每一步都重算 K、V 和注意力"],
+        "cost label": "代价：",
+        "measures": ["每步的乘加次数", "累计的乘加次数", "每步读取的字节数", "累计读取的字节数"],
+        "flash bar": "Õ（未归一化）",
+        "model bar": "权重",
+        "rope limits": ["以上保持不变", "以下 ÷ factor"]}
+    summary = window.panels["generation"].costs.summary.text()
+    # the demo: one head, d = d_v = 3 → 2·3 numbers a token, 12 bytes in float16, 24 in float32, 48 at L = 4
+    assert summary.startswith("K/V 缓存：float16 下每个词元 12 字节（float32 下 24 字节），L = 4 时共 48 字节（这个会话只有一层")
+    assert "解码全部 4 个词元：" in summary and "bytes" not in summary
+    window.menus.choose_language("en")
+    assert plot_texts(window, qtbot) == english
+    assert window.panels["generation"].costs.summary.text().startswith("K/V cache: 12 bytes per token in float16")

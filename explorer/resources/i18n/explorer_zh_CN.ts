@@ -407,6 +407,13 @@ B − A = {change}</translation>
     </message>
 </context>
 <context>
+    <name>Details</name>
+    <message>
+        <source>Show or hide the explanation</source>
+        <translation>显示或隐藏说明</translation>
+    </message>
+</context>
+<context>
     <name>Docks</name>
     <message>
         <source>Matrix editor — Q, K, V</source>
@@ -1484,6 +1491,10 @@ B − A = {change}</translation>
         <translation>分数 S</translation>
     </message>
     <message>
+        <source>Õ (unnormalised)</source>
+        <translation>Õ（未归一化）</translation>
+    </message>
+    <message>
         <source>The SRAM size M assumed for the paper&apos;s count of HBM accesses: the paper&apos;s “M around 100KB”, or one streaming multiprocessor&apos;s shared memory on an A100 or an H100 (counted in numbers of 2 bytes, fp16)</source>
         <translation>论文统计 HBM 访问次数时假设的 SRAM 大小 M：论文的「M 约 100KB」，或 A100、H100 上一个流式多处理器的共享内存（按 2 字节的 fp16 数计）</translation>
     </message>
@@ -1665,6 +1676,74 @@ B − A = {change}</translation>
     <message>
         <source>weight</source>
         <translation>权重</translation>
+    </message>
+    <message>
+        <source>multiply-adds per step</source>
+        <translation>每步的乘加次数</translation>
+    </message>
+    <message>
+        <source>multiply-adds so far</source>
+        <translation>累计的乘加次数</translation>
+    </message>
+    <message>
+        <source>bytes read per step</source>
+        <translation>每步读取的字节数</translation>
+    </message>
+    <message>
+        <source>bytes read so far</source>
+        <translation>累计读取的字节数</translation>
+    </message>
+    <message>
+        <source>with the K/V cache</source>
+        <translation>有 K/V 缓存</translation>
+    </message>
+    <message>
+        <source>without: K, V and attention again every step</source>
+        <translation>没有缓存：每一步都重算 K、V 和注意力</translation>
+    </message>
+    <message>
+        <source>t (tokens decoded)</source>
+        <translation>t（已解码的词元数）</translation>
+    </message>
+    <message>
+        <source>What the curves count, per step or added up to t</source>
+        <translation>曲线计的是什么：每一步的，或累计到 t 的</translation>
+    </message>
+    <message>
+        <source>Cost:</source>
+        <translation>代价：</translation>
+    </message>
+    <message>
+        <source> With a K/V head per query head it would be {full}: sharing {kv_heads} among {heads} saves {times}×.</source>
+        <translation>若每个查询头各配一个 K/V 头，会是 {full}：{n_heads} 个头共用 {n_kv_heads} 个 K/V 头，省下 {times} 倍。</translation>
+    </message>
+    <message>
+        <source>the one token</source>
+        <translation>这一个词元</translation>
+    </message>
+    <message>
+        <source>all {length} tokens</source>
+        <translation>全部 {length} 个词元</translation>
+    </message>
+    <message>
+        <source>K/V cache: {per_token} per token in float16 ({single_per_token} in float32), {at_length} at L = {length}</source>
+        <translation>K/V 缓存：float16 下每个词元 {per_token}（float32 下 {single_per_token}），L = {length} 时共 {at_length}</translation>
+    </message>
+    <message>
+        <source>The source&apos;s K/V cache is fixed: {rows} rows × {per_row} = {total} in float16, whatever the number of queries</source>
+        <translation>源序列的 K/V 缓存是固定的：{rows} 行 × {per_row} = {total}（float16），与查询的数量无关</translation>
+    </message>
+    <message>
+        <source>{cache} (this session is one layer: a model multiplies by its layers).{grouped} Decoding {tokens}: {with_cache} multiply-adds with the cache, {without_cache} without ({ratio}×). The curves count bytes read in float32.</source>
+        <translation>{cache}（这个会话只有一层：模型还要再乘以层数）。{grouped}解码{tokens}：有缓存 {with_cache} 次乘加，没有缓存 {without_cache} 次（{ratio}×）。字节数的曲线按 float32 计。</translation>
+    </message>
+    <message>
+        <source>multiply-adds</source>
+        <translation>乘加次数</translation>
+    </message>
+    <message>
+        <source>bytes read (float32)</source>
+        <translation>读取的字节数（float32）</translation>
     </message>
 </context>
 <context>
@@ -3081,6 +3160,10 @@ masked: the score was set to −∞</source>
         <translation>层 · 头</translation>
     </message>
     <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
         <source>Model</source>
         <translation>模型</translation>
     </message>
@@ -3146,6 +3229,14 @@ masked: the score was set to −∞</source>
     <message>
         <source>NaN is not allowed</source>
         <translation>不允许 NaN</translation>
+    </message>
+    <message>
+        <source>{n} byte</source>
+        <translation>{n} 字节</translation>
+    </message>
+    <message>
+        <source>{n} bytes</source>
+        <translation>{n} 字节</translation>
     </message>
 </context>
 <context>
@@ -3739,6 +3830,14 @@ masked: the score was set to −∞</source>
     <message>
         <source>divided by the factor: it turns slower than 2π·low_freq_factor / original context</source>
         <translation>除以 factor：它比 2π·low_freq_factor / 原始上下文 转得慢</translation>
+    </message>
+    <message>
+        <source>kept above</source>
+        <translation>以上保持不变</translation>
+    </message>
+    <message>
+        <source>÷ factor below</source>
+        <translation>以下 ÷ factor</translation>
     </message>
     <message>
         <source>first dimension of the pair</source>
