@@ -137,3 +137,13 @@ def test_the_plots_titles_legends_and_labels_are_chinese_then_english_again(qtbo
     window.menus.choose_language("en")
     assert plot_texts(window, qtbot) == english
     assert window.panels["generation"].costs.summary.text().startswith("K/V cache: 12 bytes per token in float16")
+
+
+def test_why_rope_cannot_be_on_is_said_in_chinese(qtbot, window):
+    """The demo's heads are d_h = 3 wide, odd: the RoPE panel says why (the settings' own check) in 中文."""
+    rope = shown(qtbot, window, "rope")
+    assert rope.problem_label.text().startswith("rope needs an even d_h, but each head")
+    window.menus.choose_language("zh")
+    rope.refresh()
+    assert rope.problem_label.text().startswith("rope 需要偶数的 d_h，但每个头的 Q/K 宽度 d_h = 3 是奇数（Q/K 宽度 3 分给 1 个头）")
+    assert window.model.rope_problem().startswith("rope 需要偶数的 d_h")
