@@ -115,12 +115,14 @@ def plot_texts(window, qtbot):
             "measures": [costs.measure.itemText(i) for i in range(costs.measure.count())],
             "flash bar": flash.o_tilde.colorbar.axis.labelText,
             "model bar": model_view.rows.colorbar.axis.labelText,
-            "rope limits": [line.label.format for line in rope.limit_lines]}
+            "rope limits": [line.label.format for line in rope.limit_lines],
+            "speeds": [generation.speed.itemText(i) for i in range(generation.speed.count())]}
 
 
 def test_the_plots_titles_legends_and_labels_are_chinese_then_english_again(qtbot, window):
     english = plot_texts(window, qtbot)
     assert english["cost axes"] == ("t (tokens decoded)", "multiply-adds") and english["flash bar"] == "Õ (unnormalised)"
+    assert english["speeds"][1] == "2 tokens/s"
     window.menus.choose_language("zh")
     assert plot_texts(window, qtbot) == {
         "cost axes": ("t（已解码的词元数）", "乘加次数"),
@@ -129,7 +131,8 @@ def test_the_plots_titles_legends_and_labels_are_chinese_then_english_again(qtbo
         "measures": ["每步的乘加次数", "累计的乘加次数", "每步读取的字节数", "累计读取的字节数"],
         "flash bar": "Õ（未归一化）",
         "model bar": "权重",
-        "rope limits": ["以上保持不变", "以下 ÷ factor"]}
+        "rope limits": ["以上保持不变", "以下 ÷ factor"],
+        "speeds": ["每秒 1 个词元", "每秒 2 个词元", "每秒 5 个词元", "每秒 10 个词元"]}
     summary = window.panels["generation"].costs.summary.text()
     # the demo: one head, d = d_v = 3 → 2·3 numbers a token, 12 bytes in float16, 24 in float32, 48 at L = 4
     assert summary.startswith("K/V 缓存：float16 下每个词元 12 字节（float32 下 24 字节），L = 4 时共 48 字节（这个会话只有一层")

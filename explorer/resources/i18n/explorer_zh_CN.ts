@@ -1510,6 +1510,22 @@ B − A = {change}</translation>
 <context>
     <name>Generation</name>
     <message>
+        <source>1 token/s</source>
+        <translation>每秒 1 个词元</translation>
+    </message>
+    <message>
+        <source>2 tokens/s</source>
+        <translation>每秒 2 个词元</translation>
+    </message>
+    <message>
+        <source>5 tokens/s</source>
+        <translation>每秒 5 个词元</translation>
+    </message>
+    <message>
+        <source>10 tokens/s</source>
+        <translation>每秒 10 个词元</translation>
+    </message>
+    <message>
         <source>Play</source>
         <translation>播放</translation>
     </message>
