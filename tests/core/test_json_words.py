@@ -46,3 +46,25 @@ def test_a_message_not_in_the_table_stays_the_parsers_words():
     assert words == "Invalid \\escape: 'q'" and not isinstance(words, Template)
     assert parser_words("Unterminated string starting at") == "Unterminated string starting"
     assert isinstance(parser_words("Expecting value"), Template)
+
+
+def test_a_refusal_from_the_converting_process_keeps_its_marks(tmp_path):
+    """A large JSON session is read in another process (explorer.core.session_convert): its refusal comes back
+    on stderr as marked JSON, and is the same marked text again (so the window can say it in 中文)."""
+    import subprocess
+    import sys
+
+    from explorer.core.session_convert import FAILED, read_refusal
+
+    bad = tmp_path / "big.json"
+    bad.write_text('{"format": "attention-explorer-session",\n "version": 6,,}', encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "explorer.core.session_convert", str(bad), str(tmp_path / "b.aesz")],
+                          capture_output=True, text=True)
+    assert done.returncode == FAILED
+    said = read_refusal(done.stderr.strip().splitlines()[-1])
+    assert said == "big.json: is not valid JSON: Expecting property name enclosed in double quotes at line 2, column 15"
+    assert said.template.context == "Session" and said.arguments["lineno"] == 2
+    what = said.arguments["what"]
+    assert isinstance(what, Template) and what.context == "JSON"
+    assert read_refusal("a line written some other way") == "a line written some other way"
+    assert read_refusal("MARKED {not json") == "MARKED {not json"

@@ -150,3 +150,16 @@ def test_why_rope_cannot_be_on_is_said_in_chinese(qtbot, window):
     rope.refresh()
     assert rope.problem_label.text().startswith("rope 需要偶数的 d_h，但每个头的 Q/K 宽度 d_h = 3 是奇数（Q/K 宽度 3 分给 1 个头）")
     assert window.model.rope_problem().startswith("rope 需要偶数的 d_h")
+
+
+def test_a_large_json_session_read_in_another_process_is_refused_in_chinese(qtbot, window, background, warnings,
+                                                                             tmp_path):
+    """A large JSON session is parsed in another process (session_opener): its refusal still comes in 中文."""
+    bad = tmp_path / "big.json"
+    bad.write_text('{"format": "attention-explorer-session",\n "version": 6,,}' + " " * 200, encoding="utf-8")
+    window.menus.choose_language("zh")
+    title = window.model.title
+    assert window.documents.open(str(bad), ask=False, remember=False)  # read in the background
+    qtbot.waitUntil(lambda: bool(warnings), timeout=20_000)
+    assert warnings == [("无法打开会话", "big.json：不是有效的 JSON，第 2 行第 15 列：这里应是用双引号括起的字段名")]
+    assert window.model.title == title
