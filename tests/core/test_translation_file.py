@@ -54,8 +54,8 @@ def test_most_translations_are_chinese():
     ("{where}: {why}": no word outside the placeholders, the colon written full-width)."""
     same = {(c, s) for c, s, t in messages()
             if not CJK.search(t.text) and re.search(r"[A-Za-z]", re.sub(r"\{\w+\}", "", s))}
-    names = {("Editor", "+ token"), ("Editor", "− token"), ("Editor", "token"),
-             ("Settings", "llama3 — Llama 3.1 / 3.2"), ("Controls", "Q, K, V"), ("Lesson", ", ")}  # ("token" is the chapter's own word; Q、K、V; the 、 of a list)
+    names = {("Settings", "llama3 — Llama 3.1 / 3.2"), ("Controls", "Q, K, V"), ("Lesson", ", "),
+             ("Documents", "CSV (*.csv);;NumPy (*.npy)")}  # (Q、K、V; the 、 of a list; file types' own names)
     assert same <= names, same
 
 

@@ -163,3 +163,41 @@ def test_a_large_json_session_read_in_another_process_is_refused_in_chinese(qtbo
     qtbot.waitUntil(lambda: bool(warnings), timeout=20_000)
     assert warnings == [("无法打开会话", "big.json：不是有效的 JSON，第 2 行第 15 列：这里应是用双引号括起的字段名")]
     assert window.model.title == title
+
+
+def test_the_file_dialogs_titles_and_filters_are_chinese(window, monkeypatch, tmp_path):
+    from PySide6.QtWidgets import QFileDialog
+
+    asked = []
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        lambda parent, title, folder="", filters="", *a, **k: asked.append((title, filters)) or ("", ""))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        lambda parent, title, start="", filters="", *a, **k: asked.append((title, filters)) or ("", ""))
+    window.menus.choose_language("zh")
+    documents = window.documents
+    window.model.undo_stack.setClean()
+    assert not documents.open_dialog()
+    assert not documents.save_as()
+    assert not documents.import_matrix("Q")
+    assert not documents.import_qkv()
+    assert not documents.export_script()
+    assert not documents.export_window()
+    assert asked == [
+        ("打开会话", "Attention Explorer 会话 (*.json *.aesz);;Attention Explorer 会话，JSON (*.json);;"
+                    "Attention Explorer 会话，二进制 (*.aesz);;所有文件 (*)"),
+        ("会话另存为", "Attention Explorer 会话，JSON (*.json);;Attention Explorer 会话，二进制 (*.aesz)"),
+        ("把矩阵导入 Q", "矩阵 (*.npy *.npz *.csv *.tsv *.txt);;所有文件 (*)"),
+        ("从一个 .npz 导入 Q、K 和 V", "NumPy 压缩包 (*.npz);;所有文件 (*)"),
+        ("把会话导出为 Python 脚本", "Python 脚本 (*.py)"),
+        ("导出窗口", "PNG 图像 (*.png);;SVG 矢量图 (*.svg)")]
+
+
+def test_a_name_typed_without_a_suffix_gets_the_chinese_filters_suffix(window, monkeypatch, tmp_path):
+    from PySide6.QtWidgets import QFileDialog
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        lambda parent, title, start="", filters="", *a, **k: (str(tmp_path / "mine"),
+                                                                               filters.split(";;")[1]))
+    window.menus.choose_language("zh")
+    assert window.documents.ask_save_path("t", "x.json", "Attention Explorer session, JSON (*.json);;"
+                                          "Attention Explorer session, binary (*.aesz)") == str(tmp_path / "mine.aesz")

@@ -503,6 +503,38 @@ B − A = {change}</translation>
 <context>
     <name>Documents</name>
     <message>
+        <source>Attention Explorer sessions (*.json *.aesz);;Attention Explorer sessions, JSON (*.json);;Attention Explorer sessions, binary (*.aesz);;All files (*)</source>
+        <translation>Attention Explorer 会话 (*.json *.aesz);;Attention Explorer 会话，JSON (*.json);;Attention Explorer 会话，二进制 (*.aesz);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Attention Explorer session, JSON (*.json);;Attention Explorer session, binary (*.aesz)</source>
+        <translation>Attention Explorer 会话，JSON (*.json);;Attention Explorer 会话，二进制 (*.aesz)</translation>
+    </message>
+    <message>
+        <source>Attention Explorer session, binary (*.aesz);;Attention Explorer session, JSON (*.json)</source>
+        <translation>Attention Explorer 会话，二进制 (*.aesz);;Attention Explorer 会话，JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Matrices (*.npy *.npz *.csv *.tsv *.txt);;All files (*)</source>
+        <translation>矩阵 (*.npy *.npz *.csv *.tsv *.txt);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv);;NumPy (*.npy)</source>
+        <translation>CSV (*.csv);;NumPy (*.npy)</translation>
+    </message>
+    <message>
+        <source>NumPy archives (*.npz);;All files (*)</source>
+        <translation>NumPy 压缩包 (*.npz);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;SVG drawing (*.svg)</source>
+        <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg)</translation>
+    </message>
+    <message>
+        <source>Python script (*.py)</source>
+        <translation>Python 脚本 (*.py)</translation>
+    </message>
+    <message>
         <source>New session: {title}</source>
         <translation>新会话：{title}</translation>
     </message>
@@ -559,6 +591,10 @@ B − A = {change}</translation>
         <translation>（没有最近的文件）</translation>
     </message>
     <message>
+        <source>Import a matrix into {name}</source>
+        <translation>把矩阵导入 {name}</translation>
+    </message>
+    <message>
         <source>Could not import into {name}</source>
         <translation>无法导入到 {name}</translation>
     </message>
@@ -569,6 +605,10 @@ B − A = {change}</translation>
     <message>
         <source>Imported {file} into {name} ({rows}×{cols})</source>
         <translation>已将 {file} 导入到 {name}({rows}×{cols})</translation>
+    </message>
+    <message>
+        <source>Import Q, K and V from one .npz</source>
+        <translation>从一个 .npz 导入 Q、K 和 V</translation>
     </message>
     <message>
         <source>Could not import Q, K and V</source>
@@ -595,6 +635,10 @@ B − A = {change}</translation>
         <translation>已将 {name} 导出到 {path}</translation>
     </message>
     <message>
+        <source>Export the session as a Python script</source>
+        <translation>把会话导出为 Python 脚本</translation>
+    </message>
+    <message>
         <source>Exporting {file}…</source>
         <translation>正在导出 {file}…</translation>
     </message>
@@ -609,6 +653,10 @@ B − A = {change}</translation>
     <message>
         <source>Exported the session as a Python script to {path}{beside} — run it with python3</source>
         <translation>已将会话导出为 Python 脚本 {path}{beside} —— 用 python3 运行</translation>
+    </message>
+    <message>
+        <source>Export the window</source>
+        <translation>导出窗口</translation>
     </message>
     <message>
         <source>Export the panel</source>
