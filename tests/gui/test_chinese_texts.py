@@ -201,3 +201,17 @@ def test_a_name_typed_without_a_suffix_gets_the_chinese_filters_suffix(window, m
     window.menus.choose_language("zh")
     assert window.documents.ask_save_path("t", "x.json", "Attention Explorer session, JSON (*.json);;"
                                           "Attention Explorer session, binary (*.aesz)") == str(tmp_path / "mine.aesz")
+
+
+def test_a_folder_that_is_no_checkpoint_is_refused_in_chinese(qtbot, window, tmp_path):
+    """The model view's refusals of a folder (explorer/models marks them): 中文 in 中文, the folder kept."""
+    panel = shown(qtbot, window, "model_view")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    window.menus.choose_language("zh")
+    panel.open_model(str(tmp_path / "nowhere"))
+    assert panel.status.text() == (f"<span style='color:#b00020'>{tmp_path / 'nowhere'}：不是文件夹（检查点是一个含有 "
+                                   "config.json、model.safetensors 和 tokenizer.json 的文件夹）</span>")
+    panel.open_model(str(empty))
+    assert panel.status.text() == (f"<span style='color:#b00020'>{empty}：没有 config.json（Hugging Face 的检查点文件夹里"
+                                   "有 config.json、model.safetensors 和 tokenizer.json）</span>")

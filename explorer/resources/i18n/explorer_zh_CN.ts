@@ -274,6 +274,37 @@ B − A = {change}</translation>
     </message>
 </context>
 <context>
+    <name>Checkpoint</name>
+    <message>
+        <source>{folder}: no {config} (a Hugging Face checkpoint folder has config.json, model.safetensors and tokenizer.json)</source>
+        <translation>{folder}：没有 {config}（Hugging Face 的检查点文件夹里有 config.json、model.safetensors 和 tokenizer.json）</translation>
+    </message>
+    <message>
+        <source>{config}: has no &quot;model_type&quot;; supported model types: {supported}</source>
+        <translation>{config}：没有 &quot;model_type&quot;；支持的模型类型：{supported}</translation>
+    </message>
+    <message>
+        <source>{config}: model type {model_type} is not supported; supported: {supported}</source>
+        <translation>{config}：不支持模型类型 {model_type}；支持的是：{supported}</translation>
+    </message>
+    <message>
+        <source>{folder}: not a folder (a checkpoint is a folder with config.json, model.safetensors and tokenizer.json)</source>
+        <translation>{folder}：不是文件夹（检查点是一个含有 config.json、model.safetensors 和 tokenizer.json 的文件夹）</translation>
+    </message>
+    <message>
+        <source>{folder}: no such folder, and no such model in the Hugging Face cache ({cache}); download it first, e.g. `hf download {folder}`</source>
+        <translation>{folder}：没有这个文件夹，Hugging Face 缓存（{cache}）里也没有这个模型；请先下载，例如 `hf download {folder}`</translation>
+    </message>
+    <message>
+        <source>{folder}: holds neither {single} nor {index} (only safetensors checkpoints are read)</source>
+        <translation>{folder}：既没有 {single} 也没有 {index}（只读取 safetensors 格式的检查点）</translation>
+    </message>
+    <message>
+        <source>{folder}: no {tokenizer} (only fast tokenizers&apos; tokenizer.json is read)</source>
+        <translation>{folder}：没有 {tokenizer}（只读取快速分词器的 tokenizer.json）</translation>
+    </message>
+</context>
+<context>
     <name>Comparison</name>
     <message>
         <source>the state at {time}</source>
@@ -3250,6 +3281,14 @@ masked: the score was set to −∞</source>
     <message>
         <source>layer {layer} head {head} of {name}</source>
         <translation>{name} 的第 {layer} 层第 {head} 个头</translation>
+    </message>
+    <message>
+        <source>{where}: {reason}</source>
+        <translation>{where}：{reason}</translation>
+    </message>
+    <message>
+        <source>No model is open</source>
+        <translation>没有打开的模型</translation>
     </message>
 </context>
 <context>
