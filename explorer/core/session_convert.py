@@ -12,7 +12,6 @@ session's): the window makes the shown head's memory ready meanwhile (``spare_bu
 """
 from __future__ import annotations
 
-import json
 import sys
 
 from .errors import SessionError
@@ -43,6 +42,8 @@ def read_outline(line):
 def read_refusal(line):
     """The message of the last line this process wrote on stderr: its marked text again, or the line."""
     if line.startswith(MARKED + " "):
+        import json  # (this module loads with the window, which starts without json)
+
         try:
             return from_plain(json.loads(line[len(MARKED) + 1:]))
         except (ValueError, TypeError, KeyError, IndexError, AttributeError):
@@ -55,6 +56,8 @@ def main(argv=None) -> int:
     try:
         save_session(load_session(source, on_outline=_say_outline), target)
     except SessionError as exc:
+        import json
+
         sys.stderr.write(f"{MARKED} {json.dumps(as_plain(message_of(exc)))}\n")
         return FAILED
     return 0
