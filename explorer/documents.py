@@ -18,11 +18,18 @@ from explorer.session_opener import SessionOpener
 from explorer.settings_store import qsettings
 from explorer.weak import WeakAttribute
 
-SESSION_FILTER = ("Attention Explorer sessions (*.json *.aesz);;Attention Explorer sessions, JSON (*.json);;"
-                  "Attention Explorer sessions, binary (*.aesz);;All files (*)")
-SAVE_FILTER = "Attention Explorer session, JSON (*.json);;Attention Explorer session, binary (*.aesz)"
-SAVE_FILTER_LARGE = "Attention Explorer session, binary (*.aesz);;Attention Explorer session, JSON (*.json)"
-MATRIX_FILTER = "Matrices (*.npy *.npz *.csv *.tsv *.txt);;All files (*)"
+# the file dialogs' filters (translated where used: keep each "(*.suffix)" as it is)
+SESSION_FILTER = QT_TRANSLATE_NOOP("Documents", "Attention Explorer sessions (*.json *.aesz);;Attention Explorer "
+                                   "sessions, JSON (*.json);;Attention Explorer sessions, binary (*.aesz);;All files (*)")
+SAVE_FILTER = QT_TRANSLATE_NOOP("Documents", "Attention Explorer session, JSON (*.json);;Attention Explorer session, "
+                                "binary (*.aesz)")
+SAVE_FILTER_LARGE = QT_TRANSLATE_NOOP("Documents", "Attention Explorer session, binary (*.aesz);;Attention Explorer "
+                                      "session, JSON (*.json)")
+MATRIX_FILTER = QT_TRANSLATE_NOOP("Documents", "Matrices (*.npy *.npz *.csv *.tsv *.txt);;All files (*)")
+EXPORT_FILTER = QT_TRANSLATE_NOOP("Documents", "CSV (*.csv);;NumPy (*.npy)")
+NPZ_FILTER = QT_TRANSLATE_NOOP("Documents", "NumPy archives (*.npz);;All files (*)")
+PICTURE_FILTER = QT_TRANSLATE_NOOP("Documents", "PNG image (*.png);;SVG drawing (*.svg)")
+SCRIPT_FILTER = QT_TRANSLATE_NOOP("Documents", "Python script (*.py)")
 MAX_RECENT = 8
 BUSY_BYTES = 4 * 2 ** 20  # a session file this large takes a noticeable while to read or write (~0.1 s)
 BACKGROUND_BYTES = 4 * 2 ** 20  # a session file this large is read off the GUI thread (session_opener)
@@ -204,6 +211,7 @@ class Documents:
     def ask_save_path(self, title, suggestion, filters):
         """A save dialog; a name typed without a suffix gets the one of the file type chosen."""
         start = str(Path(self._folder()) / suggestion)
+        filters = translate("Documents", filters)
         path, chosen = QFileDialog.getSaveFileName(self.window, title, start, filters)
         if not path:
             return None
@@ -288,7 +296,7 @@ class Documents:
 
     def ask_open_path(self, title, filters):
         """An open dialog starting in the last folder used; the chosen file's folder is remembered."""
-        path, _ = QFileDialog.getOpenFileName(self.window, title, self._folder(), filters)
+        path, _ = QFileDialog.getOpenFileName(self.window, title, self._folder(), translate("Documents", filters))
         if path:
             self._used_folder(path)
         return path
@@ -296,7 +304,8 @@ class Documents:
     # ----- matrices ------------------------------------------------------------------------------
     def import_matrix(self, name, path=None):
         if path is None:
-            path = self.ask_open_path(f"Import a matrix into {name}", MATRIX_FILTER)
+            path = self.ask_open_path(translate("Documents", "Import a matrix into {name}").format(name=name),
+                                      MATRIX_FILTER)
             if not path:
                 return False
         from explorer.core.matrix_io import load_matrix  # (the matrix files' module: not on the start-up path)
@@ -320,7 +329,7 @@ class Documents:
     def import_qkv(self, path=None):
         """Q, K and V at once from one .npz with members Q, K, V — the way to change every shape."""
         if path is None:
-            path = self.ask_open_path("Import Q, K and V from one .npz", "NumPy archives (*.npz);;All files (*)")
+            path = self.ask_open_path(translate("Documents", "Import Q, K and V from one .npz"), NPZ_FILTER)
             if not path:
                 return False
         from explorer.core.matrix_io import load_matrix
@@ -365,7 +374,7 @@ class Documents:
     def export_matrix(self, name, path=None):
         if path is None:
             path = self.ask_save_path(translate("Documents", "Export {name}").format(name=translate("Matrices", name)),
-                                      f"{name}.csv", "CSV (*.csv);;NumPy (*.npy)")
+                                      f"{name}.csv", EXPORT_FILTER)
             if not path:
                 return False
         array = self.matrix_for_export(name)
@@ -387,7 +396,8 @@ class Documents:
         in an .npz beside it when they are many); a setting it cannot reproduce is refused by name."""
         if path is None:
             suggestion = (self.path.stem if self.path else "attention") + ".py"
-            path = self.ask_save_path("Export the session as a Python script", suggestion, "Python script (*.py)")
+            path = self.ask_save_path(translate("Documents", "Export the session as a Python script"), suggestion,
+                                      SCRIPT_FILTER)
             if not path:
                 return False
         self.window.panels["editor"].commit_edits()
@@ -410,14 +420,14 @@ class Documents:
     # ----- figures -------------------------------------------------------------------------------
     def export_window(self, path=None):
         if path is None:
-            path = self.ask_save_path("Export the window", "window.png", "PNG image (*.png);;SVG drawing (*.svg)")
+            path = self.ask_save_path(translate("Documents", "Export the window"), "window.png", PICTURE_FILTER)
             if not path:
                 return False
         return self._write_image(self.window, path)
 
     def export_panel(self, name, path=None):
         if path is None:
-            path = self.ask_save_path(translate("Documents", "Export the panel"), f"{name}.png", "PNG image (*.png);;SVG drawing (*.svg)")
+            path = self.ask_save_path(translate("Documents", "Export the panel"), f"{name}.png", PICTURE_FILTER)
             if not path:
                 return False
         dock = self.window.docks[name]

@@ -29,6 +29,7 @@ from explorer.core.session import ZIP_SIGNATURE, load_session
 from explorer.core.session_convert import FAILED, read_outline
 from explorer.core.spare_buffers import outline_shape, spare_for
 from explorer.i18n import shown_error, translate
+from explorer.core.session_convert import read_refusal
 
 _ROOT = str(Path(__file__).resolve().parents[1])  # where ``explorer`` is importable from
 
@@ -148,7 +149,7 @@ class SessionOpener(QObject):
                 return None  # overtaken: nobody wants it
             if process.returncode == FAILED:
                 lines = err.decode("utf-8", "replace").strip().splitlines()
-                raise SessionError(lines[-1] if lines else f"{Path(path).name}: could not be read")
+                raise SessionError(read_refusal(lines[-1]) if lines else f"{Path(path).name}: could not be read")
             if process.returncode != 0:
                 return load_session(path)  # the process failed (not the file): read it here
             return load_session(converted)

@@ -80,9 +80,9 @@ def _check_dtype(dtype: np.dtype, where: str) -> None:
 
 def _check_shape(shape: tuple[int, ...], where: str, max_cells: int) -> int:
     if len(shape) not in (1, 2):
-        raise _fail(where, QT_TRANSLATE_NOOP("MatrixFile", "is {shape}-D ({shape2}); a matrix must be 2-D "
-                                                           "(or 1-D, read as one row)").format(shape=len(shape),
-                               shape2=_shape_text(shape)))
+        raise _fail(where, QT_TRANSLATE_NOOP("MatrixFile", "is {dims}-D ({shape}); a matrix must be 2-D "
+                                                           "(or 1-D, read as one row)").format(dims=len(shape),
+                               shape=_shape_text(shape)))
     cells = math.prod(shape)
     if cells == 0:
         raise _fail(where, QT_TRANSLATE_NOOP("MatrixFile", "is empty ({shape})").format(shape=_shape_text(shape)))
@@ -133,9 +133,9 @@ def _read_npy(fp: BinaryIO, where: str, max_cells: int,
                 fp, max_header_size=_MAX_NPY_HEADER_BYTES)
         else:
             raise _fail(where, QT_TRANSLATE_NOOP("MatrixFile", "uses .npy format version "
-                                                               "{version}.{version2}; versions 1.0 and 2.0 "
-                                                               "are read").format(version=version[0],
-                                   version2=version[1]))
+                                                               "{major}.{minor}; versions 1.0 and 2.0 "
+                                                               "are read").format(major=version[0],
+                                   minor=version[1]))
     except MatrixFileError:
         raise
     except Exception as e:

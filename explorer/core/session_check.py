@@ -132,9 +132,9 @@ def check_size(name: str, rows: int, cols: int, where: str = "", verb: str = QT_
                                rows=rows, cols=cols, cells=rows * cols, max_cells=MAX_CELLS))
     if row_axis not in TOKEN_AXES and rows > MAX_DIM:
         raise SessionError(QT_TRANSLATE_NOOP("Session", "{place} {verb} {rows} rows; the most is {max_dim} "
-                                                        "(its rows are {row_axis}, {row_axis2})").format(
+                                                        "(its rows are {row_axis_text}, {row_axis_name})").format(
                                place=place, verb=verb, rows=rows, max_dim=MAX_DIM,
-                               row_axis=AXIS_TEXT.get(row_axis, row_axis), row_axis2=row_axis))
+                               row_axis_text=AXIS_TEXT.get(row_axis, row_axis), row_axis_name=row_axis))
 
 
 def _row_count_error(place: str, size: int, axis: str, expected: int, cross: bool) -> str:
@@ -202,9 +202,9 @@ def _check_matrices(matrices: Any, n_tokens: int, where: str, n_queries: int | N
             first_what = "rows" if axes_of[first].index(axis) == 0 else "columns"
             raise SessionError(
                 QT_TRANSLATE_NOOP("Session", "{where}: {place} has {size} but matrices.{first} has "
-                                             "{expected} (both are {axis}, {axis2})").format(where=where,
+                                             "{expected} (both are {axis_text}, {axis_name})").format(where=where,
                     place=place, size=count(size, what[:-1]), n_size=size, first=first,
-                    expected=count(expected, first_what[:-1]), n_expected=expected, axis=AXIS_TEXT.get(axis, axis), axis2=axis))
+                    expected=count(expected, first_what[:-1]), n_expected=expected, axis_text=AXIS_TEXT.get(axis, axis), axis_name=axis))
         with np.errstate(invalid="ignore"):
             bad = ~(np.abs(array) <= MAX_ABS_VALUE)
         if bad.any():

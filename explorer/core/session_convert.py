@@ -5,7 +5,8 @@ check of the format) then ``save_session(TARGET)``. The window runs this for a l
 ``json.loads`` of 130 MB holds the GIL ~1.3 s (the whole read ~2.5 s), which on any thread of the
 window's process would freeze it; the binary form it gets back reads in a fraction of that, mostly
 outside the GIL. Exit status 0, or 2 with the SessionError's message (which names SOURCE's file) as
-the last line on stderr. As soon as the file is parsed, before its matrices are checked, one line on
+the last line on stderr, as ``MARKED`` and its marked text as JSON (``translatable.as_plain``: the window
+says it in its language). As soon as the file is parsed, before its matrices are checked, one line on
 stdout gives its shape, ``OUTLINE heads queries keys head`` (nothing if its settings cannot be a
 session's): the window makes the shown head's memory ready meanwhile (``spare_buffers``).
 """
@@ -16,9 +17,11 @@ import sys
 from .errors import SessionError
 from .session import load_session, save_session
 from .spare_buffers import outline_shape
+from .translatable import as_plain, from_plain, message_of
 
 FAILED = 2
 OUTLINE = "OUTLINE"
+MARKED = "MARKED"
 
 
 def _say_outline(n_queries, n_keys, settings):
@@ -36,12 +39,26 @@ def read_outline(line):
     return None
 
 
+def read_refusal(line):
+    """The message of the last line this process wrote on stderr: its marked text again, or the line."""
+    if line.startswith(MARKED + " "):
+        import json  # (this module loads with the window, which starts without json)
+
+        try:
+            return from_plain(json.loads(line[len(MARKED) + 1:]))
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+            pass
+    return line
+
+
 def main(argv=None) -> int:
     source, target = (sys.argv[1:] if argv is None else argv)
     try:
         save_session(load_session(source, on_outline=_say_outline), target)
     except SessionError as exc:
-        sys.stderr.write(str(exc).replace("\n", " ") + "\n")
+        import json
+
+        sys.stderr.write(f"{MARKED} {json.dumps(as_plain(message_of(exc)))}\n")
         return FAILED
     return 0
 

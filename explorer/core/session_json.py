@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from .errors import SessionError
+from .json_words import parser_words
 from .session_limits import MAX_NUMBER_CHARS
 from .session_words import short
 from .translatable import QT_TRANSLATE_NOOP
@@ -121,10 +122,9 @@ def parse(text: str, where: str) -> Any:
         cut = e.pos >= len(text.rstrip()) or (e.msg.startswith("Unterminated string")
                                               and "\n" not in text[e.pos:].rstrip())
         ending = QT_TRANSLATE_NOOP("Session", " (the file ends too early; is it truncated?)") if cut else ""
-        what = e.msg.removesuffix(" at")  # "Unterminated string starting at": one "at" is enough
         raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is not valid JSON: {what} at line "
                                                         "{lineno}, column {colno}{ending}").format(where=where,
-                               what=what, lineno=e.lineno, colno=e.colno, ending=ending)) from None
+                               what=parser_words(e.msg), lineno=e.lineno, colno=e.colno, ending=ending)) from None
     except RecursionError:
         raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: is nested too deeply to be a session file").format(
                                where=where)) from None

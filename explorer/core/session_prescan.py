@@ -160,11 +160,11 @@ def prescan(data: bytes, where: str) -> None:
     objects, lists = outside.count(b"{"), outside.count(b"[")
     if objects > _prescan_limit("objects"):
         raise refuse(QT_TRANSLATE_NOOP("Session", "it holds {objects} objects; a session holds at most "
-                                                  "{objects2}").format(objects=format(objects, ","), objects2=_MOST['objects']), outside)
+                                                  "{most_objects}").format(objects=format(objects, ","), most_objects=_MOST['objects']), outside)
     if lists > _prescan_limit("lists"):
         raise refuse(QT_TRANSLATE_NOOP("Session", "it holds {lists} lists; a session holds at most "
-                                                  "{lists2} (the tokens, and every matrix and its rows)").format(
-                         lists=format(lists, ","), lists2=format(_MOST['lists'], ",")), outside)
+                                                  "{most_lists} (the tokens, and every matrix and its rows)").format(
+                         lists=format(lists, ","), most_lists=format(_MOST['lists'], ",")), outside)
     # 4. Values: a list holding no other list (the tokens, a matrix row) holds its commas + 1;
     #    every other comma separates fields, rows or layout members. At most `lists` steps here.
     in_lists = 0

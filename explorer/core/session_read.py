@@ -91,20 +91,20 @@ def _upgraded(data: Any, where: str) -> dict:
     if version > VERSION:
         raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: written by a newer version of Attention "
                                                         "Explorer (version {version}; this one reads up to "
-                                                        "{version2})").format(where=where, version=version,
-                               version2=VERSION))
+                                                        "{newest_version})").format(where=where, version=version,
+                               newest_version=VERSION))
     while version < VERSION:
         step = UPGRADES.get(version)
         if step is None:
             raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: no upgrade from version {version} to "
-                                                            "{version2}").format(where=where, version=version,
-                                   version2=version + 1))
+                                                            "{next_version}").format(where=where, version=version,
+                                   next_version=version + 1))
         try:
             data = step(data)
         except Exception as e:
             raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: could not upgrade it from version "
-                                                            "{version} to {version2} ({kind}: {detail})").format(
-                                   where=where, version=version, version2=version + 1, kind=type(e).__name__,
+                                                            "{version} to {next_version} ({kind}: {detail})").format(
+                                   where=where, version=version, next_version=version + 1, kind=type(e).__name__,
                                    detail=str(e)[:200])) from e
         if not isinstance(data, dict):
             raise SessionError(QT_TRANSLATE_NOOP("Session", "{where}: upgrading from version {version} gave "

@@ -238,10 +238,11 @@ def _check_kv_heads(values: Mapping[str, Any], widths: Mapping[str, int], prefix
               else QT_TRANSLATE_NOOP("SettingsCheck", "the K width"))
     if "kv" in widths and widths["kv"] != kv * d_h:
         raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{prefix}kv_heads is {kv}, but {k_text} is "
-                                                            "{kv2}: {heads} heads of d_h = {d_h} (the Q "
+                                                            "{k_width}: {heads} heads of d_h = {d_h} (the Q "
                                                             "width {qk} / {heads}) sharing {kv} K/V heads "
-                                                            "need kv_heads·d_h = {kv3}").format(prefix=prefix,
-                             kv=kv, k_text=k_text, kv2=widths['kv'], heads=heads, d_h=d_h, qk=qk, kv3=kv * d_h))
+                                                            "need kv_heads·d_h = {k_width_needed}").format(prefix=prefix,
+                             kv=kv, k_text=k_text, k_width=widths['kv'], heads=heads, d_h=d_h, qk=qk,
+                             k_width_needed=kv * d_h))
     if v % kv:
         raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{prefix}kv_heads is {kv}, which does not divide "
                                                             "the V width {v} (each K/V head takes V width / "
@@ -249,9 +250,9 @@ def _check_kv_heads(values: Mapping[str, Any], widths: Mapping[str, int], prefix
     if "o" in widths and widths["o"] != heads * (v // kv):
         raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{prefix}kv_heads is {kv}: the {heads} heads' "
                                                             "outputs side by side are heads·(V width / "
-                                                            "kv_heads) = {heads}·{v} = {heads2} wide, but Wo "
+                                                            "kv_heads) = {heads}·{v} = {outputs_width} wide, but Wo "
                                                             "has {o} columns").format(prefix=prefix, kv=kv,
-                             heads=heads, v=v // kv, heads2=heads * (v // kv), o=widths['o']))
+                             heads=heads, v=v // kv, outputs_width=heads * (v // kv), o=widths['o']))
     return True
 
 
@@ -284,9 +285,9 @@ def check_together(values: Mapping[str, Any], widths: Mapping[str, int], *, proj
                   if options else QT_TRANSLATE_NOOP("SettingsCheck", "so it needs an even Q/K width"))
         raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{prefix}rope needs an even d_h, but each head's "
                                                             "Q/K width d_h = {qk} is odd ({heads} of the Q/K "
-                                                            "width {qk2}): RoPE turns pairs of dimensions, "
+                                                            "width {qk_width}): RoPE turns pairs of dimensions, "
                                                             "{remedy}").format(prefix=prefix, qk=qk // heads,
-                             heads=count(heads, 'head'), n_heads=heads, qk2=qk, remedy=remedy))
+                             heads=count(heads, 'head'), n_heads=heads, qk_width=qk, remedy=remedy))
     if values["rope_scaling"] == "llama3" and not values["rope_high_freq_factor"] > values["rope_low_freq_factor"]:
         raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{prefix}rope_high_freq_factor is "
                                                             "{rope_high_freq_factor}, not above "

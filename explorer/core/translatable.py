@@ -40,3 +40,26 @@ def message_of(error):
     """An exception's message as it was raised, still remembering its template when it was marked
     (``str(error)`` and f-strings would give the bare English)."""
     return error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else str(error)
+
+
+def as_plain(text):
+    """A text as JSON values (a Said's context, template and arguments, each argument so too), for another
+    process to say it in its interface's language (``from_plain``)."""
+    template = getattr(text, "template", None)
+    if template is not None:
+        return {"context": template.context, "template": str(template),
+                "arguments": {name: as_plain(value) for name, value in text.arguments.items()}}
+    context = getattr(text, "context", None)
+    if context is not None:
+        return {"context": context, "text": str(text)}
+    return text if isinstance(text, (str, int, float, bool)) or text is None else str(text)
+
+
+def from_plain(value):
+    """The text ``as_plain`` gave: a Said or Template again, remembering how it was made."""
+    if isinstance(value, dict) and "template" in value:
+        return Template(value["context"], value["template"]).format(
+            **{name: from_plain(v) for name, v in value.get("arguments", {}).items()})
+    if isinstance(value, dict) and "text" in value:
+        return Template(value["context"], value["text"])
+    return value

@@ -13,6 +13,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Signal
 
 from explorer.core.errors import ExplorerError
+from explorer.core.translatable import QT_TRANSLATE_NOOP, message_of
 from explorer.core.pooling import max_pool
 
 from .worker import RecomputeWorker
@@ -36,7 +37,7 @@ class Checkpoints(QObject):
     progress = Signal(str)
     ran = Signal()
     generated = Signal()  # ``generation`` holds it
-    failed = Signal(str)
+    failed = Signal(object)  # why: a text, marked for translation when the reader marked it (core/translatable)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -61,10 +62,11 @@ class Checkpoints(QObject):
         try:
             model = models.open_embedded_model() if where == "embedded" else models.open_checkpoint(where)
         except (ExplorerError, OSError) as exc:
-            reason = str(exc)  # names the file ("config.json: …"); which folder, unless it says so already
+            reason = message_of(exc)  # names the file ("config.json: …"); which folder, unless it says so already
             if where != "embedded":
                 self._refused[Path(where).resolve()] = reason
-            self.failed.emit(reason if where == "embedded" or str(where) in reason else f"{where}: {reason}")
+            self.failed.emit(reason if where == "embedded" or str(where) in reason else
+                             QT_TRANSLATE_NOOP("ModelView", "{where}: {reason}").format(where=where, reason=reason))
             return False
         self.cancel()
         self.model, self.latest = model, None
@@ -105,7 +107,7 @@ class Checkpoints(QObject):
     def _submit(self, work):
         """``work(model, progress, cancelled)`` on the worker; the newest wins."""
         if self.model is None:
-            self.failed.emit("No model is open")
+            self.failed.emit(QT_TRANSLATE_NOOP("ModelView", "No model is open"))
             return
         model, progress = self.model, self.progress.emit
         self._generation += 1
@@ -151,7 +153,7 @@ class Checkpoints(QObject):
             return
         self._handled = generation
         if isinstance(outcome, ExplorerError):
-            self.failed.emit(str(outcome))
+            self.failed.emit(message_of(outcome))
             return
         self.progress.emit("")
         if isinstance(outcome, ModelRun):

@@ -73,7 +73,7 @@ class SettingsEdits:
         try:
             self._check_state(self._state.with_settings(rope=True))
         except ValueError as exc:
-            return str(exc)
+            return shown_error(exc)
         return None
 
     def _switch_source(self, state, source):

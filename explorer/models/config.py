@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explorer.core.errors import CheckpointError
+from explorer.core.translatable import QT_TRANSLATE_NOOP
 from explorer.core.rope import Llama3Scaling
 from explorer.core.session_limits import MAX_MODEL_LAYERS, MAX_VOCAB  # (a session names a head by them)
 
@@ -67,8 +68,9 @@ def read_config(folder: Path) -> ModelConfig:
     """The folder's config.json as a ModelConfig; CheckpointError if missing, malformed or unsupported."""
     path = folder / CONFIG
     if not path.is_file():
-        raise CheckpointError(f"{folder}: no {CONFIG} (a Hugging Face checkpoint folder has config.json, "
-                              f"model.safetensors and tokenizer.json)")
+        raise CheckpointError(QT_TRANSLATE_NOOP("Checkpoint", "{folder}: no {config} (a Hugging Face checkpoint "
+                                                "folder has config.json, model.safetensors and tokenizer.json)").format(
+                                  folder=folder, config=CONFIG))
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as exc:   # UnicodeDecodeError is a ValueError
@@ -81,8 +83,11 @@ def read_config(folder: Path) -> ModelConfig:
     if model_type in LLAMA_TYPES:
         return _llama(raw)
     if model_type is None:
-        raise CheckpointError(f"{CONFIG}: has no \"model_type\"; supported model types: {SUPPORTED}")
-    raise CheckpointError(f"{CONFIG}: model type {str(model_type)[:40]!r} is not supported; supported: {SUPPORTED}")
+        raise CheckpointError(QT_TRANSLATE_NOOP("Checkpoint", "{config}: has no \"model_type\"; supported model "
+                                                "types: {supported}").format(config=CONFIG, supported=SUPPORTED))
+    raise CheckpointError(QT_TRANSLATE_NOOP("Checkpoint", "{config}: model type {model_type} is not supported; "
+                                            "supported: {supported}").format(config=CONFIG,
+                              model_type=repr(str(model_type)[:40]), supported=SUPPORTED))
 
 
 def _divide(hidden: int, heads: int) -> int:

@@ -12,6 +12,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from explorer.core.errors import CheckpointError, ShapeError
+from explorer.core.translatable import QT_TRANSLATE_NOOP
 from explorer.core.session import Session
 
 from .architectures import Layout
@@ -50,8 +51,9 @@ class Model:
     def __init__(self, folder: str | Path, *, cache_weights: bool | None = None):
         self.folder = Path(folder)
         if not self.folder.is_dir():
-            raise CheckpointError(f"{self.folder}: not a folder (a checkpoint is a folder with config.json, "
-                                  f"model.safetensors and tokenizer.json)")
+            raise CheckpointError(QT_TRANSLATE_NOOP("Checkpoint", "{folder}: not a folder (a checkpoint is a folder "
+                                                    "with config.json, model.safetensors and tokenizer.json)").format(
+                                      folder=self.folder))
         self.config: ModelConfig = read_config(self.folder)
         self.store = TensorStore(self.folder, cache=cache_weights)
         self.layout = Layout(self.config, self.store)
@@ -174,7 +176,8 @@ def open_checkpoint(folder: str | Path, *, cache_weights: bool | None = None) ->
     if not path.exists() and isinstance(folder, str) and not path.is_absolute():
         cached = find_cached(folder)
         if cached is None:
-            raise CheckpointError(f"{folder}: no such folder, and no such model in the Hugging Face cache "
-                                  f"({hub_cache_dir()}); download it first, e.g. `hf download {folder}`")
+            raise CheckpointError(QT_TRANSLATE_NOOP("Checkpoint", "{folder}: no such folder, and no such model in "
+                                                    "the Hugging Face cache ({cache}); download it first, e.g. `hf "
+                                                    "download {folder}`").format(folder=folder, cache=hub_cache_dir()))
         path = cached
     return Model(path, cache_weights=cache_weights)

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from explorer.core.errors import CheckpointError
+from explorer.core.translatable import QT_TRANSLATE_NOOP
 
 from .safetensors_file import SafetensorsFile, TensorInfo
 
@@ -52,8 +53,9 @@ class TensorStore:
             single = self._open(SINGLE)
             self._where = dict.fromkeys(single.tensors, single)
         else:
-            raise CheckpointError(f"{self.folder}: holds neither {SINGLE} nor {INDEX} (only safetensors "
-                                  f"checkpoints are read)")
+            raise CheckpointError(QT_TRANSLATE_NOOP("Checkpoint", "{folder}: holds neither {single} nor {index} "
+                                                    "(only safetensors checkpoints are read)").format(
+                                      folder=self.folder, single=SINGLE, index=INDEX))
         self.files = sorted({f.path for f in self._where.values()})
         float_bytes = sum(self.info(n).count for n in self._where) * 4
         self.cache = float_bytes <= 2 ** 31 if cache is None else cache

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from explorer.core.errors import CheckpointError
+from explorer.core.translatable import QT_TRANSLATE_NOOP
 from explorer.core.session import MAX_TOKEN_CHARS
 
 TOKENIZER = "tokenizer.json"
@@ -38,7 +39,8 @@ def load_tokenizer(folder: Path):
     from tokenizers import Tokenizer
     path = folder / TOKENIZER
     if not path.is_file():
-        raise CheckpointError(f"{folder}: no {TOKENIZER} (only fast tokenizers' tokenizer.json is read)")
+        raise CheckpointError(QT_TRANSLATE_NOOP("Checkpoint", "{folder}: no {tokenizer} (only fast tokenizers' "
+                                                "tokenizer.json is read)").format(folder=folder, tokenizer=TOKENIZER))
     try:
         return Tokenizer.from_file(str(path))
     except Exception as exc:  # the package raises plain Exception for malformed files

@@ -1,6 +1,8 @@
 """A one-line summary that opens onto its full text: explanations a low dock keeps folded."""
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolButton, QVBoxLayout, QWidget
+
+from explorer.i18n import translate
 
 
 class _Summary(QLabel):
@@ -23,7 +25,7 @@ class Details(QWidget):
         self.arrow = QToolButton(self)
         self.arrow.setCheckable(True)
         self.arrow.setAutoRaise(True)
-        self.arrow.setToolTip("Show or hide the explanation")
+        self.arrow.setToolTip(translate("Details", "Show or hide the explanation"))
         self.arrow.toggled.connect(self._toggled)
         self.summary = _Summary(summary, self)
         self.summary.setWordWrap(True)
@@ -43,6 +45,11 @@ class Details(QWidget):
         layout.addWidget(self.body)
         self.arrow.setChecked(opened)
         self._toggled(opened)
+
+    def changeEvent(self, event):
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange and hasattr(self, "arrow"):
+            self.arrow.setToolTip(translate("Details", "Show or hide the explanation"))
 
     def is_open(self):
         return self.arrow.isChecked()

@@ -138,7 +138,8 @@ def format_bytes(n: float) -> str:
         if n >= size:
             value = n / size
             return f"{value:.3g} {unit}" if value < 1000 else f"{value:.0f} {unit}"
-    return f"{n:.0f} byte{'' if n == 1 else 's'}"
+    return (QT_TRANSLATE_NOOP("Numbers", "{n} byte") if n == 1 else QT_TRANSLATE_NOOP("Numbers", "{n} bytes")).format(
+        n=f"{n:.0f}")  # (marked: the Qt side says it in the interface's language with i18n.in_language)
 
 
 def format_count(n: float) -> str:

@@ -67,3 +67,20 @@ def test_a_typed_number_refused_remembers_its_template():
     assert said.startswith("'1,2,3' is not a number (a comma") and said.template.context == "Numbers"
     assert said.arguments == {"text": "'1,2,3'"}
     assert message_of(ValueError("plain")) == "plain" and message_of(KeyError(1, 2)) == str(KeyError(1, 2))
+
+
+def test_a_marked_text_goes_through_json_and_comes_back_marked():
+    """``as_plain`` / ``from_plain``: a refusal made in another process keeps its context, template and arguments
+    (each argument too, a marked one staying marked); plain text and numbers stay as they are."""
+    import json
+
+    from explorer.core.translatable import as_plain, from_plain
+
+    inner = QT_TRANSLATE_NOOP("JSON", "Expecting value")
+    said = QT_TRANSLATE_NOOP("Session", "{where}: {what} at line {line}").format(where="s.json", what=inner, line=3)
+    back = from_plain(json.loads(json.dumps(as_plain(said))))
+    assert back == "s.json: Expecting value at line 3" and isinstance(back, Said)
+    assert back.template == said.template and back.template.context == "Session"
+    assert back.arguments["line"] == 3 and back.arguments["where"] == "s.json"
+    assert isinstance(back.arguments["what"], Template) and back.arguments["what"].context == "JSON"
+    assert from_plain(as_plain("plain")) == "plain" and not isinstance(from_plain(as_plain("plain")), Template)

@@ -41,13 +41,21 @@ def test_translations_keep_the_placeholders_and_at_most_one_accelerator():
         assert said.count("&") <= 1 and ("&" in said) == ("&" in source), (context, source, said)
 
 
+def test_placeholders_say_what_they_hold():
+    """A translator reads ``{newest_version}``, ``{most_objects}``: never a name told from another by a number
+    (``{version2}``, ``{axis2}``), which says nothing of what it holds."""
+    for context, source, _ in messages():
+        numbered = [name for name in re.findall(r"\{(\w+)\}", source) if name[-1].isdigit()]
+        assert not numbered, (context, source, numbered)
+
+
 def test_most_translations_are_chinese():
     """All but the texts that are proper names or formulas in Chinese too, and the joins of other texts
     ("{where}: {why}": no word outside the placeholders, the colon written full-width)."""
     same = {(c, s) for c, s, t in messages()
             if not CJK.search(t.text) and re.search(r"[A-Za-z]", re.sub(r"\{\w+\}", "", s))}
-    names = {("Editor", "+ token"), ("Editor", "− token"), ("Editor", "token"),
-             ("Settings", "llama3 — Llama 3.1 / 3.2"), ("Controls", "Q, K, V"), ("Lesson", ", ")}  # ("token" is the chapter's own word; Q、K、V; the 、 of a list)
+    names = {("Settings", "llama3 — Llama 3.1 / 3.2"), ("Controls", "Q, K, V"), ("Lesson", ", "),
+             ("Documents", "CSV (*.csv);;NumPy (*.npy)")}  # (Q、K、V; the 、 of a list; file types' own names)
     assert same <= names, same
 
 

@@ -55,6 +55,8 @@ HINT = QT_TRANSLATE_NOOP("Editor", "Type a number, or drag left/right on a cell 
                          "Double-click a token to rename it. Shift+click selects a block; Ctrl+C / Ctrl+V copy and "
                          "paste it.")
 NO_CELL = QT_TRANSLATE_NOOP("Editor", "Select a cell to drag its value")
+SLIDER_TIP = QT_TRANSLATE_NOOP("Editor", "Drag to change the selected cell; every stage follows live")
+RENAME_TIP = QT_TRANSLATE_NOOP("Editor", "Double-click a token to rename it")
 LOW_DOCK = 330  # px: below this the hint becomes the slider's tooltip, the tables keep the room
 TABLE_MIN_ROWS = 3  # rows of a table that stay in view however low the dock (then it scrolls)
 STRETCH_UP_TO = 6  # columns: up to this many share the table's width, more scroll
@@ -97,7 +99,7 @@ class EditorPanel(Panel):
         self.cell_label = QLabel(translate("Editor", NO_CELL), self)
         self.cell_label.setMinimumWidth(self.cell_label.fontMetrics().horizontalAdvance("Q[激光点激光, d000]"))
         self.cell_slider = LabelledSlider("", -SLIDER_RANGE, SLIDER_RANGE, 0.0, parent=self)
-        self.cell_slider.setToolTip("Drag to change the selected cell; every stage follows live")
+        self.cell_slider.setToolTip(translate("Editor", SLIDER_TIP))
         self.cell_slider.setEnabled(False)
         self.cell_slider.valueChanged.connect(self._slider_moved)
         self.cell_slider.sliderPressed.connect(self._begin_drag)
@@ -117,11 +119,14 @@ class EditorPanel(Panel):
         if event.type() == QEvent.Type.LanguageChange and hasattr(self, "tools"):
             self.tools.retranslate()
             self.hint.setText(translate("Editor", HINT))
+            self.cell_slider.setToolTip(translate("Editor", SLIDER_TIP))
             self._show_mode(self.model.projected)  # the token actions' tooltips
             if self._cell is None:
                 self.cell_label.setText(translate("Editor", NO_CELL))
             for name in self.titles:
                 self._fit_title(name)
+                if LABELS.get(name, (None,))[0] is None:  # rows are tokens
+                    self.views[name].verticalHeader().setToolTip(translate("Editor", RENAME_TIP))
 
     def _page(self, rows, stretches=None):
         """A page of tables, ``rows`` of names side by side (or one at a time where they do not fit)."""
@@ -179,7 +184,7 @@ class EditorPanel(Panel):
         if LABELS.get(name, (None,))[0] is None:  # rows are tokens
             side = "queries" if name in ("Q", "X", "derivedQ") else "keys"
             view.verticalHeader().sectionDoubleClicked.connect(partial(weakly(self.rename_token), side=side))
-            view.verticalHeader().setToolTip("Double-click a token to rename it")
+            view.verticalHeader().setToolTip(translate("Editor", RENAME_TIP))
         self.tables[name], self.views[name] = table, view
         left = self.views.get(SHARES_ROWS.get(name))
         if left is not None:  # the same rows (unless the queries are separate: see _shared_rows)
@@ -283,8 +288,9 @@ class EditorPanel(Panel):
         """Rename token ``row`` of the keys' or the queries' list (asks for the name when ``text`` is None)."""
         tokens = self.model.query_tokens if side == "queries" else self.model.tokens
         if text is None:
-            text, ok = QInputDialog.getText(self, "Rename token", f"New name for token {row} "
-                                            f"({tokens[row]}):", text=tokens[row])
+            text, ok = QInputDialog.getText(self, translate("Editor", "Rename token"),
+                                            translate("Editor", "New name for token {row} ({name}):").format(
+                                                row=row, name=tokens[row]), text=tokens[row])
             if not ok:
                 return False
         return self.model.rename_token(row, text, side=side)

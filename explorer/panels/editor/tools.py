@@ -46,17 +46,17 @@ class EditorTools(FlowRow):
                                       "the keys and values keep theirs — as a translation's target reads its source"),
                     lambda on: m.set_cross(on), short=QT_TRANSLATE_NOOP("Editor", "Separate Q"))
         cross.setCheckable(True)
-        act("add_dim_qk", "+d Q,K", QT_TRANSLATE_NOOP("Editor", "Add a dimension (a column of zeros) to Q and K "
+        act("add_dim_qk", QT_TRANSLATE_NOOP("Editor", "+d Q,K"), QT_TRANSLATE_NOOP("Editor", "Add a dimension (a column of zeros) to Q and K "
                                                       "together"), lambda: m.add_dim("qk"), short="+")
-        act("remove_dim_qk", "−d Q,K", QT_TRANSLATE_NOOP("Editor", "Remove the last dimension of Q and K"),
+        act("remove_dim_qk", QT_TRANSLATE_NOOP("Editor", "−d Q,K"), QT_TRANSLATE_NOOP("Editor", "Remove the last dimension of Q and K"),
             lambda: m.remove_dim("qk"), short="−")
-        act("add_dim_v", "+d V", QT_TRANSLATE_NOOP("Editor", "Add a dimension to V"), lambda: m.add_dim("v"),
+        act("add_dim_v", QT_TRANSLATE_NOOP("Editor", "+d V"), QT_TRANSLATE_NOOP("Editor", "Add a dimension to V"), lambda: m.add_dim("v"),
             short="+")
-        act("remove_dim_v", "−d V", QT_TRANSLATE_NOOP("Editor", "Remove the last dimension of V"),
+        act("remove_dim_v", QT_TRANSLATE_NOOP("Editor", "−d V"), QT_TRANSLATE_NOOP("Editor", "Remove the last dimension of V"),
             lambda: m.remove_dim("v"), short="−")
-        act("add_dim_x", "+D", QT_TRANSLATE_NOOP("Editor", "Add a dimension to the token vectors X (and a column "
+        act("add_dim_x", QT_TRANSLATE_NOOP("Editor", "+D"), QT_TRANSLATE_NOOP("Editor", "Add a dimension to the token vectors X (and a column "
                                                  "to every W)"), lambda: m.add_dim("x"), short="+")
-        act("remove_dim_x", "−D", QT_TRANSLATE_NOOP("Editor", "Remove the last dimension of X (and the last "
+        act("remove_dim_x", QT_TRANSLATE_NOOP("Editor", "−D"), QT_TRANSLATE_NOOP("Editor", "Remove the last dimension of X (and the last "
                                                     "column of every W)"), lambda: m.remove_dim("x"), short="−")
         self.seed = seed = QSpinBox(self)
         seed.setRange(0, 999_999)
@@ -69,9 +69,9 @@ class EditorTools(FlowRow):
         pair = self._pair
         groups = {"tokens": pair(QT_TRANSLATE_NOOP("Editor", "token"), "add_token", "remove_token"),
                   "queries": pair(QT_TRANSLATE_NOOP("Editor", "query"), "add_query", "remove_query"),
-                  "dims_qk": pair("d Q,K", "add_dim_qk", "remove_dim_qk"),
-                  "dims_v": pair("d V", "add_dim_v", "remove_dim_v"),
-                  "dims_x": pair("D", "add_dim_x", "remove_dim_x"),
+                  "dims_qk": pair(QT_TRANSLATE_NOOP("Editor", "d Q,K"), "add_dim_qk", "remove_dim_qk"),
+                  "dims_v": pair(QT_TRANSLATE_NOOP("Editor", "d V"), "add_dim_v", "remove_dim_v"),
+                  "dims_x": pair(QT_TRANSLATE_NOOP("Editor", "D"), "add_dim_x", "remove_dim_x"),
                   # Reset with the shape's buttons (it puts the shape back too): at 1024 × 640 the rest then
                   # fits a second line, where after Randomize's seed box it took a third
                   "reset": [b["reset"]], "cross": [b["cross"]], "randomize": [b["randomize"], seed]}

@@ -112,6 +112,8 @@ class FlashAttentionPanel(Panel):
         for view in (self.o_tilde, self.o_norm):
             self.keep_text(lambda text, view=view: view.set_titles(text, translate("Flash", "dimension")), "Flash",
                            "query")
+        self.keep_text(lambda text, axis=self.o_tilde.colorbar.axis: axis.setLabel(text, **axis.labelStyle), "Flash",
+                       "Õ (unnormalised)")
         self.step_text, self.block_text, self.check = RichLabel("", self), RichLabel("", self), RichLabel("", self)
         self.memory, self.hbm = RichLabel("", self), RichLabel("", self)
         self.sram = QComboBox(self)

@@ -28,7 +28,8 @@ from .texts import CAUSAL_OFF, CAUSAL_OFF_SUMMARY, EQUAL, NOT_EQUAL, SDPA_TRAP, 
 
 TILE_MIN_W, TILE_MIN_H = 200, 180  # a heatmap below this is not read any more: the dock scrolls instead
 TILE_WIDE = 260  # the four heatmaps go in one row from this width each
-SPEEDS = (("1 token/s", 1000), ("2 tokens/s", 500), ("5 tokens/s", 200), ("10 tokens/s", 100))
+SPEEDS = ((QT_TRANSLATE_NOOP("Generation", "1 token/s"), 1000), (QT_TRANSLATE_NOOP("Generation", "2 tokens/s"), 500),
+          (QT_TRANSLATE_NOOP("Generation", "5 tokens/s"), 200), (QT_TRANSLATE_NOOP("Generation", "10 tokens/s"), 100))
 
 
 class GenerationPanel(Panel):
@@ -55,8 +56,9 @@ class GenerationPanel(Panel):
         self.keep_text(self.play.setToolTip, "Generation", "Decode one token after another from the start, at the chosen speed")
         self.play.toggled.connect(self._play_toggled)
         self.speed = QComboBox(self)
-        for text, ms in SPEEDS:
+        for i, (text, ms) in enumerate(SPEEDS):
             self.speed.addItem(text, ms)
+            self.keep_text(lambda said, i=i, box=self.speed: box.setItemText(i, said), "Generation", text)
         self.speed.setCurrentIndex(1)
         self.keep_text(self.speed.setToolTip, "Generation", "How fast Play decodes")
         self.slider = LabelledSlider("t", 1, 2, integer=True, parent=self)

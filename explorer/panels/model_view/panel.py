@@ -88,6 +88,8 @@ class ModelViewPanel(Panel):
                             colorbar_label="weight", parent=self)
         self.keep_text(lambda text, view=self.rows: view.set_titles(text, translate("ModelView", "cached token")),
                        "ModelView", "layer · head")
+        self.keep_text(lambda text, axis=self.rows.colorbar.axis: axis.setLabel(text, **axis.labelStyle), "ModelView",
+                       "weight")
         self.rows.setMinimumHeight(190)  # eight rows (2 layers × 4 heads) with their labels
         self.rows.setVisible(False)
         self.grid = HeadGrid(self)
@@ -344,7 +346,7 @@ class ModelViewPanel(Panel):
             "ModelView", " — K/V cache: 2 (K and V) · {layers} layers · {kv_heads} K/V heads · d_h {d_h} = {per_token} "
                          "numbers per token ({token_bytes} in float16), {cache_bytes} for its {tokens} tokens").format(
             layers=c.layers, kv_heads=c.kv_heads, d_h=c.head_dim, per_token=f"{per_token:,}",
-            token_bytes=format_bytes(per_token * 2), cache_bytes=format_bytes(gen.cache_bytes(c, 2)),
+            token_bytes=in_language(format_bytes(per_token * 2)), cache_bytes=in_language(format_bytes(gen.cache_bytes(c, 2))),
             tokens=gen.cache_tokens) + self._as_trained())
         return words
 

@@ -38,6 +38,10 @@ def _pen(color, width=2.0, style=Qt.PenStyle.SolidLine):
     return pg.mkPen(color, width=width, style=style)
 
 
+# llama3 scaling's two limits, as their lines say
+LIMIT_TEXTS = (QT_TRANSLATE_NOOP("RoPE", "kept above"), QT_TRANSLATE_NOOP("RoPE", "÷ factor below"))
+
+
 class RopePlots:
     """Part of RopePanel: builds the three plots and draws them for the selected head's q and k."""
 
@@ -84,8 +88,10 @@ class RopePlots:
         self.plain_curve = pg.PlotDataItem([], [], pen=_pen("#8a929c", 1.2, Qt.PenStyle.DashLine))
         self.limit_lines = [pg.InfiniteLine(angle=0, pen=_pen(color, 1.2, Qt.PenStyle.DotLine), label=text,
                                             labelOpts={"position": 0.98, "color": color, "anchors": [anchor, anchor]})
-                            for color, text, anchor in ((BLUISH_GREEN, "kept above", (1, 1)),
-                                                        (ORANGE, "÷ factor below", (1, 0)))]
+                            for color, text, anchor in ((BLUISH_GREEN, LIMIT_TEXTS[0], (1, 1)),
+                                                        (ORANGE, LIMIT_TEXTS[1], (1, 0)))]
+        for line, text in zip(self.limit_lines, LIMIT_TEXTS):
+            self.keep_text(lambda said, label=line.label: label.setFormat(said), "RoPE", text)
         self.spectrum.addItem(self.plain_curve)
         for line in self.limit_lines:
             self.spectrum.addItem(line, ignoreBounds=True)

@@ -274,6 +274,37 @@ B − A = {change}</translation>
     </message>
 </context>
 <context>
+    <name>Checkpoint</name>
+    <message>
+        <source>{folder}: no {config} (a Hugging Face checkpoint folder has config.json, model.safetensors and tokenizer.json)</source>
+        <translation>{folder}：没有 {config}（Hugging Face 的检查点文件夹里有 config.json、model.safetensors 和 tokenizer.json）</translation>
+    </message>
+    <message>
+        <source>{config}: has no &quot;model_type&quot;; supported model types: {supported}</source>
+        <translation>{config}：没有 &quot;model_type&quot;；支持的模型类型：{supported}</translation>
+    </message>
+    <message>
+        <source>{config}: model type {model_type} is not supported; supported: {supported}</source>
+        <translation>{config}：不支持模型类型 {model_type}；支持的是：{supported}</translation>
+    </message>
+    <message>
+        <source>{folder}: not a folder (a checkpoint is a folder with config.json, model.safetensors and tokenizer.json)</source>
+        <translation>{folder}：不是文件夹（检查点是一个含有 config.json、model.safetensors 和 tokenizer.json 的文件夹）</translation>
+    </message>
+    <message>
+        <source>{folder}: no such folder, and no such model in the Hugging Face cache ({cache}); download it first, e.g. `hf download {folder}`</source>
+        <translation>{folder}：没有这个文件夹，Hugging Face 缓存（{cache}）里也没有这个模型；请先下载，例如 `hf download {folder}`</translation>
+    </message>
+    <message>
+        <source>{folder}: holds neither {single} nor {index} (only safetensors checkpoints are read)</source>
+        <translation>{folder}：既没有 {single} 也没有 {index}（只读取 safetensors 格式的检查点）</translation>
+    </message>
+    <message>
+        <source>{folder}: no {tokenizer} (only fast tokenizers&apos; tokenizer.json is read)</source>
+        <translation>{folder}：没有 {tokenizer}（只读取快速分词器的 tokenizer.json）</translation>
+    </message>
+</context>
+<context>
     <name>Comparison</name>
     <message>
         <source>the state at {time}</source>
@@ -336,11 +367,11 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>causal mask (no peeking at later tokens)</source>
-        <translation>因果掩码（不偷看后面的 token）</translation>
+        <translation>因果掩码（不偷看后面的词元）</translation>
     </message>
     <message>
         <source>separate query tokens (cross-attention)</source>
-        <translation>查询有自己的 token（交叉注意力）</translation>
+        <translation>查询有自己的词元（交叉注意力）</translation>
     </message>
     <message>
         <source>cross-attention</source>
@@ -404,6 +435,13 @@ B − A = {change}</translation>
     <message>
         <source>internal error {error} (please report it)</source>
         <translation>内部错误 {error}（请报告它）</translation>
+    </message>
+</context>
+<context>
+    <name>Details</name>
+    <message>
+        <source>Show or hide the explanation</source>
+        <translation>显示或隐藏说明</translation>
     </message>
 </context>
 <context>
@@ -496,6 +534,38 @@ B − A = {change}</translation>
 <context>
     <name>Documents</name>
     <message>
+        <source>Attention Explorer sessions (*.json *.aesz);;Attention Explorer sessions, JSON (*.json);;Attention Explorer sessions, binary (*.aesz);;All files (*)</source>
+        <translation>Attention Explorer 会话 (*.json *.aesz);;Attention Explorer 会话，JSON (*.json);;Attention Explorer 会话，二进制 (*.aesz);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Attention Explorer session, JSON (*.json);;Attention Explorer session, binary (*.aesz)</source>
+        <translation>Attention Explorer 会话，JSON (*.json);;Attention Explorer 会话，二进制 (*.aesz)</translation>
+    </message>
+    <message>
+        <source>Attention Explorer session, binary (*.aesz);;Attention Explorer session, JSON (*.json)</source>
+        <translation>Attention Explorer 会话，二进制 (*.aesz);;Attention Explorer 会话，JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Matrices (*.npy *.npz *.csv *.tsv *.txt);;All files (*)</source>
+        <translation>矩阵 (*.npy *.npz *.csv *.tsv *.txt);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv);;NumPy (*.npy)</source>
+        <translation>CSV (*.csv);;NumPy (*.npy)</translation>
+    </message>
+    <message>
+        <source>NumPy archives (*.npz);;All files (*)</source>
+        <translation>NumPy 压缩包 (*.npz);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;SVG drawing (*.svg)</source>
+        <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg)</translation>
+    </message>
+    <message>
+        <source>Python script (*.py)</source>
+        <translation>Python 脚本 (*.py)</translation>
+    </message>
+    <message>
         <source>New session: {title}</source>
         <translation>新会话：{title}</translation>
     </message>
@@ -552,6 +622,10 @@ B − A = {change}</translation>
         <translation>（没有最近的文件）</translation>
     </message>
     <message>
+        <source>Import a matrix into {name}</source>
+        <translation>把矩阵导入 {name}</translation>
+    </message>
+    <message>
         <source>Could not import into {name}</source>
         <translation>无法导入到 {name}</translation>
     </message>
@@ -562,6 +636,10 @@ B − A = {change}</translation>
     <message>
         <source>Imported {file} into {name} ({rows}×{cols})</source>
         <translation>已将 {file} 导入到 {name}({rows}×{cols})</translation>
+    </message>
+    <message>
+        <source>Import Q, K and V from one .npz</source>
+        <translation>从一个 .npz 导入 Q、K 和 V</translation>
     </message>
     <message>
         <source>Could not import Q, K and V</source>
@@ -588,6 +666,10 @@ B − A = {change}</translation>
         <translation>已将 {name} 导出到 {path}</translation>
     </message>
     <message>
+        <source>Export the session as a Python script</source>
+        <translation>把会话导出为 Python 脚本</translation>
+    </message>
+    <message>
         <source>Exporting {file}…</source>
         <translation>正在导出 {file}…</translation>
     </message>
@@ -602,6 +684,10 @@ B − A = {change}</translation>
     <message>
         <source>Exported the session as a Python script to {path}{beside} — run it with python3</source>
         <translation>已将会话导出为 Python 脚本 {path}{beside} —— 用 python3 运行</translation>
+    </message>
+    <message>
+        <source>Export the window</source>
+        <translation>导出窗口</translation>
     </message>
     <message>
         <source>Export the panel</source>
@@ -632,7 +718,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Query: what each token is looking for (我在找什么)</source>
-        <translation>查询（Query）：每个 token 在找什么（我在找什么）</translation>
+        <translation>查询（Query）：每个词元在找什么（我在找什么）</translation>
     </message>
     <message>
         <source>is found by</source>
@@ -640,7 +726,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Key: what each token can be found by (我能被什么找到)</source>
-        <translation>键（Key）：每个 token 能凭什么被找到（我能被什么找到）</translation>
+        <translation>键（Key）：每个词元能凭什么被找到（我能被什么找到）</translation>
     </message>
     <message>
         <source>carries</source>
@@ -648,15 +734,15 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Value: what each token hands over once found (找到我后能带走什么)</source>
-        <translation>值（Value）：每个 token 被找到后交出什么（找到我后能带走什么）</translation>
+        <translation>值（Value）：每个词元被找到后交出什么（找到我后能带走什么）</translation>
     </message>
     <message>
         <source>token vectors (L × D)</source>
-        <translation>token 向量（L × D）</translation>
+        <translation>词元向量（L × D）</translation>
     </message>
     <message>
         <source>X: one vector per token, as the embedding table gives it</source>
-        <translation>X：每个 token 一个向量，即嵌入表给出的向量</translation>
+        <translation>X：每个词元一个向量，即嵌入表给出的向量</translation>
     </message>
     <message>
         <source>source vectors (L_k × D)</source>
@@ -668,15 +754,15 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>W_q: turns a token vector into its query (row i makes q&apos;s dimension i)</source>
-        <translation>W_q：把 token 向量变成它的查询（第 i 行得出 q 的第 i 维）</translation>
+        <translation>W_q：把词元向量变成它的查询（第 i 行得出 q 的第 i 维）</translation>
     </message>
     <message>
         <source>W_k: turns a token vector into its key</source>
-        <translation>W_k：把 token 向量变成它的键</translation>
+        <translation>W_k：把词元向量变成它的键</translation>
     </message>
     <message>
         <source>W_v: turns a token vector into its value</source>
-        <translation>W_v：把 token 向量变成它的值</translation>
+        <translation>W_v：把词元向量变成它的值</translation>
     </message>
     <message>
         <source>W_o: mixes the concatenated heads into the output</source>
@@ -696,35 +782,51 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Type a number, or drag left/right on a cell to scrub it (Shift = fine). Double-click a token to rename it. Shift+click selects a block; Ctrl+C / Ctrl+V copy and paste it.</source>
-        <translation>输入数字，或在格子上左右拖动来调节（按住 Shift 更精细）。双击 token 可改名。Shift+单击选中一块；Ctrl+C / Ctrl+V 复制粘贴。</translation>
+        <translation>输入数字，或在格子上左右拖动来调节（按住 Shift 更精细）。双击词元可改名。Shift+单击选中一块；Ctrl+C / Ctrl+V 复制粘贴。</translation>
     </message>
     <message>
         <source>Select a cell to drag its value</source>
         <translation>选中一个格子即可拖动它的值</translation>
     </message>
     <message>
+        <source>Drag to change the selected cell; every stage follows live</source>
+        <translation>拖动来改变选中的格子；每个阶段都随之实时更新</translation>
+    </message>
+    <message>
+        <source>Double-click a token to rename it</source>
+        <translation>双击一个词元可给它改名</translation>
+    </message>
+    <message>
+        <source>Rename token</source>
+        <translation>词元改名</translation>
+    </message>
+    <message>
+        <source>New name for token {row} ({name}):</source>
+        <translation>词元 {row}（{name}）的新名字：</translation>
+    </message>
+    <message>
         <source>Add a token (a row of zeros in Q, K and V) after the selected row</source>
-        <translation>在选中行之后添加一个 token（Q、K、V 各加一行零）</translation>
+        <translation>在选中行之后添加一个词元（Q、K、V 各加一行零）</translation>
     </message>
     <message>
         <source>Remove the selected query token (its row in Q, K and V)</source>
-        <translation>删除选中的查询 token（它在 Q、K、V 中的行）</translation>
+        <translation>删除选中的查询词元（它在 Q、K、V 中的行）</translation>
     </message>
     <message>
         <source>Add a key token (a row of zeros in K and V) at the end</source>
-        <translation>在末尾添加一个键 token（K 和 V 各加一行零）</translation>
+        <translation>在末尾添加一个键词元（K 和 V 各加一行零）</translation>
     </message>
     <message>
         <source>Remove the last key token (its row in K and V)</source>
-        <translation>删除最后一个键 token（它在 K 和 V 中的行）</translation>
+        <translation>删除最后一个键词元（它在 K 和 V 中的行）</translation>
     </message>
     <message>
         <source>+ token</source>
-        <translation>+ token</translation>
+        <translation>+ 词元</translation>
     </message>
     <message>
         <source>− token</source>
-        <translation>− token</translation>
+        <translation>− 词元</translation>
     </message>
     <message>
         <source>+ query</source>
@@ -732,7 +834,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Add a query token (a row of zeros in Q) after the selected query</source>
-        <translation>在选中的查询之后添加一个查询 token（Q 加一行零）</translation>
+        <translation>在选中的查询之后添加一个查询词元（Q 加一行零）</translation>
     </message>
     <message>
         <source>− query</source>
@@ -740,7 +842,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Remove the selected query token (its row in Q)</source>
-        <translation>删除选中的查询 token（它在 Q 中的行）</translation>
+        <translation>删除选中的查询词元（它在 Q 中的行）</translation>
     </message>
     <message>
         <source>Separate queries</source>
@@ -748,7 +850,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Cross-attention: the queries get tokens of their own (Q&apos;s rows), the keys and values keep theirs — as a translation&apos;s target reads its source</source>
-        <translation>交叉注意力：查询有自己的 token（Q 的行），键和值保留原来的——就像译文读原文</translation>
+        <translation>交叉注意力：查询有自己的词元（Q 的行），键和值保留原来的——就像译文读原文</translation>
     </message>
     <message>
         <source>Separate Q</source>
@@ -759,24 +861,48 @@ B − A = {change}</translation>
         <translation>给 Q 和 K 同时添加一维（一列零）</translation>
     </message>
     <message>
+        <source>+d Q,K</source>
+        <translation>+ Q、K 维</translation>
+    </message>
+    <message>
         <source>Remove the last dimension of Q and K</source>
         <translation>删除 Q 和 K 的最后一维</translation>
+    </message>
+    <message>
+        <source>−d Q,K</source>
+        <translation>− Q、K 维</translation>
     </message>
     <message>
         <source>Add a dimension to V</source>
         <translation>给 V 添加一维</translation>
     </message>
     <message>
+        <source>+d V</source>
+        <translation>+ V 维</translation>
+    </message>
+    <message>
         <source>Remove the last dimension of V</source>
         <translation>删除 V 的最后一维</translation>
     </message>
     <message>
+        <source>−d V</source>
+        <translation>− V 维</translation>
+    </message>
+    <message>
         <source>Add a dimension to the token vectors X (and a column to every W)</source>
-        <translation>给 token 向量 X 添加一维（每个 W 加一列）</translation>
+        <translation>给词元向量 X 添加一维（每个 W 加一列）</translation>
+    </message>
+    <message>
+        <source>+D</source>
+        <translation>+ X 维</translation>
     </message>
     <message>
         <source>Remove the last dimension of X (and the last column of every W)</source>
         <translation>删除 X 的最后一维（以及每个 W 的最后一列）</translation>
+    </message>
+    <message>
+        <source>−D</source>
+        <translation>− X 维</translation>
     </message>
     <message>
         <source>Randomize</source>
@@ -796,11 +922,23 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>token</source>
-        <translation>token</translation>
+        <translation>词元</translation>
     </message>
     <message>
         <source>query</source>
         <translation>查询</translation>
+    </message>
+    <message>
+        <source>d Q,K</source>
+        <translation>Q、K 维</translation>
+    </message>
+    <message>
+        <source>d V</source>
+        <translation>V 维</translation>
+    </message>
+    <message>
+        <source>D</source>
+        <translation>X 维</translation>
     </message>
     <message>
         <source>seed </source>
@@ -1432,6 +1570,10 @@ B − A = {change}</translation>
         <translation>分数 S</translation>
     </message>
     <message>
+        <source>Õ (unnormalised)</source>
+        <translation>Õ（未归一化）</translation>
+    </message>
+    <message>
         <source>The SRAM size M assumed for the paper&apos;s count of HBM accesses: the paper&apos;s “M around 100KB”, or one streaming multiprocessor&apos;s shared memory on an A100 or an H100 (counted in numbers of 2 bytes, fp16)</source>
         <translation>论文统计 HBM 访问次数时假设的 SRAM 大小 M：论文的「M 约 100KB」，或 A100、H100 上一个流式多处理器的共享内存（按 2 字节的 fp16 数计）</translation>
     </message>
@@ -1446,6 +1588,22 @@ B − A = {change}</translation>
 </context>
 <context>
     <name>Generation</name>
+    <message>
+        <source>1 token/s</source>
+        <translation>每秒 1 个词元</translation>
+    </message>
+    <message>
+        <source>2 tokens/s</source>
+        <translation>每秒 2 个词元</translation>
+    </message>
+    <message>
+        <source>5 tokens/s</source>
+        <translation>每秒 5 个词元</translation>
+    </message>
+    <message>
+        <source>10 tokens/s</source>
+        <translation>每秒 10 个词元</translation>
+    </message>
     <message>
         <source>Play</source>
         <translation>播放</translation>
@@ -1613,6 +1771,74 @@ B − A = {change}</translation>
     <message>
         <source>weight</source>
         <translation>权重</translation>
+    </message>
+    <message>
+        <source>multiply-adds per step</source>
+        <translation>每步的乘加次数</translation>
+    </message>
+    <message>
+        <source>multiply-adds so far</source>
+        <translation>累计的乘加次数</translation>
+    </message>
+    <message>
+        <source>bytes read per step</source>
+        <translation>每步读取的字节数</translation>
+    </message>
+    <message>
+        <source>bytes read so far</source>
+        <translation>累计读取的字节数</translation>
+    </message>
+    <message>
+        <source>with the K/V cache</source>
+        <translation>有 K/V 缓存</translation>
+    </message>
+    <message>
+        <source>without: K, V and attention again every step</source>
+        <translation>没有缓存：每一步都重算 K、V 和注意力</translation>
+    </message>
+    <message>
+        <source>t (tokens decoded)</source>
+        <translation>t（已解码的词元数）</translation>
+    </message>
+    <message>
+        <source>What the curves count, per step or added up to t</source>
+        <translation>曲线计的是什么：每一步的，或累计到 t 的</translation>
+    </message>
+    <message>
+        <source>Cost:</source>
+        <translation>代价：</translation>
+    </message>
+    <message>
+        <source> With a K/V head per query head it would be {full}: sharing {kv_heads} among {heads} saves {times}×.</source>
+        <translation>若每个查询头各配一个 K/V 头，会是 {full}：{n_heads} 个头共用 {n_kv_heads} 个 K/V 头，省下 {times} 倍。</translation>
+    </message>
+    <message>
+        <source>the one token</source>
+        <translation>这一个词元</translation>
+    </message>
+    <message>
+        <source>all {length} tokens</source>
+        <translation>全部 {length} 个词元</translation>
+    </message>
+    <message>
+        <source>K/V cache: {per_token} per token in float16 ({single_per_token} in float32), {at_length} at L = {length}</source>
+        <translation>K/V 缓存：float16 下每个词元 {per_token}（float32 下 {single_per_token}），L = {length} 时共 {at_length}</translation>
+    </message>
+    <message>
+        <source>The source&apos;s K/V cache is fixed: {rows} rows × {per_row} = {total} in float16, whatever the number of queries</source>
+        <translation>源序列的 K/V 缓存是固定的：{rows} 行 × {per_row} = {total}（float16），与查询的数量无关</translation>
+    </message>
+    <message>
+        <source>{cache} (this session is one layer: a model multiplies by its layers).{grouped} Decoding {tokens}: {with_cache} multiply-adds with the cache, {without_cache} without ({ratio}×). The curves count bytes read in float32.</source>
+        <translation>{cache}（这个会话只有一层：模型还要再乘以层数）。{grouped}解码{tokens}：有缓存 {with_cache} 次乘加，没有缓存 {without_cache} 次（{ratio}×）。字节数的曲线按 float32 计。</translation>
+    </message>
+    <message>
+        <source>multiply-adds</source>
+        <translation>乘加次数</translation>
+    </message>
+    <message>
+        <source>bytes read (float32)</source>
+        <translation>读取的字节数（float32）</translation>
     </message>
 </context>
 <context>
@@ -1883,6 +2109,53 @@ masked: the score was set to −∞</source>
     <message>
         <source>Recomputing…</source>
         <translation>重新计算中…</translation>
+    </message>
+</context>
+<context>
+    <name>JSON</name>
+    <message>
+        <source>Expecting value</source>
+        <translation>这里应是一个值</translation>
+    </message>
+    <message>
+        <source>Expecting property name enclosed in double quotes</source>
+        <translation>这里应是用双引号括起的字段名</translation>
+    </message>
+    <message>
+        <source>Expecting &apos;:&apos; delimiter</source>
+        <translation>这里应是冒号 “:”</translation>
+    </message>
+    <message>
+        <source>Expecting &apos;,&apos; delimiter</source>
+        <translation>这里应是逗号 “,”</translation>
+    </message>
+    <message>
+        <source>Unterminated string starting</source>
+        <translation>从这里开始的字符串没有结束</translation>
+    </message>
+    <message>
+        <source>Invalid control character</source>
+        <translation>字符串里有无效的控制字符（换行、制表符要写成转义）</translation>
+    </message>
+    <message>
+        <source>Invalid \escape</source>
+        <translation>无效的反斜杠 \ 转义</translation>
+    </message>
+    <message>
+        <source>Invalid \uXXXX escape</source>
+        <translation>无效的 \uXXXX 转义（\u 后应是四位十六进制数）</translation>
+    </message>
+    <message>
+        <source>Extra data</source>
+        <translation>这里多出了数据（JSON 值在此之前已经结束）</translation>
+    </message>
+    <message>
+        <source>Illegal trailing comma before end of object</source>
+        <translation>对象的结尾前不能有逗号</translation>
+    </message>
+    <message>
+        <source>Illegal trailing comma before end of array</source>
+        <translation>数组的结尾前不能有逗号</translation>
     </message>
 </context>
 <context>
@@ -2301,8 +2574,8 @@ masked: the score was set to −∞</source>
         <translation>存的是 {value}（{dtype}）；矩阵存的是实数</translation>
     </message>
     <message>
-        <source>is {shape}-D ({shape2}); a matrix must be 2-D (or 1-D, read as one row)</source>
-        <translation>是 {shape} 维的（{shape2}）；矩阵必须是 2 维（或 1 维，读作一行）</translation>
+        <source>is {dims}-D ({shape}); a matrix must be 2-D (or 1-D, read as one row)</source>
+        <translation>是 {dims} 维的（{shape}）；矩阵必须是 2 维（或 1 维，读作一行）</translation>
     </message>
     <message>
         <source>is empty ({shape})</source>
@@ -2325,8 +2598,8 @@ masked: the score was set to −∞</source>
         <translation>不是 NumPy .npy 文件（开头没有 .npy 签名）</translation>
     </message>
     <message>
-        <source>uses .npy format version {version}.{version2}; versions 1.0 and 2.0 are read</source>
-        <translation>使用 .npy 格式版本 {version}.{version2}；只能读取 1.0 和 2.0 版</translation>
+        <source>uses .npy format version {major}.{minor}; versions 1.0 and 2.0 are read</source>
+        <translation>使用 .npy 格式版本 {major}.{minor}；只能读取 1.0 和 2.0 版</translation>
     </message>
     <message>
         <source>has a damaged .npy header ({detail})</source>
@@ -2982,6 +3255,10 @@ masked: the score was set to −∞</source>
         <translation>层 · 头</translation>
     </message>
     <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
         <source>Model</source>
         <translation>模型</translation>
     </message>
@@ -3004,6 +3281,14 @@ masked: the score was set to −∞</source>
     <message>
         <source>layer {layer} head {head} of {name}</source>
         <translation>{name} 的第 {layer} 层第 {head} 个头</translation>
+    </message>
+    <message>
+        <source>{where}: {reason}</source>
+        <translation>{where}：{reason}</translation>
+    </message>
+    <message>
+        <source>No model is open</source>
+        <translation>没有打开的模型</translation>
     </message>
 </context>
 <context>
@@ -3047,6 +3332,14 @@ masked: the score was set to −∞</source>
     <message>
         <source>NaN is not allowed</source>
         <translation>不允许 NaN</translation>
+    </message>
+    <message>
+        <source>{n} byte</source>
+        <translation>{n} 字节</translation>
+    </message>
+    <message>
+        <source>{n} bytes</source>
+        <translation>{n} 字节</translation>
     </message>
 </context>
 <context>
@@ -3642,6 +3935,14 @@ masked: the score was set to −∞</source>
         <translation>除以 factor：它比 2π·low_freq_factor / 原始上下文 转得慢</translation>
     </message>
     <message>
+        <source>kept above</source>
+        <translation>以上保持不变</translation>
+    </message>
+    <message>
+        <source>÷ factor below</source>
+        <translation>以下 ÷ factor</translation>
+    </message>
+    <message>
         <source>first dimension of the pair</source>
         <translation>配对的第一维</translation>
     </message>
@@ -3968,8 +4269,8 @@ masked: the score was set to −∞</source>
         <translation>{place} {verb} {rows}×{cols} = {cells} 个格子；最多 {max_cells} 个</translation>
     </message>
     <message>
-        <source>{place} {verb} {rows} rows; the most is {max_dim} (its rows are {row_axis}, {row_axis2})</source>
-        <translation>{place} {verb} {rows} 行；最多 {max_dim} 行（它的行是 {row_axis}，{row_axis2}）</translation>
+        <source>{place} {verb} {rows} rows; the most is {max_dim} (its rows are {row_axis_text}, {row_axis_name})</source>
+        <translation>{place} {verb} {rows} 行；最多 {max_dim} 行（它的行是 {row_axis_text}，{row_axis_name}）</translation>
     </message>
     <message>
         <source>{place} has {rows} but there are {expected}</source>
@@ -4008,8 +4309,8 @@ masked: the score was set to −∞</source>
         <translation>{where}：{place}</translation>
     </message>
     <message>
-        <source>{where}: {place} has {size} but matrices.{first} has {expected} (both are {axis}, {axis2})</source>
-        <translation>{where}：{place} 有 {size}，但 matrices.{first} 有 {expected}（两者都是 {axis}，{axis2}）</translation>
+        <source>{where}: {place} has {size} but matrices.{first} has {expected} (both are {axis_text}, {axis_name})</source>
+        <translation>{where}：{place} 有 {size}，但 matrices.{first} 有 {expected}（两者都是 {axis_text}，{axis_name}）</translation>
     </message>
     <message>
         <source>values must be finite</source>
@@ -4125,7 +4426,7 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source>{where}: is not valid JSON: {what} at line {lineno}, column {colno}{ending}</source>
-        <translation>{where}：不是有效的 JSON：第 {lineno} 行第 {colno} 列处 {what}{ending}</translation>
+        <translation>{where}：不是有效的 JSON，第 {lineno} 行第 {colno} 列：{what}{ending}</translation>
     </message>
     <message>
         <source>{where}: is nested too deeply to be a session file</source>
@@ -4164,12 +4465,12 @@ masked: the score was set to −∞</source>
         <translation>它含有一个 {longest} 或更长的字符串；会话中最长的文本是 layout，最多 {max_layout_bytes}</translation>
     </message>
     <message>
-        <source>it holds {objects} objects; a session holds at most {objects2}</source>
-        <translation>它含有 {objects} 个对象；会话最多 {objects2} 个</translation>
+        <source>it holds {objects} objects; a session holds at most {most_objects}</source>
+        <translation>它含有 {objects} 个对象；会话最多 {most_objects} 个</translation>
     </message>
     <message>
-        <source>it holds {lists} lists; a session holds at most {lists2} (the tokens, and every matrix and its rows)</source>
-        <translation>它含有 {lists} 个列表；会话最多 {lists2} 个（token，以及每个矩阵和它的各行）</translation>
+        <source>it holds {lists} lists; a session holds at most {most_lists} (the tokens, and every matrix and its rows)</source>
+        <translation>它含有 {lists} 个列表；会话最多 {most_lists} 个（token，以及每个矩阵和它的各行）</translation>
     </message>
     <message>
         <source>it holds a list of {commas} values; the longest list in a session is the tokens, at most {max_tokens}</source>
@@ -4212,16 +4513,16 @@ masked: the score was set to −∞</source>
         <translation>{where}：版本 {version} 无效（版本从 1 开始）</translation>
     </message>
     <message>
-        <source>{where}: written by a newer version of Attention Explorer (version {version}; this one reads up to {version2})</source>
-        <translation>{where}：由更新版本的 Attention Explorer 写成（版本 {version}；这个版本最多读到 {version2}）</translation>
+        <source>{where}: written by a newer version of Attention Explorer (version {version}; this one reads up to {newest_version})</source>
+        <translation>{where}：由更新版本的 Attention Explorer 写成（版本 {version}；这个版本最多读到 {newest_version}）</translation>
     </message>
     <message>
-        <source>{where}: no upgrade from version {version} to {version2}</source>
-        <translation>{where}：没有从版本 {version} 到 {version2} 的升级</translation>
+        <source>{where}: no upgrade from version {version} to {next_version}</source>
+        <translation>{where}：没有从版本 {version} 到 {next_version} 的升级</translation>
     </message>
     <message>
-        <source>{where}: could not upgrade it from version {version} to {version2} ({kind}: {detail})</source>
-        <translation>{where}：无法从版本 {version} 升级到 {version2}（{kind}：{detail}）</translation>
+        <source>{where}: could not upgrade it from version {version} to {next_version} ({kind}: {detail})</source>
+        <translation>{where}：无法从版本 {version} 升级到 {next_version}（{kind}：{detail}）</translation>
     </message>
     <message>
         <source>{where}: upgrading from version {version} gave {data}</source>
@@ -4582,16 +4883,16 @@ masked: the score was set to −∞</source>
         <translation>K 的宽度</translation>
     </message>
     <message>
-        <source>{prefix}kv_heads is {kv}, but {k_text} is {kv2}: {heads} heads of d_h = {d_h} (the Q width {qk} / {heads}) sharing {kv} K/V heads need kv_heads·d_h = {kv3}</source>
-        <translation>{prefix}kv_heads 是 {kv}，但{k_text}是 {kv2}：{heads} 个 d_h = {d_h} 的头（Q 的宽度 {qk} / {heads}）共用 {kv} 个 K/V 头，需要 kv_heads·d_h = {kv3}</translation>
+        <source>{prefix}kv_heads is {kv}, but {k_text} is {k_width}: {heads} heads of d_h = {d_h} (the Q width {qk} / {heads}) sharing {kv} K/V heads need kv_heads·d_h = {k_width_needed}</source>
+        <translation>{prefix}kv_heads 是 {kv}，但{k_text}是 {k_width}：{heads} 个 d_h = {d_h} 的头（Q 的宽度 {qk} / {heads}）共用 {kv} 个 K/V 头，需要 kv_heads·d_h = {k_width_needed}</translation>
     </message>
     <message>
         <source>{prefix}kv_heads is {kv}, which does not divide the V width {v} (each K/V head takes V width / kv_heads columns)</source>
         <translation>{prefix}kv_heads 是 {kv}，不能整除 V 的宽度 {v}（每个 K/V 头分到 V 宽度 / kv_heads 列）</translation>
     </message>
     <message>
-        <source>{prefix}kv_heads is {kv}: the {heads} heads&apos; outputs side by side are heads·(V width / kv_heads) = {heads}·{v} = {heads2} wide, but Wo has {o} columns</source>
-        <translation>{prefix}kv_heads 是 {kv}：{heads} 个头的输出并排起来宽 头数·(V 宽度 / kv_heads) = {heads}·{v} = {heads2}，但 Wo 有 {o} 列</translation>
+        <source>{prefix}kv_heads is {kv}: the {heads} heads&apos; outputs side by side are heads·(V width / kv_heads) = {heads}·{v} = {outputs_width} wide, but Wo has {o} columns</source>
+        <translation>{prefix}kv_heads 是 {kv}：{heads} 个头的输出并排起来宽 头数·(V 宽度 / kv_heads) = {heads}·{v} = {outputs_width}，但 Wo 有 {o} 列</translation>
     </message>
     <message>
         <source>{prefix}causal is on, but this is a cross-attention session (it has query_tokens): its queries read another sequence, which has no future to hide; decoder cross-attention has no causal mask</source>
@@ -4614,8 +4915,8 @@ masked: the score was set to −∞</source>
         <translation>所以 Q/K 的宽度必须是偶数</translation>
     </message>
     <message>
-        <source>{prefix}rope needs an even d_h, but each head&apos;s Q/K width d_h = {qk} is odd ({heads} of the Q/K width {qk2}): RoPE turns pairs of dimensions, {remedy}</source>
-        <translation>{prefix}rope 需要偶数的 d_h，但每个头的 Q/K 宽度 d_h = {qk} 是奇数（Q/K 宽度 {qk2} 分给 {n_heads} 个头）：RoPE 成对旋转维度，{remedy}</translation>
+        <source>{prefix}rope needs an even d_h, but each head&apos;s Q/K width d_h = {qk} is odd ({heads} of the Q/K width {qk_width}): RoPE turns pairs of dimensions, {remedy}</source>
+        <translation>{prefix}rope 需要偶数的 d_h，但每个头的 Q/K 宽度 d_h = {qk} 是奇数（Q/K 宽度 {qk_width} 分给 {n_heads} 个头）：RoPE 成对旋转维度，{remedy}</translation>
     </message>
     <message>
         <source>{prefix}rope_high_freq_factor is {rope_high_freq_factor}, not above rope_low_freq_factor {rope_low_freq_factor}: llama3 scaling blends the pairs whose wavelengths lie between original context / high_freq_factor and original context / low_freq_factor, so high_freq_factor must be the larger</source>
