@@ -65,3 +65,11 @@ def test_every_setting_label_and_choice_has_a_translation():
         assert setting.label in sources, setting.name
         for _, label in setting.choices:
             assert label in sources, (setting.name, label)
+
+
+def test_a_token_is_called_one_thing():
+    """词元 throughout, never the English word beside it in one sentence and 词元 in the next (the interface said
+    both): a placeholder ({token}), a field or file name (query_tokens, tokenizer.json) is no word."""
+    word = re.compile(r"(?<![\w{./-])token(?![\w}.])")
+    for context, source, translation in messages():
+        assert not word.search(translation.text), (context, source, translation.text)

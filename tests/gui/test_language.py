@@ -205,7 +205,7 @@ CHINESE_CAPTIONS = {
     "sqrt_d": "拖动 d。",
     "positions": "<b>正弦位置编码</b>",
     "block": "这个会话直接编辑 Q、K、V，没有 X",
-    "efficient": "每个 token 只看最近的邻居",
+    "efficient": "每个词元只看最近的邻居",
     "flash": "从不存下 L × L 的矩阵",
     "qk_space": "查询落在它最看重的那些键附近",
     "sensitivity": "微调 ε</b>：经过 softmax 带动了什么",

@@ -138,7 +138,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Attn — tokens talk along L (交流)</source>
-        <translation>Attn —— token 之间沿 L 轴交流</translation>
+        <translation>Attn —— 词元之间沿 L 轴交流</translation>
     </message>
     <message>
         <source>h = x + Attn — 存款 into the residual stream</source>
@@ -146,7 +146,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Attn(x) — tokens talk along L (交流)</source>
-        <translation>Attn(x) —— token 之间沿 L 轴交流</translation>
+        <translation>Attn(x) —— 词元之间沿 L 轴交流</translation>
     </message>
     <message>
         <source>x + Attn — 存款 into the residual stream</source>
@@ -158,7 +158,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>FFN hidden {act}(·W₁ᵀ) — F wide, each token alone (加工)</source>
-        <translation>FFN 隐层 {act}(·W₁ᵀ) —— 宽 F，每个 token 独立加工</translation>
+        <translation>FFN 隐层 {act}(·W₁ᵀ) —— 宽 F，每个词元独立加工</translation>
     </message>
     <message>
         <source>FFN out ·W₂ᵀ — back to D</source>
@@ -198,7 +198,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>归一化 → 注意力 (token 之间沿 L 轴交流) → 加回残差流; 再归一化 → FFN (每个 token 独立沿 D 轴精加工) → 再加回 — talk along L, work along D, each deposits into the residual stream.</source>
-        <translation>归一化 → 注意力（token 之间沿 L 轴交流）→ 加回残差流；再归一化 → FFN（每个 token 独立沿 D 轴精加工）→ 再加回。交流一拍、加工一拍，轮流往残差流里存款。</translation>
+        <translation>归一化 → 注意力（词元之间沿 L 轴交流）→ 加回残差流；再归一化 → FFN（每个词元独立沿 D 轴精加工）→ 再加回。交流一拍、加工一拍，轮流往残差流里存款。</translation>
     </message>
     <message>
         <source>Where the norms sit. Pre-LN (GPT-2, Llama): each sublayer reads a normalised copy and adds to the raw stream, which keeps growing. Post-LN (the original Transformer, BERT; PyTorch&apos;s TransformerEncoderLayer default): the stream itself is normalised after each addition.</source>
@@ -1029,7 +1029,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>cannot add a token</source>
-        <translation>无法添加 token</translation>
+        <translation>无法添加词元</translation>
     </message>
     <message>
         <source>Add token {name}</source>
@@ -1037,7 +1037,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>cannot remove the last token: attention needs at least one</source>
-        <translation>无法删除最后一个 token：注意力至少需要一个</translation>
+        <translation>无法删除最后一个词元：注意力至少需要一个</translation>
     </message>
     <message>
         <source>Remove token {name}</source>
@@ -1256,11 +1256,11 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>滑动窗口注意力 (Mistral): each token looks only at its nearest neighbours, |i − j| &lt; w (causal: the w latest keys) — the score table becomes a band, L² falls to L·w; the far reach is built by stacking layers, as convolutions do.</source>
-        <translation>滑动窗口注意力(Mistral)：每个 token 只看最近的邻居，|i − j| &lt; w（因果：最近的 w 个键）——分数表变成一条带，L² 降到 L·w；远处靠层层堆叠够到，和卷积一样。</translation>
+        <translation>滑动窗口注意力(Mistral)：每个词元只看最近的邻居，|i − j| &lt; w（因果：最近的 w 个键）——分数表变成一条带，L² 降到 L·w；远处靠层层堆叠够到，和卷积一样。</translation>
     </message>
     <message>
         <source>全局锚点 + 窗口 (Longformer, BigBird): the band of a sliding window, plus g global tokens that every token sees and that see every token.</source>
-        <translation>全局锚点 + 窗口(Longformer、BigBird)：滑动窗口的那条带，再加 g 个全局 token——人人都看得见它们，它们也看得见人人。</translation>
+        <translation>全局锚点 + 窗口(Longformer、BigBird)：滑动窗口的那条带，再加 g 个全局词元——人人都看得见它们，它们也看得见人人。</translation>
     </message>
     <message>
         <source>稀疏/块状注意力 — 跳跃 (Sparse Transformer, Child et al. 2019, strided): the l latest keys and every l-th key further back — about L·(l + L/l) cells, least at l ≈ √L.</source>
@@ -1268,7 +1268,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>稀疏/块状注意力 (Sparse Transformer, Child et al. 2019, fixed): one&apos;s own block of l tokens, and the last c positions of every block — its “summary” that later blocks read.</source>
-        <translation>稀疏/块状注意力（Sparse Transformer，Child 等 2019，fixed）：自己所在的 l 个 token 的块，加上每个块的最后 c 个位置——后面的块读取的「摘要」。</translation>
+        <translation>稀疏/块状注意力（Sparse Transformer，Child 等 2019，fixed）：自己所在的 l 个词元的块，加上每个块的最后 c 个位置——后面的块读取的「摘要」。</translation>
     </message>
     <message>
         <source>低秩流派 (Linformer, Wang et al. 2020): bet that the attention matrix is low rank — project K and V along L to k rows first (E K, F V with E, F of shape k × L), then attend: L² becomes L·k. Linformer learns E and F; here they are random, N(0, 1/k), drawn with the seed — or mean pooling, each projected row the average of a stretch of L/k positions.</source>
@@ -1328,11 +1328,11 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>c: fixed pattern — the last c positions of every block are its summary, seen by all later tokens</source>
-        <translation>c：固定模式——每个块的最后 c 个位置是它的摘要，后面所有 token 都能看到</translation>
+        <translation>c：固定模式——每个块的最后 c 个位置是它的摘要，后面所有词元都能看到</translation>
     </message>
     <message>
         <source>g: the first g tokens are global anchors: they see every token and every token sees them</source>
-        <translation>g：前 g 个 token 是全局锚点：它们看到每个 token，每个 token 也看到它们</translation>
+        <translation>g：前 g 个词元是全局锚点：它们看到每个词元，每个词元也看到它们</translation>
     </message>
     <message>
         <source>k: Linformer projects the L keys and values to k rows (E K, F V with E, F of shape k × L)</source>
@@ -1706,7 +1706,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Decoding is causal by nature: a token is generated before the later ones exist. The decode here is computed causally, so it matches the main heatmaps only once the mask is on.</source>
-        <translation>解码天生是因果的：生成一个 token 时，后面的 token 还不存在。这里的解码按因果方式计算，所以只有打开掩码后才与主热图一致。</translation>
+        <translation>解码天生是因果的：生成一个词元时，后面的词元还不存在。这里的解码按因果方式计算，所以只有打开掩码后才与主热图一致。</translation>
     </message>
     <message>
         <source>&lt;span style=&apos;color:#1a7f37&apos;&gt;✓&lt;/span&gt; The decoded output rows stacked equal full {what}: largest difference {diff} — caching K and V changes the work, not the numbers.</source>
@@ -1730,7 +1730,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>One step back: the cache loses the newest token</source>
-        <translation>后退一步：缓存丢掉最新的 token</translation>
+        <translation>后退一步：缓存丢掉最新的词元</translation>
     </message>
     <message>
         <source>Step ▶</source>
@@ -1738,11 +1738,11 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Decode the next token: its k and v join the cache, its query attends to all of it</source>
-        <translation>解码下一个 token：它的 k 和 v 加入缓存，它的查询关注缓存中的全部内容</translation>
+        <translation>解码下一个词元：它的 k 和 v 加入缓存，它的查询关注缓存中的全部内容</translation>
     </message>
     <message>
         <source>Decode one token after another from the start, at the chosen speed</source>
-        <translation>按所选速度从头逐个解码 token</translation>
+        <translation>按所选速度从头逐个解码词元</translation>
     </message>
     <message>
         <source>How fast Play decodes</source>
@@ -1750,7 +1750,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Tokens in the K/V cache</source>
-        <translation>K/V 缓存中的 token 数</translation>
+        <translation>K/V 缓存中的词元数</translation>
     </message>
     <message>
         <source>prefill </source>
@@ -1758,7 +1758,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Tokens the prompt puts in the cache in one step (the first, slow step)</source>
-        <translation>提示词一步放进缓存的 token 数（第一步，最慢的一步）</translation>
+        <translation>提示词一步放进缓存的词元数（第一步，最慢的一步）</translation>
     </message>
     <message>
         <source>Turn the causal mask on</source>
@@ -1984,7 +1984,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>query tokens</source>
-        <translation>查询 token</translation>
+        <translation>查询词元</translation>
     </message>
     <message>
         <source>key</source>
@@ -1992,7 +1992,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>key tokens</source>
-        <translation>键 token</translation>
+        <translation>键词元</translation>
     </message>
     <message>
         <source>dimension</source>
@@ -2350,7 +2350,7 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source>These tokens are not the demo&apos;s 「猫 追 红色 激光点」.</source>
-        <translation>这些 token 不是示例的「猫 追 红色 激光点」。</translation>
+        <translation>这些词元不是示例的「猫 追 红色 激光点」。</translation>
     </message>
     <message>
         <source>The numbers appear once ③ is revealed.</source>
@@ -2869,7 +2869,7 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source>Replace Q, K and V (and the number of tokens) from an .npz with members Q, K, V</source>
-        <translation>用含 Q、K、V 成员的 .npz 替换 Q、K 和 V（以及 token 数）</translation>
+        <translation>用含 Q、K、V 成员的 .npz 替换 Q、K 和 V（以及词元数）</translation>
     </message>
     <message>
         <source>&amp;Export</source>
@@ -2937,11 +2937,11 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source>S&amp;huffle tokens</source>
-        <translation>打乱 token(&amp;H)</translation>
+        <translation>打乱词元(&amp;H)</translation>
     </message>
     <message>
         <source>Reorder the tokens and check whether the outputs reorder the same way</source>
-        <translation>打乱 token 的顺序，检查输出是否按同样的方式重排</translation>
+        <translation>打乱词元的顺序，检查输出是否按同样的方式重排</translation>
     </message>
     <message>
         <source>Mark as &amp;A for comparison</source>
@@ -3128,7 +3128,7 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source> Saved like this, the file would not remember the head: it keeps one only while the tokens are the model&apos;s text&apos;s.</source>
-        <translation> 照这样保存，文件不会记住这个头：只有 token 仍是模型文本的 token 时，文件才会记住它。</translation>
+        <translation> 照这样保存，文件不会记住这个头：只有词元仍是模型文本的词元时，文件才会记住它。</translation>
     </message>
     <message>
         <source>The session was {head}, but it cannot stand in for that head now: {why}.{unsaved}</source>
@@ -3532,7 +3532,7 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source>Previous-token head (causal)</source>
-        <translation>前一个 token 头（因果）</translation>
+        <translation>前一个词元头（因果）</translation>
     </message>
     <message>
         <source>Random L=6, d=4 (seed 0)</source>
@@ -3540,7 +3540,7 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source>Two heads, projected: previous token + content (D = 8)</source>
-        <translation>两个头，投影：前一个 token + 内容（D = 8）</translation>
+        <translation>两个头，投影：前一个词元 + 内容（D = 8）</translation>
     </message>
     <message>
         <source>Cross-attention: queries “The cat chases the red laser dot”, keys “猫 追 红色 激光点”</source>
@@ -3643,7 +3643,7 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source>hover a point: its sentence, token and position</source>
-        <translation>鼠标停在一个点上：看它的句子、token 和位置</translation>
+        <translation>鼠标停在一个点上：看它的句子、词元和位置</translation>
     </message>
     <message>
         <source>How many of the strongest keys (or queries) to join to the point in focus</source>
@@ -3655,7 +3655,7 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source>The session&apos;s tokens, or — for a head of a real model — many sentences at once, each run through the model (AttentionViz&apos;s corpus view)</source>
-        <translation>会话的 token；或者——对真实模型的头——一次多个句子，每句各自通过模型（AttentionViz 的语料视图）</translation>
+        <translation>会话的词元；或者——对真实模型的头——一次多个句子，每句各自通过模型（AttentionViz 的语料视图）</translation>
     </message>
     <message>
         <source>top-k</source>
@@ -3683,7 +3683,7 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source>Each point&apos;s colour is its token&apos;s position in its sentence (0 is the first token)</source>
-        <translation>每个点的颜色是它的 token 在句中的位置（0 是第一个 token）</translation>
+        <translation>每个点的颜色是它的词元在句中的位置（0 是第一个词元）</translation>
     </message>
     <message>
         <source>position 0</source>
@@ -3723,7 +3723,7 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source>Colour each point by its token&apos;s position in its sentence, or by query and key</source>
-        <translation>按 token 在句中的位置给每个点着色，或按查询和键着色</translation>
+        <translation>按词元在句中的位置给每个点着色，或按查询和键着色</translation>
     </message>
     <message>
         <source>Sentences</source>
@@ -4222,7 +4222,7 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source>a session needs at least one token</source>
-        <translation>会话至少需要一个 token</translation>
+        <translation>会话至少需要一个词元</translation>
     </message>
     <message>
         <source>leave it out for self-attention</source>
@@ -4250,11 +4250,11 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source>{where}: matrices: {source_matrix} (the keys&apos; token vectors) belongs to a cross-attention session, which has query_tokens; this one has none</source>
-        <translation>{where}：matrices：{source_matrix}（键的 token 向量）属于交叉注意力会话，那种会话有 query_tokens；这个会话没有</translation>
+        <translation>{where}：matrices：{source_matrix}（键的词元向量）属于交叉注意力会话，那种会话有 query_tokens；这个会话没有</translation>
     </message>
     <message>
         <source>{where}: matrices: a projected cross-attention session needs {source_matrix}, the token vectors of the keys (one row per token; X has one per query token)</source>
-        <translation>{where}：matrices：投影模式的交叉注意力会话需要 {source_matrix}，即键的 token 向量（每个 token 一行；X 是每个查询 token 一行）</translation>
+        <translation>{where}：matrices：投影模式的交叉注意力会话需要 {source_matrix}，即键的词元向量（每个词元一行；X 是每个查询词元一行）</translation>
     </message>
     <message>
         <source>has</source>
@@ -4366,15 +4366,15 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source>{where}: model_head.ids must be a list of token ids, not {ids}</source>
-        <translation>{where}：model_head.ids 必须是 token id 的列表，而不是 {ids}</translation>
+        <translation>{where}：model_head.ids 必须是词元 id 的列表，而不是 {ids}</translation>
     </message>
     <message>
         <source>{where}: model_head.ids has {ids} but there are {tokens} (one token id per token of the model&apos;s text)</source>
-        <translation>{where}：model_head.ids 有 {n_ids} 个 id，但有 {n_tokens} 个词元（模型文本的每个 token 对应一个 id）</translation>
+        <translation>{where}：model_head.ids 有 {n_ids} 个 id，但有 {n_tokens} 个词元（模型文本的每个词元对应一个 id）</translation>
     </message>
     <message>
         <source> (a token id)</source>
-        <translation>（一个 token id）</translation>
+        <translation>（一个词元 id）</translation>
     </message>
     <message>
         <source>{where}: not a Session but {session}</source>
@@ -4470,15 +4470,15 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source>it holds {lists} lists; a session holds at most {most_lists} (the tokens, and every matrix and its rows)</source>
-        <translation>它含有 {lists} 个列表；会话最多 {most_lists} 个（token，以及每个矩阵和它的各行）</translation>
+        <translation>它含有 {lists} 个列表；会话最多 {most_lists} 个（词元，以及每个矩阵和它的各行）</translation>
     </message>
     <message>
         <source>it holds a list of {commas} values; the longest list in a session is the tokens, at most {max_tokens}</source>
-        <translation>它含有一个 {commas} 个值的列表；会话中最长的列表是 token，最多 {max_tokens} 个</translation>
+        <translation>它含有一个 {commas} 个值的列表；会话中最长的列表是词元，最多 {max_tokens} 个</translation>
     </message>
     <message>
         <source>it holds {other} values outside its lists of numbers and tokens; a session holds at most {other_values} (fields, matrix rows, layout members)</source>
-        <translation>它在数字列表和 token 列表之外含有 {other} 个值；会话最多 {other_values} 个（字段、矩阵行、layout 成员）</translation>
+        <translation>它在数字列表和词元列表之外含有 {other} 个值；会话最多 {other_values} 个（字段、矩阵行、layout 成员）</translation>
     </message>
     <message>
         <source>{where}: is nested too deeply to be a session file ({depth} levels; a session nests 4)</source>
@@ -4904,7 +4904,7 @@ masked: the score was set to −∞</source>
     </message>
     <message>
         <source>{prefix}positions is &apos;sinusoidal&apos;, but positions are added to the token vectors X, which only the &apos;projected&apos; source has</source>
-        <translation>{prefix}positions 是 &apos;sinusoidal&apos;，但位置编码是加到 token 向量 X 上的，只有 &apos;projected&apos; 来源才有 X</translation>
+        <translation>{prefix}positions 是 &apos;sinusoidal&apos;，但位置编码是加到词元向量 X 上的，只有 &apos;projected&apos; 来源才有 X</translation>
     </message>
     <message>
         <source>with RoPE, heads must be one of {options}</source>
