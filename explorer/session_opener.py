@@ -26,10 +26,9 @@ from PySide6.QtCore import QObject, Signal
 
 from explorer.core.errors import SessionError
 from explorer.core.session import ZIP_SIGNATURE, load_session
-from explorer.core.session_convert import FAILED, read_outline
+from explorer.core.session_convert import FAILED, read_outline, read_refusal
 from explorer.core.spare_buffers import outline_shape, spare_for
 from explorer.i18n import shown_error, translate
-from explorer.core.session_convert import read_refusal
 
 _ROOT = str(Path(__file__).resolve().parents[1])  # where ``explorer`` is importable from
 
