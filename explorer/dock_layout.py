@@ -134,11 +134,13 @@ def cascaded(rect, room, taken=()):
     rect = QRect(rect)
     rect.moveLeft(max(room.left(), min(rect.left(), room.right() - rect.width())))
     rect.moveTop(max(room.top(), min(rect.top(), room.bottom() - rect.height())))
+    seen = {rect.topLeft().toTuple()}
     while any(abs(rect.left() - p.x()) < rect.width() // 2 and abs(rect.top() - p.y()) < CASCADE_PX for p in taken):
         steps = (rect.translated(-CASCADE_PX, CASCADE_PX), rect.translated(0, CASCADE_PX),
                  rect.translated(-CASCADE_PX, -CASCADE_PX), rect.translated(0, -CASCADE_PX), rect.translated(-CASCADE_PX, 0))
-        step = next((step for step in steps if room.contains(step)), None)
+        step = next((step for step in steps if room.contains(step) and step.topLeft().toTuple() not in seen), None)
         if step is None:
-            break  # no room left to step into: it stays where it is
+            break  # no room left to step into (or only back): it stays where it is
         rect = step
+        seen.add(rect.topLeft().toTuple())
     return rect
