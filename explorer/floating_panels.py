@@ -136,7 +136,7 @@ class GrowWithContent(QObject):
     def eventFilter(self, obj, event):
         if event.type() == QEvent.Type.LayoutRequest and not self._pending:
             self._pending = True
-            QTimer.singleShot(0, self._grow)
+            QTimer.singleShot(0, self, self._grow)  # (not called once the dock is gone)
         return False
 
     def _grow(self):
