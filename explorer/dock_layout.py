@@ -3,6 +3,8 @@ where a large panel opens when its place in the default arrangement is too small
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QTabBar
 
+from explorer.floating_panels import GrowWithContent, fit_floating, screen_room
+
 L, R = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea
 TABBED_ROW_SHARE = 340 / 900  # of the right column's height: ③ and the tabbed panels, at 1600 × 1000
 TABBED_ROW_MIN = 300  # px: a low window still gives them this much, up to half the column
@@ -70,9 +72,10 @@ FLOAT_SHARE = (0.94, 0.9)  # of the window's width and height: the most a panel 
 
 def open_panel(window, dock, readable=None):
     """Bring ``dock`` to the front. A panel with a ``readable`` size (width, height) whose docked place is
-    smaller (the tab row under ③ at 1600 × 1000 gives ~576 × 334) opens floating at that size instead, over
-    the window's right side, the tab it would have covered left in front; once per layout, so a panel the
-    person docks again stays where they put it (View ▸ Reset layout starts again)."""
+    smaller (the tab row under ③ at 1600 × 1000 gives ~576 × 334) opens floating instead, at the size that
+    shows all of it where the screen allows and where it hides least of what the person works in
+    (floating_panels), the tab it would have covered left in front; once per layout, so a panel the person
+    docks again stays where they put it (View ▸ Reset layout starts again)."""
     dock.show()
     name = dock.objectName()
     if readable is None or dock.isFloating() or name in window.floated_once:
@@ -83,9 +86,16 @@ def open_panel(window, dock, readable=None):
     if dock.width() >= readable[0] and dock.height() >= readable[1]:
         return
     window.floated_once.add(name)
-    others = [d.geometry().topLeft() for d in window.docks.values() if d is not dock and d.isFloating() and d.isVisible()]
+    others = [d for d in window.docks.values() if d is not dock and d.isFloating() and d.isVisible()]
     dock.setFloating(True)
-    dock.setGeometry(floating_rect(window, readable, others))
+    dock.setGeometry(floating_rect(window, readable, [d.geometry().topLeft() for d in others]))
+    dock.layout().activate()
+    preferred = dock.geometry().topLeft()
+    rect = fit_floating(window, dock, readable, preferred, [d.frameGeometry() for d in others])
+    dock.setGeometry(cascaded(rect, screen_room(window), [d.geometry().topLeft() for d in others]))
+    panel = dock.widget().widget() if dock.widget() is not None else None
+    if panel is not None:
+        GrowWithContent(window, dock).watch(panel)
     if front is not None:
         front.raise_()
 
@@ -107,22 +117,30 @@ CASCADE_PX = 36  # a panel floated over another steps this far down and left: bo
 
 
 def floating_rect(window, readable, taken=()):
-    """Where a panel opened floating goes: at its readable size (at most FLOAT_SHARE of the window) near the
-    window's top right, over ① and ② rather than the editor, inside the screen; stepped down and left past
-    the top-left corners in ``taken`` (panels floating already), so one never hides another whole."""
+    """Where a panel opened floating goes first, before its panel can say what it needs (and the place
+    floating_panels prefers on a tie): at its readable size (at most FLOAT_SHARE of the window) near the
+    window's top right, inside the screen, stepped past the top-left corners in ``taken``."""
     area = QRect(window.mapToGlobal(window.rect().topLeft()), window.size())
     width = min(readable[0], round(area.width() * FLOAT_SHARE[0]))
     height = min(readable[1], round(area.height() * FLOAT_SHARE[1]))
     top = area.top() + window.menuBar().height() + 24
     rect = QRect(area.right() - width - 16, top, width, height)
-    screen = window.screen()
-    room = screen.availableGeometry() if screen is not None else area
-    rect.moveLeft(max(room.left(), min(rect.left(), room.right() - width)))
-    rect.moveTop(max(room.top(), min(rect.top(), room.bottom() - height)))
-    while any(abs(rect.left() - p.x()) < CASCADE_PX and abs(rect.top() - p.y()) < CASCADE_PX for p in taken):
-        steps = (rect.translated(-CASCADE_PX, CASCADE_PX), rect.translated(0, CASCADE_PX), rect.translated(-CASCADE_PX, 0))
-        step = next((step for step in steps if room.contains(step)), None)
+    return cascaded(rect, screen_room(window), taken)
+
+
+def cascaded(rect, room, taken=()):
+    """``rect`` kept in ``room`` and stepped down and left while its title bar would lie over most of the title
+    bar of a panel floating already (their top-left corners in ``taken``), so one never hides another whole (up where the screen has no room below)."""
+    rect = QRect(rect)
+    rect.moveLeft(max(room.left(), min(rect.left(), room.right() - rect.width())))
+    rect.moveTop(max(room.top(), min(rect.top(), room.bottom() - rect.height())))
+    seen = {rect.topLeft().toTuple()}
+    while any(abs(rect.left() - p.x()) < rect.width() // 2 and abs(rect.top() - p.y()) < CASCADE_PX for p in taken):
+        steps = (rect.translated(-CASCADE_PX, CASCADE_PX), rect.translated(0, CASCADE_PX),
+                 rect.translated(-CASCADE_PX, -CASCADE_PX), rect.translated(0, -CASCADE_PX), rect.translated(-CASCADE_PX, 0))
+        step = next((step for step in steps if room.contains(step) and step.topLeft().toTuple() not in seen), None)
         if step is None:
-            break  # no room left to step into: it stays where it is
+            break  # no room left to step into (or only back): it stays where it is
         rect = step
+        seen.add(rect.topLeft().toTuple())
     return rect

@@ -38,6 +38,8 @@ def table_sources():
     for s in SETTINGS:
         texts.append(("Settings", s.label))
         texts.extend(("Settings", label) for _, label in s.choices)
+        if s.why:
+            texts.append(("Settings", s.why))
     texts.extend(("Docks", spec.title) for spec in DOCKS)
     for path in source_files():
         texts.extend(kept_texts(Path(path).read_text(encoding="utf-8")))

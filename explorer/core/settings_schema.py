@@ -25,7 +25,8 @@ class Setting:
     strictly above ``low``); ``divides`` names the widths it must divide; ``view`` marks the view
     selection (saved, never an undo step); ``results``: changing it changes the results (a recompute);
     ``since`` is the session format version that added it; ``snap``: the significant digits a value set by
-    dragging its slider is rounded to (0: the slider's own resolution; a typed value is kept as typed)."""
+    dragging its slider is rounded to (0: the slider's own resolution; a typed value is kept as typed);
+    ``why``: what its control says of the values it offers (translated, context "Settings")."""
 
     name: str
     kind: type
@@ -42,6 +43,7 @@ class Setting:
     results: bool = True
     since: int = 1
     snap: int = 0
+    why: str = ""  # the control's own say of which values it offers and why ({…} filled in by the control)
 
     def values(self):
         return tuple(value for value, _ in self.choices)
@@ -68,7 +70,9 @@ SETTINGS = (
     Setting("causal", bool, False, "causal mask",
             "Set the upper triangle (j > i) of the scores to −∞ before the softmax"),
     Setting("heads", int, 1, "heads", "Number of heads H: only divisors of the widths of Q/K and V are offered",
-            low=1, divides=("qk", "v")),
+            low=1, divides=("qk", "v"),
+            why="Each head takes d / H whole columns of Q and K (and d_v / H of V), so only head counts that divide "
+                "d = {d} and d_v = {dv} are offered: {options}"),
     Setting("selected_row", int, 0, "query row",
             "The query row the other panels highlight (or click a row in a heatmap)", low=0, view=True,
             results=False),

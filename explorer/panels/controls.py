@@ -52,7 +52,6 @@ class ControlsPanel(Panel):
         self._row(QT_TRANSLATE_NOOP("Controls", "Mask"), self.causal)
 
         self.heads = QComboBox(self)
-        self.heads.setToolTip(SCHEMA["heads"].tooltip)
         self.heads.activated.connect(lambda i, box=self.heads: model.set_param("heads", box.itemData(i)))
         self.head = QComboBox(self)
         self.head.setToolTip(SCHEMA["selected_head"].tooltip)
@@ -140,6 +139,9 @@ class ControlsPanel(Panel):
         self.cross.setChecked(m.cross)
         if flags & (STRUCTURE | SETTINGS):
             fill(self.heads, [(f"{h} (d_h = {m.widths()[0] // h})", h) for h in m.head_options()])
+            d, dv = m.widths()[:2]  # the schema's one say of why only these counts are offered
+            self.heads.setToolTip(translate("Settings", SCHEMA["heads"].why).format(
+                d=d, dv=dv, options=", ".join(str(h) for h in m.head_options())))
             head = translate("Controls", "head {number}")
             fill(self.head, [head.format(number=i + 1) for i in range(s.heads)])
             fill(self.kv_heads, [(kv_label(g, s.heads), g) for g in m.kv_head_options()])

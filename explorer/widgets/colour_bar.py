@@ -7,10 +7,12 @@ and one axis says the values: ~6 ms less per heatmap to build and first paint (i
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyqtgraph as pg
 from pyqtgraph import functions as fn
-from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QImage, QPainter, QPixmap
 from PySide6.QtWidgets import QGraphicsGridLayout, QSizePolicy
 
@@ -46,6 +48,56 @@ class _Strip(pg.GraphicsWidget):
         return self.rect().adjusted(-1, -1, 1, 1)
 
 
+def _places(text: str) -> int:
+    """How many decimals a tick text shows ("0.25" → 2, "4" → 0)."""
+    return len(text.rsplit(".", 1)[1]) if "." in text else 0
+
+
+def end_text(value: float, places: int) -> str:
+    """An end value with the ticks' decimals, more where they would round it (7.5 beside "4", "6" is "7.5"),
+    with a true minus."""
+    while places < 6 and not math.isclose(round(value, places), value, rel_tol=1e-9, abs_tol=1e-12):
+        places += 1
+    text = f"{value:.{places}f}"
+    return ("0" if float(text) == 0 else text).replace("-", "−")
+
+
+class _ValueAxis(LeanAxisItem):
+    """The bar's value axis: pyqtgraph's ticks, and always both end values when two labels fit along it.
+
+    pyqtgraph labels only its tick values, so an end no tick fell on went unlabelled (① at 1024 × 640:
+    4 … −4 on a −5 … 5 bar). A missing end is labelled where pyqtgraph labels an end tick (centred on
+    it), and a label closer to it than half a label's height gives way."""
+
+    def generateDrawSpecs(self, p):
+        specs = super().generateDrawSpecs(p)
+        if specs is None or not self.style["showValues"]:
+            return specs
+        axis_spec, ticks, texts = specs
+        return axis_spec, ticks, self._with_ends(p, texts)
+
+    def _with_ends(self, p, texts):
+        bounds = self.mapRectFromParent(self.geometry())
+        lo, hi = sorted(float(v) for v in self.range)
+        centre = Qt.AlignmentFlag.AlignCenter
+        height = p.boundingRect(QRectF(0, 0, 100, 100), centre, "0").height() * 0.8  # as pyqtgraph measures
+        if hi <= lo or bounds.height() < 2 * height:
+            return texts
+        places = max((_places(text) for *_, text in texts), default=0)
+        left = bounds.left() + max(0, self.style["tickLength"]) + self.style["tickTextOffset"][0]
+        flags = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextDontClip
+        for value, y in ((hi, bounds.top()), (lo, bounds.bottom())):
+            if any(abs(rect.center().y() - y) < 0.5 for rect, *_ in texts):
+                continue  # pyqtgraph labelled this end itself
+            text = end_text(value, places)
+            width = p.boundingRect(QRectF(0, 0, 100, 100), centre, text).width()
+            rect = QRectF(left, y - height / 2, width, height)
+            room = rect.adjusted(0, -height / 2, 0, height / 2)
+            texts = [spec for spec in texts if not spec[0].intersects(room)]
+            texts.append((rect, flags, text))
+        return texts
+
+
 class ColourBar(pg.GraphicsWidget):
     """The levels of a heatmap's colours: ``setLevels((lo, hi))``, ``levels()``; ``axis`` is its value axis
     (``axis.setLabel`` names what the colours are)."""
@@ -54,7 +106,7 @@ class ColourBar(pg.GraphicsWidget):
         super().__init__(parent)
         self._values = (0.0, 1.0)
         self.strip = _Strip(colour_map.getLookupTable(nPts=256, alpha=True), width, pen, parent=self)
-        self.axis = LeanAxisItem("right", pen=pen, textPen=pen, parent=self)
+        self.axis = _ValueAxis("right", pen=pen, textPen=pen, parent=self)
         self.axis.setWidth(AXIS_WIDTH)
         self.axis.setZValue(0.5)
         self.axis.setRange(*self._values)

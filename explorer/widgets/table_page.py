@@ -8,13 +8,14 @@ rest of the window prints them, and a table that is alone gets the whole dock, s
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QToolButton, QVBoxLayout, QWidget
 
+from explorer.style import tool_button_style
+
 from .wrap_row import WrapRow
 
 
-# a row of small buttons, the chosen one marked: nine of them (projected mode) fit one line at 1024 × 640
-CHOOSER_STYLE = ("QToolButton { padding: 1px 3px; border: 1px solid transparent; border-radius: 3px; }"
-                 "QToolButton:hover { border-color: #b8c4d4; }"
-                 "QToolButton:checked { background: #dce6f4; border-color: #7f9cc4; }")
+# a row of the app's framed buttons (they read as buttons before one is chosen), the chosen one filled: nine
+# of them (projected mode) fit one line at 1024 × 640
+CHOOSER_STYLE = tool_button_style("1px 3px")
 
 
 class TablePage(QWidget):
@@ -43,7 +44,6 @@ class TablePage(QWidget):
                 button = QToolButton(self)
                 button.setText(button_text(name))
                 button.setCheckable(True)
-                button.setAutoRaise(True)
                 button.setObjectName(f"choose{name}")
                 button.clicked.connect(lambda checked=False, name=name: self._clicked(name))
                 self._group.addButton(button)

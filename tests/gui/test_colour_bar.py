@@ -74,3 +74,45 @@ def test_a_heatmap_builds_no_plot_for_its_colour_bar(qtbot):
     qtbot.addWidget(h)
     assert not any(isinstance(item, (pg.PlotItem, pg.ViewBox)) for item in h.colorbar.childItems())
     assert sum(isinstance(item, pg.AxisItem) for item in h.scene().items()) == 5  # four around the matrix, one value axis
+
+
+def drawn_labels(bar):
+    """The value axis's labels as it would draw them now: (text, rect) from top to bottom."""
+    image = QImage(10, 10, QImage.Format.Format_RGB32)
+    painter = QPainter(image)
+    specs = bar.axis.generateDrawSpecs(painter)[2]
+    painter.end()
+    return sorted(((text, rect) for rect, _, text in specs), key=lambda label: label[1].top())
+
+
+@pytest.mark.parametrize("levels, ends", [((-5, 5), ("5", "−5")), ((-7.5, 7.5), ("7.5", "−7.5")),
+                                          ((0, 1), ("1.0", "0"))])
+@pytest.mark.parametrize("height", [170, 120, 300])
+def test_a_bar_tall_enough_for_two_labels_always_says_both_end_values(qtbot, levels, ends, height):
+    # ① at 1024 × 640: a −5 … 5 bar ~150 px tall was labelled 4, 2, 0, −2, −4 (ticks every 2), its ends not at all
+    bar = ColourBar(pg.colormap.get("CET-CBD1"), pen="k")
+    bar.setLevels(levels)
+    view = shown(qtbot, bar, size=(80, height))
+    assert view.isVisible()
+    labels = drawn_labels(bar)
+    assert (labels[0][0], labels[-1][0]) == ends
+    axis = bar.axis.mapRectFromParent(bar.axis.geometry())
+    assert abs(labels[0][1].center().y() - axis.top()) < 0.5 and abs(labels[-1][1].center().y() - axis.bottom()) < 0.5
+    for (_, upper), (_, lower) in zip(labels, labels[1:]):  # none on another, every one a readable gap apart
+        assert lower.top() - upper.bottom() >= 0
+
+
+def test_a_bar_too_short_for_two_labels_is_labelled_as_pyqtgraph_labels_it(qtbot):
+    bar = ColourBar(pg.colormap.get("CET-CBD1"), pen="k")
+    bar.setLevels((-5, 5))
+    view = pg.GraphicsView()
+    qtbot.addWidget(view)
+    view.scene().addItem(bar)
+    bar.resize(60, 22)  # the axis 20 px: not two labels' height (~11 px each)
+    view.show()
+    qtbot.waitExposed(view)
+    image = QImage(10, 10, QImage.Format.Format_RGB32)
+    painter = QPainter(image)
+    pyqtgraphs = [text for *_, text in pg.AxisItem.generateDrawSpecs(bar.axis, painter)[2]]
+    painter.end()
+    assert bar.axis.height() == 20 and sorted(text for text, _ in drawn_labels(bar)) == sorted(pyqtgraphs)

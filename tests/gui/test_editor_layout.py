@@ -130,3 +130,24 @@ def test_after_reset_layout_the_low_editor_dock_still_fits_without_its_hint(qtbo
     assert not editor.hint.isVisible() and not scroll.verticalScrollBar().isVisible()
     assert editor.height() <= scroll.viewport().height()
     window.model.undo_stack.setClean()
+
+
+def test_the_matrix_buttons_are_framed_like_buttons_and_the_chosen_one_filled(qtbot, home):
+    """The buttons read as buttons before any is chosen: a frame (#c4ccd8, the editor's edit buttons' grey-blue)
+    around each, the chosen one filled with #dce6f4; the chooser's own background is the window's."""
+    window = open_window(qtbot, size=SMALL)
+    switch_to_projected(qtbot, window)
+    settle()
+    page = window.panels["editor"].pages.currentWidget()
+    assert page.one_at_a_time
+    chosen, other = page.buttons[page.current], next(b for n, b in page.buttons.items() if n != page.current)
+    assert chosen.isChecked() and not other.isChecked()
+
+    def colour(button, x, y):
+        return button.grab().toImage().pixelColor(x, y).name()
+
+    assert colour(other, 0, other.height() // 2) == "#c4ccd8"  # at rest: the light frame (left edge, half-way down)
+    assert colour(chosen, 0, chosen.height() // 2) == "#7f9cc4"  # chosen: the blue frame
+    assert colour(chosen, 2, 2) == "#dce6f4"  # filled inside
+    assert colour(other, 2, 2) == window.palette().window().color().name()  # not filled
+    window.model.undo_stack.setClean()

@@ -426,3 +426,16 @@ def test_a_model_heads_status_names_it_in_chinese(window):
                                     "怎样改变它接下来说的话。")
     window.menus.choose_language("en")
     assert closed(source, None) == english
+
+
+def test_the_heads_control_says_why_only_divisors_of_d_are_offered_in_both_languages(window):
+    # the demo: d = 3 and d_v = 3, so H is 1 or 3 (2 does not divide 3): the control says it, not only offers it
+    heads = window.panels["controls"].heads
+    assert [heads.itemData(i) for i in range(heads.count())] == [1, 3]
+    tip = heads.toolTip()
+    assert "divide d = 3 and d_v = 3" in tip and tip.endswith(": 1, 3")
+    window.menus.choose_language("zh")
+    tip = heads.toolTip()
+    assert "整除 d = 3 和 d_v = 3" in tip and tip.endswith("：1, 3")
+    window.menus.choose_language("en")
+    assert heads.toolTip().endswith(": 1, 3") and "divide" in heads.toolTip()

@@ -6,6 +6,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QSpinBox, QToolButton
 
 from explorer.i18n import translate
+from explorer.style import tool_button_style
 from explorer.widgets.flow_row import FlowRow
 
 TIPS = {"add_token": QT_TRANSLATE_NOOP("Editor", "Add a token (a row of zeros in Q, K and V) after the selected "
@@ -14,11 +15,7 @@ TIPS = {"add_token": QT_TRANSLATE_NOOP("Editor", "Add a token (a row of zeros in
         "add_key": QT_TRANSLATE_NOOP("Editor", "Add a key token (a row of zeros in K and V) at the end"),
         "remove_key": QT_TRANSLATE_NOOP("Editor", "Remove the last key token (its row in K and V)")}
 # small framed buttons (a ± pair reads as one control), as compact as a toolbar's
-STYLE = ("QToolButton { padding: 1px 4px; border: 1px solid #c4ccd8; border-radius: 3px; }"
-         "QToolButton:hover { border-color: #7f9cc4; background: #eef3fa; }"
-         "QToolButton:pressed, QToolButton:checked { background: #dce6f4; border-color: #7f9cc4; }"
-         "QToolButton:disabled { color: #999; border-color: #ddd; }"
-         "QToolButton[pair=\"true\"] { padding: 1px 1px; }")
+STYLE = tool_button_style() + "QToolButton[pair=\"true\"] { padding: 1px 1px; }"
 
 
 class EditorTools(FlowRow):

@@ -4720,6 +4720,10 @@ masked: the score was set to −∞</source>
         <translation>头数</translation>
     </message>
     <message>
+        <source>Each head takes d / H whole columns of Q and K (and d_v / H of V), so only head counts that divide d = {d} and d_v = {dv} are offered: {options}</source>
+        <translation>每个头占 Q 和 K 的 d / H 整列（V 的 d_v / H 列），所以只提供能整除 d = {d} 和 d_v = {dv} 的头数：{options}</translation>
+    </message>
+    <message>
         <source>query row</source>
         <translation>查询行</translation>
     </message>
