@@ -12,17 +12,8 @@ TITLE_BACKGROUND = BAND
 TITLE_MARGIN = 4  # above and below the title text
 TITLE_INDENT = 12  # from the dock's left edge to the title text
 STATUS_TEXT = "#333"
+# the framed buttons (explorer/widgets/framed_button.py): frame at rest, frame and fill on hover, fill when pressed or checked
 BUTTON_BORDER, BUTTON_ACTIVE, BUTTON_HOVER, BUTTON_CHECKED = "#c4ccd8", "#7f9cc4", "#eef3fa", "#dce6f4"
-
-
-def tool_button_style(padding: str = "1px 4px") -> str:
-    """The app's small framed buttons (the editor's edit buttons, its matrix buttons): a light frame that says
-    "button" at rest, blue on hover, filled when pressed or checked (the matrix shown). A style sheet on the
-    row of buttons alone, not the application (see apply_style)."""
-    return (f"QToolButton {{ padding: {padding}; border: 1px solid {BUTTON_BORDER}; border-radius: 3px; }}"
-            f"QToolButton:hover {{ border-color: {BUTTON_ACTIVE}; background: {BUTTON_HOVER}; }}"
-            f"QToolButton:pressed, QToolButton:checked {{ background: {BUTTON_CHECKED}; border-color: {BUTTON_ACTIVE}; }}"
-            "QToolButton:disabled { color: #999; border-color: #ddd; }")
 
 
 def apply_style(app):

@@ -6,16 +6,15 @@ One at a time, not narrower columns or a shorter number format: the numbers stay
 rest of the window prints them, and a table that is alone gets the whole dock, so it shows more rows too.
 """
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QVBoxLayout, QWidget
 
-from explorer.style import tool_button_style
-
+from .framed_button import FramedButton
 from .wrap_row import WrapRow
 
 
-# a row of the app's framed buttons (they read as buttons before one is chosen), the chosen one filled: nine
-# of them (projected mode) fit one line at 1024 × 640
-CHOOSER_STYLE = tool_button_style("1px 3px")
+# the app's framed buttons (they read as buttons before one is chosen), the chosen one filled: nine of them
+# (projected mode) fit one line at 1024 × 640
+CHOOSER_PADDING = (3, 1)
 
 
 class TablePage(QWidget):
@@ -41,7 +40,7 @@ class TablePage(QWidget):
         for names in rows:
             groups.append([])
             for name in names:
-                button = QToolButton(self)
+                button = FramedButton(self, padding=CHOOSER_PADDING)
                 button.setText(button_text(name))
                 button.setCheckable(True)
                 button.setObjectName(f"choose{name}")
@@ -49,7 +48,7 @@ class TablePage(QWidget):
                 self._group.addButton(button)
                 self.buttons[name] = button
                 groups[-1].append(button)
-        self.chooser = WrapRow(groups, self, spread=True, spacing=1)  # (styled when first shown: start-up)
+        self.chooser = WrapRow(groups, self, spread=True, spacing=1)
         self.chooser.hide()
         box.addWidget(self.chooser)
         for i, names in enumerate(rows):
@@ -93,8 +92,6 @@ class TablePage(QWidget):
 
     def _apply(self):
         alone = self.one_at_a_time
-        if alone and not self.chooser.styleSheet():
-            self.chooser.setStyleSheet(CHOOSER_STYLE)
         self.chooser.setVisible(alone)
         for name, button in self.buttons.items():
             button.setVisible(name in self._present)

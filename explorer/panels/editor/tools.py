@@ -1,13 +1,13 @@
 """The matrix editor's edit buttons: add or remove tokens and dimensions, separate the queries, randomize, reset.
 Every one stays in view at 1024 × 640: each ± pair sits under one name ("token  + −") and the groups wrap
 onto another line where the dock is narrow (a toolbar hid half of them behind "»")."""
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QLabel, QSpinBox, QToolButton
+from PySide6.QtWidgets import QLabel, QSpinBox
 
 from explorer.i18n import translate
-from explorer.style import tool_button_style
 from explorer.widgets.flow_row import FlowRow
+from explorer.widgets.framed_button import FramedButton
 
 TIPS = {"add_token": QT_TRANSLATE_NOOP("Editor", "Add a token (a row of zeros in Q, K and V) after the selected "
                                       "row"),
@@ -15,7 +15,7 @@ TIPS = {"add_token": QT_TRANSLATE_NOOP("Editor", "Add a token (a row of zeros in
         "add_key": QT_TRANSLATE_NOOP("Editor", "Add a key token (a row of zeros in K and V) at the end"),
         "remove_key": QT_TRANSLATE_NOOP("Editor", "Remove the last key token (its row in K and V)")}
 # small framed buttons (a ± pair reads as one control), as compact as a toolbar's
-STYLE = tool_button_style() + "QToolButton[pair=\"true\"] { padding: 1px 1px; }"
+PAIR_PADDING = (1, 1)  # px: a ± button is as narrow as its sign allows
 
 
 class EditorTools(FlowRow):
@@ -73,7 +73,6 @@ class EditorTools(FlowRow):
                   # fits a second line, where after Randomize's seed box it took a third
                   "reset": [b["reset"]], "cross": [b["cross"]], "randomize": [b["randomize"], seed]}
         self.groups = {name: self.add_group(widgets) for name, widgets in groups.items()}
-        self.setStyleSheet(STYLE)
         self.retranslate()
 
     def _act(self, key, text, tip, slot, shortcut=None, short=None):
@@ -83,9 +82,8 @@ class EditorTools(FlowRow):
             a.setShortcut(QKeySequence(shortcut))
         a.triggered.connect(slot)
         self.actions[key] = a
-        button = self.buttons[key] = QToolButton(self)
+        button = self.buttons[key] = FramedButton(self)
         button.setDefaultAction(a)
-        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         button.setObjectName(f"button_{key}")
         return a
 
@@ -94,7 +92,7 @@ class EditorTools(FlowRow):
         label = QLabel(self)
         self._names.append((label, name))
         for key in (add, remove):
-            self.buttons[key].setProperty("pair", True)
+            self.buttons[key].padding = PAIR_PADDING
         return [label, self.buttons[add], self.buttons[remove]]
 
     def retranslate(self):
