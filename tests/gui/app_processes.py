@@ -119,6 +119,6 @@ def quit_while_computing(base, docks, works, *, floating=False, projected=False,
     asked = {"docks": list(docks), "floating": floating, "projected": projected, "mark_a": mark_a,
              "works": list(works)}
     (code, out, err, _), = run_at_once(base, {"quit": [str(driver), json.dumps(asked)]}, 120).values()
-    assert code == 0, err
+    assert code == 0, f"exit status {code} (3: the driver's hang guard; negative: a signal)\n{out[-1000:]}\n{err[-3000:]}"
     assert f"computing: {['computing'] * len(works)}" in out, out
     assert "Traceback" not in err and "Fatal Python error" not in err, err
