@@ -118,10 +118,12 @@ class WindowMenus:
         edit = self._menu(bar, QT_TRANSLATE_NOOP("Menu", "&Edit"))
         stack = w.model.undo_stack
         undo = self._history_action("undo", QT_TRANSLATE_NOOP("Menu", "&Undo"), stack.undo, stack.canUndo,
-                                    stack.canUndoChanged, stack.undoText, stack.undoTextChanged)
+                                    stack.canUndoChanged, stack.undoText, stack.undoTextChanged,
+                                    QT_TRANSLATE_NOOP("Menu", "Undone: {step}"))
         undo.setShortcut(QKeySequence.Undo)
         redo = self._history_action("redo", QT_TRANSLATE_NOOP("Menu", "&Redo"), stack.redo, stack.canRedo,
-                                    stack.canRedoChanged, stack.redoText, stack.redoTextChanged)
+                                    stack.canRedoChanged, stack.redoText, stack.redoTextChanged,
+                                    QT_TRANSLATE_NOOP("Menu", "Redone: {step}"))
         keys = QKeySequence.keyBindings(QKeySequence.Redo)
         for extra in (QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")):
             if extra not in keys:  # a key bound twice is an "ambiguous shortcut" and does nothing
@@ -174,14 +176,22 @@ class WindowMenus:
         self._action("about", QT_TRANSLATE_NOOP("Menu", "&About Attention Explorer"), self.about, None, None,
                      help_menu)
 
-    def _history_action(self, key, prefix, do, can, can_changed, text, text_changed):
+    def _history_action(self, key, prefix, do, can, can_changed, text, text_changed, done_text):
         """Edit ▸ Undo or Redo: "&Undo" and what it undoes (as QUndoStack's own action shows it), enabled
-        while there is something to undo; its prefix follows the language."""
+        while there is something to undo; its prefix follows the language. The status bar then says what was
+        undone (``done_text``), in place of whatever it said about the step (a message of the edit undone)."""
         act = QAction(self.window)
         act.setEnabled(can())
         can_changed.connect(act.setEnabled)
-        act.triggered.connect(lambda checked=False: do())
         what = [text()]  # what it would undo now, as the stack last said (never asked of a stack being deleted)
+
+        def trigger(checked=False):
+            step = what[0]
+            do()
+            window = self.window
+            if step and window is not None:
+                window.statusBar().showMessage(translate("Menu", done_text).format(step=step), 5000)
+        act.triggered.connect(trigger)
 
         def say(new=None):
             if new is not None:

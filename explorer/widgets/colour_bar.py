@@ -53,11 +53,20 @@ def _places(text: str) -> int:
     return len(text.rsplit(".", 1)[1]) if "." in text else 0
 
 
+END_DIGITS = 3  # significant digits an end value is given at most (2.9249 → "2.92": it has to fit the axis)
+
+
 def end_text(value: float, places: int) -> str:
-    """An end value with the ticks' decimals, more where they would round it (7.5 beside "4", "6" is "7.5"),
-    with a true minus."""
-    while places < 6 and not math.isclose(round(value, places), value, rel_tol=1e-9, abs_tol=1e-12):
+    """An end value with the ticks' decimals, more where they would round it (7.5 beside "4", "6" is "7.5") up to
+    END_DIGITS significant digits, with a true minus."""
+    most = max(places, END_DIGITS - 1 - math.floor(math.log10(abs(value)))) if value else places
+    while places < most and not math.isclose(round(value, places), value, rel_tol=1e-9, abs_tol=1e-12):
         places += 1
+    return fixed_text(value, places)
+
+
+def fixed_text(value: float, places: int) -> str:
+    """``value`` with ``places`` decimals and a true minus ("0", never "−0.00")."""
     text = f"{value:.{places}f}"
     return ("0" if float(text) == 0 else text).replace("-", "−")
 
@@ -86,11 +95,17 @@ class _ValueAxis(LeanAxisItem):
         places = max((_places(text) for *_, text in texts), default=0)
         left = bounds.left() + max(0, self.style["tickLength"]) + self.style["tickTextOffset"][0]
         flags = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextDontClip
-        for value, y in ((hi, bounds.top()), (lo, bounds.bottom())):
-            if any(abs(rect.center().y() - y) < 0.5 for rect, *_ in texts):
-                continue  # pyqtgraph labelled this end itself
-            text = end_text(value, places)
-            width = p.boundingRect(QRectF(0, 0, 100, 100), centre, text).width()
+        ends = [(value, y) for value, y in ((hi, bounds.top()), (lo, bounds.bottom()))
+                if not any(abs(rect.center().y() - y) < 0.5 for rect, *_ in texts)]  # (pyqtgraph labelled the others)
+        said = {value: end_text(value, places) for value, _ in ends}
+        most = max((_places(text) for text in said.values()), default=places)
+        measure = lambda text: p.boundingRect(QRectF(0, 0, 100, 100), centre, text).width()  # noqa: E731
+        while most > places and max(map(measure, said.values())) > bounds.right() - left:
+            most -= 1  # both ends one decimal fewer, until they fit beside the strip
+            said = {value: fixed_text(value, min(most, _places(text))) for value, text in said.items()}
+        for value, y in ends:
+            text = said[value]
+            width = measure(text)
             rect = QRectF(left, y - height / 2, width, height)
             room = rect.adjusted(0, -height / 2, 0, height / 2)
             texts = [spec for spec in texts if not spec[0].intersects(room)]

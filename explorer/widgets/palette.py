@@ -20,6 +20,7 @@ BLACK = "#000000"
 
 INK = "#1f1f1f"  # text and outlines drawn by hand
 MUTED = "#6b6b6b"  # headers, secondary text
+GLOSS = "#555555"  # a hint or a gloss beside a name (the editor's hint, "Q — looks for")
 FAINT = "#9a9a9a"  # text of what is out of focus
 BAND = "#eef1f5"  # light band behind titles and the selected tile
 FRAME = "#d3d7de"  # thin frames around tiles

@@ -86,7 +86,9 @@ def drawn_labels(bar):
 
 
 @pytest.mark.parametrize("levels, ends", [((-5, 5), ("5", "−5")), ((-7.5, 7.5), ("7.5", "−7.5")),
-                                          ((0, 1), ("1.0", "0"))])
+                                          ((0, 1), ("1.0", "0")),
+                                          # the Transformer block's ends: three significant digits, inside the axis
+                                          ((-2.9249, 2.9249), ("2.92", "−2.92")), ((-0.8305, 0.8305), ("0.83", "−0.83"))])
 @pytest.mark.parametrize("height", [170, 120, 300])
 def test_a_bar_tall_enough_for_two_labels_always_says_both_end_values(qtbot, levels, ends, height):
     # ① at 1024 × 640: a −5 … 5 bar ~150 px tall was labelled 4, 2, 0, −2, −4 (ticks every 2), its ends not at all
@@ -98,6 +100,7 @@ def test_a_bar_tall_enough_for_two_labels_always_says_both_end_values(qtbot, lev
     assert (labels[0][0], labels[-1][0]) == ends
     axis = bar.axis.mapRectFromParent(bar.axis.geometry())
     assert abs(labels[0][1].center().y() - axis.top()) < 0.5 and abs(labels[-1][1].center().y() - axis.bottom()) < 0.5
+    assert all(rect.right() <= axis.right() for _, rect in labels)  # no label is cut by the axis's edge
     for (_, upper), (_, lower) in zip(labels, labels[1:]):  # none on another, every one a readable gap apart
         assert lower.top() - upper.bottom() >= 0
 

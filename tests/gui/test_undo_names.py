@@ -27,3 +27,20 @@ def test_numbers_have_no_trailing_zeros_and_choices_say_their_label(qtbot, windo
     assert undo_text(window) == "Undo Set temperature to 0.087"
     assert model.set_param("scale_mode", "none")
     assert undo_text(window) == "Undo Set scale mode to none (× 1)"
+
+
+def test_undo_says_what_it_undid_in_place_of_the_undone_steps_message(qtbot, window):
+    """With 3 heads of d = 3, a fourth Q/K column makes 1 head and says so; undone, the 3 heads are back, and
+    the status bar must not go on saying "now 1 head"."""
+    window.model.set_param("heads", 3)
+    window.model.flush()
+    window.model.add_dim("qk")
+    window.model.flush()
+    assert "no longer divide" in window.statusBar().currentMessage()
+    step = window.model.undo_stack.undoText()
+    window.actions["undo"].trigger()
+    window.model.flush()
+    assert window.model.settings.heads == 3
+    assert window.statusBar().currentMessage() == f"Undone: {step}"
+    window.actions["redo"].trigger()
+    assert window.statusBar().currentMessage() == f"Redone: {step}"

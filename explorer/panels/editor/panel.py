@@ -3,7 +3,8 @@ add or remove tokens and dimensions; rename tokens."""
 from functools import partial
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QSignalBlocker, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, QSignalBlocker, Qt, Signal
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (QAbstractItemDelegate, QHBoxLayout, QInputDialog, QLabel, QSizePolicy,
                                QStackedWidget, QVBoxLayout, QWidget)
 
@@ -13,6 +14,7 @@ from explorer.weak import weakly
 from explorer.widgets.fitting_text import FittingText
 from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.matrix_table import MatrixTableModel, MatrixTableView
+from explorer.widgets.palette import GLOSS
 from explorer.widgets.table_page import TablePage
 
 from ..base import Panel
@@ -97,6 +99,7 @@ class EditorPanel(Panel):
         layout.addWidget(self.pages, 1)
 
         self.cell_label = QLabel(translate("Editor", NO_CELL), self)
+        self.cell_label.setTextFormat(Qt.TextFormat.PlainText)  # a token may be "<s>"
         self.cell_label.setMinimumWidth(self.cell_label.fontMetrics().horizontalAdvance("Q[激光点激光, d000]"))
         self.cell_slider = LabelledSlider("", -SLIDER_RANGE, SLIDER_RANGE, 0.0, parent=self)
         self.cell_slider.setToolTip(translate("Editor", SLIDER_TIP))
@@ -110,7 +113,9 @@ class EditorPanel(Panel):
         layout.addLayout(bottom)
         self.hint = QLabel(translate("Editor", HINT), self)
         self.hint.setWordWrap(True)
-        self.hint.setStyleSheet("color: #555;")
+        hint = self.hint.palette()
+        hint.setColor(QPalette.ColorRole.WindowText, QColor(GLOSS))  # (a palette: no style sheet's QStyleSheetStyle)
+        self.hint.setPalette(hint)
         layout.addWidget(self.hint)
 
     # ----- building ------------------------------------------------------------------------------
@@ -214,7 +219,7 @@ class EditorPanel(Panel):
             widget.setToolTip(tip)
         shown = name[-1] if name.startswith("derived") else name
         self._fitting[name] = FittingText(self.titles[name], (
-            (f"<b>{shown}</b> <span style='color:#555'>— {short}</span>", f"{shown} — {short}"),
+            (f"<b>{shown}</b> <span style='color:{GLOSS}'>— {short}</span>", f"{shown} — {short}"),
             (f"<b>{shown}</b>", shown)))
 
     def _tokens_of(self, name):
@@ -235,14 +240,18 @@ class EditorPanel(Panel):
         self._sync_slider()
 
     def _sync_slider(self):
+        """The slider and its label show the selected cell's value; with no cell (none chosen, or the chosen
+        one gone or no longer editable: another session, the projected mode's X in place of Q), nothing."""
+        if self._cell is not None:
+            name, row, col = self._cell
+            arr = self.model.matrix(name) if self.model.has(name) else np.zeros((0, 0))
+            if name not in self.model.editable() or row >= arr.shape[0] or col >= arr.shape[1]:
+                self._cell = None
         if self._cell is None:
-            return
-        name, row, col = self._cell
-        arr = self.model.matrix(name) if self.model.has(name) else np.zeros((0, 0))
-        if row >= arr.shape[0] or col >= arr.shape[1]:
-            self._cell = None
             self.cell_slider.setEnabled(False)
             self.cell_label.setText(translate("Editor", NO_CELL))
+            with QSignalBlocker(self.cell_slider):
+                self.cell_slider.setValue(0.0)
             return
         value = float(arr[row, col])
         rows, cols = LABELS[name]
@@ -336,6 +345,7 @@ class EditorPanel(Panel):
             if flags & STRUCTURE or (self._fitted() != self._shared_for  # new numbers seldom widen a column
                                      and not (self._held and self._roomy())):
                 self._share_width()
+        if flags & (STRUCTURE | VALUES | SETTINGS):  # (a setting may take the cell's matrix out of the editor)
             self._sync_slider()
         if flags & (STRUCTURE | SELECTION):
             self._follow_selected_row()

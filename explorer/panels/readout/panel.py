@@ -16,7 +16,7 @@ from explorer.weak import weakly
 from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_fixed, format_weight
 from explorer.widgets.lean_plot import LeanPlotItem
-from explorer.widgets.palette import BAD
+from explorer.widgets.palette import BAD, GLOSS
 from explorer.widgets.plot_cache import cache_axes
 from explorer.widgets.rich_label import RichLabel
 from explorer.widgets.snug import SnugContent
@@ -276,7 +276,7 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         if r.n_heads > 1:
             lo, hi = int(ro.columns[0]), int(ro.columns[-1])
             cols = f"d{lo}" if lo == hi else f"d{lo}–d{hi}"
-            text += "<br><span style='color:#555'>" + translate(
+            text += f"<br><span style='color:{GLOSS}'>" + translate(
                 "Readout", "head {head}/{heads} (chosen in Controls) mixes its slice V[:, {cols}] into {noun_en} {cols} of O"
             ).format(head=ro.head + 1, heads=r.n_heads, cols=cols, noun_en=noun(hi - lo + 1, 'column')) + "</span>"
         self.header.setText(text)

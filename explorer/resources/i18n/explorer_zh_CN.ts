@@ -2916,8 +2916,16 @@ masked: the score was set to −∞</source>
         <translation>撤销(&amp;U)</translation>
     </message>
     <message>
+        <source>Undone: {step}</source>
+        <translation>已撤销：{step}</translation>
+    </message>
+    <message>
         <source>&amp;Redo</source>
         <translation>重做(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Redone: {step}</source>
+        <translation>已重做：{step}</translation>
     </message>
     <message>
         <source>&amp;Copy</source>
