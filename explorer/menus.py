@@ -204,7 +204,7 @@ class WindowMenus:
 
     def _language_menu(self, view):
         """View ▸ Language: English or 中文, each named in its own language; the choice is remembered."""
-        menu = self._menu(view, QT_TRANSLATE_NOOP("Menu", "&Language"))
+        menu = self._menu(view, QT_TRANSLATE_NOOP("Menu", "Lan&guage"))
         group = QActionGroup(self.window)
         for language, name in LANGUAGES.items():
             act = QAction(name, self.window)

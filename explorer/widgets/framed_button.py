@@ -51,8 +51,9 @@ class FramedButton(QToolButton):
             border, fill = BUTTON_ACTIVE, BUTTON_CHECKED
         elif hovered:
             border, fill = BUTTON_ACTIVE, BUTTON_HOVER
-        else:
-            border, fill = (BUTTON_ACTIVE if self.hasFocus() else BUTTON_BORDER), None
+        else:  # the focus shown as Qt's styles show it: only where it came by the keyboard (Tab), not after a dialog
+            keyboard = self.hasFocus() and self.window().testAttribute(Qt.WidgetAttribute.WA_KeyboardFocusChange)
+            border, fill = (BUTTON_ACTIVE if keyboard else BUTTON_BORDER), None
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         p.setPen(QPen(QColor(border), FRAME))

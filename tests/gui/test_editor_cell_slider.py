@@ -40,3 +40,4 @@ def test_a_cell_of_another_session_or_mode_leaves_the_slider_empty(qtbot, window
     window.model.flush()
     assert not editor.cell_slider.isEnabled() and editor.cell_slider.value() == 0.0
 
+

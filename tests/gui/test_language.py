@@ -439,3 +439,25 @@ def test_the_heads_control_says_why_only_divisors_of_d_are_offered_in_both_langu
     assert "整除 d = 3 和 d_v = 3" in tip and tip.endswith("：1, 3")
     window.menus.choose_language("en")
     assert heads.toolTip().endswith(": 1, 3") and "divide" in heads.toolTip()
+
+
+def accelerators(menu):
+    """(menu title, the letter after & of each item) for ``menu`` and each menu in it."""
+    letters, found = [], []
+    for action in menu.actions():
+        text = action.text().replace("&&", "")
+        if "&" in text:
+            letters.append(text[text.index("&") + 1].lower())
+        if action.menu() is not None:
+            found += accelerators(action.menu())
+    return [(menu.title(), letters)] + found
+
+
+def test_no_two_items_of_a_menu_share_an_accelerator_in_either_language(window):
+    """The walkthrough pressed View ▸ L: "Reset layout" and "Language" both answered to it (the key only moved
+    the highlight)."""
+    for language in ("en", "zh", "en"):
+        window.actions[f"language_{language}"].trigger()
+        for top in window.menuBar().actions():
+            for title, letters in accelerators(top.menu()):
+                assert len(letters) == len(set(letters)), (language, title, letters)

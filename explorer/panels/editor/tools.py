@@ -58,8 +58,9 @@ class EditorTools(FlowRow):
         self.seed = seed = QSpinBox(self)
         seed.setRange(0, 999_999)
         act("randomize", QT_TRANSLATE_NOOP("Editor", "Randomize"),
-            QT_TRANSLATE_NOOP("Editor", "Fill the editable matrices with random numbers from the seed"),
-            lambda: m.randomize(seed.value()), "Ctrl+R")
+            QT_TRANSLATE_NOOP("Editor", "Fill the editable matrices with random numbers from the seed, then move the "
+                                        "seed on by one (the next press gives new numbers)"),
+            lambda: (m.randomize(seed.value()), seed.stepBy(1)), "Ctrl+R")  # the next press: new numbers
         act("reset", QT_TRANSLATE_NOOP("Editor", "Reset"),
             QT_TRANSLATE_NOOP("Editor", "Go back to the preset or file as it was opened"), m.reset_to_preset)
         b = self.buttons
@@ -107,7 +108,7 @@ class EditorTools(FlowRow):
         for label, text in self._names:
             label.setText(translate("Editor", text))
         self.seed.setPrefix(translate("Editor", "seed "))
-        self.seed.setToolTip(translate("Editor", "The seed for Randomize: the same seed gives the same numbers"))
+        self.seed.setToolTip(translate("Editor", "The seed for Randomize: the same seed gives the same numbers; each press moves it on by one"))
 
     def show_mode(self, projected, cross):
         """The buttons of the session's mode: ±D where there is an X, ± query and the key tooltips in

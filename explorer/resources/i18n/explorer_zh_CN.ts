@@ -909,8 +909,8 @@ B − A = {change}</translation>
         <translation>随机</translation>
     </message>
     <message>
-        <source>Fill the editable matrices with random numbers from the seed</source>
-        <translation>用种子生成的随机数填满可编辑的矩阵</translation>
+        <source>Fill the editable matrices with random numbers from the seed, then move the seed on by one (the next press gives new numbers)</source>
+        <translation>用种子生成的随机数填满可编辑的矩阵，然后种子加一（再按一次就是新的数）</translation>
     </message>
     <message>
         <source>Reset</source>
@@ -945,8 +945,8 @@ B − A = {change}</translation>
         <translation>种子 </translation>
     </message>
     <message>
-        <source>The seed for Randomize: the same seed gives the same numbers</source>
-        <translation>“随机”用的种子：同一个种子给出同样的数</translation>
+        <source>The seed for Randomize: the same seed gives the same numbers; each press moves it on by one</source>
+        <translation>“随机”用的种子：同一个种子给出同样的数；每按一次加一</translation>
     </message>
     <message>
         <source>{name}: {text}</source>
@@ -3000,7 +3000,7 @@ masked: the score was set to −∞</source>
         <translation>关于 Attention Explorer(&amp;A)</translation>
     </message>
     <message>
-        <source>&amp;Language</source>
+        <source>Lan&amp;guage</source>
         <translation>语言 Language(&amp;G)</translation>
     </message>
     <message>
