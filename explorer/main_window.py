@@ -141,6 +141,10 @@ class MainWindow(QMainWindow):
         arrange_default(self)
         self._default_state = self.saveState()
         self._layout_given = False  # a saved or a session's layout was applied: keep its sizes as they are
+        # the docks have the default shares of the window's size, and keep them when it is resized, until the person
+        # drags a separator or a layout is put in place (shrunk from 1600 × 1000, ③ kept 222 px where a window
+        # started at 1024 × 640 gives it 293, and printed 8 px numbers)
+        self._default_shares = True
         self.floated_once = set()  # large panels opened floating in this layout (dock_layout.open_panel)
         self.documents = Documents(self, path)
         self.menus = WindowMenus(self, DOCKS)  # fills self.actions
@@ -285,6 +289,7 @@ class MainWindow(QMainWindow):
         self.floated_once.clear()
         self._restore_state(self._default_state)
         fit_default_sizes(self)
+        self._default_shares = True
         self._hide_stale_tab_bars()
 
     def setVisible(self, visible):
@@ -295,6 +300,16 @@ class MainWindow(QMainWindow):
             self._layout_given = True  # once: the person's own resizing of the docks is theirs
             fit_default_sizes(self)
         super().setVisible(visible)
+
+    def event(self, event):
+        if event.type() == QEvent.Type.MouseButtonPress:  # on the window itself: a separator between docks
+            self._default_shares = False
+        return super().event(event)
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        if self._default_shares and self.isVisible():
+            fit_default_sizes(self)
 
     def showEvent(self, event):
         super().showEvent(event)
@@ -346,6 +361,7 @@ class MainWindow(QMainWindow):
         if layout.get("state"):
             self._restore_state(QByteArray.fromBase64(layout["state"].encode("ascii")))
             self._layout_given = True
+            self._default_shares = False  # the layout's own places and sizes
             if not geometry and self._made_at_another_size(layout.get("size")):
                 fit_default_sizes(self)
 

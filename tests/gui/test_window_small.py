@@ -132,3 +132,27 @@ def test_a_low_window_gives_the_tabbed_row_room(qtbot, home):
     QApplication.processEvents()
     top, low = big.docks["scores"].height(), big.docks["output"].height()
     assert abs(top / (top + low) - 560 / 900) < 0.03
+
+
+def test_a_window_shrunk_keeps_the_default_shares_until_the_person_arranges_the_docks(qtbot, home):
+    """Shrunk from 1600 × 1000 to 1024 × 640, the window gives its docks what a window started at 1024 × 640 gives
+    them (③ had kept 222 px of height and printed 8 px numbers, where a fresh start gives it 293); once the person
+    drags a separator, a resize leaves their arrangement alone."""
+    from PySide6.QtCore import QEvent, QPointF, Qt
+    from PySide6.QtGui import QMouseEvent
+
+    sizes = lambda w: {name: w.docks[name].size().toTuple() for name in ("editor", "scores", "weights", "output")}  # noqa: E731
+    fresh = open_window(qtbot, size=(1024, 640), persist_layout=False, recovery=False)
+    shrunk = open_window(qtbot, size=(1600, 1000), persist_layout=False, recovery=False)
+    shrunk.resize(1024, 640)
+    QApplication.processEvents()
+    assert sizes(shrunk) == sizes(fresh)
+    press = QMouseEvent(QEvent.Type.MouseButtonPress, QPointF(2, 2), QPointF(2, 2), Qt.MouseButton.LeftButton,
+                        Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(shrunk, press)  # a press on the window itself: on a separator between docks
+    shrunk.resizeDocks([shrunk.docks["scores"], shrunk.docks["output"]], [200, 300], Qt.Orientation.Vertical)
+    QApplication.processEvents()
+    arranged = shrunk.docks["output"].height()
+    shrunk.resize(1100, 640)
+    QApplication.processEvents()
+    assert shrunk.docks["output"].height() == arranged  # only the width changed: their heights stay theirs
