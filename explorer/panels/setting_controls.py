@@ -2,11 +2,12 @@
 switch, a slider or spin box for a number — each sends its change to ``model.set_param`` and shows
 the model's value without echoing it back. Not a panel: the panels that show settings use it."""
 from PySide6.QtCore import QSignalBlocker
-from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QSpinBox
+from PySide6.QtWidgets import QCheckBox, QComboBox
 
 from explorer.core.settings_schema import SCHEMA
 from explorer.i18n import translate
 from explorer.widgets.labelled_slider import LabelledSlider
+from explorer.widgets.number_box import NumberBox, WholeBox
 
 SPIN_DECIMALS = 4
 
@@ -32,12 +33,14 @@ class SettingControl:
             self.widget.sliderPressed.connect(model.begin_gesture)
             self.widget.sliderReleased.connect(model.end_gesture)
         else:
-            self.widget = QSpinBox(parent) if s.kind is int else QDoubleSpinBox(parent)
-            low = s.low if not s.low_open else s.low + 10.0 ** -SPIN_DECIMALS
-            if s.kind is float:
+            if s.kind is int:
+                self.widget = WholeBox(parent)
+                self.widget.setRange(s.low, s.high)
+            else:  # (a typed text out of range, or not above an open bound, is refused with the reason)
+                self.widget = NumberBox(parent, low_open=s.low_open)
                 self.widget.setDecimals(SPIN_DECIMALS)
                 self.widget.setSingleStep(0.05)
-            self.widget.setRange(low, s.high)
+                self.widget.setRange(s.low, s.high)
             self.widget.setKeyboardTracking(False)
             self.widget.valueChanged.connect(self._send)
         self.widget.setToolTip(s.tooltip)

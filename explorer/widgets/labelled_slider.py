@@ -9,15 +9,15 @@ from __future__ import annotations
 import math
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QValidator
-from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QSlider, QToolTip, QWidget
+from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QSlider, QWidget
 
-from explorer.i18n import shown_error, translate
+from explorer.i18n import translate
+from explorer.widgets.number_box import NumberBox
 from explorer.widgets.number_text import format_number, parse_number
 
 
-class _ReadOut(QDoubleSpinBox):
-    """A spin box that shows compact numbers and reads them with ``parse_number``."""
+class _ReadOut(NumberBox):
+    """The slider's number box: compact numbers (``format_number``), whole ones where the arrows step by one."""
 
     def __init__(self, significant: int, step_by, parent=None, arrows=False):
         super().__init__(parent)
@@ -25,48 +25,18 @@ class _ReadOut(QDoubleSpinBox):
         self._significant = significant
         self._step_by = step_by
         self.setDecimals(12)  # keep the value unrounded; the text is compact anyway
-        self.setKeyboardTracking(False)  # one valueChanged on Enter, not one per keystroke
         if not arrows:
             self.setButtonSymbols(QDoubleSpinBox.ButtonSymbols.NoButtons)
         self.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        self.setCorrectionMode(QDoubleSpinBox.CorrectionMode.CorrectToPreviousValue)
 
     def textFromValue(self, value: float) -> str:
         return format_number(value, self._significant)
 
-    def valueFromText(self, text: str) -> float:
-        try:
-            return parse_number(text)
-        except ValueError:
-            return self.value()
-
-    def validate(self, text: str, pos: int):
-        state = QValidator.State.Intermediate if self.refusal(text) else QValidator.State.Acceptable
-        return state, text, pos
-
-    def fixup(self, text: str) -> str:
-        return text
-
     def refusal(self, text: str) -> str | None:
-        """Why ``text`` cannot be taken (not a number, outside the range, not whole where whole numbers are
-        asked), or None when it can."""
-        try:
-            value = parse_number(text, bounded=False)
-        except ValueError as exc:
-            return shown_error(exc)
-        if not self.minimum() <= value <= self.maximum():
-            return translate("Numbers", "{text} is outside {low} … {high}").format(
-                text=text.strip(), low=self.textFromValue(self.minimum()), high=self.textFromValue(self.maximum()))
-        if self._arrows and value != int(value):
+        why = super().refusal(text)
+        if why is None and self._arrows and parse_number(text, bounded=False) != int(parse_number(text, bounded=False)):
             return translate("Numbers", "{text} is not a whole number").format(text=text.strip())
-        return None
-
-    def keyPressEvent(self, event) -> None:
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            why = self.refusal(self.text())
-            if why:  # the old value comes back (CorrectToPreviousValue): say why, under the field
-                QToolTip.showText(self.mapToGlobal(self.rect().bottomLeft()), why, self)
-        super().keyPressEvent(event)
+        return why
 
     def stepBy(self, steps: int) -> None:
         self._step_by(steps)

@@ -3,11 +3,12 @@ Every one stays in view at 1024 × 640: each ± pair sits under one name ("token
 onto another line where the dock is narrow (a toolbar hid half of them behind "»")."""
 from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QLabel, QSpinBox
+from PySide6.QtWidgets import QLabel
 
 from explorer.i18n import translate
 from explorer.widgets.flow_row import FlowRow
 from explorer.widgets.framed_button import FramedButton
+from explorer.widgets.number_box import WholeBox
 
 TIPS = {"add_token": QT_TRANSLATE_NOOP("Editor", "Add a token (a row of zeros in Q, K and V) after the selected "
                                       "row"),
@@ -55,7 +56,7 @@ class EditorTools(FlowRow):
                                                  "to every W)"), lambda: m.add_dim("x"), short="+")
         act("remove_dim_x", QT_TRANSLATE_NOOP("Editor", "−D"), QT_TRANSLATE_NOOP("Editor", "Remove the last dimension of X (and the last "
                                                     "column of every W)"), lambda: m.remove_dim("x"), short="−")
-        self.seed = seed = QSpinBox(self)
+        self.seed = seed = WholeBox(self)
         seed.setRange(0, 999_999)
         act("randomize", QT_TRANSLATE_NOOP("Editor", "Randomize"),
             QT_TRANSLATE_NOOP("Editor", "Fill the editable matrices with random numbers from the seed, then move the "

@@ -3302,6 +3302,10 @@ masked: the score was set to −∞</source>
 <context>
     <name>Numbers</name>
     <message>
+        <source>{text} is not above {low}</source>
+        <translation>{text} 不大于 {low}</translation>
+    </message>
+    <message>
         <source>{text} is outside {low} … {high}</source>
         <translation>{text} 超出了 {low} … {high} 的范围</translation>
     </message>
