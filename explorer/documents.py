@@ -315,7 +315,7 @@ class Documents:
         except ExplorerError as exc:
             self.error(translate("Documents", "Could not import into {name}").format(name=name), shown_error(exc))
             return False
-        done = self.model.replace_matrix(name, array)
+        done = self.model.replace_matrix(name, array, source=Path(path).name)
         if not done:
             self.error(translate("Documents", "Could not import into {name}").format(name=name), done.reason +
                        "\n\n" + translate("Documents", "To change the number of tokens or the widths of Q and K "

@@ -295,21 +295,49 @@ class Edits(SettingsEdits):
         self._push_state(new, text)
         return True
 
-    def replace_matrix(self, name, array):
-        """Put an imported array in place of an editable matrix; its shape must fit the others."""
+    def replace_matrix(self, name, array, source=None):
+        """Put an imported array in place of an editable matrix; its shape must fit the others. ``source``: where
+        it came from (a file's name), said first when it does not fit."""
         array = np.array(array, dtype=np.float64)  # a copy: later cell edits write into it
+        where = source or f"imported {name}"
         if name not in self.editable():
             return self._refuse(translate("Edits", "{name} is computed from X and W_{low} in projected mode: import X "
                                                    "or W_{low} instead, or switch Q, K, V back to direct").format(
                 name=name, low=name.lower()))
+        misfit = self._misfit(name, array.shape)
+        if misfit:
+            return self._refuse(f"{where}: {misfit}")
         candidate = replace(self._state, matrices={**self._state.matrices, name: array})
         try:
-            validate_session(candidate.to_session(), where=f"imported {name}")
+            validate_session(candidate.to_session(), where=where)
         except ExplorerError as exc:
             return self._refuse(shown_error(exc))
         self._push_state(self._with_heads_fitting(candidate), translate("Edits", "Import {name} {rows}×{cols}").format(
             name=name, rows=array.shape[0], cols=array.shape[1]))
         return True
+
+    def _misfit(self, name, shape):
+        """Why a matrix of ``shape`` cannot take Q's, K's or V's place, said as a person counts (its rows are
+        the tokens, Q's and K's columns the same d_k), or None (anything else is the session check's)."""
+        if name not in MATRIX_NAMES or len(shape) != 2:
+            return None
+        queries = name == "Q" and self.cross
+        tokens = len(self.query_tokens) if name == "Q" else len(self.tokens)
+        if shape[0] != tokens:
+            said = (QT_TRANSLATE_NOOP("Edits", "{name} has {rows}, but there are {tokens} (one row per query token)")
+                    if queries else QT_TRANSLATE_NOOP("Edits", "{name} has {rows}, but there are {tokens} (one row per "
+                                                               "token)"))
+            return translate("Edits", said).format(
+                name=name, rows=count(shape[0], "row"), n_rows=shape[0], n_tokens=tokens,
+                tokens=count(tokens, "query token" if queries else "token"))
+        partner = {"Q": "K", "K": "Q"}.get(name)
+        width = self.matrix(partner).shape[1] if partner else shape[1]
+        if shape[1] != width:
+            return translate("Edits", "{name} has {cols}, but {partner} has {partner_cols} (Q and K need the same "
+                                      "width d_k)").format(name=name, partner=partner, cols=count(shape[1], "column"),
+                                                         n_cols=shape[1], partner_cols=count(width, "column"),
+                                                         n_partner_cols=width)
+        return None
 
     def replace_inputs(self, matrices, tokens=None):
         """Put new Q, K and V in place at once (their shapes may all change); tokens default to t0, t1, …

@@ -186,3 +186,13 @@ def test_guesses_go_when_the_shape_changes_and_a_new_session_leaves_the_lesson(m
     assert model.guesses == {}
     model.load(demo_session())
     assert model.revealed == 3 and model.guesses == {}
+
+
+def test_an_imported_matrix_that_does_not_fit_is_refused_as_a_person_counts(model):
+    """The walkthrough's wrong.csv into Q was refused as "imported Q: matrices.Q has 2 rows but there are 4 tokens"
+    (a session file's field name, no file named); the demo has 4 tokens and d = 3."""
+    done = model.replace_matrix("Q", np.ones((2, 3)), source="wrong.csv")
+    assert not done and done.reason == "wrong.csv: Q has 2 rows, but there are 4 tokens (one row per token)"
+    done = model.replace_matrix("K", np.ones((4, 5)), source="k.npy")
+    assert not done and done.reason == "k.npy: K has 5 columns, but Q has 3 columns (Q and K need the same width d_k)"
+    assert model.replace_matrix("V", np.ones((4, 5)), source="v.csv")  # V's width is its own

@@ -1108,6 +1108,18 @@ B − A = {change}</translation>
         <translation>导入 {name} {rows}×{cols}</translation>
     </message>
     <message>
+        <source>{name} has {rows}, but there are {tokens} (one row per query token)</source>
+        <translation>{name} 有 {n_rows} 行，但有 {n_tokens} 个查询词元（每个查询词元一行）</translation>
+    </message>
+    <message>
+        <source>{name} has {rows}, but there are {tokens} (one row per token)</source>
+        <translation>{name} 有 {n_rows} 行，但有 {n_tokens} 个词元（每个词元一行）</translation>
+    </message>
+    <message>
+        <source>{name} has {cols}, but {partner} has {partner_cols} (Q and K need the same width d_k)</source>
+        <translation>{name} 有 {n_cols} 列，但 {partner} 有 {n_partner_cols} 列（Q 和 K 的宽度 d_k 必须相同）</translation>
+    </message>
+    <message>
         <source>Import Q, K, V ({tokens}, d = {d}, d_v = {d_v})</source>
         <translation>导入 Q、K、V（{n_tokens} 个词元，d = {d}，d_v = {d_v}）</translation>
     </message>
