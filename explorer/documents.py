@@ -5,7 +5,7 @@ from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QPoint, QRectF, QSize, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QPoint, QRectF, QSize, QStandardPaths, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QWidget
 
@@ -283,11 +283,15 @@ class Documents:
 
     def _folder(self):
         """Where a file dialog starts: the last folder a file was opened from or saved to (kept across
-        runs), else the session's folder, else the working folder."""
+        runs), else the session's folder, else the person's documents folder (not the folder the app was
+        started in: a new user's first Save landed in the app's own source folder)."""
         last = qsettings().value(LAST_FOLDER, "")
         if isinstance(last, str) and last and os.path.isdir(last):
             return last
-        return str(self.path.parent) if self.path else os.getcwd()
+        if self.path:
+            return str(self.path.parent)
+        documents = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+        return documents if documents and os.path.isdir(documents) else str(Path.home())
 
     def _used_folder(self, path):
         settings = qsettings()

@@ -1,5 +1,6 @@
 """Issue 14, "What a new user met in the first hour": what a first look at the window showed wrong."""
 import re
+from pathlib import Path
 from dataclasses import replace
 
 import numpy as np
@@ -396,3 +397,22 @@ def test_narrow_cells_still_print_a_number_that_fits(qtbot, ui):
     assert 20 <= width < 28
     rgb, dpr = ui.grab_rgb(heatmap)
     assert dark_pixels_at(heatmap, rgb, dpr, 0, 0) > 5
+
+
+def test_a_new_users_first_save_starts_in_their_documents_folder(qtbot, home, ui, tmp_path, monkeypatch):
+    """Not the folder the app was started in (the walkthrough's first Save offered the app's source folder)."""
+    from PySide6.QtCore import QStandardPaths
+
+    documents = tmp_path / "Documents"
+    documents.mkdir()
+    monkeypatch.setattr(QStandardPaths, "writableLocation", lambda where: str(documents))
+    monkeypatch.chdir(tmp_path)
+    asked = []
+
+    def get_file(parent, caption, directory="", *args, **kwargs):
+        asked.append(directory)
+        return "", ""  # cancelled
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", get_file)
+    window = ui.open_window(qtbot)
+    window.actions["save_as"].trigger()
+    assert [str(Path(a).parent) for a in asked] == [str(documents)]  # (a suggested name in it)
