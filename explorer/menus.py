@@ -138,8 +138,9 @@ class WindowMenus:
         self._action("paste", QT_TRANSLATE_NOOP("Menu", "&Paste"), editor.paste, QKeySequence.Paste,
                      QT_TRANSLATE_NOOP("Menu", "Paste tab-separated numbers at the cell"), edit)
         edit.addSeparator()
-        for key in ("add_token", "remove_token", "add_query", "remove_query", "cross", "randomize", "reset"):
-            edit.addAction(editor.actions[key])  # (the editor translates its own actions)
+        for key in ("add_token", "remove_token", "add_query", "remove_query", "add_dim_qk", "remove_dim_qk",
+                    "add_dim_v", "remove_dim_v", "add_dim_x", "remove_dim_x", "cross", "randomize", "reset"):
+            edit.addAction(editor.actions[key])  # (the editor translates its own actions and shows those of its mode)
         self._action("shuffle", QT_TRANSLATE_NOOP("Menu", "S&huffle tokens"),
                      lambda: self.shuffle(w.panels["positions"].seed.value()), "Ctrl+Shift+U",
                      QT_TRANSLATE_NOOP("Menu", "Reorder the tokens and check whether the outputs reorder the same "

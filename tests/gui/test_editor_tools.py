@@ -95,3 +95,12 @@ def test_randomize_twice_gives_new_numbers_and_the_seed_says_which(qtbot, window
     assert not np.array_equal(window.model.matrix("Q"), first) and editor.seed.value() == 9
     # the seed reproduces: 7 again gives the first numbers, NumPy's generator drawn as Edits does (3 decimals)
     assert np.array_equal(first, np.random.default_rng(7).standard_normal(first.shape).round(3))
+
+
+def test_every_edit_button_of_the_editor_is_in_the_edit_menu(qtbot, window):
+    """As the README says (the walkthrough found no ± d items there)."""
+    edit = next(a.menu() for a in window.menuBar().actions() if a.menu().title().replace("&", "") == "Edit")
+    in_menu = set(edit.actions())
+    editor = window.panels["editor"]
+    for key, button in editor.tools.buttons.items():
+        assert button.defaultAction() in in_menu, key
