@@ -102,8 +102,7 @@ class CostView(QWidget):
                 rows=shape.cross_keys, per_row=format_bytes(sizes[2]), total=format_bytes(sizes[2] * shape.cross_keys))
         self.summary.setText(translate(
             "Generation", "{cache} (this session is one layer: a model multiplies by its layers).{grouped} Decoding "
-            "{tokens}: {with_cache} multiply-adds with the cache, {without_cache} without ({ratio}×). The curves count "
-            "bytes read in float32.").format(cache=cache, grouped=grouped, tokens=tokens,
+            "{tokens}: {with_cache} multiply-adds with the cache, {without_cache} without ({ratio}×).").format(cache=cache, grouped=grouped, tokens=tokens,
                                              with_cache=format_count(total[0]), without_cache=format_count(total[1]),
                                              ratio=f"{total[1] / max(total[0], 1):.1f}"))
 

@@ -1841,8 +1841,8 @@ B − A = {change}</translation>
         <translation>源序列的 K/V 缓存是固定的：{rows} 行 × {per_row} = {total}（float16），与查询的数量无关</translation>
     </message>
     <message>
-        <source>{cache} (this session is one layer: a model multiplies by its layers).{grouped} Decoding {tokens}: {with_cache} multiply-adds with the cache, {without_cache} without ({ratio}×). The curves count bytes read in float32.</source>
-        <translation>{cache}（这个会话只有一层：模型还要再乘以层数）。{grouped}解码{tokens}：有缓存 {with_cache} 次乘加，没有缓存 {without_cache} 次（{ratio}×）。字节数的曲线按 float32 计。</translation>
+        <source>{cache} (this session is one layer: a model multiplies by its layers).{grouped} Decoding {tokens}: {with_cache} multiply-adds with the cache, {without_cache} without ({ratio}×).</source>
+        <translation>{cache}（这个会话只有一层：模型还要再乘以层数）。{grouped}解码{tokens}：有缓存 {with_cache} 次乘加，没有缓存 {without_cache} 次（{ratio}×）。</translation>
     </message>
     <message>
         <source>multiply-adds</source>
