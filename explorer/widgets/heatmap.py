@@ -335,6 +335,7 @@ class Heatmap(pg.GraphicsLayoutWidget):
         if row != self._outline_item.row:
             self._outline_item.row = row
             self._outline_item.update()
+            self._update_ticks()  # (where rows are labelled one in a few, the selected one is labelled too)
 
     # ---- geometry ---------------------------------------------------------------------------
     def cell_center(self, row: int, col: int) -> QPointF:
@@ -402,7 +403,8 @@ class Heatmap(pg.GraphicsLayoutWidget):
         notes = self._row_notes if self._notes_fit(cell_w, cell_h) else None
         ticks = cell_ticks(self._shape, self._row_labels, self._col_labels, self._col_label_px, notes,
                            self._flagged, cell_w=cell_w, cell_h=cell_h, line_height=line,
-                           thickness=line_ink(fm).height(), cap=upright_cap(line, self.height(), spare))
+                           thickness=line_ink(fm).height(), cap=upright_cap(line, self.height(), spare),
+                           selected_row=self._outline_item.row)
         if ticks != self._ticks:  # (setting them again would make every axis regenerate its picture)
             self._ticks = ticks
             show_ticks(self.plot, ticks)

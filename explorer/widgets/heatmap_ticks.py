@@ -81,12 +81,20 @@ def upright_cap(line_height: float, height: float, spare: float = 0.0) -> float:
     return max(least * line_height, min(most * line_height, max(UPRIGHT_SHARE * height, spare)))
 
 
+def labelled_rows(rows: int, step: int, selected: int | None = None) -> list[int]:
+    """Every ``step``-th row, and the ``selected`` one in place of those too close to it to be read beside it."""
+    shown = list(range(0, rows, step))
+    if selected is None or not 0 <= selected < rows or step == 1 or selected % step == 0:
+        return shown
+    return sorted([i for i in shown if abs(i - selected) >= step] + [selected])
+
+
 def cell_ticks(shape, row_labels, col_labels, col_label_px, row_notes, flagged, cell_w, cell_h, line_height,
-               thickness=None, cap=math.inf):
+               thickness=None, cap=math.inf, selected_row=None):
     """{"left", "top", "right", "bottom": [(index, text)], "notes": whether the right side has texts, "upright":
     the band the column labels stand in (None: they lie)} for cells ``cell_w`` × ``cell_h`` pixels; a flagged
     row's label starts with ⚠; ``thickness``: how wide a standing line's ink is (default ``line_height``);
-    ``cap``: the tallest band (``upright_cap``)."""
+    ``cap``: the tallest band (``upright_cap``); ``selected_row`` is labelled where rows are labelled one in a few."""
     rows, cols = shape
     row_step = nice_step(math.ceil((line_height + 1) / max(cell_h, 1e-9)))
     step = label_step(col_label_px, cell_w, LABEL_GAP)
@@ -99,9 +107,9 @@ def cell_ticks(shape, row_labels, col_labels, col_label_px, row_notes, flagged, 
         upright = float(min(math.ceil(tallest) + 1, math.floor(cap)))
     else:
         columns = fitting_columns(col_label_px, cell_w, LABEL_GAP, step)
-    left = [(i, f"{FLAG} {row_labels[i]}" if flagged is not None and flagged[i] else row_labels[i])
-            for i in range(0, rows, row_step)]
-    right = [(i, row_notes[i] if row_notes is not None else "") for i in range(0, rows, row_step)]
+    shown_rows = labelled_rows(rows, row_step, selected_row)
+    left = [(i, f"{FLAG} {row_labels[i]}" if flagged is not None and flagged[i] else row_labels[i]) for i in shown_rows]
+    right = [(i, row_notes[i] if row_notes is not None else "") for i in shown_rows]
     return {"left": left, "top": [(j, col_labels[j]) for j in columns], "right": right,
             "bottom": [(j, "") for j in columns], "notes": row_notes is not None, "upright": upright}
 

@@ -401,3 +401,22 @@ def test_row_notes_give_way_where_they_would_shrink_the_numbers(qtbot):
     with_notes.resize(600, 460)
     QApplication.processEvents()
     assert with_notes.ticks("right") == list(enumerate(notes))
+
+
+def test_the_selected_row_is_labelled_where_rows_are_labelled_one_in_a_few(qtbot):
+    """At L = 24 in a short dock every 5th row is labelled; the walkthrough's selected last row ("ran") had no label
+    beside its outline. It takes the place of the labels too close to it."""
+    from explorer.widgets.heatmap_ticks import labelled_rows
+
+    assert labelled_rows(24, 5) == [0, 5, 10, 15, 20]
+    assert labelled_rows(24, 5, 23) == [0, 5, 10, 15, 23]  # 20 is 3 rows from 23: one line would cover the other
+    assert labelled_rows(24, 5, 10) == [0, 5, 10, 15, 20]  # already labelled
+    assert labelled_rows(24, 1, 23) == list(range(24))
+    h = make(qtbot, size=(420, 260))
+    tokens = [f"w{i}" for i in range(24)]
+    h.set_matrix(np.eye(24), row_labels=tokens, col_labels=tokens, levels=(0, 1))
+    QApplication.processEvents()
+    shown = [i for i, _ in h.ticks("left")]
+    assert len(shown) < 24 and 23 not in shown  # one in a few
+    h.set_selected_row(23)
+    assert (23, "w23") in h.ticks("left")
