@@ -174,9 +174,17 @@ class SensitivityPanel(WorkerAnswers, Panel):
                    for i, j in nudged.largest_weights]
         outputs = [f"O[{escape(qtok[i])}, d{j}] {change_text(s.output[i, j] * eps)}" for i, j in nudged.largest_outputs]
         if not weights and not outputs:
-            return f"<span style='color:{MUTED}'>" + translate(
-                "Sensitivity", "Nothing moves: {cell} is masked (its weight is 0 whatever the score), or its row gives "
-                               "all its weight to one key.").format(cell=escape(name)) + "</span>"
+            masked = nudged.masked
+            if s.what != "S":  # a query's or a key's number: a whole row or column of scores
+                why = QT_TRANSLATE_NOOP("Sensitivity", "Nothing moves: {cell} is masked (its weight is 0 whatever the "
+                                                       "score), or its row gives all its weight to one key.")
+            elif masked is not None and masked[s.row, s.col]:
+                why = QT_TRANSLATE_NOOP("Sensitivity", "Nothing moves: {cell} is masked (its weight is 0 whatever the "
+                                                       "score).")
+            else:
+                why = QT_TRANSLATE_NOOP("Sensitivity", "Nothing moves: the row of {cell} gives all its weight to one "
+                                                       "key (a weight of 1 or 0 moves by a(1 − a) = 0).")
+            return f"<span style='color:{MUTED}'>" + translate("Sensitivity", why).format(cell=escape(name)) + "</span>"
         reach = (translate("Sensitivity", " (in heads {heads})").format(heads=", ".join(str(h + 1) for h in s.heads))
                  if len(s.heads) > 1 else "")
         said = translate("Sensitivity", "Nudging {cell} by +{epsilon}{reach} moves most: {weights}; {outputs}").format(

@@ -164,3 +164,18 @@ def test_a_score_that_gets_almost_no_weight_says_why_nothing_moves(qtbot, window
     window.model.set_selection(row=1, key=0)  # S[追 → 猫]
     qtbot.waitUntil(lambda: (panel.shown.row, panel.shown.col) == (1, 0))
     assert "Its weight is only" not in panel.summary.text()
+
+
+def test_nothing_moving_is_said_for_the_reason_that_applies(qtbot, window):
+    """The walkthrough's "S[猫 → 猫] is masked … or its row gives all its weight to one key", where only the second
+    was true. With the causal mask the row of 猫 (the first token) sees only 猫: its weight is 1, so a nudge of S[猫 →
+    猫] moves nothing (a(1 − a) = 0), and S[猫 → 追] is masked."""
+    panel = show(window, "sensitivity")
+    assert window.model.set_param("causal", True)
+    window.model.flush()
+    window.model.set_selection(row=0, key=0)  # S[猫 → 猫]: weight 1
+    qtbot.waitUntil(lambda: panel.shown is not None and (panel.shown.row, panel.shown.col) == (0, 0))
+    assert "gives all its weight to one key" in panel.summary.text() and "masked" not in panel.summary.text()
+    window.model.set_selection(row=0, key=1)  # S[猫 → 追]: masked
+    qtbot.waitUntil(lambda: (panel.shown.row, panel.shown.col) == (0, 1))
+    assert "is masked" in panel.summary.text() and "one key" not in panel.summary.text()

@@ -4178,6 +4178,14 @@ masked: the score was set to −∞</source>
         <translation>什么都没动：{cell} 被掩码（无论分数多少，权重都是 0），或者它那一行把全部权重给了一个键。</translation>
     </message>
     <message>
+        <source>Nothing moves: {cell} is masked (its weight is 0 whatever the score).</source>
+        <translation>什么都没动：{cell} 被掩码（无论分数多少，权重都是 0）。</translation>
+    </message>
+    <message>
+        <source>Nothing moves: the row of {cell} gives all its weight to one key (a weight of 1 or 0 moves by a(1 − a) = 0).</source>
+        <translation>什么都没动：{cell} 所在的行把全部权重给了一个键（权重为 1 或 0 时，变化 a(1 − a) = 0）。</translation>
+    </message>
+    <message>
         <source> (in heads {heads})</source>
         <translation>（在头 {heads} 中）</translation>
     </message>
