@@ -291,6 +291,10 @@ class MainWindow(QMainWindow):
         fit_default_sizes(self)
         self._default_shares = True
         self._hide_stale_tab_bars()
+        focus = QApplication.focusWidget()
+        if focus is None or not focus.isVisible():  # it was in a dock now closed: the keys went nowhere
+            q = self.panels["editor"].views["Q"]
+            (q if q.isVisible() else self.panels["editor"]).setFocus()
 
     def setVisible(self, visible):
         # The default shares of this window's size before it shows, not in its showEvent: the docks on screen
