@@ -198,6 +198,18 @@ def row_readout(heads, v, row, head=0):
                       np.broadcast_to(heads.mask, heads.weights.shape)[head, row].astype(bool))
 
 
+SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def distinct_names(tokens):
+    """The tokens as a list that names each once: a token that occurs more than once gets its position as a
+    subscript ("the₃", "the₇"), so a list of keys ranked by weight (the Readout's legend) tells them apart."""
+    seen = {}
+    for token in tokens:
+        seen[token] = seen.get(token, 0) + 1
+    return [f"{t}{str(j).translate(SUBSCRIPTS)}" if seen[t] > 1 else t for j, t in enumerate(tokens)]
+
+
 def keys_by_weight(weights):
     """Key indices heaviest first; equal weights keep token order (a stable sort)."""
     return np.argsort(-np.asarray(weights, dtype=np.float64), kind="stable")

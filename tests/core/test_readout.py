@@ -355,3 +355,11 @@ def test_a_causal_row_reads_only_the_keys_it_may_attend():
     assert drawn_keys(ro.weights, 12, ro.attended()) == [0, 1, 2]  # no 0·v of the masked keys
     assert drawn_keys(np.arange(10.0), 4, keys=[1, 3, 5, 7, 9]) == [5, 7, 9]  # 3 heaviest of those
     assert row_readout(multi_head_attention(q, k, v, 1), v, row=2).attended().tolist() == list(range(6))
+
+
+def test_distinct_names_give_a_repeated_token_its_position():
+    from explorer.core.readout import distinct_names
+
+    assert distinct_names(["the", "cat", "saw", "the", "dog"]) == ["the₀", "cat", "saw", "the₃", "dog"]
+    assert distinct_names(("猫", "追", "红色", "激光点")) == ["猫", "追", "红色", "激光点"]
+    assert distinct_names(["a"] * 12)[11] == "a₁₁"

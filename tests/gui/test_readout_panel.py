@@ -374,3 +374,12 @@ def test_a_causal_row_spells_out_and_draws_only_the_keys_it_attends(qtbot):
     assert "v(猫)" in header and "v(追)" in header and "v(红色)" not in header and "v(激光点)" not in header
     assert sorted(bar_heights(panel)) == [0, 1]
     assert "others" not in legend and "红色" not in legend
+
+
+def test_a_repeated_token_is_told_apart_in_the_legend(qtbot):
+    """At L = 24 the walkthrough's legend listed "the" five times; a repeated token gets its position."""
+    session = random_session(length=5, dim=3, seed=2)
+    session = replace(session, tokens=("the", "cat", "saw", "the", "dog"))
+    model, panel = make(qtbot, session)
+    legend = panel.legend.text()
+    assert "the₀" in legend and "the₃" in legend and "cat" in legend and "cat₁" not in legend

@@ -107,7 +107,7 @@ class SharesBars:
         d = int(round(x))
         if not (0 <= d < stacked.shape[1] and abs(x - d) <= BAR_WIDTH / 2):
             return ""
-        col, tokens = f"d{int(ro.columns[d])}", self.model.tokens
+        col, tokens = f"d{int(ro.columns[d])}", self._key_names()
         for slot, (part, base) in enumerate(zip(stacked[:, d], bases[:, d])):
             if part != 0 and min(base, base + part) <= y <= max(base, base + part):
                 if slot < len(keys):

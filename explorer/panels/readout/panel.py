@@ -10,7 +10,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QBoxLayout, QComboBox, QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from explorer.core.plural import noun
-from explorer.core.readout import drawn_keys, keys_by_weight, row_readout
+from explorer.core.readout import distinct_names, drawn_keys, keys_by_weight, row_readout
 from explorer.model import VALUES
 from explorer.weak import weakly
 from explorer.widgets.html_escape import escape
@@ -248,12 +248,20 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
     # ----- drawing ------------------------------------------------------------------------------
     def _draw(self):
         ro = self._readout
-        tokens = self.model.tokens
+        tokens = self._key_names()
         keys = self.shown_keys()
         self._draw_header(ro, tokens)
         self._draw_bars(ro, keys)
         self._draw_plane(ro, keys, tokens)
         self._draw_legend(ro, keys, tokens)
+
+    def _key_names(self):
+        """The keys' tokens, a repeated one with its position ("the₃"): the legend and the plane list keys by weight,
+        not in order (made once per list of tokens)."""
+        tokens = self.model.tokens
+        if getattr(self, "_names_of", (None,))[0] is not tokens:
+            self._names_of = (tokens, distinct_names(tokens))
+        return self._names_of[1]
 
     def _draw_header(self, ro, tokens):
         r = self.model.results
