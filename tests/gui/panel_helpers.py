@@ -18,3 +18,13 @@ def show_panel(qtbot, panel_class, session=None, size=(800, 500), heads=None):
     model.flush()
     QApplication.processEvents()  # let the layout settle (e.g. a wrapped caption) before reading positions
     return model, panel
+
+
+def show_dock(qtbot, window, name):
+    """Bring the window's dock ``name`` to the front and return its panel, built and drawn."""
+    window.docks[name].show()
+    window.docks[name].raise_()
+    qtbot.waitUntil(lambda: window.panels.is_built(name), timeout=5000)
+    panel = window.panels[name]
+    panel.refresh()
+    return panel

@@ -6,6 +6,7 @@ from PySide6.QtWidgets import QLabel
 from explorer import i18n
 from explorer.core.errors import SessionError
 from explorer.core.session import load_session
+from tests.gui.panel_helpers import show_dock
 
 
 @pytest.fixture(autouse=True)
@@ -92,18 +93,9 @@ def test_renaming_a_token_asks_in_chinese(window, monkeypatch):
     assert asked == [("词元改名", "词元 1（追）的新名字：", "追")]
 
 
-def shown(qtbot, window, name):
-    window.docks[name].show()
-    window.docks[name].raise_()
-    qtbot.waitUntil(lambda: window.panels.is_built(name), timeout=5000)
-    panel = window.panels[name]
-    panel.refresh()
-    return panel
-
-
 def plot_texts(window, qtbot):
     """The axis titles, colour-bar titles, legends and line labels of the plots that said English in 中文."""
-    generation, flash, model_view, rope = (shown(qtbot, window, name)
+    generation, flash, model_view, rope = (show_dock(qtbot, window, name)
                                            for name in ("generation", "flash", "model_view", "rope"))
     costs = generation.costs
     costs.measure.setCurrentIndex(0)  # multiply-adds per step: the left axis says multiply-adds
@@ -144,7 +136,7 @@ def test_the_plots_titles_legends_and_labels_are_chinese_then_english_again(qtbo
 
 def test_why_rope_cannot_be_on_is_said_in_chinese(qtbot, window):
     """The demo's heads are d_h = 3 wide, odd: the RoPE panel says why (the settings' own check) in 中文."""
-    rope = shown(qtbot, window, "rope")
+    rope = show_dock(qtbot, window, "rope")
     assert rope.problem_label.text().startswith("rope needs an even d_h, but each head")
     window.menus.choose_language("zh")
     rope.refresh()
@@ -205,7 +197,7 @@ def test_a_name_typed_without_a_suffix_gets_the_chinese_filters_suffix(window, m
 
 def test_a_folder_that_is_no_checkpoint_is_refused_in_chinese(qtbot, window, tmp_path):
     """The model view's refusals of a folder (explorer/models marks them): 中文 in 中文, the folder kept."""
-    panel = shown(qtbot, window, "model_view")
+    panel = show_dock(qtbot, window, "model_view")
     empty = tmp_path / "empty"
     empty.mkdir()
     window.menus.choose_language("zh")

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QComboBox
 
 from explorer import app, i18n
 from explorer.core.settings_schema import SCHEMA
+from tests.gui.panel_helpers import show_dock
 
 CJK = re.compile(r"[\u3400-\u9fff]")
 TOOLS = Path(__file__).resolve().parents[2] / "tools"
@@ -215,11 +216,7 @@ CHINESE_CAPTIONS = {
 
 
 def show_panel(qtbot, window, name):
-    window.docks[name].show()
-    window.docks[name].raise_()
-    qtbot.waitUntil(lambda: window.panels.is_built(name), timeout=5000)
-    panel = window.panels[name]
-    panel.refresh()
+    panel = show_dock(qtbot, window, name)
     qtbot.waitUntil(lambda: bool(caption_of(panel, name)), timeout=5000)
     return panel
 
