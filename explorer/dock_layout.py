@@ -83,6 +83,9 @@ def open_panel(window, dock, readable=None):
         return
     front = front_tab(window, dock)
     dock.raise_()
+    panels = getattr(window, "panels", None)
+    if panels is not None and panels.is_built(name):  # (built as its dock came to the front)
+        readable = panels[name].readable_size(readable)
     if dock.width() >= readable[0] and dock.height() >= readable[1]:
         return
     window.floated_once.add(name)

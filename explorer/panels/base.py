@@ -112,6 +112,11 @@ class Panel(QWidget):
             setter(translate(context, text))
         self._on_changed(ALL)
 
+    def readable_size(self, size):
+        """The (width, height) this panel needs to be read, given its dock's (``DockSpec.readable``): where the
+        View menu opens it floating when its docked place is smaller. The same, unless a panel shows less now."""
+        return size
+
     def heightForWidth(self, width):
         """With ``snug``, as tall as the panel must be rather than as its wrapped texts would like: the
         dock's scroll area asks this, so the panel's views share the dock instead of scrolling out of it."""

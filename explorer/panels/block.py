@@ -203,6 +203,14 @@ class BlockPanel(WorkerAnswers, Panel):
                 box.setValue(value)
         self.formula.setText(FORMULAS[s.placement] + ("" if self._narrow else translate("Block", WHOSE)))
 
+    def readable_size(self, size):
+        """Without a block to draw (Q, K, V edited directly: one sentence and a button), no more room than that."""
+        if self.model.projected:
+            return size
+        self.refresh()  # (drawn now if it was just built: the sentence, not the block's rows, is what is measured)
+        self.layout().activate()
+        return size[0], self.sizeHint().height()
+
     # ----- drawing ---------------------------------------------------------------------------------
     def render(self, flags):
         self.show_settings()

@@ -105,3 +105,23 @@ def test_a_floating_panel_grows_with_its_content_and_goes_wider_when_that_makes_
     assert (scroll.width(), scroll.height()) == (620, 450)
     assert scroll.verticalScrollBar().maximum() == 0
     assert window.screen().availableGeometry().contains(dock.geometry())
+
+
+def test_the_block_opened_in_direct_mode_floats_only_as_tall_as_its_sentence_then_grows(qtbot, home):
+    """Q, K, V edited directly, the Transformer block is one sentence and a button: opened from the View menu it
+    floated 780 × 600 and mostly empty (its readable size is the drawn block's). It takes its sentence's height, and
+    grows when the person switches to projected mode and the block is drawn."""
+    from explorer.main_window import SPECS
+    from explorer.dock_layout import open_panel
+    from tests.gui.conftest import open_window
+
+    window = open_window(qtbot, persist_layout=False, recovery=False)
+    dock, readable = window.docks["block"], SPECS["block"].readable
+    open_panel(window, dock, readable)
+    panel = window.panels["block"]
+    qtbot.waitUntil(lambda: dock.isFloating())
+    assert panel.chain.isHidden() and dock.height() < readable[1] / 2
+    assert not dock.widget().verticalScrollBar().isVisible()  # the sentence and the button whole
+    panel.make_ready.click()  # Switch to projected mode
+    window.model.flush()
+    qtbot.waitUntil(lambda: not panel.chain.isHidden() and dock.height() > readable[1] / 2, timeout=5000)
