@@ -2,21 +2,19 @@
 
 Generic (rows, columns, labels, numbers; nothing of attention). Built as pyqtgraph's
 MatrixDisplayExample: one row-major ImageItem, shifted by half a cell in a Y-inverted plot, so cell
-(i, j) is centred at view point (x=j, y=i) and ticks sit on cell centres; a ColorBarItem follows the
+(i, j) is centred at view point (x=j, y=i) and ticks sit on cell centres; a ColourBar follows the
 levels. Overlays (mask, texts, outlines: ``heatmap_overlays``) are single items whose cost does not
-grow with item count.
+grow with item count; the pointer (hover, tooltips, clicks) is ``heatmap_pointer``'s.
 """
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QCursor, QFontMetricsF, QPalette
-from PySide6.QtWidgets import QToolTip
+from PySide6.QtCore import QPointF, QRectF, Signal
+from PySide6.QtGui import QFontMetricsF, QPalette
 
 from explorer.core.pooling import block_extreme, blocks_for
 from explorer.widgets.lean_image import LeanImageItem
@@ -27,9 +25,9 @@ from explorer.widgets.plot_cache import cache_axes
 from .cell_text import MAX_CELLS, MIN_CELL_H, MIN_CELL_W, CellTextItem, contrast_is_white
 from .palette import CMAPS, colour_map
 from .heatmap_overlays import MASK_FILL, MaskOverlay, OutlineOverlay
-from .heatmap_ticks import cell_ticks, is_cut, label_widths, show_ticks, upright_cap
+from .heatmap_pointer import HeatmapPointer
+from .heatmap_ticks import cell_ticks, label_widths, show_ticks, upright_cap
 from .label_axis import LabelAxis, line_ink
-from .html_escape import plain_tooltip
 
 MAX_CELL_ASPECT = 2.0  # cells fill the view but are never more than 2:1 (readability first)
 MIN_PLOT_H = 160.0  # the matrix (and so the colour bar) is never squeezed below this height
@@ -54,7 +52,7 @@ def _ink(widget):
     return widget.palette().color(QPalette.ColorGroup.Active, QPalette.ColorRole.WindowText)
 
 
-class Heatmap(pg.GraphicsLayoutWidget):
+class Heatmap(HeatmapPointer, pg.GraphicsLayoutWidget):
     """A labelled matrix heatmap with fixed levels, a colour bar, masked cells, hover and click.
 
     Cell (row i, col j) is centred at view point (x=j, y=i); row 0 is at the top.
@@ -423,88 +421,3 @@ class Heatmap(pg.GraphicsLayoutWidget):
         slack = 0.0 if shown else NOTES_SLACK
         with_notes = self._text_item.text_px((room - notes_w - slack) / cols, cell_h)
         return with_notes >= self._text_item.text_px(room / cols, cell_h)
-
-    # ---- pointer ----------------------------------------------------------------------------
-    def _scene_pos(self, ev) -> QPointF:
-        return self.viewportTransform().inverted()[0].map(ev.position())
-
-    def mouseMoveEvent(self, ev) -> None:
-        # Not the scene's sigMouseMoved: pyqtgraph rate-limits it and may drop the last move.
-        super().mouseMoveEvent(ev)
-        scene_pos = self._scene_pos(ev)
-        self._set_hover(*self._cell_at_scene(scene_pos), scene_pos)
-
-    def mousePressEvent(self, ev) -> None:
-        super().mousePressEvent(ev)
-        if self._cell_at_scene(self._scene_pos(ev))[0] >= 0:
-            ev.accept()  # a cell is a click target (and this keeps the release coming to us)
-
-    def mouseReleaseEvent(self, ev) -> None:
-        super().mouseReleaseEvent(ev)  # pyqtgraph's scene turns press + release into sigMouseClicked
-        if self._cell_at_scene(self._scene_pos(ev))[0] >= 0:
-            ev.accept()
-
-    def _on_mouse_clicked(self, ev) -> None:
-        if ev.button() != Qt.MouseButton.LeftButton or ev.double():
-            return
-        r, c = self._cell_at_scene(ev.scenePos())
-        if r >= 0:
-            self.cellClicked.emit(r, c)
-
-    def _set_hover(self, r: int, c: int, scene_pos: QPointF | None = None) -> None:
-        if (r, c) == self._hover:
-            return
-        self._hover = (r, c)
-        self._outline_item.hover = (r, c) if r >= 0 else None
-        self._outline_item.update()
-        self.cellHovered.emit(r, c)
-        text = self._ask_tooltip(r, c) if r >= 0 and self.tooltip_provider is not None else ""
-        self._tooltip_text = text
-        if text and scene_pos is not None:
-            local = self.viewportTransform().map(scene_pos).toPoint()
-            QToolTip.showText(self.viewport().mapToGlobal(local), plain_tooltip(text), self.viewport())
-        else:
-            QToolTip.hideText()
-
-    def _ask_tooltip(self, r: int, c: int) -> str:
-        try:
-            text = self.tooltip_provider(r, c)
-            label = self._col_labels[c] if c < len(self._col_labels) else ""
-            cut = text and label not in text and is_cut(self._ticks, label, self._col_label_px[c])
-            return f"{label}\n{text}" if cut else text  # a column label cut short (…) above: here in full
-        except Exception:  # noqa: BLE001 — an exception leaving a viewport event ends the process
-            sys.excepthook(*sys.exc_info())
-            return ""
-
-    def refresh_tooltip(self) -> None:
-        """The numbers under the pointer changed (an edit, an undo, a reveal): a tooltip on screen
-        for the hovered cell follows them, or goes away when the cell has nothing to say now."""
-        r, c = self._hover
-        if r < 0 or self.tooltip_provider is None:
-            return
-        old, text = self._tooltip_text, self._ask_tooltip(r, c)
-        self._tooltip_text = text
-        if text == old or not old or not QToolTip.isVisible() or QToolTip.text() != plain_tooltip(old):
-            return  # unchanged, or no tooltip of this cell on screen (Qt's ToolTip event asks again)
-        if text:
-            QToolTip.showText(QCursor.pos(), plain_tooltip(text), self.viewport())
-        else:
-            QToolTip.hideText()
-
-    def leaveEvent(self, ev) -> None:
-        super().leaveEvent(ev)
-        self._set_hover(-1, -1)
-
-    def viewportEvent(self, ev) -> bool:
-        # Qt's delayed ToolTip event would reach the scene, which has no item tooltips and hides
-        # ours; answer it with the hovered cell's text instead.
-        if ev.type() == QEvent.Type.ToolTip and self.tooltip_provider is not None:
-            text = self._tooltip_text if self._hover[0] >= 0 else ""
-            if text:
-                QToolTip.showText(ev.globalPos(), plain_tooltip(text), self.viewport())
-            else:
-                QToolTip.hideText()
-            ev.accept()
-            return True
-        return super().viewportEvent(ev)
-
