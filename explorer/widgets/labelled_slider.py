@@ -34,7 +34,7 @@ class _ReadOut(NumberBox):
 
     def refusal(self, text: str) -> str | None:
         why = super().refusal(text)
-        if why is None and self._arrows and parse_number(text, bounded=False) != int(parse_number(text, bounded=False)):
+        if why is None and self._arrows and not float(parse_number(text, bounded=False)).is_integer():
             return translate("Numbers", "{text} is not a whole number").format(text=text.strip())
         return why
 

@@ -47,6 +47,7 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         self._combo_tokens = None  # the tokens row_combo lists
         self._readout = None
         self._shown = (None, [])  # (readout, the keys drawn one by one for it)
+        self._names_of = (None, [])  # (the tokens, their distinct names): _key_names
         fg = self.palette().color(QPalette.ColorRole.WindowText)
         bg = self.palette().color(QPalette.ColorRole.Base)
         self._fg = fg
@@ -259,7 +260,7 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         """The keys' tokens, a repeated one with its position ("the₃"): the legend and the plane list keys by weight,
         not in order (made once per list of tokens)."""
         tokens = self.model.tokens
-        if getattr(self, "_names_of", (None,))[0] is not tokens:
+        if self._names_of[0] is not tokens:
             self._names_of = (tokens, distinct_names(tokens))
         return self._names_of[1]
 
