@@ -46,18 +46,8 @@ class LeanAxisItem(pg.AxisItem):
         super().setTicks(ticks)
         self._measure_before_paint()
 
-    def hold_measures(self):
-        """Measure nothing until ``release_measures``: for a plot built before its data, whose layout
-        passes would measure the default range's ticks (the Readout's axes: 6 of its 12 measures)."""
-        self.__dict__["_measure_held"] = True
-
-    def release_measures(self):
-        """The data is in: measure now (once), and again on every layout or new ticks until painted."""
-        if self.__dict__.pop("_measure_held", False):
-            self._measure_before_paint()
-
     def _measure_before_paint(self):
-        if "_painted" in self.__dict__ or "_measure_held" in self.__dict__ or not self._has_texts():
+        if "_painted" in self.__dict__ or not self._has_texts():
             return
         if self._tickLevels is not None:  # given ticks: their texts, not the axis's length, set the size
             measured = (self._tickLevels, tuple(self.range))
@@ -274,13 +264,7 @@ LEAN = _checked(pg.__version__)
 if not LEAN:  # a pyqtgraph whose internals may differ: its own classes, menus, label updates and all
 
     class LeanAxisItem(pg.AxisItem):  # noqa: F811 — the fallbacks replace the lean classes
-        """``pg.AxisItem`` as it is (it measures while painting: nothing to hold)."""
-
-        def hold_measures(self):
-            pass
-
-        def release_measures(self):
-            pass
+        """``pg.AxisItem`` as it is (it measures its tick texts while painting)."""
 
     class LeanPlotItem(pg.PlotItem):  # noqa: F811
         """``pg.PlotItem`` with its ViewBox menu off by default, as the lean one."""

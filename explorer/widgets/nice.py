@@ -25,3 +25,15 @@ def label_every(count, pixels, label_px):
     """Every how many of ``count`` evenly spaced labels to show so each gets ``label_px`` of ``pixels``:
     a nice step, never more than the first nice step reaching ``count``."""
     return nice_step(min(count * label_px / pixels, count))
+
+
+def round_ticks(lo, hi, pixels, min_px):
+    """Ticks at round values (1, 2, 5 × 10^k apart, at least ``min_px`` of ``pixels`` apart) inside [lo, hi],
+    and the decimals their labels need."""
+    span = hi - lo
+    if not (span > 0 and pixels > 0):
+        return [], 0
+    step = nice_ceiling(span * min_px / pixels)
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9))
+    first, last = math.ceil(lo / step - 1e-9), math.floor(hi / step + 1e-9)
+    return [round(k * step, decimals) for k in range(first, last + 1)], decimals

@@ -34,6 +34,14 @@ MASK_HATCH = "#505050"
 FLAG_RED = "#d62728"  # a cell flagged as suspicious
 
 
+def blended(colour, over):
+    """The opaque colour a translucent ``colour`` shows over ``over``: painted as it, a wide or crossing line
+    costs Qt no blending pass (a translucent 2-pixel line took ~100 µs to draw, an opaque one ~3 µs)."""
+    colour, over = QColor(colour), QColor(over)
+    a = colour.alphaF()
+    return QColor.fromRgbF(*(a * c + (1 - a) * o for c, o in zip(colour.getRgbF()[:3], over.getRgbF()[:3])))
+
+
 def qualitative_colour(i, darken_step):
     """The ``i``-th colour of the series: Okabe–Ito, then darker variants of it (``darken_step`` % per round)."""
     base = QColor(OKABE_ITO[i % len(OKABE_ITO)])

@@ -33,8 +33,7 @@ class Log(QObject):
 
 def star(readout):
     """Where the Readout's plane draws O_row (its dimensions 0 and 1)."""
-    x, y = readout.star.getData()
-    return np.array([x[0], y[0]])
+    return np.asarray(readout.plane.star, float)
 
 
 def test_a_held_slider_paints_the_weights_before_the_readout_draws_and_the_readout_catches_up(qtbot, home):

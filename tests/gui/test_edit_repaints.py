@@ -43,7 +43,7 @@ def test_readout_skips_q_edits_of_other_rows_and_redraws_its_own(qtbot, monkeypa
     assert len(draws) == 3
     # what is drawn is the model's row after all of it
     r = model.results
-    np.testing.assert_allclose(panel.star.getData()[0][0], r.heads.output[row, 0], atol=1e-12)
+    np.testing.assert_allclose(panel.plane.star[0], r.heads.output[row, 0], atol=1e-12)
 
 
 def test_readout_follows_a_new_selected_row_after_skipped_edits(qtbot, monkeypatch):
@@ -54,7 +54,7 @@ def test_readout_follows_a_new_selected_row_after_skipped_edits(qtbot, monkeypat
     model.set_selection(row=other)
     model.flush()
     assert panel._readout.row == other
-    np.testing.assert_allclose(panel.star.getData()[0][0], model.results.heads.output[other, 0], atol=1e-12)
+    np.testing.assert_allclose(panel.plane.star[0], model.results.heads.output[other, 0], atol=1e-12)
 
 
 def test_colour_bar_levels_are_set_only_when_they_change(qtbot, monkeypatch):

@@ -5,13 +5,14 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint
+from PySide6.QtCore import QPoint, QRectF
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication, QFileDialog, QLabel, QMessageBox, QStyle, QTabBar, QToolTip
 
 from explorer.core.presets import random_session
 from explorer.panels.output import OutputPanel
 from explorer.panels.readout import ReadoutPanel
+from explorer.panels.readout.plane import STAR_SIZE_PX
 from explorer.view_menu import in_front
 from explorer.widgets.heatmap import Heatmap
 from tests.gui.panel_helpers import show_panel
@@ -99,20 +100,28 @@ def test_a_tall_output_takes_the_panels_width(qtbot):
     assert len(heatmap.ticks("top")) >= 4  # d0, d10, … rather than one "d0"
 
 
+def star_box(plane):
+    """The star O_i as the plane paints it (widget pixels)."""
+    x, y = plane.to_px(plane.star)
+    r = STAR_SIZE_PX / 2
+    return QRectF(x - r, y - r, 2 * r, 2 * r)
+
+
 def test_the_readout_labels_only_what_can_be_read(qtbot):
     """Crowded hull plot (L = 1024): no token label lies on another or on the star; the legend names every
     key drawn, "<0.01" weights included (text, not the start of a tag)."""
     model, panel = show_panel(qtbot, ReadoutPanel, large_session(), size=(900, 420))
-    shown = [label for label in panel.point_labels if label.isVisible()]
-    assert 0 < len(shown) < len(panel.point_labels)
-    boxes = [label.sceneBoundingRect() for label in shown] + [panel.star_label.sceneBoundingRect()]
+    plane = panel.plane
+    shown = [label.box for label in plane.labels if label.box is not None]
+    assert 0 < len(shown) < len(plane.labels)
+    boxes = shown + [plane.star_label.box]
     for i, a in enumerate(boxes):
         for b in boxes[i + 1:]:
             both = a.intersected(b)
             assert both.width() * both.height() <= 0.1 * min(a.width() * a.height(), b.width() * b.height())
-    star = panel.star.sceneBoundingRect()
-    for label in shown:
-        both = label.sceneBoundingRect().intersected(star)
+    star = star_box(plane)
+    for box in shown:
+        both = box.intersected(star)
         assert both.width() * both.height() < 0.25 * star.width() * star.height()
     legend = QTextDocument()
     legend.setHtml(panel.legend.text())
@@ -176,10 +185,10 @@ def test_the_readout_shows_its_legend_and_check_without_scrolling(qtbot, window,
     for label in (panel.legend, panel.check_label):
         assert label.isVisible() and bottom(label) <= viewport.height()
     assert panel.scroll.verticalScrollBar().maximum() == 0
-    star = panel.star.sceneBoundingRect()
-    for label in panel.point_labels:
-        if label.isVisible():
-            both = label.sceneBoundingRect().intersected(star)
+    star = star_box(panel.plane)
+    for label in panel.plane.labels:
+        if label.box is not None:
+            both = label.box.intersected(star)
             assert both.width() * both.height() < 0.25 * star.width() * star.height()
 
 

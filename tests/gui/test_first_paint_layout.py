@@ -4,6 +4,7 @@ pyqtgraph's axes measured their tick labels only while painting and then widened
 and plot was painted, laid out again and painted a second time a moment after the window appeared.
 The lean axes measure when laid out or given ticks: the first paint already shows the final layout.
 """
+import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication
 
@@ -79,50 +80,7 @@ def test_the_windows_plots_are_painted_in_their_final_layout(qtbot, home):
     for h in heatmaps:
         assert watch.seen[h] == geometry(h), h.parent().objectName()
     readout = window.panels["readout"]
-    for plot in (readout.bars, readout.plane):
-        assert isinstance(plot.getPlotItem().getAxis("left"), lean_plot.LeanAxisItem)
-    for plot in (readout.bars, readout.plane):
-        assert "_options_built" not in plot.getPlotItem().__dict__  # no options menu was built
-
-
-def test_the_readouts_axes_measure_only_once_they_have_their_ranges(qtbot, home, monkeypatch):
-    """The Readout is built before its data is drawn: its axes measured the default range's ticks at each
-    layout pass (6 of its 12 measures at start-up). Counted: none before its first draw, and none twice
-    for the same range and length."""
-    if not lean_plot.LEAN:
-        return
-    from explorer.main_window import MainWindow
-    from explorer.panels.readout.panel import ReadoutPanel
-
-    measured, drawn = [], []
-    base_specs, base_draw = lean_plot.LeanAxisItem.generateDrawSpecs, ReadoutPanel._draw
-
-    def specs(axis, painter):  # a measure lays every tick text out (outside paint(): a measure)
-        if "_painted" not in axis.__dict__:
-            length = axis.height() if axis.orientation in ("left", "right") else axis.width()
-            measured.append((axis, bool(drawn), (*axis.range, length)))
-        return base_specs(axis, painter)
-
-    def draw(panel):
-        drawn.append(True)
-        base_draw(panel)
-
-    monkeypatch.setattr(lean_plot.LeanAxisItem, "generateDrawSpecs", specs)
-    monkeypatch.setattr(ReadoutPanel, "_draw", draw)
-    window = MainWindow(persist_layout=False, recovery=False)
-    qtbot.addWidget(window, before_close_func=lambda w: w.model.undo_stack.setClean())
-    window.resize(1600, 1000)
-    window.show()
-    qtbot.waitUntil(lambda: window.panels.is_built("readout") and bool(drawn))
-    for _ in range(10):
-        QApplication.processEvents()
-    readout = window.panels["readout"]
-    axes = {plot.getPlotItem().getAxis(side) for plot in (readout.bars, readout.plane) for side in ("left", "bottom")}
-    mine = [(axis, after_draw, key) for axis, after_draw, key in measured if axis in axes]
-    assert mine, "the Readout's axes are measured before their first paint"
-    assert all(after_draw for _, after_draw, _ in mine)  # not one measure of the default range
-    keys = [(id(axis), key) for axis, _, key in mine]
-    assert len(keys) == len(set(keys))  # never the same range and length twice
+    assert not readout.findChildren(pg.GraphicsView)  # its plots paint themselves (widgets/painted_plot.py)
 
 
 class Resizes(QObject):

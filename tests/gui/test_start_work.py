@@ -16,8 +16,6 @@ from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QApplication
 
 from explorer.gc_pause import paused_collection
-from explorer.widgets import lean_plot
-from tests.gui.test_first_paint_layout import geometry
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,14 +31,12 @@ class ReadoutFirstPaint(QObject):
         if event.type() == QEvent.Type.Paint and self.window.panels.is_built("readout"):
             readout = self.window.panels["readout"]
             for plot in (readout.bars, readout.plane):
-                if obj is plot.viewport() and plot not in self.seen:
-                    self.seen[plot] = (readout.size().toTuple(), plot.size().toTuple(), geometry(plot))
+                if obj is plot and plot not in self.seen:
+                    self.seen[plot] = (readout.size().toTuple(), plot.size().toTuple(), plot.data_rect().getRect())
         return False
 
 
 def test_the_readout_is_first_painted_laid_out(qtbot, home):
-    if not lean_plot.LEAN:
-        return
     from explorer.main_window import MainWindow
 
     window = MainWindow(persist_layout=False, recovery=False)
@@ -58,7 +54,7 @@ def test_the_readout_is_first_painted_laid_out(qtbot, home):
         QApplication.instance().removeEventFilter(watch)
     readout = window.panels["readout"]
     for plot in (readout.bars, readout.plane):
-        assert watch.seen[plot] == (readout.size().toTuple(), plot.size().toTuple(), geometry(plot))
+        assert watch.seen[plot] == (readout.size().toTuple(), plot.size().toTuple(), plot.data_rect().getRect())
 
 
 def test_a_process_that_already_ran_keeps_collecting_its_garbage():

@@ -1,22 +1,26 @@
 """The Readout's stacked bars: each key's share w_ij·v_j of every output dimension, and their total O_i."""
+from typing import NamedTuple
+
 import numpy as np
-import pyqtgraph as pg
-from PySide6.QtCore import QT_TRANSLATE_NOOP
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QLineF, QPointF, QRectF, QT_TRANSLATE_NOOP
+from PySide6.QtGui import QBrush, QColor, QPen
 
 from explorer.core.plural import count
 from explorer.core.readout import shares_for_bars
 from explorer.widgets.nice import FINE_STEPS, label_every, nice_ceiling
 from explorer.widgets.number_text import format_fixed, format_weight
+from explorer.widgets.painted_plot import PaintedPlot
 from explorer.widgets.palette import BLACK
-from explorer.widgets.plots import pooled
 from explorer.i18n import translate
+from explorer.weak import weakly
 
 from .colours import OTHERS_COLOR, key_colour
 
 BAR_WIDTH = 0.62
 OUTPUT_COLOR = BLACK
 TICK_LABEL_PX = 34.0  # room for one dimension's label under the bars
+TOTAL_DOT_PX = 8.0  # the diameter of the dot on O_i,d
+TOTAL_TICK = BAR_WIDTH / 2 + 0.08  # half the width of the line across each bar at O_i,d
 
 
 def stepped_range(lo, hi):
@@ -29,74 +33,92 @@ def stepped_range(lo, hi):
     return bottom - pad, top + pad
 
 
+class Stack(NamedTuple):
+    """One colour of the stacked bars: a key (None: the other keys), its segments' x, bases and heights."""
+
+    key: object
+    x: np.ndarray
+    y0: np.ndarray
+    height: np.ndarray
+    colour: QColor
+
+
+class BarsPlot(PaintedPlot):
+    """The stacked bars as drawn: ``stacks`` (one per key, then the others), ``totals`` O_i,d (or None)."""
+
+    def __init__(self, parent, fg, bg):
+        super().__init__(parent, fg, bg)
+        self.stacks = []
+        self.totals = None
+
+    def set_bars(self, stacks, totals):
+        self.stacks, self.totals = stacks, totals
+        self.update()
+
+    def paint_data(self, p):
+        rect = self.data_rect()
+        zero = self._y_px(0.0)
+        p.setPen(QPen(self.fg, 1))
+        p.drawLine(QPointF(rect.left(), zero), QPointF(rect.right(), zero))
+        p.setPen(QPen(QColor(255, 255, 255), 1))
+        for stack in self.stacks:
+            drawn = stack.height != 0
+            x, y0, y1 = stack.x[drawn], stack.y0[drawn], (stack.y0 + stack.height)[drawn]
+            left = self.to_px(np.column_stack([x - BAR_WIDTH / 2, np.maximum(y0, y1)]))
+            right = self.to_px(np.column_stack([x + BAR_WIDTH / 2, np.minimum(y0, y1)]))
+            p.setBrush(QBrush(stack.colour))
+            p.drawRects([QRectF(QPointF(*a), QPointF(*b)) for a, b in zip(left.tolist(), right.tolist())])
+        if self.totals is None:
+            return
+        x, total = self.totals
+        ends = self.to_px(np.column_stack([np.concatenate([x - TOTAL_TICK, x + TOTAL_TICK]), np.tile(total, 2)]))
+        n = len(x)
+        p.setPen(QPen(QColor(OUTPUT_COLOR), 2.5))
+        p.drawLines([QLineF(*a, *b) for a, b in zip(ends[:n].tolist(), ends[n:].tolist())])
+        p.setPen(QPen(QColor(255, 255, 255), 1.2))
+        p.setBrush(QBrush(QColor(OUTPUT_COLOR)))
+        r = TOTAL_DOT_PX / 2
+        for cx, cy in self.to_px(np.column_stack([x, total])).tolist():
+            p.drawEllipse(QPointF(cx, cy), r, r)
+
+
 class SharesBars:
     """Part of ReadoutPanel: builds, draws and explains (tooltips) the stacked bars of the selected row."""
 
     def _build_bars(self, fg, bg):
         self._stacks = None  # (keys, stacked shares, their bases) as drawn, for the tooltips
-        self._bar_ticks = None  # the bottom axis's ticks as set
-        self.bars = self._new_plot(bg)
-        for side, text in (("left", QT_TRANSLATE_NOOP("Readout", "share  w·v")),
-                           ("bottom", QT_TRANSLATE_NOOP("Readout", "output dimension"))):
-            self.keep_text(lambda said, axis=self.bars.getAxis(side), fg=fg.name(): axis.setLabel(said, color=fg),
-                           "Readout", text)
-        self.zero_line = pg.InfiniteLine(pos=0.0, angle=0, pen=pg.mkPen(fg, width=1))
-        self.bars.addItem(self.zero_line, ignoreBounds=True)
-        self.bar_items = []  # one BarGraphItem per drawn key (then "others", if any)
-        self.bar_keys = []  # the key index of each item in bar_items (None for "others")
-        self.total_ticks = pg.PlotCurveItem(pen=pg.mkPen(OUTPUT_COLOR, width=2.5), connect="pairs")
-        self.total_dots = pg.ScatterPlotItem(symbol="o", size=8, brush=pg.mkBrush(OUTPUT_COLOR),
-                                             pen=pg.mkPen("w", width=1.2))
-        for item in (self.total_ticks, self.total_dots):
-            item.setZValue(10)
-            self.bars.addItem(item)
-        self.bars.scene().sigMouseMoved.connect(self._hover_bars)
-        self.bars.getViewBox().sigResized.connect(self._tick_bars)
+        self.bars = bars = BarsPlot(self, fg, bg)
+        for axis, text in (("y", QT_TRANSLATE_NOOP("Readout", "share  w·v")),
+                           ("x", QT_TRANSLATE_NOOP("Readout", "output dimension"))):
+            self.keep_text(lambda said, axis=axis: bars.set_title(axis, said), "Readout", text)
+        bars.set_ticks("x", weakly(self._bar_ticks, []))
+        bars.set_tooltips(weakly(self.bar_tooltip, ""))
+        self.bar_keys = []  # the key index of each stack drawn (None for "others")
 
     def _draw_bars(self, ro, keys):
-        plot = self.bars
         parts = ro.parts
         d = parts.shape[1]
         x = np.arange(d, dtype=float)
         rest = len(ro.attended()) > len(keys)  # the others: positives and negatives apart, so stacks stay truthful
         stacked, bases = shares_for_bars(parts, keys)
-        bars = [(x, bases[slot], stacked[slot], key_colour(slot)) for slot in range(len(keys))]
+        stacks = [Stack(j, x, bases[slot], stacked[slot], key_colour(slot)) for slot, j in enumerate(keys)]
         if rest:
-            bars.append((np.concatenate([x, x]), np.concatenate(bases[-2:]), np.concatenate(stacked[-2:]),
-                         QColor(OTHERS_COLOR)))
-        edge = pg.mkPen(QColor(255, 255, 255), width=1)
-        self.bar_items = pooled(plot, self.bar_items, len(bars),
-                                      lambda: pg.BarGraphItem(x=x, height=np.zeros(d), width=BAR_WIDTH, pen=edge))
-        for item, (bx, y0, height, colour) in zip(self.bar_items, bars):
-            item.setOpts(x=bx, y0=y0, height=height, width=BAR_WIDTH, brush=colour)
-        self.bar_keys = list(keys) + ([None] if rest else [])
-
-        total = ro.output
-        if ro.masked:
-            self.total_ticks.setData([], [])
-            self.total_dots.setData([], [])
-        else:
-            half = BAR_WIDTH / 2 + 0.08
-            self.total_ticks.setData(np.repeat(x, 2) + np.tile([-half, half], d), np.repeat(total, 2))
-            self.total_dots.setData(x, total)
-
-        self._tick_bars()
+            stacks.append(Stack(None, np.concatenate([x, x]), np.concatenate(bases[-2:]),
+                                np.concatenate(stacked[-2:]), QColor(OTHERS_COLOR)))
+        self.bar_keys = [stack.key for stack in stacks]
         self._stacks = (keys, stacked, bases)
-        plot.setXRange(-0.6, d - 0.4, padding=0)
-        plot.setYRange(*stepped_range(float(np.min(bases + np.minimum(stacked, 0))),
-                                      float(np.max(bases + np.maximum(stacked, 0)))), padding=0)
+        self.bars.set_bars(stacks, None if ro.masked else (x, ro.output))
+        self.bars.set_view((-0.6, d - 0.4), stepped_range(float(np.min(bases + np.minimum(stacked, 0))),
+                                                          float(np.max(bases + np.maximum(stacked, 0)))))
 
-    def _tick_bars(self):
+    def _bar_ticks(self, pixels):
         """Label the bars' dimensions, thinned so the labels never overprint at this width."""
         ro = self._readout
         if ro is None:
-            return
+            return []
         d = len(ro.columns)
-        step = label_every(d, max(self.bars.getViewBox().width(), 60.0), TICK_LABEL_PX)
-        ticks = [[(k, f"d{int(ro.columns[k])}") for k in range(0, d, step)], []]
-        if ticks != self._bar_ticks:  # set again, pyqtgraph would lay the axis out and paint it anew
-            self.bars.getAxis("bottom").setTicks(ticks)
-            self._bar_ticks = ticks
+        step = label_every(d, max(pixels, 60.0), TICK_LABEL_PX)
+        return [(k, f"d{int(ro.columns[k])}") for k in range(0, d, step)]
 
     def bar_tooltip(self, x, y):
         """What the bar segment under view point (x, y) is: the key, its weight, its value and their product."""
@@ -121,12 +143,3 @@ class SharesBars:
                     others=count(others, "key"), n_others=others, col=col, part=format_fixed(part))
         return translate("Readout", "O[{q}, {col}] = {output} (the sum of the shares)").format(
             q=self.model.query_tokens[ro.row], col=col, output=format_fixed(ro.output[d]))
-
-    def _hover_bars(self, scene_pos):
-        vb = self.bars.getViewBox()
-        if not vb.sceneBoundingRect().contains(scene_pos):
-            self.bars.setToolTip("")
-            return
-        p = vb.mapSceneToView(scene_pos)
-        self.bars.setToolTip(self.bar_tooltip(p.x(), p.y()))
-

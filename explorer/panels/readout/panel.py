@@ -3,8 +3,6 @@
 The chapter: "O 的第 i 行 = 权重行 · V 矩阵 = 各词 value 的凸组合 … 输出不会跑出各 V 围成的凸包".
 The numbers come from ``explorer.core.readout``; this file only draws them.
 """
-import pyqtgraph as pg
-
 from PySide6.QtCore import QSignalBlocker, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QBoxLayout, QComboBox, QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
@@ -15,9 +13,7 @@ from explorer.model import VALUES
 from explorer.weak import weakly
 from explorer.widgets.html_escape import escape
 from explorer.widgets.number_text import format_fixed, format_weight
-from explorer.widgets.lean_plot import LeanPlotItem
 from explorer.widgets.palette import BAD, GLOSS
-from explorer.widgets.plot_cache import cache_axes
 from explorer.widgets.rich_label import RichLabel
 from explorer.widgets.snug import SnugContent
 from explorer.i18n import translate
@@ -33,7 +29,6 @@ MAX_TERMS = 5  # weights spelled out in the header formula
 SIDE_BY_SIDE_ASPECT = 1.25  # width / height above which the two views sit side by side
 PLOT_MIN_HEIGHT = 130  # below this the panel scrolls rather than squash the plots
 PLOT_MIN_WIDTH = 200
-GRID_ALPHA = 0.15  # the faint horizontal grid lines of both plots
 
 
 class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
@@ -50,7 +45,6 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         self._names_of = (None, [])  # (the tokens, their distinct names): _key_names
         fg = self.palette().color(QPalette.ColorRole.WindowText)
         bg = self.palette().color(QPalette.ColorRole.Base)
-        self._fg = fg
 
         self.header = RichLabel(parent=self)  # new numbers on every redraw: a QLabel relaid the panel out each time
 
@@ -113,29 +107,6 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         outer.addWidget(self.scroll)
 
     # ----- layout -------------------------------------------------------------------------------
-    def _new_plot(self, bg):
-        """A PlotWidget without pyqtgraph's options menu (built on first use: ~4 ms a plot at start-up)."""
-        widget = pg.PlotWidget(self, plotItem=LeanPlotItem())
-        widget.setBackground(bg)
-        self._style_plot(widget.getPlotItem())
-        return widget
-
-    def _style_plot(self, plot):
-        plot.hideButtons()
-        plot.setMenuEnabled(False)
-        plot.setMouseEnabled(x=False, y=False)
-        plot.getViewBox().disableAutoRange()
-        for side in ("left", "right"):  # showGrid(y=True, alpha=0.15) without building the options menu
-            plot.getAxis(side).setGrid(int(GRID_ALPHA * 255))
-        for side in ("left", "bottom"):
-            axis = plot.getAxis(side)
-            axis.hold_measures()  # until the first draw gives the plot its ranges (render)
-            axis.setPen(self._fg)
-            axis.setTextPen(self._fg)
-            axis.enableAutoSIPrefix(False)
-            axis.setStyle(hideOverlappingLabels=20)  # an end label may reach 20 px past the axis
-        cache_axes(plot)
-
     def resizeEvent(self, event):
         super().resizeEvent(event)
         # side by side when the panel is wide, or when stacking would not fit its height anyway
@@ -179,9 +150,6 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         self._readout, self._drawn_from = ro, r
         self._sync_dim_combos(ro)
         self._draw()
-        for plot in (self.bars, self.plane):
-            for side in ("left", "bottom"):
-                plot.getAxis(side).release_measures()
 
     def _untouched(self, flags, results):
         """True for Q cells edited in other query rows than the one drawn: O_i depends on Q only through

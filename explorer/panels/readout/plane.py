@@ -1,21 +1,33 @@
 """The Readout's plane: the rows of V as points, their convex hull, and O_i inside it with lines weighted by w_ij."""
+import math
+from dataclasses import dataclass
+
 import numpy as np
-import pyqtgraph as pg
-from PySide6.QtCore import QPointF
-from PySide6.QtGui import QBrush, QColor, QFont, QPen, QPolygonF
-from PySide6.QtWidgets import QApplication, QGraphicsPolygonItem
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPen, QPixmap, QPolygonF
 
 from explorer.core.readout import convex_hull_2d, in_convex_hull
 from explorer.widgets.html_escape import escape
-from explorer.widgets.palette import BAD, BLUISH_GREEN
-from explorer.widgets.plots import pooled
+from explorer.widgets.painted_plot import PaintedPlot
+from explorer.widgets.palette import BAD, BLUISH_GREEN, blended
 from explorer.i18n import translate
+from explorer.weak import weakly
 
 from .bars import OUTPUT_COLOR
 from .colours import OTHERS_COLOR, key_colour
 
 HULL_FILL = QColor(120, 140, 170, 45)
 HULL_EDGE = QColor(120, 140, 170, 160)
+POINT_PX, KEY_POINT_PX, STAR_SIZE_PX = 9.0, 11.0, 22.0  # diameters of a V row's dot, a drawn key's, the star
+LABEL_MARGIN, STAR_LABEL_MARGIN = 2.0, 1.5  # pixels around a label's text: its box is what placing keeps apart
+# A five-pointed star of height 1 around (0, 0), point up (pixels: y down)
+STAR = ((0, -0.5), (-0.1123, -0.1545), (-0.4755, -0.1545), (-0.1816, 0.059), (-0.2939, 0.4045), (0, 0.191),
+        (0.2939, 0.4045), (0.1816, 0.059), (0.4755, -0.1545), (0.1123, -0.1545))
+
+
+def polygon(px):
+    """A QPolygonF of the (N, 2) pixel positions ``px``."""
+    return QPolygonF([QPointF(x, y) for x, y in np.asarray(px, dtype=float).tolist()])
 
 
 def same_points(a, b):
@@ -31,47 +43,118 @@ def label_groups(pts, keys, tokens):
     return [(js[0], ", ".join(tokens[j] for j in js)) for js in groups.values()]
 
 
+@dataclass
+class PlaneLabel:
+    """A text on the plane: ``box`` is where it is painted (widget pixels), None while it is not shown."""
+
+    text: str
+    margin: float = LABEL_MARGIN
+    fill: QColor = None  # its backing, or None for none
+    box: QRectF = None
+
+    def size(self, metrics):
+        """(width, height) of its box in pixels for these font metrics."""
+        return metrics.horizontalAdvance(self.text) + 2 * self.margin, metrics.height() + 2 * self.margin
+
+
+class PlanePlot(PaintedPlot):
+    """The plane as drawn: V's rows, the drawn keys in their colours, the hull, O_i's star and lines, the labels."""
+
+    def __init__(self, parent, fg, bg):
+        super().__init__(parent, fg, bg)
+        self.points = np.zeros((0, 2))  # every row of V (grey)
+        self.key_points, self.key_colours = np.zeros((0, 2)), []  # the keys drawn one by one, in their colours
+        self.hull = np.zeros((0, 2))  # the hull's corners, in order
+        self.star = None  # O_i on the plane, or None (a fully masked row)
+        self.lines = []  # (v_j on the plane, its weight): a line O_i → v_j, as opaque as the weight
+        self.labels = []  # PlaneLabel per drawn point (or group of coincident points)
+        self.star_label = PlaneLabel("", STAR_LABEL_MARGIN, QColor(255, 255, 255, 225))
+        self.leader = None  # (from, to) in pixels: star → its label when set apart, or None
+        self._dot = None  # (device pixel ratio, the picture of a grey dot)
+
+    def paint_data(self, p):
+        inside = blended(HULL_FILL, self.bg)  # what the hull shows: the weight lines lie in it (O_i and v_j do)
+        if len(self.hull) > 1:
+            hull = polygon(self.to_px(self.hull))
+            p.setRenderHint(QPainter.RenderHint.Antialiasing, False)  # a pale fill (~10× faster): its edge is drawn next
+            p.setPen(Qt.PenStyle.NoPen)
+            p.setBrush(QBrush(HULL_FILL))
+            p.drawPolygon(hull)
+            p.setRenderHint(QPainter.RenderHint.Antialiasing)
+            p.setPen(QPen(blended(HULL_EDGE, inside), 1.5))
+            p.setBrush(Qt.BrushStyle.NoBrush)
+            p.drawPolygon(hull)
+        self._paint_points(p)
+        if self.star is not None:
+            star = QPointF(*self.to_px(self.star))
+            for end, weight in self.lines:
+                line = QColor(40, 40, 40)
+                line.setAlphaF(float(np.clip(weight, 0.0, 1.0)))
+                p.setPen(QPen(blended(line, inside), 2))
+                p.drawLine(star, QPointF(*self.to_px(end)))
+        self._paint_labels(p, self.labels)
+        p.setPen(QPen(self.fg, 1))
+        r = KEY_POINT_PX / 2
+        for (x, y), colour in zip(self.to_px(self.key_points).tolist(), self.key_colours):
+            p.setBrush(QBrush(colour))
+            p.drawEllipse(QPointF(x, y), r, r)
+        if self.star is not None:
+            self._paint_star(p)
+
+    def _paint_points(self, p):
+        """Every row of V as a grey dot ringed in the text colour: one small picture stamped L times
+        (at L = 4096 a disc drawn each time took ~18 ms, the stamp ~4.5 ms)."""
+        ratio = self.devicePixelRatioF()
+        if self._dot is None or self._dot[0] != ratio:
+            side = POINT_PX + 2
+            dot = QPixmap(math.ceil(side * ratio), math.ceil(side * ratio))
+            dot.setDevicePixelRatio(ratio)
+            dot.fill(Qt.GlobalColor.transparent)
+            q = QPainter(dot)
+            q.setRenderHint(QPainter.RenderHint.Antialiasing)
+            q.setPen(QPen(self.fg, 1))
+            q.setBrush(QBrush(QColor(OTHERS_COLOR)))
+            q.drawEllipse(QPointF(side / 2, side / 2), POINT_PX / 2, POINT_PX / 2)
+            q.end()
+            self._dot = (ratio, dot)
+        dot, half = self._dot[1], (POINT_PX + 2) / 2
+        for x, y in self.to_px(self.points).tolist():
+            p.drawPixmap(QPointF(x - half, y - half), dot)
+
+    def _paint_labels(self, p, labels):
+        for label in labels:
+            if label.box is None:
+                continue
+            if label.fill is not None:
+                p.fillRect(label.box, label.fill)
+            p.setPen(self.fg if label is not self.star_label else QColor(OUTPUT_COLOR))
+            p.drawText(label.box, Qt.AlignmentFlag.AlignCenter, label.text)
+
+    def _paint_star(self, p):
+        if self.leader is not None:
+            p.setPen(QPen(QColor(OUTPUT_COLOR), 1))
+            p.drawLine(QPointF(*self.leader[0]), QPointF(*self.leader[1]))
+        cx, cy = self.to_px(self.star)
+        p.setPen(QPen(QColor(255, 255, 255), 1.5))
+        p.setBrush(QBrush(QColor(OUTPUT_COLOR)))
+        p.drawPolygon(polygon(np.array(STAR) * STAR_SIZE_PX + (cx, cy)))
+        self._paint_labels(p, [self.star_label])
+
+    def metrics(self):
+        return QFontMetricsF(self.font())
+
+
 class HullPlane:
     """Part of ReadoutPanel: builds and draws the plane of V's rows, the hull and O_i, and checks O_i is inside."""
 
     def _build_plane(self, fg, bg):
         self._hull_cache = (None, None)  # (the plane's points, their hull's indices): redone when the points move
-        self._drawn_pts = None  # the points the grey scatter and the hull polygon show now
-        self._drawn_key_pts = None  # the points the coloured scatter shows now (slot k in colour k)
         self._plane_axes = None  # the plane's (bottom, left) axis titles as set
         self.inside = None  # the last hull check: O_i inside the hull of the V rows on the plane
-        self.plane = self._new_plot(bg)
-        self.hull_item = QGraphicsPolygonItem()
-        self.hull_item.setBrush(QBrush(HULL_FILL))
-        pen = QPen(HULL_EDGE, 1.5)
-        pen.setCosmetic(True)
-        self.hull_item.setPen(pen)
-        self.hull_item.setZValue(-10)
-        self.plane.addItem(self.hull_item)
-        self.weight_lines = []  # one PlotCurveItem O_i → v_j per drawn key, alpha = w_ij
-        # every V row as a grey dot; the keys drawn one by one again on top in their colours (few points,
-        # so a long sequence costs one single-brush scatter rather than thousands of per-point brushes)
-        self.points = pg.ScatterPlotItem(size=9, pen=pg.mkPen(fg, width=1), brush=pg.mkBrush(OTHERS_COLOR))
-        self.points.setZValue(5)
-        self.plane.addItem(self.points)
-        self.key_points = pg.ScatterPlotItem(size=11, pen=pg.mkPen(fg, width=1))
-        self.key_points.setZValue(6)
-        self.plane.addItem(self.key_points)
-        self.point_labels = []
-        self.star = pg.ScatterPlotItem(symbol="star", size=22, brush=pg.mkBrush(OUTPUT_COLOR),
-                                       pen=pg.mkPen("w", width=1.5))
-        self.star.setZValue(20)
-        self.plane.addItem(self.star)
-        self.star_label = pg.TextItem("", color=OUTPUT_COLOR, anchor=(0, 0), fill=pg.mkBrush(255, 255, 255, 225))
-        self.star_label.textItem.document().setDocumentMargin(1.5)  # a snug white backing
-        self.star_label.setZValue(20)
-        self.plane.addItem(self.star_label)
-        self.star_leader = pg.PlotCurveItem(pen=pg.mkPen(OUTPUT_COLOR, width=1))  # star → its label, when apart
-        self.star_leader.setZValue(19)
-        self.plane.addItem(self.star_leader)
-        self._label_points = []  # the data point each entry of point_labels names
+        self.plane = PlanePlot(self, fg, bg)
+        self.plane.on_resized = weakly(self._layout_plane)
+        self._label_points = []  # the data point each entry of plane.labels names
         self._label_keys = []  # and the key (row of V) it names first
-        self.plane.getViewBox().sigResized.connect(self._layout_plane)
 
     def _hull(self, pts):
         """The hull of the plane's points, recomputed only when they move (an edit of Q or K leaves V alone)."""
@@ -91,62 +174,35 @@ class HullPlane:
         return ro.values[:, [a, b]], ro.output[[a, b]]
 
     def _draw_plane(self, ro, keys, tokens):
-        plot = self.plane
+        plane = self.plane
         pts, o = self.plane_points()
         one_d = ro.values.shape[1] == 1
         hull = self._hull(pts)
-        if not same_points(self._drawn_pts, pts):  # L points: set only when they moved
-            self.hull_item.setPolygon(QPolygonF([QPointF(*pts[i]) for i in hull]) if len(hull) > 1 else QPolygonF())
-            self.points.setData(pos=pts)
-            self._drawn_pts = pts.copy()
-        key_pts = pts[keys]
-        if not same_points(self._drawn_key_pts, key_pts):
-            self.key_points.setData(pos=key_pts, brush=[pg.mkBrush(key_colour(slot)) for slot in range(len(keys))])
-            self._drawn_key_pts = key_pts
+        plane.points, plane.hull = pts, pts[hull]
+        plane.key_points, plane.key_colours = pts[keys], [key_colour(slot) for slot in range(len(keys))]
 
-        font = QFont(QApplication.font())
         crowded = len(keys) < len(pts)  # grey dots of other keys behind: give the labels a light backing
         groups = label_groups(pts, keys, tokens)
-        self.point_labels = pooled(plot, self.point_labels, len(groups), self._new_point_label)
-        fill = pg.mkBrush(255, 255, 255, 200) if crowded else pg.mkBrush(None)
-        self._label_points, self._label_keys = [], []
-        for label, (j, text) in zip(self.point_labels, groups):
-            label.setText(text)
-            label.fill = fill
-            if label.textItem.font() != font:
-                label.setFont(font)
-            label.setPos(*pts[j])
-            label.update()
-            self._label_points.append(np.array(pts[j], dtype=float))
-            self._label_keys.append(j)
-            label.setVisible(True)  # until placing finds it unreadable (plane_labels)
+        fill = QColor(255, 255, 255, 200) if crowded else None
+        plane.labels = [PlaneLabel(text, fill=fill) for _, text in groups]
+        self._label_points = [np.array(pts[j], dtype=float) for j, _ in groups]
+        self._label_keys = [j for j, _ in groups]
 
         if ro.masked:
-            self.weight_lines = pooled(plot, self.weight_lines, 0, None)
-            self.star.setData([], [])
-            self.star_label.setText("")
-            self.star_label.setVisible(False)
-            self.star_leader.setData([], [])
+            plane.star, plane.lines = None, []
+            plane.star_label.text = ""
         else:
-            self.weight_lines = pooled(plot, self.weight_lines, len(keys), self._new_weight_line)
-            for line, j in zip(self.weight_lines, keys):
-                alpha = int(round(255 * float(np.clip(ro.weights[j], 0, 1))))
-                line.setData([o[0], pts[j, 0]], [o[1], pts[j, 1]])
-                line.setPen(pg.mkPen(QColor(40, 40, 40, alpha), width=2))
-            self.star.setData([o[0]], [o[1]])
-            self.star_label.setText(f"O[{self.model.query_tokens[ro.row]}]")
-            if self.star_label.textItem.font() != font:
-                self.star_label.setFont(font)
-            self.star_label.setPos(*o)
-            self.star_label.setVisible(True)
+            plane.star = o
+            plane.lines = [(pts[j], float(ro.weights[j])) for j in keys]
+            plane.star_label.text = f"O[{self.model.query_tokens[ro.row]}]"
 
         names = [f"d{int(c)}" for c in ro.columns]
         axes = (f"{names[0]} (V has one dimension: a line)", "") if one_d else \
             (names[self._dims[0]], names[self._dims[1]])
-        if axes != self._plane_axes:  # relabelled only when the columns change (each label is a relayout)
-            plot.setLabel("bottom", axes[0], color=self._fg.name())
-            plot.setLabel("left", axes[1], color=self._fg.name())
-            plot.getAxis("left").setTicks([[], []] if one_d else None)
+        if axes != self._plane_axes:
+            plane.set_title("x", axes[0])
+            plane.set_title("y", axes[1])
+            plane.set_ticks("y", [] if one_d else None)
             self._plane_axes = axes
         self._layout_plane()
 
@@ -160,17 +216,3 @@ class HullPlane:
         self.check_label.setText(translate("Readout", "{o} inside the hull of V's rows ({where}): <b>{mark}</b>").format(
             o=f"O[{escape(self.model.query_tokens[ro.row])}]", where=where, mark=mark))
         self.inside = inside
-
-    def _new_point_label(self):
-        """A token label for the plane (its text, backing and place are set on every draw)."""
-        label = pg.TextItem("", color=self._fg)
-        label.setZValue(5.5)  # above the grey dots, below the coloured ones and O_i
-        label.textItem.document().setDocumentMargin(2)  # its box is what _place_labels keeps apart
-        return label
-
-    @staticmethod
-    def _new_weight_line():
-        """A line O_i → v_j (its ends and its weight's opacity are set on every draw)."""
-        line = pg.PlotCurveItem()
-        line.setZValue(5.2)  # above the grey dots, below the labels and coloured dots
-        return line

@@ -1,6 +1,6 @@
 """Where the Readout plane's labels go: its range fitted with room for them, each placed where it hides least."""
 import numpy as np
-from PySide6.QtGui import QFontMetricsF
+from PySide6.QtCore import QRectF
 
 from explorer.core.readout import boxes_around, overlap_areas, padded_range, place_label
 
@@ -15,45 +15,29 @@ HULL_EDGE_VISIBILITY = 0.6  # the pale hull edge counts less than a full weight 
 HIDDEN_AT = 0.1  # a token label covering more than this share of itself with labels already placed stays off
 
 
+def box_at(left, top, size):
+    """A QRectF of ``size`` (w, h) with its top-left corner at (left, top)."""
+    return QRectF(float(left), float(top), float(size[0]), float(size[1]))
+
+
 class PlaneLabels:
     """Part of ReadoutPanel: the plane's range and its labels, in pixels (redone whenever the plot is resized)."""
 
     def _layout_plane(self):
         """Fit the range to the points with room for labels at the edges, then place every label."""
         ro = self._readout
-        if ro is None or not self.point_labels:
+        if ro is None or not self.plane.labels:
             return
-        vb = self.plane.getViewBox()
-        width, height = max(vb.width(), 40.0), max(vb.height(), 40.0)
         pts, _ = self.plane_points()
         one_d = ro.values.shape[1] == 1
-        x_range = padded_range(pts[:, 0].min(), pts[:, 0].max(), width, PAD_PX["left"], PAD_PX["right"])
-        self.plane.setXRange(*x_range, padding=0)
-        if one_d:
-            self.plane.setYRange(-1, 1, padding=0)
-        else:
-            self.plane.setYRange(*padded_range(pts[:, 1].min(), pts[:, 1].max(), height, PAD_PX["bottom"],
-                                               PAD_PX["top"]), padding=0)
+        for _ in range(2):  # the range's tick texts set the left margin, and so the width the range pads
+            rect = self.plane.data_rect()
+            width, height = max(rect.width(), 40.0), max(rect.height(), 40.0)
+            x_range = padded_range(pts[:, 0].min(), pts[:, 0].max(), width, PAD_PX["left"], PAD_PX["right"])
+            y_range = (-1, 1) if one_d else padded_range(pts[:, 1].min(), pts[:, 1].max(), height,
+                                                         PAD_PX["bottom"], PAD_PX["top"])
+            self.plane.set_view(x_range, y_range)
         self._place_labels()
-
-    def _to_pixels(self, xy):
-        """Data point(s) (..., 2) → pixel position(s) in the plane's view box (y down)."""
-        vb = self.plane.getViewBox()
-        (x0, x1), (y0, y1) = vb.viewRange()
-        w, h = max(vb.width(), 1.0), max(vb.height(), 1.0)
-        xy = np.asarray(xy, dtype=float)
-        return np.stack([(xy[..., 0] - x0) / (x1 - x0) * w, (y1 - xy[..., 1]) / (y1 - y0) * h], axis=-1)
-
-    def _to_data(self, px):
-        vb = self.plane.getViewBox()
-        (x0, x1), (y0, y1) = vb.viewRange()
-        w, h = max(vb.width(), 1.0), max(vb.height(), 1.0)
-        return x0 + px[0] / w * (x1 - x0), y1 - px[1] / h * (y1 - y0)
-
-    @staticmethod
-    def _label_size(label):
-        rect = label.textItem.boundingRect()
-        return rect.width(), rect.height()
 
     def _place_labels(self):
         """Put the token labels and the O_i label where they hide the least.
@@ -65,18 +49,21 @@ class PlaneLabels:
         much more. On a line (d_v = 1) the labels sit below it, each on the first tier where it overlaps
         no earlier label, and O_i's label above the star.
         """
-        if not self.point_labels or self._readout is None:
+        plane = self.plane
+        if not plane.labels or self._readout is None:
             return
+        plane.leader = None
         if self._readout.values.shape[1] == 1:
             self._place_labels_on_a_line()
             return
-        vb = self.plane.getViewBox()
-        bounds = (0.0, 0.0, max(vb.width(), 1.0), max(vb.height(), 1.0))
+        metrics = plane.metrics()
+        rect = plane.data_rect()
+        bounds = (rect.left(), rect.top(), rect.right(), rect.bottom())
         pts, o = self.plane_points()
-        pts_px = self._to_pixels(pts)
+        pts_px = plane.to_px(pts)
         dots = boxes_around(pts_px, DOT_PX)  # (L, 4): place_label scores only those near a label
-        star_on = self.star_label.isVisible()
-        star = self._to_pixels(o)
+        star_on = plane.star is not None
+        star = plane.to_px(o)
         lines = np.zeros((0, 5))
         if star_on:
             keys = self.shown_keys()
@@ -86,8 +73,8 @@ class PlaneLabels:
         centre = pts_px.mean(axis=0)
         placed = []  # (token label, its box)
         for label, point in self._by_weight():
-            anchor = self._to_pixels(point)
-            w, h = self._label_size(label)
+            anchor = plane.to_px(point)
+            w, h = label.size(metrics)
             g = DOT_PX + LABEL_GAP
             offsets = [(g - 2, -h + 2), (g - 2, -2), (-w - g + 2, -h + 2), (-w - g + 2, -2), (g, -h / 2),
                        (-w - g, -h / 2), (-w / 2, -h - g + 4), (-w / 2, g - 4)]
@@ -100,19 +87,17 @@ class PlaneLabels:
             # label only what can be read: one that would lie on a label placed before it (a heavier key's)
             # or on the star stays off
             readable = overlap_areas(np.reshape(box, (1, 4)), np.reshape(taken, (-1, 4))).sum() <= HIDDEN_AT * w * h
-            label.setVisible(bool(readable))
-            if not readable:
-                continue
-            label.setAnchor((0, 0))
-            label.setPos(*self._to_data(box[:2]))
-            taken.append(box)
-            placed.append((label, box))
+            label.box = box_at(box[0], box[1], (w, h)) if readable else None
+            if readable:
+                taken.append(box)
+                placed.append((label, box))
         if not star_on:
+            plane.star_label.box = None
             return
         hull = pts_px[self._hull(pts)]
         edges = np.column_stack([hull, np.roll(hull, -1, axis=0), np.full(len(hull), HULL_EDGE_VISIBILITY)]) \
             if len(hull) > 1 else np.zeros((0, 5))
-        w, h = self._label_size(self.star_label)
+        w, h = plane.star_label.size(metrics)
         offsets, penalties = [], []
         for ring, g in enumerate((STAR_PX + 1, STAR_PX + 14, STAR_PX + 30)):  # beside the star, then further
             offsets += [(g, -h / 2), (g, -h - 2), (g, 2), (-w - g, -h / 2), (-w - g, -h - 2), (-w - g, 2),
@@ -121,49 +106,44 @@ class PlaneLabels:
         _, box = place_label(star, (w, h), offsets, boxes=np.concatenate([dots, np.reshape(taken[1:], (-1, 4))]),
                              segments=np.concatenate([lines, edges]), bounds=bounds, line_cost=STAR_LINE_COST,
                              penalties=penalties)
-        self.star_label.setAnchor((0, 0))
-        self.star_label.setPos(*self._to_data(box[:2]))
+        plane.star_label.box = box_at(box[0], box[1], (w, h))
         for label, where in placed:  # O_i's label wins over a token label it would cover
             lw, lh = where[2] - where[0], where[3] - where[1]
             if overlap_areas(np.reshape(where, (1, 4)), np.reshape(box, (1, 4))).sum() > HIDDEN_AT * lw * lh:
-                label.setVisible(False)
+                label.box = None
         near = np.clip(star, box[:2], box[2:])  # the label's closest point to the star
         gap = near - star
         if np.hypot(*gap) > STAR_PX + 5:  # set apart: a thin leader says whose label it is
-            start = star + gap / np.hypot(*gap) * (STAR_PX - 2)
-            ends = np.array([self._to_data(start), self._to_data(near)])
-            self.star_leader.setData(ends[:, 0], ends[:, 1])
-        else:
-            self.star_leader.setData([], [])
+            plane.leader = (star + gap / np.hypot(*gap) * (STAR_PX - 2), near)
 
     def _by_weight(self):
         """(label, point) pairs, the heaviest key's first: where labels crowd, those are the ones kept."""
-        pairs = list(zip(self.point_labels, self._label_points, self._label_keys))
+        pairs = list(zip(self.plane.labels, self._label_points, self._label_keys))
         weights = self._readout.weights
         return [(label, point) for label, point, j in sorted(pairs, key=lambda p: (-float(weights[p[2]]), p[2]))]
 
     def _place_labels_on_a_line(self):
-        vb = self.plane.getViewBox()
-        (x0, x1), _ = vb.viewRange()
-        px_per_unit = max(vb.width(), 100.0) / max(x1 - x0, 1e-300)
-        metrics = QFontMetricsF(self.point_labels[0].textItem.font())
+        plane = self.plane
+        metrics = plane.metrics()
+        rect = plane.data_rect()
         tiers = []  # per tier: the pixel spans already taken
-        for label, point in sorted(zip(self.point_labels, self._label_points), key=lambda lp: lp[1][0]):
-            label.setPos(*point)
-            frac = float(np.clip((point[0] - x0) / max(x1 - x0, 1e-300), 0.0, 1.0))
-            width = metrics.horizontalAdvance(label.textItem.toPlainText()) + 8.0
-            left = frac * (x1 - x0) * px_per_unit - frac * width
-            span = (left, left + width)
+        for label, point in sorted(zip(plane.labels, self._label_points), key=lambda lp: lp[1][0]):
+            x, y = plane.to_px(point)
+            w, h = label.size(metrics)
+            frac = float(np.clip((x - rect.left()) / max(rect.width(), 1.0), 0.0, 1.0))
+            left = x - frac * w  # at the left end a label starts at its point, at the right end it ends there
+            span = (left - 4.0, left + w + 4.0)
             tier = next((t for t, taken in enumerate(tiers) if all(span[0] >= b or span[1] <= a for a, b in taken)),
                         len(tiers))
             if tier == len(tiers):
                 tiers.append([])
             tiers[tier].append(span)
-            label.setAnchor((frac, -0.25 - 0.95 * tier))
-        self.star_leader.setData([], [])
-        if self.star_label.isVisible():
-            _, o = self.plane_points()
-            frac = float(np.clip((o[0] - x0) / max(x1 - x0, 1e-300), 0.0, 1.0))
-            self.star_label.setPos(*o)
-            self.star_label.setAnchor((frac, 1.3))
-
+            label.box = box_at(left, y + (0.25 + 0.95 * tier) * h, (w, h))
+        star = plane.star_label
+        if plane.star is None:
+            star.box = None
+            return
+        x, y = plane.to_px(plane.star)
+        w, h = star.size(metrics)
+        frac = float(np.clip((x - rect.left()) / max(rect.width(), 1.0), 0.0, 1.0))
+        star.box = box_at(x - frac * w, y - 1.3 * h, (w, h))

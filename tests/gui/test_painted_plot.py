@@ -1,0 +1,71 @@
+"""The painted plot under the Readout: its round ticks, its data ↔ pixel mapping, what it paints where."""
+import numpy as np
+from PySide6.QtCore import QPoint, QRectF
+from PySide6.QtGui import QColor
+
+from explorer.widgets.nice import round_ticks
+from explorer.widgets.painted_plot import PaintedPlot, spanned, tick_text
+
+FG, BG = QColor("#000000"), QColor("#ffffff")
+
+
+def test_round_ticks_by_hand():
+    """The step is the first of 1, 2, 5 × 10^k at least span · min_px / pixels; ticks at its multiples."""
+    assert round_ticks(-0.03, 0.52, 100, 26) == ([0.0, 0.2, 0.4], 1)  # 0.55 · 26 / 100 = 0.143 → 0.2
+    assert round_ticks(-0.1, 1.1, 150, 50) == ([0.0, 0.5, 1.0], 1)  # 1.2 · 50 / 150 = 0.4 → 0.5
+    assert round_ticks(-0.1, 1.1, 300, 50) == ([0.0, 0.2, 0.4, 0.6, 0.8, 1.0], 1)  # 0.2 → 0.2 itself
+    assert round_ticks(-3.2, 1.7, 400, 40) == ([-3.0, -2.5, -2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5], 1)  # 0.49
+    assert round_ticks(0.0, 1000.0, 300, 50) == ([0.0, 200.0, 400.0, 600.0, 800.0, 1000.0], 0)  # 166.7 → 200
+    assert round_ticks(0.0, 70.0, 100, 30) == ([0.0, 50.0], 0)  # 21 → 50
+    assert round_ticks(2.0, 2.0, 100, 30) == ([], 0)  # nothing to tick
+
+
+def test_tick_texts_write_a_true_minus_and_a_plain_zero():
+    assert [tick_text(v, 1) for v in (-0.5, 0.0, 1.5)] == ["−0.5", "0", "1.5"]
+
+
+def test_an_empty_range_widens_to_one_unit():
+    assert spanned((2.0, 2.0)) == (1.5, 2.5)
+    assert spanned((3.0, 1.0)) == (1.5, 2.5)
+    assert spanned((0.0, 4.0)) == (0.0, 4.0)
+
+
+class Square(PaintedPlot):
+    """Paints the data square (4, −0.2)–(6, 0.2) red: its middle is the data point (5, 0)."""
+
+    def paint_data(self, p):
+        (x0, y0), (x1, y1) = self.to_px([(4.0, -0.2), (6.0, 0.2)])
+        p.fillRect(QRectF(x0, y1, x1 - x0, y0 - y1), QColor("#ff0000"))
+
+
+def test_the_ranges_fill_the_data_area_and_paint_where_they_map(qtbot):
+    plot = Square(None, FG, BG)
+    qtbot.addWidget(plot)
+    plot.resize(400, 300)
+    plot.set_view((0.0, 10.0), (-1.0, 1.0))
+    plot.set_title("x", "output dimension")
+    plot.set_title("y", "share")
+    rect = plot.data_rect()
+    np.testing.assert_allclose(plot.to_px([(0.0, -1.0), (10.0, 1.0)]),
+                               [(rect.left(), rect.bottom()), (rect.right(), rect.top())])
+    np.testing.assert_allclose(plot.to_data((rect.center().x(), rect.center().y())), (5.0, 0.0), atol=1e-9)
+    # room for the turned title, the widest tick text ("−0.5"), the ticks; the x title and texts below
+    widest = plot.fontMetrics().horizontalAdvance("−0.5")
+    assert rect.left() > widest + plot.fontMetrics().height()
+    assert rect.bottom() < 300 - 2 * plot.fontMetrics().height()
+    image = plot.grab().toImage()
+    centre = rect.center().toPoint()
+    assert QColor(image.pixel(centre)) == QColor("#ff0000")  # (5, 0) is the middle of the data area
+    assert QColor(image.pixel(centre + QPoint(0, round(rect.height() / 4)))) != QColor("#ff0000")  # y = −0.5
+
+
+def test_given_ticks_outside_the_range_are_left_out_and_a_callable_gets_the_width(qtbot):
+    plot = PaintedPlot(None, FG, BG)
+    qtbot.addWidget(plot)
+    plot.resize(300, 200)
+    seen = []
+    plot.set_view((-0.5, 2.5), (0.0, 1.0))
+    plot.set_ticks("x", lambda px: seen.append(px) or [(k, f"d{k}") for k in range(5)])
+    rect, x_ticks = plot.data_rect(), plot._laid_out()[2]
+    assert seen == [rect.width()]
+    assert x_ticks == [(0.0, "d0"), (1.0, "d1"), (2.0, "d2")]
