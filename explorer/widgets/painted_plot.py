@@ -187,15 +187,12 @@ class PaintedPlot(QWidget):
         p.drawLine(left, round(rect.top()), left, bottom)
         p.drawLine(left, bottom, math.ceil(rect.right()), bottom)
         text_h = fm.height()
-        ends = []  # the x tick texts' spans drawn: one that would overprint another is left out
-        for x, text in x_ticks:
+        for x, _ in x_ticks:
             px = round(self._x_px(x))
             p.drawLine(px, bottom, px, bottom + TICK_PX)
-            w = fm.horizontalAdvance(text)
-            span = (px - w / 2, px + w / 2)
-            if all(span[0] > b + 4 or span[1] < a - 4 for a, b in ends):
-                ends.append(span)
-                p.drawText(QRectF(span[0], bottom + TICK_PX + GAP_PX, w, text_h), Qt.AlignmentFlag.AlignCenter, text)
+        for text, (start, end) in self._x_tick_texts(x_ticks, fm):
+            p.drawText(QRectF(start, bottom + TICK_PX + GAP_PX, end - start, text_h), Qt.AlignmentFlag.AlignCenter,
+                       text)
         for y, text in y_ticks:
             py = round(self._y_px(y))
             p.drawLine(left - TICK_PX, py, left, py)
@@ -211,6 +208,17 @@ class PaintedPlot(QWidget):
             p.drawText(QRectF(-rect.height() / 2, 0, rect.height(), text_h), Qt.AlignmentFlag.AlignCenter,
                        self.titles["y"])
             p.restore()
+
+    def _x_tick_texts(self, x_ticks, fm):
+        """(text, (left, right) in pixels) of the x tick texts to draw: each centred on its tick but kept inside
+        the widget (an end's text may not fit past the axis); one that would overprint another is left out."""
+        shown = []
+        for x, text in x_ticks:
+            w = fm.horizontalAdvance(text)
+            start = min(max(round(self._x_px(x)) - w / 2, 0.0), self.width() - w)
+            if all(start > b + 4 or start + w < a - 4 for _, (a, b) in shown):
+                shown.append((text, (start, start + w)))
+        return shown
 
     def paint_data(self, p):
         """Paint the data (subclasses): clipped to ``data_rect()``, antialiased, in pixels from ``to_px``;

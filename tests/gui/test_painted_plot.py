@@ -103,3 +103,19 @@ def test_tiny_ranges_keep_short_tick_texts_and_their_data_area(qtbot):
         assert all(len(text) <= 8 for _, text in x_ticks + y_ticks)
         assert rect.width() > 200
 
+
+def test_the_end_tick_texts_stay_inside_the_widget(qtbot):
+    """"1000000" under the right end of an axis up to 1e6 was cut off by the widget's edge."""
+    plot = PaintedPlot(None, FG, BG)
+    qtbot.addWidget(plot)
+    plot.resize(400, 200)
+    plot.set_view((-1e6, 1e6), (0.0, 1.0))
+    _, rect, x_ticks, _ = plot._laid_out()
+    assert x_ticks[0] == (-1e6, "−1000000") and x_ticks[-1] == (1e6, "1000000")
+    shown = plot._x_tick_texts(x_ticks, plot.fontMetrics())
+    assert [text for text, _ in shown][::len(shown) - 1] == ["−1000000", "1000000"]
+    for _, (left, right) in shown:
+        assert 0 <= left and right <= 400
+    # one in the middle stays centred on its tick
+    (middle,) = [span for text, span in shown if text == "0"]
+    assert abs((middle[0] + middle[1]) / 2 - round(plot.to_px((0.0, 0.0))[0])) < 1
