@@ -197,7 +197,7 @@ class HullPlane:
             plane.star_label.text = f"O[{self.model.query_tokens[ro.row]}]"
 
         names = [f"d{int(c)}" for c in ro.columns]
-        axes = (f"{names[0]} (V has one dimension: a line)", "") if one_d else \
+        axes = (translate("Readout", "{dim} (V has one dimension: a line)").format(dim=names[0]), "") if one_d else \
             (names[self._dims[0]], names[self._dims[1]])
         if axes != self._plane_axes:
             plane.set_title("x", axes[0])
