@@ -379,3 +379,14 @@ def test_a_repeated_token_is_told_apart_in_the_legend(qtbot):
     model, panel = make(qtbot, session)
     legend = panel.legend.text()
     assert "the₀" in legend and "the₃" in legend and "cat" in legend and "cat₁" not in legend
+
+
+def test_tiny_values_apart_keep_a_label_each(qtbot):
+    """The demo's V × 1e−13: its rows on d0 × d1 — 猫 (1, 0), 追 (0, 1), 红色 (0, 0), 激光点 (0, 0.3), times 1e−13 —
+    are four places, as they are at 1; rounded to 12 decimals they were all (0, 0) and shared one label."""
+    model, panel = make(qtbot)
+    v = model.matrix("V").copy()
+    for i, j in np.ndindex(v.shape):
+        assert model.set_cell("V", i, j, float(v[i, j]) * 1e-13)
+    model.flush()
+    assert sorted(label.text for label in panel.plane.labels) == sorted(["猫", "追", "红色", "激光点"])

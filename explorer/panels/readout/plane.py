@@ -36,10 +36,13 @@ def same_points(a, b):
 
 
 def label_groups(pts, keys, tokens):
-    """Keys at the same place share one label ("追, 红色") so coincident names do not overprint."""
+    """Keys at the same place share one label ("追, 红色") so coincident names do not overprint: the same to 12
+    digits of the points' extent on each axis (rounded to 12 decimals, V rows 1e−13 apart were one place)."""
+    extent = np.ptp(pts, axis=0)
+    place = np.round((pts - pts.min(axis=0)) / np.where(extent > 0, extent, 1.0), 12)
     groups = {}
     for j in keys:
-        groups.setdefault(tuple(np.round(pts[j], 12)), []).append(j)
+        groups.setdefault(tuple(place[j]), []).append(j)
     return [(js[0], ", ".join(tokens[j] for j in js)) for js in groups.values()]
 
 
