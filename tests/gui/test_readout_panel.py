@@ -4,11 +4,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QRectF
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QToolTip
 
 from explorer.core import in_convex_hull
 from explorer.core.presets import random_session
 from explorer.panels.readout import PLOT_MIN_HEIGHT, STAR_PX, ReadoutPanel, key_colour
+from explorer.panels.readout.bars import OUTPUT_COLOR
 from explorer.widgets.palette import OKABE_ITO
 from tests.box_geometry import length_inside, shared_area
 from tests.gui.panel_helpers import show_panel
@@ -218,6 +220,54 @@ def test_a_fully_masked_row_says_so(qtbot):
     assert panel.bars.totals is None
     for stack in panel.bars.stacks:
         np.testing.assert_array_equal(stack.height, 0.0)
+
+
+def colour_at(plot, image, x, y):
+    """The colour painted at data point (x, y) of ``plot`` in its ``image``."""
+    px, py = plot.to_px((x, y))
+    return QColor(image.pixel(round(px), round(py)))
+
+
+def test_the_bars_and_the_plane_are_painted_where_their_numbers_say(qtbot):
+    """Row 追 of the demo weighs 猫 0.45, 追 0.05, 红色 0.05, 激光点 0.45 (V rows (1, 0, 0), (0, 1, 0), (0, 0, 1),
+    (0, 0.3, 0.8)): d0 is 猫's 0.45; d1 追's 0.05, then 激光点's 0.45 · 0.3 = 0.135 on it; d2 红色's 0.05, then
+    激光点's 0.36. Slots in token order give the colours; the range is 0 … 0.5 (0.45 to a nice step), 6 % more."""
+    model, panel = make(qtbot)
+    QApplication.processEvents()
+    bars = panel.bars
+    np.testing.assert_allclose(bars.y_range, (-0.03, 0.53), atol=1e-12)
+    image = bars.grab().toImage()
+    background = QColor(image.pixel(bars.width() - 2, 2))
+    expected = {(0, 0.23): key_colour(0), (0, 0.47): background, (0.5, 0.23): background, (0.25, 0.23): key_colour(0),
+                (0.4, 0.23): background, (1, 0.02): key_colour(1), (1, 0.12): key_colour(3), (1, 0.25): background,
+                (0.6, 0.08): background, (0.75, 0.08): key_colour(3), (1.25, 0.08): key_colour(3),
+                (1.4, 0.08): background,  # a bar is 0.62 wide
+                (2, 0.02): key_colour(2), (2, 0.33): key_colour(3), (2, 0.45): background}  # (off the grid lines)
+    assert {xy: colour_at(bars, image, *xy) for xy in expected} == expected
+    assert colour_at(bars, image, 0, float(model.results.heads.output[1, 0])) == QColor(OUTPUT_COLOR)  # O's dot
+
+    plane = panel.plane
+    image = plane.grab().toImage()
+    for slot, v in enumerate([(1.0, 0.0), (0.0, 1.0), (0.0, 0.0), (0.0, 0.3)]):
+        assert colour_at(plane, image, *v) == key_colour(slot)
+    assert colour_at(plane, image, *star_pos(panel)) == QColor(OUTPUT_COLOR)
+
+
+def test_a_negative_share_is_painted_below_zero(qtbot):
+    """V[猫, d0] = −1: 猫's share of d0 is 0.45 · −1, a bar from 0 down to −0.45; d2 still reaches 0.41: the range
+    −0.5 … 0.5 (each end to a nice step), 6 % more."""
+    model, panel = make(qtbot)
+    assert model.set_cell("V", 0, 0, -1.0)
+    model.flush()
+    QApplication.processEvents()
+    bars = panel.bars
+    np.testing.assert_allclose(bars.y_range, (-0.56, 0.56), atol=1e-12)
+    image = bars.grab().toImage()
+    background = QColor(image.pixel(bars.width() - 2, 2))
+    assert colour_at(bars, image, 0, -0.23) == key_colour(0)
+    assert colour_at(bars, image, 0, 0.23) == background
+    assert colour_at(bars, image, 0, -0.475) == background
+    assert colour_at(bars, image, 2, 0.33) == key_colour(3)  # d2 still stands up from 0
 
 
 def test_bar_tooltip_names_the_key_and_its_share(qtbot):
