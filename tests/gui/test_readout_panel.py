@@ -440,3 +440,14 @@ def test_tiny_values_apart_keep_a_label_each(qtbot):
         assert model.set_cell("V", i, j, float(v[i, j]) * 1e-13)
     model.flush()
     assert sorted(label.text for label in panel.plane.labels) == sorted(["猫", "追", "红色", "激光点"])
+
+
+def test_an_svg_export_draws_the_grey_dots_as_discs(qtbot, tmp_path):
+    """Twenty keys: 11 drawn in colour, the V rows as grey dots — in SVG circles, not 20 embedded pictures."""
+    from explorer.documents import write_svg
+
+    model, panel = make(qtbot, random_session(20, 4, seed=3))
+    QApplication.processEvents()
+    assert write_svg(panel.plane, tmp_path / "plane.svg")
+    svg = (tmp_path / "plane.svg").read_text(encoding="utf-8")
+    assert "<image" not in svg
