@@ -432,8 +432,8 @@ def test_a_repeated_token_is_told_apart_in_the_legend(qtbot):
 
 
 def test_tiny_values_apart_keep_a_label_each(qtbot):
-    """The demo's V × 1e−13: its rows on d0 × d1 — 猫 (1, 0), 追 (0, 1), 红色 (0, 0), 激光点 (0, 0.3), times 1e−13 —
-    are four places, as they are at 1; rounded to 12 decimals they were all (0, 0) and shared one label."""
+    """The demo's V × 1e−13: its rows on d0 × d1 — 猫 (1, 0), 追 (0, 1), 红色 (0, 0), 激光点 (0, 0.3), times
+    1e−13 — are four places, as they are at 1; rounded to 12 decimals they were all (0, 0) and shared one label."""
     model, panel = make(qtbot)
     v = model.matrix("V").copy()
     for i, j in np.ndindex(v.shape):
