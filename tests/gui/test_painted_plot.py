@@ -6,6 +6,7 @@ from PySide6.QtGui import QColor
 
 from explorer.widgets.nice import nice_ceiling, round_ticks
 from explorer.widgets.painted_plot import PaintedPlot, spanned, tick_text, tick_texts
+from explorer.widgets.palette import blended
 
 FG, BG = QColor("#000000"), QColor("#ffffff")
 
@@ -42,6 +43,15 @@ def test_an_axis_of_tiny_numbers_writes_them_with_an_exponent():
     assert tick_texts([0.0, 0.0005, 0.001], 4) == ["0", "0.0005", "0.0010"]
     assert tick_texts([0.00100, 0.00102], 5) == ["0.00100", "0.00102"]
     assert tick_texts([1000.0, 1000.00002], 5) == ["1000.00000", "1000.00002"]
+
+
+def test_a_translucent_colour_blended_over_its_background_by_hand(qtbot):
+    """Alpha a over a background: a · colour + (1 − a) · background, opaque; the grid is 15 % text over the base."""
+    assert blended(QColor(0, 0, 0, 64), QColor("#ffffff")).getRgb() == (191, 191, 191, 255)  # 255 · (1 − 64/255)
+    assert blended(QColor(255, 0, 0, 128), QColor(0, 0, 255)).getRgb() == (128, 0, 127, 255)
+    plot = PaintedPlot(None, FG, BG)
+    qtbot.addWidget(plot)
+    assert plot.grid.getRgb() == (217, 217, 217, 255)  # 255 · (1 − 38/255): the 15 % alpha is 38 of 255
 
 
 def test_an_empty_range_widens_to_one_unit():
