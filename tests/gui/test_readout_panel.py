@@ -451,3 +451,17 @@ def test_an_svg_export_draws_the_grey_dots_as_discs(qtbot, tmp_path):
     assert write_svg(panel.plane, tmp_path / "plane.svg")
     svg = (tmp_path / "plane.svg").read_text(encoding="utf-8")
     assert "<image" not in svg
+
+
+def test_the_bars_name_the_heads_own_columns(qtbot):
+    """Two heads of d_v = 4: head 1 mixes V[:, d2–d3], so its two bars are named d2, d3 (the x ticks are asked for
+    lazily, from the columns of the readout drawn; the same width of 2 must not keep head 0's d0, d1)."""
+    model, panel = make(qtbot, random_session(6, 4, seed=1))
+    model.set_param("heads", 2)
+    model.flush()
+    QApplication.processEvents()
+    assert [text for _, text in panel.bars._laid_out()[2]] == ["d0", "d1"]
+    model.set_selection(head=1)
+    model.flush()
+    QApplication.processEvents()
+    assert [text for _, text in panel.bars._laid_out()[2]] == ["d2", "d3"]
