@@ -280,7 +280,8 @@ def take_screenshot(app, window, path, problem=None):
     window.uncover_now()
     for panel in window.panels.built().values():
         panel.refresh()
-    app.processEvents()
+    for _ in range(3):  # a text that wraps anew relays its panel out, then the scroll area it sits in
+        app.processEvents()
     if problem:
         print(f"attention-explorer: {problem}", file=sys.stderr)
         return 1

@@ -1,5 +1,6 @@
 """Round numbers for axes and label spacing: 1, 2, 5 × 10^k."""
 import math
+import sys
 
 STEPS = (1, 2, 5)
 FINE_STEPS = (1, 1.5, 2, 3, 5, 7.5)  # for an axis whose range should track the data more closely
@@ -16,7 +17,9 @@ def nice_step(n):
 
 
 def nice_ceiling(x, steps=STEPS):
-    """Smallest of ``steps`` × 10^k that is >= x > 0 (ranges that move in steps, not jitter)."""
+    """Smallest of ``steps`` × 10^k that is >= x > 0 (ranges that move in steps, not jitter); for an x below the
+    smallest normal float (~2.2e−308, where 10^k would underflow to 0) that of the smallest normal float."""
+    x = max(x, sys.float_info.min)
     exp = 10.0 ** math.floor(math.log10(x))
     return float(next(f * exp for f in (*steps, 10) if f * exp >= x * (1 - 1e-12)))
 

@@ -21,11 +21,28 @@ TICK_PX = 5  # the ticks' length, pointing out of the data area
 GAP_PX = 3  # between a tick and its text, and between a tick text and the axis title
 MIN_TICK_GAP = {"x": 50.0, "y": 26.0}  # pixels between round-number ticks chosen by the plot
 EDGE_PX = 8  # room right and above the data area (half a tick text spills past its end)
+TINY_DECIMALS = 4  # an axis of tiny numbers needing more decimals writes them as 2.5e−5
 
 
 def tick_text(value, decimals):
     """A round tick's text: "0", "0.5", "−1.5" (a true minus, as every number the app writes)."""
     return "0" if value == 0 else format_fixed(value, decimals)
+
+
+def tiny_tick_text(value, decimals):
+    """A tick's text on an axis of tiny numbers: "2.5e−5", "1e−300" (the digits ``decimals`` resolves, a true minus)."""
+    if value == 0:
+        return "0"
+    digits = max(0, math.floor(math.log10(abs(value))) + decimals)
+    mantissa, exponent = f"{value:.{digits}e}".split("e")
+    return f"{mantissa}e{int(exponent)}".replace("-", "−")
+
+
+def tick_texts(values, decimals):
+    """The round ticks' texts, in decimals ("0.25") — on an axis whose numbers are all below 0.001 and need
+    more than TINY_DECIMALS decimals, as "2.5e−5" (at 1e−9 a plain number is 12 characters long)."""
+    tiny = decimals > TINY_DECIMALS and max((abs(v) for v in values), default=0.0) < 1e-3
+    return [(tiny_tick_text if tiny else tick_text)(v, decimals) for v in values]
 
 
 def spanned(bounds):
@@ -120,7 +137,7 @@ class PaintedPlot(QWidget):
         given = self.ticks[axis]
         if given is None:
             values, decimals = round_ticks(lo, hi, pixels, MIN_TICK_GAP[axis])
-            return [(v, tick_text(v, decimals)) for v in values]
+            return list(zip(values, tick_texts(values, decimals)))
         ticks = given(pixels) if callable(given) else given
         return [(float(v), text) for v, text in ticks if lo <= v <= hi]
 
@@ -170,15 +187,12 @@ class PaintedPlot(QWidget):
         p.drawLine(left, round(rect.top()), left, bottom)
         p.drawLine(left, bottom, math.ceil(rect.right()), bottom)
         text_h = fm.height()
-        ends = []  # the x tick texts' spans drawn: one that would overprint another is left out
-        for x, text in x_ticks:
+        for x, _ in x_ticks:
             px = round(self._x_px(x))
             p.drawLine(px, bottom, px, bottom + TICK_PX)
-            w = fm.horizontalAdvance(text)
-            span = (px - w / 2, px + w / 2)
-            if all(span[0] > b + 4 or span[1] < a - 4 for a, b in ends):
-                ends.append(span)
-                p.drawText(QRectF(span[0], bottom + TICK_PX + GAP_PX, w, text_h), Qt.AlignmentFlag.AlignCenter, text)
+        for text, (start, end) in self._x_tick_texts(x_ticks, fm):
+            p.drawText(QRectF(start, bottom + TICK_PX + GAP_PX, end - start, text_h), Qt.AlignmentFlag.AlignCenter,
+                       text)
         for y, text in y_ticks:
             py = round(self._y_px(y))
             p.drawLine(left - TICK_PX, py, left, py)
@@ -194,6 +208,17 @@ class PaintedPlot(QWidget):
             p.drawText(QRectF(-rect.height() / 2, 0, rect.height(), text_h), Qt.AlignmentFlag.AlignCenter,
                        self.titles["y"])
             p.restore()
+
+    def _x_tick_texts(self, x_ticks, fm):
+        """(text, (left, right) in pixels) of the x tick texts to draw: each centred on its tick but kept inside
+        the widget (an end's text may not fit past the axis); one that would overprint another is left out."""
+        shown = []
+        for x, text in x_ticks:
+            w = fm.horizontalAdvance(text)
+            start = min(max(round(self._x_px(x)) - w / 2, 0.0), self.width() - w)
+            if all(start > b + 4 or start + w < a - 4 for _, (a, b) in shown):
+                shown.append((text, (start, start + w)))
+        return shown
 
     def paint_data(self, p):
         """Paint the data (subclasses): clipped to ``data_rect()``, antialiased, in pixels from ``to_px``;

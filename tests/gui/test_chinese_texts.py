@@ -207,3 +207,19 @@ def test_a_folder_that_is_no_checkpoint_is_refused_in_chinese(qtbot, window, tmp
     panel.open_model(str(empty))
     assert panel.status.text() == (f"<span style='color:#b00020'>{empty}：没有 config.json（Hugging Face 的检查点文件夹里"
                                    "有 config.json、model.safetensors 和 tokenizer.json）</span>")
+
+
+def test_the_readouts_axis_titles_are_chinese_then_english_again(qtbot, window):
+    """The plane's title when V has one dimension (three heads of the demo) said English in 中文."""
+    readout = show_dock(qtbot, window, "readout")
+    window.model.set_param("heads", 3)
+    window.model.flush()
+    readout.refresh()
+    titles = lambda: (readout.bars.titles, readout.plane.titles)  # noqa: E731
+    assert titles() == ({"x": "output dimension", "y": "share  w·v"}, {"x": "d0 (V has one dimension: a line)", "y": ""})
+    window.menus.choose_language("zh")
+    readout.refresh()
+    assert titles() == ({"x": "输出维度", "y": "份额  w·v"}, {"x": "d0（V 只有一维：一条直线）", "y": ""})
+    window.menus.choose_language("en")
+    readout.refresh()
+    assert titles()[1]["x"] == "d0 (V has one dimension: a line)"

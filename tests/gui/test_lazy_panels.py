@@ -215,6 +215,28 @@ def test_screenshot_shows_real_panels_for_every_dock_on_screen(qtbot, home, tmp_
         assert window.panels.is_built(spec.name) == on_screen(window, spec.name), spec.name
 
 
+
+def test_a_screenshot_waits_for_the_readout_to_be_laid_out(qtbot, home, tmp_path):
+    """At 1024 × 640 the Readout's header for 1024 keys ("… (1019 more, Σw = …)") wraps to three lines when it first
+    draws; the picture was taken one layout pass early, the plane lying over the bars' axis and its labels."""
+    from explorer.core.presets import random_session
+    from explorer.main_window import MainWindow
+
+    window = MainWindow(random_session(1024, 8, seed=3), persist_layout=False, recovery=False)
+    qtbot.addWidget(window, before_close_func=lambda w: w.model.undo_stack.setClean())
+    window.resize(1024, 640)
+    seen, grab = [], window.grab
+
+    def look(*args):
+        readout = window.panels["readout"]
+        seen.append((readout.bars.geometry(), readout.plane.geometry()))
+        return grab(*args)
+
+    window.grab = look
+    assert take_screenshot(QApplication.instance(), window, str(tmp_path / "shot.png")) == 0
+    (bars, plane), = seen
+    assert not bars.intersects(plane)
+
 # Not needed to show the window: imported where they are used (numpy.ma came with np.unique, ~30 ms;
 # html with its table of entities, for escape, ~1.5 ms: explorer/widgets/html_escape.py; the session
 # reader and writer, JSON and the matrix files' module: a start opens no file, ~6 ms).

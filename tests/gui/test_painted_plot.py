@@ -1,10 +1,12 @@
 """The painted plot under the Readout: its round ticks, its data ↔ pixel mapping, what it paints where."""
 import numpy as np
+import pytest
 from PySide6.QtCore import QPoint, QRectF
 from PySide6.QtGui import QColor
 
-from explorer.widgets.nice import round_ticks
-from explorer.widgets.painted_plot import PaintedPlot, spanned, tick_text
+from explorer.widgets.nice import nice_ceiling, round_ticks
+from explorer.widgets.painted_plot import PaintedPlot, spanned, tick_text, tick_texts
+from explorer.widgets.palette import blended
 
 FG, BG = QColor("#000000"), QColor("#ffffff")
 
@@ -22,6 +24,34 @@ def test_round_ticks_by_hand():
 
 def test_tick_texts_write_a_true_minus_and_a_plain_zero():
     assert [tick_text(v, 1) for v in (-0.5, 0.0, 1.5)] == ["−0.5", "0", "1.5"]
+
+
+def test_ticks_below_the_smallest_normal_float_do_not_fail():
+    """V may hold 5e−324 (finite, below 1e6): the step 5e−324 · 50 / 300 underflows to 0, and 10^−324 too;
+    the step is then the nice ceiling of the smallest normal float, 2.2e−308 → 5e−308, which ticks only 0."""
+    assert nice_ceiling(0.0) == pytest.approx(5e-308)
+    assert nice_ceiling(1e-320, (1, 1.5, 2, 3, 5, 7.5)) == pytest.approx(3e-308)
+    assert round_ticks(0.0, 5e-324, 300, 50) == ([0.0], 308)
+
+
+def test_an_axis_of_tiny_numbers_writes_them_with_an_exponent():
+    """At 1e−9 a plain number is "0.0000000015": the digits the step resolves, then the power of ten."""
+    assert tick_texts([-1e-9, -5e-10, 0.0, 5e-10, 1e-9, 1.5e-9], 10) == \
+        ["−1.0e−9", "−5e−10", "0", "5e−10", "1.0e−9", "1.5e−9"]
+    assert tick_texts([1e-300, 2e-300], 300) == ["1e−300", "2e−300"]
+    # up to four decimals, or numbers from 0.001 up, stay plain
+    assert tick_texts([0.0, 0.0005, 0.001], 4) == ["0", "0.0005", "0.0010"]
+    assert tick_texts([0.00100, 0.00102], 5) == ["0.00100", "0.00102"]
+    assert tick_texts([1000.0, 1000.00002], 5) == ["1000.00000", "1000.00002"]
+
+
+def test_a_translucent_colour_blended_over_its_background_by_hand(qtbot):
+    """Alpha a over a background: a · colour + (1 − a) · background, opaque; the grid is 15 % text over the base."""
+    assert blended(QColor(0, 0, 0, 64), QColor("#ffffff")).getRgb() == (191, 191, 191, 255)  # 255 · (1 − 64/255)
+    assert blended(QColor(255, 0, 0, 128), QColor(0, 0, 255)).getRgb() == (128, 0, 127, 255)
+    plot = PaintedPlot(None, FG, BG)
+    qtbot.addWidget(plot)
+    assert plot.grid.getRgb() == (217, 217, 217, 255)  # 255 · (1 − 38/255): the 15 % alpha is 38 of 255
 
 
 def test_an_empty_range_widens_to_one_unit():
@@ -69,3 +99,33 @@ def test_given_ticks_outside_the_range_are_left_out_and_a_callable_gets_the_widt
     rect, x_ticks = plot.data_rect(), plot._laid_out()[2]
     assert seen == [rect.width()]
     assert x_ticks == [(0.0, "d0"), (1.0, "d1"), (2.0, "d2")]
+
+
+def test_tiny_ranges_keep_short_tick_texts_and_their_data_area(qtbot):
+    """V cells of ~1e−9 gave tick texts of 12 characters; 1e−300 ones took the whole plot for their decimals."""
+    plot = PaintedPlot(None, FG, BG)
+    qtbot.addWidget(plot)
+    plot.resize(300, 200)
+    for lo, hi in ((-1.1e-9, 1.6e-9), (1e-300, 5e-300)):
+        plot.set_view((lo, hi), (lo, hi))
+        _, rect, x_ticks, y_ticks = plot._laid_out()
+        assert len(x_ticks) >= 2 and len(y_ticks) >= 2
+        assert all(len(text) <= 8 for _, text in x_ticks + y_ticks)
+        assert rect.width() > 200
+
+
+def test_the_end_tick_texts_stay_inside_the_widget(qtbot):
+    """"1000000" under the right end of an axis up to 1e6 was cut off by the widget's edge."""
+    plot = PaintedPlot(None, FG, BG)
+    qtbot.addWidget(plot)
+    plot.resize(400, 200)
+    plot.set_view((-1e6, 1e6), (0.0, 1.0))
+    _, rect, x_ticks, _ = plot._laid_out()
+    assert x_ticks[0] == (-1e6, "−1000000") and x_ticks[-1] == (1e6, "1000000")
+    shown = plot._x_tick_texts(x_ticks, plot.fontMetrics())
+    assert [text for text, _ in shown][::len(shown) - 1] == ["−1000000", "1000000"]
+    for _, (left, right) in shown:
+        assert 0 <= left and right <= 400
+    # one in the middle stays centred on its tick
+    (middle,) = [span for text, span in shown if text == "0"]
+    assert abs((middle[0] + middle[1]) / 2 - round(plot.to_px((0.0, 0.0))[0])) < 1

@@ -4,11 +4,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QRectF
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QToolTip
 
 from explorer.core import in_convex_hull
 from explorer.core.presets import random_session
 from explorer.panels.readout import PLOT_MIN_HEIGHT, STAR_PX, ReadoutPanel, key_colour
+from explorer.panels.readout.bars import OUTPUT_COLOR
 from explorer.widgets.palette import OKABE_ITO
 from tests.box_geometry import length_inside, shared_area
 from tests.gui.panel_helpers import show_panel
@@ -220,6 +222,54 @@ def test_a_fully_masked_row_says_so(qtbot):
         np.testing.assert_array_equal(stack.height, 0.0)
 
 
+def colour_at(plot, image, x, y):
+    """The colour painted at data point (x, y) of ``plot`` in its ``image``."""
+    px, py = plot.to_px((x, y))
+    return QColor(image.pixel(round(px), round(py)))
+
+
+def test_the_bars_and_the_plane_are_painted_where_their_numbers_say(qtbot):
+    """Row 追 of the demo weighs 猫 0.45, 追 0.05, 红色 0.05, 激光点 0.45 (V rows (1, 0, 0), (0, 1, 0), (0, 0, 1),
+    (0, 0.3, 0.8)): d0 is 猫's 0.45; d1 追's 0.05, then 激光点's 0.45 · 0.3 = 0.135 on it; d2 红色's 0.05, then
+    激光点's 0.36. Slots in token order give the colours; the range is 0 … 0.5 (0.45 to a nice step), 6 % more."""
+    model, panel = make(qtbot)
+    QApplication.processEvents()
+    bars = panel.bars
+    np.testing.assert_allclose(bars.y_range, (-0.03, 0.53), atol=1e-12)
+    image = bars.grab().toImage()
+    background = QColor(image.pixel(bars.width() - 2, 2))
+    expected = {(0, 0.23): key_colour(0), (0, 0.47): background, (0.5, 0.23): background, (0.25, 0.23): key_colour(0),
+                (0.4, 0.23): background, (1, 0.02): key_colour(1), (1, 0.12): key_colour(3), (1, 0.25): background,
+                (0.6, 0.08): background, (0.75, 0.08): key_colour(3), (1.25, 0.08): key_colour(3),
+                (1.4, 0.08): background,  # a bar is 0.62 wide
+                (2, 0.02): key_colour(2), (2, 0.33): key_colour(3), (2, 0.45): background}  # (off the grid lines)
+    assert {xy: colour_at(bars, image, *xy) for xy in expected} == expected
+    assert colour_at(bars, image, 0, float(model.results.heads.output[1, 0])) == QColor(OUTPUT_COLOR)  # O's dot
+
+    plane = panel.plane
+    image = plane.grab().toImage()
+    for slot, v in enumerate([(1.0, 0.0), (0.0, 1.0), (0.0, 0.0), (0.0, 0.3)]):
+        assert colour_at(plane, image, *v) == key_colour(slot)
+    assert colour_at(plane, image, *star_pos(panel)) == QColor(OUTPUT_COLOR)
+
+
+def test_a_negative_share_is_painted_below_zero(qtbot):
+    """V[猫, d0] = −1: 猫's share of d0 is 0.45 · −1, a bar from 0 down to −0.45; d2 still reaches 0.41: the range
+    −0.5 … 0.5 (each end to a nice step), 6 % more."""
+    model, panel = make(qtbot)
+    assert model.set_cell("V", 0, 0, -1.0)
+    model.flush()
+    QApplication.processEvents()
+    bars = panel.bars
+    np.testing.assert_allclose(bars.y_range, (-0.56, 0.56), atol=1e-12)
+    image = bars.grab().toImage()
+    background = QColor(image.pixel(bars.width() - 2, 2))
+    assert colour_at(bars, image, 0, -0.23) == key_colour(0)
+    assert colour_at(bars, image, 0, 0.23) == background
+    assert colour_at(bars, image, 0, -0.475) == background
+    assert colour_at(bars, image, 2, 0.33) == key_colour(3)  # d2 still stands up from 0
+
+
 def test_bar_tooltip_names_the_key_and_its_share(qtbot):
     model, panel = make(qtbot)
     text = panel.bar_tooltip(0.0, 0.2)  # d0 of 追: all of it comes from 猫
@@ -379,3 +429,39 @@ def test_a_repeated_token_is_told_apart_in_the_legend(qtbot):
     model, panel = make(qtbot, session)
     legend = panel.legend.text()
     assert "the₀" in legend and "the₃" in legend and "cat" in legend and "cat₁" not in legend
+
+
+def test_tiny_values_apart_keep_a_label_each(qtbot):
+    """The demo's V × 1e−13: its rows on d0 × d1 — 猫 (1, 0), 追 (0, 1), 红色 (0, 0), 激光点 (0, 0.3), times
+    1e−13 — are four places, as they are at 1; rounded to 12 decimals they were all (0, 0) and shared one label."""
+    model, panel = make(qtbot)
+    v = model.matrix("V").copy()
+    for i, j in np.ndindex(v.shape):
+        assert model.set_cell("V", i, j, float(v[i, j]) * 1e-13)
+    model.flush()
+    assert sorted(label.text for label in panel.plane.labels) == sorted(["猫", "追", "红色", "激光点"])
+
+
+def test_an_svg_export_draws_the_grey_dots_as_discs(qtbot, tmp_path):
+    """Twenty keys: 11 drawn in colour, the V rows as grey dots — in SVG circles, not 20 embedded pictures."""
+    from explorer.documents import write_svg
+
+    model, panel = make(qtbot, random_session(20, 4, seed=3))
+    QApplication.processEvents()
+    assert write_svg(panel.plane, tmp_path / "plane.svg")
+    svg = (tmp_path / "plane.svg").read_text(encoding="utf-8")
+    assert "<image" not in svg
+
+
+def test_the_bars_name_the_heads_own_columns(qtbot):
+    """Two heads of d_v = 4: head 1 mixes V[:, d2–d3], so its two bars are named d2, d3 (the x ticks are asked for
+    lazily, from the columns of the readout drawn; the same width of 2 must not keep head 0's d0, d1)."""
+    model, panel = make(qtbot, random_session(6, 4, seed=1))
+    model.set_param("heads", 2)
+    model.flush()
+    QApplication.processEvents()
+    assert [text for _, text in panel.bars._laid_out()[2]] == ["d0", "d1"]
+    model.set_selection(head=1)
+    model.flush()
+    QApplication.processEvents()
+    assert [text for _, text in panel.bars._laid_out()[2]] == ["d2", "d3"]

@@ -112,7 +112,7 @@ class SharesBars:
                                                           float(np.max(bases + np.maximum(stacked, 0)))))
 
     def _bar_ticks(self, pixels):
-        """Label the bars' dimensions, thinned so the labels never overprint at this width."""
+        """The bars' x ticks on an axis of ``pixels``: their dimensions (d0, d1, …), thinned so no label overprints."""
         ro = self._readout
         if ro is None:
             return []
@@ -121,7 +121,7 @@ class SharesBars:
         return [(k, f"d{int(ro.columns[k])}") for k in range(0, d, step)]
 
     def bar_tooltip(self, x, y):
-        """What the bar segment under view point (x, y) is: the key, its weight, its value and their product."""
+        """What the bar segment at data point (x, y) is: the key, its weight, its value and their product."""
         ro = self._readout
         if ro is None or self._stacks is None:
             return ""

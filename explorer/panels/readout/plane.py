@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPen, QPixmap, QPolygonF
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPaintEngine, QPainter, QPen, QPixmap, QPolygonF
 
 from explorer.core.readout import convex_hull_2d, in_convex_hull
 from explorer.widgets.html_escape import escape
@@ -36,10 +36,13 @@ def same_points(a, b):
 
 
 def label_groups(pts, keys, tokens):
-    """Keys at the same place share one label ("追, 红色") so coincident names do not overprint."""
+    """Keys at the same place share one label ("追, 红色") so coincident names do not overprint: the same to 12
+    digits of the points' extent on each axis (rounded to 12 decimals, V rows 1e−13 apart were one place)."""
+    extent = np.ptp(pts, axis=0)
+    place = np.round((pts - pts.min(axis=0)) / np.where(extent > 0, extent, 1.0), 12)
     groups = {}
     for j in keys:
-        groups.setdefault(tuple(np.round(pts[j], 12)), []).append(j)
+        groups.setdefault(tuple(place[j]), []).append(j)
     return [(js[0], ", ".join(tokens[j] for j in js)) for js in groups.values()]
 
 
@@ -102,8 +105,14 @@ class PlanePlot(PaintedPlot):
             self._paint_star(p)
 
     def _paint_points(self, p):
-        """Every row of V as a grey dot ringed in the text colour: one small picture stamped L times
-        (at L = 4096 a disc drawn each time took ~18 ms, the stamp ~4.5 ms)."""
+        """Every row of V as a grey dot ringed in the text colour: on screen one small picture stamped L times
+        (at L = 4096 a disc drawn each time took ~18 ms, the stamp ~4.5 ms); in an SVG export discs, not L pictures."""
+        if p.paintEngine().type() != QPaintEngine.Type.Raster:
+            p.setPen(QPen(self.fg, 1))
+            p.setBrush(QBrush(QColor(OTHERS_COLOR)))
+            for x, y in self.to_px(self.points).tolist():
+                p.drawEllipse(QPointF(x, y), POINT_PX / 2, POINT_PX / 2)
+            return
         ratio = self.devicePixelRatioF()
         if self._dot is None or self._dot[0] != ratio:
             side = POINT_PX + 2
@@ -197,7 +206,7 @@ class HullPlane:
             plane.star_label.text = f"O[{self.model.query_tokens[ro.row]}]"
 
         names = [f"d{int(c)}" for c in ro.columns]
-        axes = (f"{names[0]} (V has one dimension: a line)", "") if one_d else \
+        axes = (translate("Readout", "{dim} (V has one dimension: a line)").format(dim=names[0]), "") if one_d else \
             (names[self._dims[0]], names[self._dims[1]])
         if axes != self._plane_axes:
             plane.set_title("x", axes[0])

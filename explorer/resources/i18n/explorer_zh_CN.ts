@@ -3821,6 +3821,10 @@ masked: the score was set to −∞</source>
         <translation>合计</translation>
     </message>
     <message>
+        <source>{dim} (V has one dimension: a line)</source>
+        <translation>{dim}（V 只有一维：一条直线）</translation>
+    </message>
+    <message>
         <source>row fully masked: no output, so nothing to place in the hull</source>
         <translation>整行被掩码：没有输出，凸包里没有可放的点</translation>
     </message>
