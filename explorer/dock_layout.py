@@ -3,7 +3,7 @@ where a large panel opens when its place in the default arrangement is too small
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtWidgets import QTabBar
 
-from explorer.floating_panels import GrowWithContent, fit_floating, screen_room
+from explorer.floating_panels import GrowWithContent, fit_floating, floating_others, screen_room
 
 L, R = Qt.LeftDockWidgetArea, Qt.RightDockWidgetArea
 TABBED_ROW_SHARE = 340 / 900  # of the right column's height: ③ and the tabbed panels, at 1600 × 1000
@@ -89,13 +89,12 @@ def open_panel(window, dock, readable=None):
     if dock.width() >= readable[0] and dock.height() >= readable[1]:
         return
     window.floated_once.add(name)
-    others = [d for d in window.docks.values() if d is not dock and d.isFloating() and d.isVisible()]
+    others = floating_others(window, dock)
     dock.setFloating(True)
     dock.setGeometry(floating_rect(window, readable, [d.geometry().topLeft() for d in others]))
     dock.layout().activate()
-    preferred = dock.geometry().topLeft()
-    rect = fit_floating(window, dock, readable, preferred, [d.frameGeometry() for d in others])
-    dock.setGeometry(cascaded(rect, screen_room(window), [d.geometry().topLeft() for d in others]))
+    fit_floating(window, dock, readable, dock.geometry().topLeft(), others)  # (on top: none of their titles covered)
+    dock.raise_()
     panel = dock.widget().widget() if dock.widget() is not None else None
     if panel is not None:
         GrowWithContent(window, dock).watch(panel)
@@ -116,7 +115,7 @@ def front_tab(window, dock):
     return None
 
 
-CASCADE_PX = 36  # a panel floated over another steps this far down and left: both title bars stay in reach
+CASCADE_PX = 36  # the first guess for a panel floated over another steps this far down and left
 
 
 def floating_rect(window, readable, taken=()):

@@ -5,14 +5,20 @@ A polished desktop tool opens a tool window at the size its content asks for, ne
 and puts it where it hides the least of what the person is using: first the panel with the keyboard focus
 (the one being worked in; the editor when none has it, as edits are made there), then the three stages
 ① ② ③ that every edit is watched in, then the window at all (a screen larger than the window has room
-beside it). A panel whose content grows later (RoPE shows its plots once d_h is even) grows with it, in
-the screen, until the person resizes it themselves.
+beside it). It goes on top of the panels floating already and covers none of their title bars (it is
+placed just below one, and made shorter where the screen ends), so many opened in turn cascade down the
+screen and each can still be moved, docked or closed. A panel whose content grows later (RoPE shows its
+plots once d_h is even) grows with it, in the screen, and comes to the top, until the person resizes it
+themselves.
 """
 from PySide6.QtCore import QEvent, QObject, QPoint, QRect, QSize, QTimer
 from PySide6.QtWidgets import QApplication, QDockWidget
 
 STAGES = ("scores", "weights", "output")
 MARGIN = 16  # px kept between a floating panel placed at the window's edge and that edge
+TITLE_GAP = 4  # px left below another floating panel's title bar when one is placed just under it
+SHORTEST = 120  # px: a panel is made no shorter than this (a title bar and a few lines) to keep others' title bars uncovered
+MIN_TITLE = 20  # px: a title bar is at least this tall (before its dock is laid out)
 
 
 def covered(rect: QRect, others) -> int:
@@ -25,24 +31,52 @@ def covered(rect: QRect, others) -> int:
     return total
 
 
-def placed(size: QSize, room: QRect, window: QRect, preferred: QPoint, working=(), watched=()) -> QRect:
+def placed(size: QSize, room: QRect, window: QRect, preferred: QPoint, working=(), watched=(), titles=()) -> QRect:
     """Where a floating panel of ``size`` goes in ``room`` (the screen's available area): the place among
-    the window's corners, the screen's and beside the window that covers the least of ``working`` (rects),
-    then of ``watched``, then of ``window``; ``preferred`` wins a tie."""
+    the window's corners, the screen's, beside the window and just below the ``titles`` (the title bars of
+    panels floating already, which it goes on top of) that covers the least of those title bars — every
+    panel stays reachable —, then of ``working`` (rects), then loses the least height (a panel may end just
+    above a title bar, or at the screen's bottom, to SHORTEST at the least), then covers the least of
+    ``watched``, then of ``window``; ``preferred`` wins a tie."""
     w, h = min(size.width(), room.width()), min(size.height(), room.height())
     xs = (preferred.x(), window.right() + 1 - w - MARGIN, window.left() + MARGIN, window.right() + 1,
           window.left() - w, room.left(), room.right() + 1 - w)
     ys = (preferred.y(), window.bottom() + 1 - h - MARGIN, window.bottom() + 1, window.top() - h, room.top(),
           room.bottom() + 1 - h)
+
+    def inside(x, y, height):
+        return QRect(max(room.left(), min(x, room.right() + 1 - w)), max(room.top(), min(y, room.bottom() + 1 - height)),
+                     w, height)
+
+    rects = [inside(x, y, h) for y in ys for x in xs]
+    if titles:  # tops just below a title bar; heights ending just above the next one down (or the screen's end)
+        tops = sorted({inside(0, y, h).top() for y in ys} | {t.bottom() + 1 + TITLE_GAP for t in titles})
+        lefts = [preferred.x(), *sorted({*xs, *(t.left() + d for t in titles for d in (0, t.height(), -t.height()))}
+                                        - {preferred.x()})]  # (the preferred first: it wins a tie)
+        for y in tops:
+            for x in lefts:
+                rect = inside(x, y, 1)
+                limit = room.bottom() + 1 - y
+                for t in titles:
+                    if t.top() > y and t.left() <= rect.right() and t.right() >= rect.left():
+                        limit = min(limit, t.top() - TITLE_GAP - y)
+                if min(h, limit) >= min(SHORTEST, h):
+                    rects.append(QRect(rect.left(), y, w, min(h, limit)))
     best, best_cost = None, None
-    for y in ys:
-        for x in xs:
-            rect = QRect(max(room.left(), min(x, room.right() + 1 - w)), max(room.top(), min(y, room.bottom() + 1 - h)),
-                         w, h)
-            cost = (covered(rect, working), covered(rect, watched), covered(rect, [window]))
-            if best_cost is None or cost < best_cost:
-                best, best_cost = rect, cost
+    for rect in rects:
+        cost = (covered(rect, titles), covered(rect, working), h - rect.height(), covered(rect, watched),
+                covered(rect, [window]))
+        if best_cost is None or cost < best_cost:
+            best, best_cost = rect, cost
     return best
+
+
+def title_bar(dock) -> QRect:
+    """A floating dock's title bar on the screen: its frame's top, down to where its panel begins."""
+    frame = dock.frameGeometry()
+    content = dock.widget()
+    top = dock.mapToGlobal(QPoint(0, content.y() if content is not None else 0)).y()
+    return QRect(frame.left(), frame.top(), frame.width(), max(top - frame.top(), MIN_TITLE))
 
 
 def on_screen(dock) -> QRect:
@@ -110,15 +144,25 @@ def screen_room(window) -> QRect:
     return screen.availableGeometry() if screen is not None else QRect(window.mapToGlobal(QPoint(0, 0)), window.size())
 
 
-def fit_floating(window, dock, least, preferred: QPoint, taken=()):
-    """Size and place the floating ``dock`` (see the module's docstring); ``taken``: other floating panels."""
+def floating_others(window, dock):
+    """The other panels floating on screen."""
+    return [d for d in window.docks.values() if d is not dock and d.isFloating() and d.isVisible()]
+
+
+def fit_floating(window, dock, least, preferred: QPoint, others=()):
+    """Size and place the floating ``dock`` on top of the ``others`` floating already (see the module's
+    docstring): it covers none of their title bars where the screen allows."""
     room = screen_room(window)
-    size = needed_size(dock, QSize(*least), room)
+    frame, inner = dock.frameGeometry(), dock.geometry()  # placed by its frame: all of it in the screen
+    left, top = inner.left() - frame.left(), inner.top() - frame.top()
+    right, bottom = frame.right() - inner.right(), frame.bottom() - inner.bottom()
+    size = needed_size(dock, QSize(*least), room) + QSize(left + right, top + bottom)
     working = [on_screen(d) for d in (working_dock(window),) if d is not None and shown_docked(d)]
     watched = [on_screen(window.docks[n]) for n in STAGES if n in window.docks and shown_docked(window.docks[n])]
-    rect = placed(size, room, window.frameGeometry(), preferred, working, [*watched, *taken])
-    dock.setGeometry(rect)
-    return rect
+    rect = placed(size, room, window.frameGeometry(), preferred - QPoint(left, top), working,
+                  [*watched, *(d.frameGeometry() for d in others)], [title_bar(d) for d in others])
+    dock.setGeometry(rect.adjusted(left, top, -right, -bottom))
+    return dock.geometry()
 
 
 class GrowWithContent(QObject):
@@ -148,7 +192,9 @@ class GrowWithContent(QObject):
             return
         room = screen_room(self._window)
         if needed_size(dock, dock.size(), room).boundedTo(room.size()) != dock.size():
-            others = [d.frameGeometry() for d in self._window.docks.values()
-                      if d is not dock and d.isFloating() and d.isVisible()]
-            fit_floating(self._window, dock, (dock.width(), dock.height()), dock.geometry().topLeft(), others)
+            # placed again on top of the others (the one whose content grew is the one worked in), none of their
+            # title bars covered
+            fit_floating(self._window, dock, (dock.width(), dock.height()), dock.geometry().topLeft(),
+                         floating_others(self._window, dock))
+            dock.raise_()
             self._size = dock.size()

@@ -104,6 +104,15 @@ class SplitMergeCanvas(SplitMergeLayout, QWidget):
         self._layout()
         return self._zoomed(self.stage(label).under)
 
+    def text_px(self):
+        """The pixel size of the smallest text drawn (the labels', or the numbers' when they are printed), as it
+        is on screen (scaled by the zoom), and how much is written (split_merge_layout.DETAILS)."""
+        geo = self._layout()
+        if geo is None:
+            return None, None
+        smallest = min(geo["lpx"], geo["px"]) if geo["mode"] == "numbers" else geo["lpx"]
+        return smallest * self.zoom, geo["detail"]
+
     def _zoomed(self, r):
         z = self.zoom
         return QRectF(r.x() * z, r.y() * z, r.width() * z, r.height() * z)
@@ -140,7 +149,7 @@ class SplitMergeCanvas(SplitMergeLayout, QWidget):
 
     def _paint_under(self, p, s, g):
         y = s.under.top()
-        for text, key, colour in self._under_lines(s):
+        for text, key, colour in self._under_lines(s, g):
             p.setFont(g["fonts"][key])
             p.setPen(colour)
             h = g["fms"][key].height()

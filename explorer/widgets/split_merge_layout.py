@@ -1,5 +1,6 @@
 """Where the split-and-merge drawing puts its matrices, stacks and arrows: in one row, in a U, or as blocks,
-at the largest text size that fits the widget (scaled down when nothing fits)."""
+at the largest text size that fits the widget; in a small widget with fewer words (the shapes and names only,
+then the names only: DETAILS) rather than smaller ones, and scaled down only when even that does not fit."""
 import math
 from dataclasses import dataclass, field
 
@@ -17,6 +18,9 @@ MARGIN = 10.0
 GAP = 8.0  # between a stack's blocks
 MIN_NUMBER_PX, MAX_NUMBER_PX = 8, 15
 MIN_LABEL_PX = 9
+# what is written, most first: 2 every line (names, shapes, notes, the arrows' details); 1 the names and shapes
+# under the blocks and each arrow's name; 0 the names alone (the caption, the drawing's tooltip, says the rest)
+DETAILS = (2, 1, 0)
 
 
 def _font(base, px, bold=False, mono=False):
@@ -71,7 +75,7 @@ class SplitMergeLayout:
         base_px = QFontMetricsF(self.font()).height() / 1.45  # the UI font's pixel size
         self._vw, self._vh, self.zoom = float(self.width()), float(self.height()), 1.0
         best = None
-        if self.small:
+        if self.small:  # (the numbers with every word: the arrows' shapes say what the split does)
             for arrangement, bonus in (("row", 2), ("u", 0)):
                 for px in range(MAX_NUMBER_PX, MIN_NUMBER_PX - 1, -1):
                     if self._numbers_layout(px, max(MIN_LABEL_PX, min(base_px, px + 2)), arrangement):
@@ -83,45 +87,52 @@ class SplitMergeLayout:
             geo = self._numbers_layout(px, max(MIN_LABEL_PX, min(base_px, px + 2)), arrangement)
         else:
             geo = None
-            for lpx in (base_px, base_px - 1.5, max(base_px - 3, MIN_LABEL_PX)):
-                for arrangement in ("row", "u"):
-                    geo = self._blocks_layout(max(lpx, MIN_LABEL_PX), arrangement)
+            for detail in DETAILS:  # fewer words before smaller ones: every label stays readable
+                for lpx in (base_px, base_px - 1.5, max(base_px - 3, MIN_LABEL_PX)):
+                    for arrangement in ("row", "u"):
+                        geo = self._blocks_layout(max(lpx, MIN_LABEL_PX), arrangement, detail=detail)
+                        if geo is not None:
+                            break
                     if geo is not None:
                         break
                 if geo is not None:
                     break
+            lpx = max(base_px - 3, MIN_LABEL_PX)
             while geo is None:  # too small for anything: lay out for a larger size and draw it scaled down
                 self.zoom /= 1.15
                 self._vw, self._vh = self.width() / self.zoom, self.height() / self.zoom
-                geo = self._blocks_layout(max(base_px - 3, MIN_LABEL_PX), "row") if self.zoom > 0.05 else \
-                    self._blocks_layout(MIN_LABEL_PX, "row", force=True)
+                geo = self._blocks_layout(lpx, "u", detail=0) or self._blocks_layout(lpx, "row", detail=0) \
+                    if self.zoom > 0.05 else self._blocks_layout(MIN_LABEL_PX, "row", force=True, detail=0)
         self.numbers_shown = geo["mode"] == "numbers"
         self.arrangement = geo["arrangement"]
         self._geo = geo
         return geo
 
-    def _metrics(self, lpx):
+    def _metrics(self, lpx, detail=2):
         fonts = {"title": _font(self.font(), lpx, bold=True), "text": _font(self.font(), lpx),
                  "code": _font(self.font(), lpx, bold=True, mono=True)}
-        return {"fonts": fonts, "fms": {k: QFontMetricsF(f) for k, f in fonts.items()}}
+        return {"fonts": fonts, "fms": {k: QFontMetricsF(f) for k, f in fonts.items()}, "detail": detail}
 
     @staticmethod
-    def _under_lines(s):
-        return [(t, k, c) for t, k, c in ((s.title, "title", TEXT), (s.shape_text, "text", TEXT),
-                                          (s.note, "text", MUTED)) if t]
+    def _under_lines(s, g):
+        """The lines written under a matrix or stack at the layout's detail: name, shape, note."""
+        lines = ((s.title, "title", TEXT), (s.shape_text, "text", TEXT), (s.note, "text", MUTED))[:g["detail"] + 1]
+        return [(t, k, c) for t, k, c in lines if t]
 
     def _under_width(self, s, g):
-        return max((g["fms"][k].horizontalAdvance(t) for t, k, _ in self._under_lines(s)), default=0.0) + 8
+        return max((g["fms"][k].horizontalAdvance(t) for t, k, _ in self._under_lines(s, g)), default=0.0) + 8
 
     @staticmethod
     def _under_height(g):
         fms = g["fms"]
-        return 4 + fms["title"].height() + fms["text"].height() * 2
+        return 4 + fms["title"].height() + fms["text"].height() * g["detail"]
 
     @staticmethod
     def _arrow_lines(s, g):
+        """An arrow's lines at the layout's detail (its name alone below the full detail)."""
         first = "code" if s.code else "title"
-        return [(t, g["fms"][first if i == 0 else "text"], first if i == 0 else "text") for i, t in enumerate(s.lines)]
+        lines = s.lines if g["detail"] == 2 else s.lines[:1]
+        return [(t, g["fms"][first if i == 0 else "text"], first if i == 0 else "text") for i, t in enumerate(lines)]
 
     def _arrow_label_size(self, s, g):
         lines = self._arrow_lines(s, g)
@@ -178,9 +189,9 @@ class SplitMergeLayout:
             return 0.0, g["fms"]["text"].height() + 4
         return g["tag_w"], 0.0
 
-    def _numbers_layout(self, px, lpx, arrangement):
+    def _numbers_layout(self, px, lpx, arrangement, detail=2):
         """Numbers at ``px`` in a "row" or a "u"; the stacks' blocks wrap to fit. None when nothing fits."""
-        g = self._metrics(lpx)
+        g = self._metrics(lpx, detail)
         fms = g["fms"]
         nfont = _font(self.font(), px)
         nfm = QFontMetricsF(nfont)
@@ -208,13 +219,14 @@ class SplitMergeLayout:
                     return g
         return None
 
-    def _blocks_layout(self, lpx, arrangement, force=False):
+    def _blocks_layout(self, lpx, arrangement, force=False, detail=2):
         """Schematic blocks (no numbers): matrices as rectangles, stacks as decks of H cards."""
-        g = self._metrics(lpx)
+        g = self._metrics(lpx, detail)
         fms = g["fms"]
         L = len(self.tokens)
         cards = min(self._most_blocks(), MAX_CARDS)
-        step = min(7.0, 56.0 / (cards - 1)) if cards > 1 else 0.0
+        reach = 56.0 if detail == 2 else 28.0  # how far a deck of cards reaches (closer in a small drawing)
+        step = min(reach / 8, reach / (cards - 1)) if cards > 1 else 0.0
         avail_h = self._vh - 2 * MARGIN - self._under_height(g)
         if arrangement == "u":  # two rows and the drop of the attention arrow between them
             attention = next(s for s in self.stages if s.kind == "arrow" and s.label == "attention")

@@ -33,6 +33,17 @@ def test_a_maximised_window_keeps_the_working_panel_uncovered_then_the_stages():
     assert too_big == room  # never larger than the screen
 
 
+def test_a_panel_floated_over_another_leaves_its_title_bar_uncovered():
+    # 1024 × 640 filled by the window; a panel floats at its right, 760 × 640 with a 28 px title bar. Another as
+    # large goes just below that title bar (28 + 4 px gap), as far left as preferred, 32 px shorter to stay on screen
+    room = window = QRect(0, 0, 1024, 640)
+    rect = placed(QSize(760, 640), room, window, QPoint(264, 0), titles=[QRect(264, 0, 760, 28)])
+    assert rect == QRect(264, 32, 760, 608)
+    # a title bar at the screen's bottom too (a short panel there): the new one ends 4 px above it
+    rect = placed(QSize(760, 640), room, window, QPoint(264, 0), titles=[QRect(264, 0, 760, 28), QRect(0, 450, 780, 28)])
+    assert rect == QRect(264, 32, 760, 450 - 4 - 32)
+
+
 class Arranged(QWidget):
     """A panel that arranges itself by its width, as RoPE does: two columns of 300 × 300 tiles from 600 px on,
     else one column (600 tall)."""

@@ -248,7 +248,7 @@ class QKSpacePanel(Panel):
             self.plot.set_lines(start, [], [], start)
         else:
             self.plot.set_lines(start, other[partners], ws, start)
-        self.plot.set_labels(self._labels(side, i, partners))
+        self.plot.set_labels(*self._labels(side, i, partners))
         name = q_tok[i] if side == "query" else k_tok[i]
         if partners is None:
             why = translate("QKSpace", HIDDEN_TEXT) if self.model.revealed < 2 else translate("QKSpace", "recomputing…")
@@ -263,16 +263,18 @@ class QKSpacePanel(Panel):
         self.focus_text.setText(text)
 
     def _labels(self, side, i, partners):
-        """The token names to draw: every point when few, else the point in focus and its partners."""
+        """The token names to draw — every point's when few, else those of the point in focus and its partners —
+        and the index of the focus's name among them."""
         q_tok, k_tok = self.model.query_tokens, self.model.tokens
         p = self.plane
         if len(p.queries) + len(p.keys) <= LABEL_ALL:
-            qs, ks = range(len(p.queries)), range(len(p.keys))
+            qs, ks = list(range(len(p.queries))), list(range(len(p.keys)))
         else:
             found = [] if partners is None else list(partners)
             qs, ks = ([i], found) if side == "query" else (found, [i])
+        first = qs.index(i) if side == "query" else len(qs) + ks.index(i)
         return ([(*p.queries[j], q_tok[j], Q_COLOR, "query") for j in qs] +
-                [(*p.keys[j], k_tok[j], K_COLOR, "key") for j in ks])
+                [(*p.keys[j], k_tok[j], K_COLOR, "key") for j in ks]), first
 
     # ----- the pointer -------------------------------------------------------------------------------
     def _hovered(self, found):
@@ -387,7 +389,7 @@ class QKSpacePanel(Panel):
         pts = placed.plane.plane
         own, other = (pts.queries, pts.keys) if side == "query" else (pts.keys, pts.queries)
         self.plot.set_lines(own[i], other[found], ws, own[i])
-        self.plot.set_labels(corpus.labels(placed, side, i, found))
+        self.plot.set_labels(corpus.labels(placed, side, i, found), first=0)  # (the point in focus first)
         self.focus_text.setText(corpus.describe(placed, side, i, found, ws))
 
     def eventFilter(self, watched, event):

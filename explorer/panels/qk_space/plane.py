@@ -5,10 +5,13 @@ pointer; the panel decides what to give it from the model's results.
 """
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QPointF, Signal
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QApplication
 
+from explorer.core.name_labels import place_names
+from explorer.core.readout import boxes_around
+from explorer.weak import weakly
 from explorer.widgets.lean_plot import LeanPlotItem
 from explorer.widgets.palette import BLUE, VERMILLION
 from explorer.widgets.plot_cache import cache_axes
@@ -22,6 +25,9 @@ GRID_ALPHA = 0.15
 LINE_WIDTH = 2.5
 CROWDED = 40  # more points than this (queries + keys) are drawn smaller, their names on a white backing
 LABEL_GAP_PX = 9  # a name starts this far from its point's centre: clear of the point and the focus ring
+FOCUS_RING_PX = 17
+ONE_PLACE = 1e-12  # points spread less than this apart are on one place
+SIZES = {False: (10, 12), True: (7, 8)}  # (query, key) point sizes in px: few points, many (over CROWDED)
 
 
 class QKPlot(QObject):
@@ -50,11 +56,11 @@ class QKPlot(QObject):
         cache_axes(item)
         self.view = item.getViewBox()
         self.view.setAspectLocked(True)  # a distance is the same whichever way it points
-        self.queries = pg.ScatterPlotItem(size=10, symbol=Q_SYMBOL, pen=pg.mkPen("w", width=1),
+        self.queries = pg.ScatterPlotItem(size=SIZES[False][0], symbol=Q_SYMBOL, pen=pg.mkPen("w", width=1),
                                           brush=pg.mkBrush(Q_COLOR))
-        self.keys = pg.ScatterPlotItem(size=12, symbol=K_SYMBOL, pen=pg.mkPen("w", width=1),
+        self.keys = pg.ScatterPlotItem(size=SIZES[False][1], symbol=K_SYMBOL, pen=pg.mkPen("w", width=1),
                                        brush=pg.mkBrush(K_COLOR))
-        self.focus_ring = pg.ScatterPlotItem(size=17, symbol="o", pen=pg.mkPen(fg, width=2), brush=None)
+        self.focus_ring = pg.ScatterPlotItem(size=FOCUS_RING_PX, symbol="o", pen=pg.mkPen(fg, width=2), brush=None)
         self.queries.setZValue(6)
         self.keys.setZValue(5)
         self.focus_ring.setZValue(7)
@@ -62,9 +68,13 @@ class QKPlot(QObject):
             self.widget.addItem(scatter)
         self.lines = []  # one PlotCurveItem per line from the point in focus, opacity by weight
         self.labels = []  # TextItems: token names next to points
+        self._named = []  # (x, y, side) of each label's point
+        self._first = None  # the index of the label placed first
+        self._focus, self._lines_drawn = None, np.zeros((0, 5))  # the ringed point; the lines (x0, y0, x1, y1, alpha)
         self.q_pts = self.k_pts = np.zeros((0, 2))
         self._hover = None
         self._crowded = False
+        self.view.sigResized.connect(weakly(self._place_labels))  # (in pixels: again at every size)
         self.widget.scene().sigMouseMoved.connect(self._moved)
         self.widget.scene().sigMouseClicked.connect(self._clicked)
 
@@ -78,15 +88,18 @@ class QKPlot(QObject):
         crowded = len(self.q_pts) + len(self.k_pts) > CROWDED
         q_extra = {} if q_brushes is None else {"brush": q_brushes}
         k_extra = {} if k_brushes is None else {"brush": k_brushes}
-        self.queries.setData(pos=self.q_pts, size=7 if crowded else 10, **q_extra)
-        self.keys.setData(pos=self.k_pts, size=8 if crowded else 12, **k_extra)
+        q_size, k_size = SIZES[crowded]
+        self.queries.setData(pos=self.q_pts, size=q_size, **q_extra)
+        self.keys.setData(pos=self.k_pts, size=k_size, **k_extra)
         for label in self.labels:
             label.fill = pg.mkBrush(255, 255, 255, 210) if crowded else pg.mkBrush(None)
         self._crowded = crowded
         both = np.vstack([self.q_pts, self.k_pts]) if len(self.q_pts) + len(self.k_pts) else np.zeros((1, 2))
         lo, hi = both.min(axis=0), both.max(axis=0)
         spread = float((hi - lo).max())
-        pad = spread * 0.12 if spread > 0 else 1.0  # nothing yet, or one place: a plain ±1, not ±1e-9
+        # nothing yet, or one place (every q and k the same vector lands all on one point, give or take rounding
+        # of 1e-16): a plain ±1, not a range of 1e-16 that pixels cannot be placed in
+        pad = spread * 0.12 if spread > ONE_PLACE else 1.0
         self.view.setRange(xRange=(lo[0] - pad, hi[0] + pad), yRange=(lo[1] - pad, hi[1] + pad), padding=0)
 
     def set_lines(self, start, ends, weights, focus):
@@ -94,25 +107,76 @@ class QKPlot(QObject):
         in proportion); ``focus`` (2,) or None is ringed."""
         self.lines = pooled(self.widget, self.lines, len(ends), self._new_line)
         strongest = max((float(w) for w in weights), default=0.0)
+        drawn = []
         for line, end, w in zip(self.lines, ends, weights):
             alpha = int(round(60 + 195 * float(np.clip(w / strongest, 0, 1)))) if strongest > 0 else 60
             line.setData([start[0], end[0]], [start[1], end[1]])
             line.setPen(pg.mkPen(QColor(40, 40, 40, alpha), width=LINE_WIDTH))
+            drawn.append((start[0], start[1], end[0], end[1], alpha / 255))
+        self._lines_drawn = np.reshape(np.asarray(drawn, dtype=float), (-1, 5))
+        self._focus = None if focus is None else (float(focus[0]), float(focus[1]))
         self.focus_ring.setData(pos=np.zeros((0, 2)) if focus is None else np.asarray([focus], float))
 
-    def set_labels(self, entries):
+    def set_labels(self, entries, first=None):
         """Token names beside points: (x, y, text, colour, side) each — a query's on its right, a key's on its
-        left, so that a query and the key it sits on keep their names apart."""
+        left, else wherever it covers no other name (``_place_labels``); ``first``: the index of the entry
+        placed first (the point in focus), which keeps its name wherever names crowd."""
         self.labels = pooled(self.widget, self.labels, len(entries), self._new_label)
         font = QFont(QApplication.font())
         for label, (x, y, text, colour, side) in zip(self.labels, entries):
             if label.textItem.font() != font:
                 label.setFont(font)
             label.setText(text, color=colour)
-            gap = LABEL_GAP_PX / max(label.textItem.boundingRect().width(), 1.0)  # as a share of its width
-            label.setAnchor((-gap, 0.5) if side == "query" else (1 + gap, 0.5))
-            label.setPos(x, y)
             label.fill = pg.mkBrush(255, 255, 255, 210) if self._crowded else pg.mkBrush(None)
+        self._named = [(float(x), float(y), side) for x, y, _t, _c, side in entries]
+        self._first = first
+        self._place_labels()
+
+    def _place_labels(self, *_):
+        """Each name beside its point where it covers least of the other names, points and lines, inside the
+        plot (explorer.core.name_labels); one that would lie on a name placed before it is left off. The point
+        in focus is named first (``set_labels``' ``first``), then those its lines go to, then the rest."""
+        if not self.labels:
+            return
+        rect = self.view.boundingRect()
+        if rect.width() < 2 or rect.height() < 2:  # not laid out yet: placed when it is resized
+            return
+        px = self._to_px
+        points = px([(x, y) for x, y, _ in self._named])
+        ends = px(self._lines_drawn[:, 2:4])
+        focus = None if self._focus is None else px([self._focus])[0]
+
+        def rank(i):
+            if i == self._first:
+                return (0, 0)
+            near = [k for k, end in enumerate(ends) if np.allclose(points[i], end, atol=0.5)]
+            return (1, near[0]) if near else (2, i)
+
+        order = sorted(range(len(points)), key=rank)
+        q_size, k_size = SIZES[self._crowded]
+        dots = [boxes_around(px(self.q_pts), q_size / 2 + 1), boxes_around(px(self.k_pts), k_size / 2 + 1)]
+        if focus is not None:
+            dots.append(boxes_around([focus], FOCUS_RING_PX / 2 + 1))
+        lines = np.column_stack([px(self._lines_drawn[:, 0:2]), ends, self._lines_drawn[:, 4]])
+        sizes = [(r.width(), r.height()) for r in (self.labels[i].textItem.boundingRect() for i in order)]
+        boxes = place_names(points[order], sizes, ["right" if self._named[i][2] == "query" else "left" for i in order],
+                            dots=np.concatenate([np.reshape(d, (-1, 4)) for d in dots]),
+                            lines=np.reshape(lines, (-1, 5)), bounds=(rect.left(), rect.top(), rect.right(), rect.bottom()),
+                            gap=LABEL_GAP_PX)
+        for i, box in zip(order, boxes):
+            label = self.labels[i]
+            label.setVisible(box is not None)
+            if box is not None:
+                at = self.view.mapToView(QPointF(box[0], box[1]))
+                label.setAnchor((0, 0))
+                label.setPos(at.x(), at.y())
+
+    def _to_px(self, points):
+        """Points (n, 2) of the plane in the view's pixels (the view only scales and shifts)."""
+        t = self.view.childTransform()
+        p = np.asarray(points, dtype=float).reshape(-1, 2)
+        return np.column_stack([t.m11() * p[:, 0] + t.m21() * p[:, 1] + t.dx(),
+                                t.m12() * p[:, 0] + t.m22() * p[:, 1] + t.dy()])
 
     def _new_line(self):
         line = pg.PlotCurveItem()

@@ -8,9 +8,12 @@ from explorer.i18n import translate
 from explorer.core.rope import llama3_band, llama3_limits, rope_frequencies, scaling_of
 from explorer.core.rope_lesson import (DEFAULT_STARTS, arc_points, curves_gap, degrees, direction, pair_view,
                                        score_vs_offset, wavelength)
+from explorer.weak import weakly
 from explorer.widgets.number_text import format_number
 from explorer.widgets.palette import BLACK, BLUE, BLUISH_GREEN, ORANGE, REDDISH_PURPLE, SKY_BLUE, VERMILLION
 from explorer.widgets.plots import set_title
+
+from .plane_labels import place_plane_labels
 
 POSITION_MAX = 63  # the m and n sliders: 0..63
 OFFSET_SPAN = POSITION_MAX  # the score-vs-distance plot: m − n in −63..63, every pair of the sliders
@@ -59,8 +62,8 @@ class RopePlots:
         self.q_head = pg.ArrowItem(headLen=16, tipAngle=32, tailLen=0, brush=pg.mkBrush(Q_COLOR), pen=None)
         self.k_head = pg.ArrowItem(headLen=16, tipAngle=32, tailLen=0, brush=pg.mkBrush(K_COLOR), pen=None)
         self.angle_text = pg.TextItem("", color=ANGLE_COLOR, anchor=(0.5, 0.5), fill=pg.mkBrush(255, 255, 255, 210))
-        self.q_text = pg.TextItem("", color=Q_COLOR, anchor=(0.5, 0.5))
-        self.k_text = pg.TextItem("", color=K_COLOR, anchor=(0.5, 0.5))
+        self.q_text = pg.TextItem("", color=Q_COLOR, anchor=(0.5, 0.5))  # (each label anchored at its centre:
+        self.k_text = pg.TextItem("", color=K_COLOR, anchor=(0.5, 0.5))  # plane_labels places the centres)
         for item in (self.q_circle, self.k_circle, self.q_ghost, self.k_ghost, self.arc, self.q_line, self.k_line,
                      self.q_head, self.k_head, self.angle_text, self.q_text, self.k_text):
             self.plane.addItem(item)
@@ -69,6 +72,8 @@ class RopePlots:
             self.keep_text(lambda said, axis=plot.getPlotItem().getAxis(side), fg=self._fg.name(): axis.setLabel(said, color=fg),
                            "RoPE", text)
         self.plane.setMinimumSize(240, 220)
+        self._around = None  # what the plane's labels keep clear of (place_plane_labels' arguments)
+        self.plane.getPlotItem().getViewBox().sigResized.connect(weakly(self._place_labels))
         self.plane_readout = self._label()
         self.lock_note = self._label()
         self.lock_note.hide()
@@ -163,19 +168,15 @@ class RopePlots:
         mid = start + v.angle / 2
         text_r = radius + 0.2 * reach
         self.angle_text.setText(f"{degrees(v.angle):.1f}°")
-        self.angle_text.setPos(text_r * np.cos(mid), text_r * np.sin(mid))
+        self.angle_text.setPos(text_r * np.cos(mid), text_r * np.sin(mid))  # (until placed in pixels, below)
         self.angle_text.setVisible(rq > 0 and rk > 0)
-        for text, tip, length, name in ((self.q_text, v.q_rot, rq, f"q_{v.m} ({token_q})"),
-                                        (self.k_text, v.k_rot, rk, f"k_{v.n} ({token_k})")):
-            # beyond the tip, the text growing away from the origin (never over its own arrow)
-            phi = direction(tip)
-            text.setText(name)
-            text.setAnchor((0.5 - 0.5 * np.cos(phi), 0.5 + 0.5 * np.sin(phi)))
-            scale = (length + 0.07 * reach) / length if length > 0 else 0.0
-            text.setPos(float(tip[0]) * scale, float(tip[1]) * scale)
+        for text, length, name in ((self.q_text, rq, f"q_{v.m} ({token_q})"), (self.k_text, rk, f"k_{v.n} ({token_k})")):
+            text.setText(name)  # (placed beyond its tip in pixels, with the angle, by _place_labels)
             text.setVisible(length > 0)
         lim = 1.3 * reach
         self.plane.getPlotItem().getViewBox().setRange(xRange=(-lim, lim), yRange=(-lim, lim), padding=0)
+        self._around = ((v.q_rot, v.k_rot), (self.q_text, self.k_text), points, (v.q, v.k), (rq * circle, rk * circle))
+        self._place_labels()
         dims = f"d{v.dims[0]}, d{v.dims[1]}"
         set_title(self.plane, translate("RoPE", "pair {pair} ({dims}) of head {head}: {q} turned by m·θ, {k} by n·θ")
                   .format(pair=v.pair, dims=dims, head=self.model.settings.selected_head + 1,
@@ -207,6 +208,13 @@ class RopePlots:
                 distance=self.distance, angle=f"{degrees(v.angle):.1f}"))
         else:
             self.lock_note.hide()
+
+    def _place_labels(self, *_):
+        """q's and k's names and the angle placed clear of the arrows and of each other (in pixels: again on a
+        resize)."""
+        if self._around is not None:
+            tips, names, arc, ghosts, circles = self._around
+            place_plane_labels(self.plane.getPlotItem().getViewBox(), self.angle_text, tips, names, arc, ghosts, circles)
 
     def _scaled_words(self, v):
         """", scaled by llama3: …" for the drawn pair when the scaling is on, else nothing."""
