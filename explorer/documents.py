@@ -13,6 +13,7 @@ from explorer.core import presets
 from explorer.i18n import in_language, shown_error, translate
 from explorer.widgets.plot_cache import axes_as_vectors
 from explorer.core.errors import ExplorerError
+from explorer.core.file_names import file_stem
 from explorer.core.session import MAX_FILE_BYTES, load_session, save_session
 from explorer.session_opener import SessionOpener
 from explorer.settings_store import qsettings
@@ -203,10 +204,14 @@ class Documents:
 
     def save_as(self):
         large = self._cells() >= LARGE_CELLS  # offered the binary form first: it opens without a wait
-        name = self.path.name if self.path else ("session.aesz" if large else "session.json")
+        name = self.path.name if self.path else self._stem("session") + (".aesz" if large else ".json")
         path = self.ask_save_path(translate("Documents", "Save session as"), name,
                                   SAVE_FILTER_LARGE if large else SAVE_FILTER)
         return self.save_to(Path(path)) if path else False
+
+    def _stem(self, fallback):
+        """The file name a session not saved yet is offered under: what it is called, else ``fallback``."""
+        return file_stem(self.model.session_title, fallback)
 
     def ask_save_path(self, title, suggestion, filters):
         """A save dialog; a name typed without a suffix gets the one of the file type chosen."""
@@ -399,7 +404,7 @@ class Documents:
         """The session as a runnable NumPy script that recomputes, prints and saves ① S, ② A, ③ O (its numbers
         in an .npz beside it when they are many); a setting it cannot reproduce is refused by name."""
         if path is None:
-            suggestion = (self.path.stem if self.path else "attention") + ".py"
+            suggestion = (self.path.stem if self.path else self._stem("attention")) + ".py"
             path = self.ask_save_path(translate("Documents", "Export the session as a Python script"), suggestion,
                                       SCRIPT_FILTER)
             if not path:

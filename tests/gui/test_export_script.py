@@ -47,7 +47,8 @@ def test_the_script_recomputes_the_numbers_the_window_shows(qtbot, window, save_
     window.actions["export_script"].trigger()
     script = tmp_path / "mine.py"
     assert save_dialog.asked[0][0] == "Export the session as a Python script"
-    assert save_dialog.asked[0][1].endswith("attention.py") and save_dialog.asked[0][2] == "Python script (*.py)"
+    assert save_dialog.asked[0][1].endswith("/Demo 猫 追 红色 激光点.py")  # the session's title, "Demo: 猫 追 红色 激光点"
+    assert save_dialog.asked[0][2] == "Python script (*.py)"
     assert save_dialog.warnings == []
     assert str(script) in window.statusBar().currentMessage()
     run = run_script(script, tmp_path / "out.npz", tmp_path)

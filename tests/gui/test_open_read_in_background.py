@@ -65,5 +65,6 @@ def test_save_as_offers_the_binary_form_first_for_a_large_session(window, monkey
     monkeypatch.setattr(documents_module, "LARGE_CELLS", 1)
     window.documents.save_as()
     (small_name, small_filters), (large_name, large_filters) = asked
-    assert small_name.endswith("session.json") and small_filters.startswith("Attention Explorer session, JSON")
-    assert large_name.endswith("session.aesz") and large_filters.startswith("Attention Explorer session, binary")
+    # offered under the demo's title, "Demo: 猫 追 红色 激光点", without the colon no file system takes everywhere
+    assert small_name.endswith("/Demo 猫 追 红色 激光点.json") and small_filters.startswith("Attention Explorer session, JSON")
+    assert large_name.endswith("/Demo 猫 追 红色 激光点.aesz") and large_filters.startswith("Attention Explorer session, binary")

@@ -1,0 +1,26 @@
+"""The file name a session is offered under, from its title (written by hand)."""
+from explorer.core.file_names import MAX_STEM, file_stem
+
+
+def test_a_title_keeps_its_words_and_letters():
+    assert file_stem("layer 2 head 1 of tiny-induction", "session") == "layer 2 head 1 of tiny-induction"
+    assert file_stem("Demo: 猫 追 红色 激光点", "session") == "Demo 猫 追 红色 激光点"
+
+
+def test_what_file_systems_refuse_becomes_one_space():
+    assert file_stem('a/b\\c:d*e?f"g<h>i|j', "x") == "a b c d e f g h i j"
+    assert file_stem("tab\there\nnewline", "x") == "tab here newline"
+    assert file_stem("  ..hidden  ", "x") == "hidden"  # no leading dot: not a hidden file
+    assert file_stem("ends with dots...", "x") == "ends with dots"  # Windows drops them
+
+
+def test_nothing_left_gives_the_fallback():
+    for title in ("", None, "   ", "///", "..."):
+        assert file_stem(title, "session") == "session"
+
+
+def test_a_long_title_is_cut_at_a_word():
+    title = "word " * 30  # 150 characters
+    stem = file_stem(title, "x")
+    assert len(stem) <= MAX_STEM and stem.endswith("word") and stem == " ".join(["word"] * 16)  # 16·5 − 1 = 79
+    assert file_stem("x" * 100, "y") == "x" * MAX_STEM  # no space to cut at
