@@ -212,6 +212,10 @@ class EfficientPanel(WorkerAnswers, Panel):
             self._stale |= VALUES  # drawn when it is shown
 
     # ----- drawing ------------------------------------------------------------------------------
+    def language_changed(self):
+        self._drawn_work = None  # the same answer, said again in the new language
+        super().language_changed()
+
     def render(self, flags):
         if flags == SELECTION and self._drawn_head == self.model.settings.selected_head:
             return  # a row or key clicked elsewhere: nothing here follows the selected row

@@ -222,8 +222,6 @@ class FlashAttentionPanel(Panel):
         with QSignalBlocker(self.slider):
             self.slider.setMaximum(max(n, 1))
             self.slider.setValue(min(self.slider.value(), n) if same_steps else 1)  # an edit keeps the step
-        self.block_text.setText(texts.block_text(self.run, n_blocks, self.model.query_tokens,
-                                                 self.whole.tiles_skipped))
         self._show_step()
         self._show_accounting()
         return True
@@ -322,6 +320,7 @@ class FlashAttentionPanel(Panel):
 
     def language_changed(self):
         self.play.setText(translate("Flash", "❚❚ Pause" if self.timer.isActive() else "▶ Play"))
+        self._show_accounting()  # (the steps are the same: ``render`` draws only the step again)
         super().language_changed()
 
     def _show_check(self, at_end):
@@ -334,8 +333,11 @@ class FlashAttentionPanel(Panel):
                                             len(self.run.steps), self._head_words()))
 
     def _show_accounting(self):
+        """The block followed, what is held on chip, and the paper's count of HBM accesses."""
         if self.problem is None or self.whole is None:
             return
+        self.block_text.setText(texts.block_text(self.run, self.block.maximum(), self.model.query_tokens,
+                                                 self.whole.tiles_skipped))
         p = self.problem
         d, d_v = p.q.shape[1], p.v.shape[1]
         on_chip = working_set(self.b_r.value(), self.b_c.value(), d, d_v)
