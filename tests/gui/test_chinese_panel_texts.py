@@ -65,3 +65,26 @@ def test_flashattentions_block_and_memory_sentences_follow_the_language_while_sh
     assert panel.step_label.text() == "第 2 步，共 2 步"
     i18n.set_language("en")
     assert panel.block_text.text().startswith("Query block 1 of 2")
+
+
+# ----- FlashAttention's words that were English in every language ------------------------------------
+def row_names(table):
+    return [table.verticalHeaderItem(i).text() for i in range(table.rowCount())]
+
+
+def test_flashattentions_table_rows_hbm_line_and_sram_sizes_are_chinese_then_english_again(qtbot):
+    model, panel = show_panel(qtbot, FlashAttentionPanel, size=(700, 1000))
+    english = row_names(panel.table), panel.hbm.text(), panel.sram.itemText(0)
+    assert english[0] == ["m old", "m̃ tile", "m new", "rescale", "ℓ old", "ℓ new"]
+    i18n.set_language("zh")
+    assert row_names(panel.table) == ["m 旧", "m̃ 本块", "m 新", "缩放", "ℓ 旧", "ℓ 新"]
+    assert panel.table.verticalHeaderItem(0).toolTip() == "本块之前的运行最大值（−∞：还没见过任何键）"
+    # the demo: N = 4, d = 3, M = 100 KB / 2 bytes = 51 200 numbers > N·d = 12
+    hbm = panel.hbm.text()
+    assert hbm.startswith("<b>HBM 读写次数，按论文的模型</b>（定理 2，Θ 去掉常数——不是实测），N = 4，d = d<sub>h</sub> = 3，")
+    assert "（100 KB）：标准注意力 N·d + N² ≈ 28；" in hbm  # 4·3 + 4² = 28
+    assert hbm.endswith("。这里 N·d &lt; M：整个头都放得进片上，两种做法都只读一遍 Q、K、V；定理说的是 d ≤ M ≤ N·d 的情形。")
+    assert panel.sram.itemText(0) == "100 KB（论文）"
+    i18n.set_language("en")
+    assert (row_names(panel.table), panel.hbm.text(), panel.sram.itemText(0)) == english
+    assert panel.shown("m old") == [float("-inf")] * 2  # the rows are still found by their English names

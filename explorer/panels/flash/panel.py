@@ -9,7 +9,7 @@ from PySide6.QtGui import QKeySequence, QPalette
 from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QBoxLayout, QComboBox, QHBoxLayout, QLabel,
                                QPushButton, QSlider, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
-from explorer.core.flash_accounting import SRAM_SIZES, HbmModel, sram_numbers, working_set
+from explorer.core.flash_accounting import SRAM_SIZES, HbmModel, sram_numbers, sram_size, working_set
 from explorer.core.online_softmax import (block_steps, default_tile, flash_attention, head_problem,
                                           largest_difference, smallest_tile, spans)
 from explorer.weak import weakly
@@ -87,9 +87,10 @@ class FlashAttentionPanel(Panel):
         self.overlay = TileOverlay(bg).attach(self.scores)
         self.table = QTableWidget(len(texts.TABLE_ROWS), 0, self)  # a row per quantity, a column per query
         for i, (title, tip) in enumerate(texts.TABLE_ROWS):
-            item = QTableWidgetItem(title)
-            item.setToolTip(translate("Flash", tip))
+            item = QTableWidgetItem()
             self.table.setVerticalHeaderItem(i, item)
+            self.keep_text(item.setText, "Flash", title)
+            self.keep_text(item.setToolTip, "Flash", tip)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
         self.keep_text(self.table.setToolTip, "Flash",
@@ -117,8 +118,9 @@ class FlashAttentionPanel(Panel):
         self.step_text, self.block_text, self.check = RichLabel("", self), RichLabel("", self), RichLabel("", self)
         self.memory, self.hbm = RichLabel("", self), RichLabel("", self)
         self.sram = QComboBox(self)
-        for n_bytes, words in SRAM_SIZES:
+        for i, (n_bytes, words) in enumerate(SRAM_SIZES):
             self.sram.addItem(words, n_bytes)
+            self.keep_text(lambda text, i=i, box=self.sram: box.setItemText(i, text), "Flash", words)
         self.keep_text(self.sram.setToolTip, "Flash", "The SRAM size M assumed for the paper's count of HBM accesses: "
                        "the paper's “M around 100KB”, or one streaming multiprocessor's shared memory on an A100 or an "
                        "H100 (counted in numbers of 2 bytes, fp16)")
@@ -344,7 +346,7 @@ class FlashAttentionPanel(Panel):
         self.memory.setText(texts.memory_text(self.whole, p.n_queries, p.n_keys, on_chip))
         n_bytes = self.sram.currentData()
         h = HbmModel(p.n_queries, p.n_keys, d, sram_numbers(n_bytes))
-        self.hbm.setText(texts.hbm_text(h, self.sram.currentText().split(" (")[0]))
+        self.hbm.setText(texts.hbm_text(h, sram_size(n_bytes)))
 
     def _score_tip(self, row, col):
         run = self.run
