@@ -88,3 +88,12 @@ def test_flashattentions_table_rows_hbm_line_and_sram_sizes_are_chinese_then_eng
     i18n.set_language("en")
     assert (row_names(panel.table), panel.hbm.text(), panel.sram.itemText(0)) == english
     assert panel.shown("m old") == [float("-inf")] * 2  # the rows are still found by their English names
+
+
+def test_linformers_projection_choices_are_chinese_then_english_again(qtbot):
+    model, panel = show_panel(qtbot, EfficientPanel, size=(1100, 500))
+    box = panel.boxes["projection"]
+    i18n.set_language("zh")
+    assert [box.itemText(i) for i in range(box.count())] == ["随机 N(0, 1/k)", "均值池化"]
+    i18n.set_language("en")
+    assert [box.itemText(i) for i in range(box.count())] == ["random N(0, 1/k)", "mean pooling"]

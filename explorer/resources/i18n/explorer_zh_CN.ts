@@ -1199,6 +1199,14 @@ B − A = {change}</translation>
         <translation>&lt;b&gt;没有&lt;/b&gt;分数表</translation>
     </message>
     <message>
+        <source>random N(0, 1/k)</source>
+        <translation>随机 N(0, 1/k)</translation>
+    </message>
+    <message>
+        <source>mean pooling</source>
+        <translation>均值池化</translation>
+    </message>
+    <message>
         <source> — what is shown is from before the last change</source>
         <translation>——当前显示的是上次修改之前的结果</translation>
     </message>
