@@ -3,10 +3,12 @@ sentences a panel drew before the switch and did not draw again. Expected Chines
 from types import SimpleNamespace
 
 import pytest
+from PySide6.QtWidgets import QApplication, QStyle, QStyleOptionComboBox
 
 from explorer import i18n
 from explorer.panels.efficient import EfficientPanel
 from explorer.panels.flash import FlashAttentionPanel
+from explorer.panels.generation import GenerationPanel
 from explorer.panels.model_view.next_tokens import table
 from tests.gui.panel_helpers import show_panel
 
@@ -97,3 +99,24 @@ def test_linformers_projection_choices_are_chinese_then_english_again(qtbot):
     assert [box.itemText(i) for i in range(box.count())] == ["随机 N(0, 1/k)", "均值池化"]
     i18n.set_language("en")
     assert [box.itemText(i) for i in range(box.count())] == ["random N(0, 1/k)", "mean pooling"]
+
+
+# ----- the Generation panel's speed chooser fits its words --------------------------------------------
+def text_room(box):
+    """The width a combo box gives its current text (its edit field, arrow and frame left out)."""
+    option = QStyleOptionComboBox()
+    box.initStyleOption(option)
+    return box.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
+                                      QStyle.SubControl.SC_ComboBoxEditField, box).width()
+
+
+@pytest.mark.parametrize("width", [1100, 560])
+def test_the_speed_chooser_shows_its_whole_text_in_both_languages(qtbot, width):
+    model, panel = show_panel(qtbot, GenerationPanel, size=(width, 700))
+    box = panel.speed
+    for language, longest in (("en", "10 tokens/s"), ("zh", "每秒 10 个词元"), ("en", "10 tokens/s")):
+        i18n.set_language(language)
+        box.setCurrentIndex(3)
+        QApplication.processEvents()
+        assert box.currentText() == longest
+        assert text_room(box) >= box.fontMetrics().horizontalAdvance(longest), (language, box.width())

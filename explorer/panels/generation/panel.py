@@ -56,6 +56,7 @@ class GenerationPanel(Panel):
         self.keep_text(self.play.setToolTip, "Generation", "Decode one token after another from the start, at the chosen speed")
         self.play.toggled.connect(self._play_toggled)
         self.speed = QComboBox(self)
+        self.speed.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)  # as wide as 每秒 10 个词元 too
         for i, (text, ms) in enumerate(SPEEDS):
             self.speed.addItem(text, ms)
             self.keep_text(lambda said, i=i, box=self.speed: box.setItemText(i, said), "Generation", text)
