@@ -10,7 +10,7 @@ from explorer.panels.efficient import EfficientPanel
 from explorer.panels.flash import FlashAttentionPanel
 from explorer.panels.generation import GenerationPanel
 from explorer.panels.model_view.next_tokens import table
-from tests.gui.panel_helpers import show_panel
+from tests.gui.panel_helpers import show_dock, show_panel
 
 
 @pytest.fixture(autouse=True)
@@ -120,3 +120,16 @@ def test_the_speed_chooser_shows_its_whole_text_in_both_languages(qtbot, width):
         QApplication.processEvents()
         assert box.currentText() == longest
         assert text_room(box) >= box.fontMetrics().horizontalAdvance(longest), (language, box.width())
+
+
+# ----- one name for the Readout panel: its dock's title and its caption say the same word ---------------
+def test_the_readout_docks_title_and_its_caption_name_the_panel_alike_in_both_languages(qtbot, window):
+    panel = show_dock(qtbot, window, "readout")
+    dock = window.docks["readout"]
+    assert dock.windowTitle() == "Readout" and panel.header.text().startswith("<b>③ Readout for 追</b>")
+    window.menus.choose_language("zh")
+    panel.refresh()
+    assert dock.windowTitle() == "读出" and panel.header.text().startswith("<b>追 的 ③ 读出</b>")
+    window.menus.choose_language("en")
+    panel.refresh()
+    assert dock.windowTitle() == "Readout" and panel.header.text().startswith("<b>③ Readout for 追</b>")

@@ -472,7 +472,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Readout</source>
-        <translation>读数</translation>
+        <translation>读出</translation>
     </message>
     <message>
         <source>Attention lines</source>
@@ -3853,14 +3853,6 @@ masked: the score was set to −∞</source>
         <translation>O[{q}, {col}] = {output}（各份额之和）</translation>
     </message>
     <message>
-        <source>&lt;b&gt;③ readout for {who}&lt;/b&gt; — hidden until ③ is revealed</source>
-        <translation>&lt;b&gt;{who} 的 ③ 读出&lt;/b&gt; —— 揭晓 ③ 之前隐藏</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;③ readout for {who}&lt;/b&gt;: {masked}</source>
-        <translation>&lt;b&gt;{who} 的 ③ 读出&lt;/b&gt;：{masked}</translation>
-    </message>
-    <message>
         <source>row fully masked: no output (all weights 0)</source>
         <translation>整行被掩码：没有输出（权重全为 0）</translation>
     </message>
@@ -3869,8 +3861,16 @@ masked: the score was set to −∞</source>
         <translation>…（另外 {more} 项，Σw = {rest}）</translation>
     </message>
     <message>
-        <source>&lt;b&gt;③ readout for {who}&lt;/b&gt;: O = {terms} — a convex combination of the rows of V (weights ≥ 0, Σ = 1)</source>
-        <translation>&lt;b&gt;{who} 的 ③ 读出&lt;/b&gt;：O = {terms} —— V 各行的凸组合（权重 ≥ 0，Σ = 1）</translation>
+        <source>&lt;b&gt;③ {name} for {who}&lt;/b&gt; — hidden until ③ is revealed</source>
+        <translation>&lt;b&gt;{who} 的 ③ {name}&lt;/b&gt; —— 揭晓 ③ 之前隐藏</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;③ {name} for {who}&lt;/b&gt;: {masked}</source>
+        <translation>&lt;b&gt;{who} 的 ③ {name}&lt;/b&gt;：{masked}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;③ {name} for {who}&lt;/b&gt;: O = {terms} — a convex combination of the rows of V (weights ≥ 0, Σ = 1)</source>
+        <translation>&lt;b&gt;{who} 的 ③ {name}&lt;/b&gt;：O = {terms} —— V 各行的凸组合（权重 ≥ 0，Σ = 1）</translation>
     </message>
     <message>
         <source>head {head}/{heads} (chosen in Controls) mixes its slice V[:, {cols}] into {noun_en} {cols} of O</source>
