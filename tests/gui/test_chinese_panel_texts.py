@@ -110,8 +110,8 @@ def text_room(box):
                                       QStyle.SubControl.SC_ComboBoxEditField, box).width()
 
 
-@pytest.mark.parametrize("width", [1100, 560])
-def test_the_speed_chooser_shows_its_whole_text_in_both_languages(qtbot, width):
+@pytest.mark.parametrize("width", [1100, 620, 560, 400])
+def test_the_speed_chooser_shows_its_whole_text_in_both_languages_and_leaves_t_a_slider(qtbot, width):
     model, panel = show_panel(qtbot, GenerationPanel, size=(width, 700))
     box = panel.speed
     for language, longest in (("en", "10 tokens/s"), ("zh", "每秒 10 个词元"), ("en", "10 tokens/s")):
@@ -120,6 +120,7 @@ def test_the_speed_chooser_shows_its_whole_text_in_both_languages(qtbot, width):
         QApplication.processEvents()
         assert box.currentText() == longest
         assert text_room(box) >= box.fontMetrics().horizontalAdvance(longest), (language, box.width())
+        assert panel.slider.slider.width() >= 100, language  # a slider one can still drag: the row wraps first
 
 
 # ----- one name for the Readout panel: its dock's title and its caption say the same word ---------------
