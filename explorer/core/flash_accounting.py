@@ -5,12 +5,19 @@ not a measurement."""
 import math
 from dataclasses import dataclass
 
+from explorer.core.translatable import QT_TRANSLATE_NOOP
+
 BYTES_PER_NUMBER = 2  # fp16 / bf16, as the paper's kernels store Q, K, V
 # (bytes of SRAM, what it is): the paper's "M around 100KB", and the shared memory of one streaming
 # multiprocessor (SM) of the GPU it was written for (A100) and of the one after (H100)
-SRAM_SIZES = ((100 * 1024, "100 KB (the paper)"),
+SRAM_SIZES = ((100 * 1024, QT_TRANSLATE_NOOP("Flash", "100 KB (the paper)")),
               (192 * 1024, "192 KB (A100 SM)"),
               (228 * 1024, "228 KB (H100 SM)"))
+
+
+def sram_size(n_bytes):
+    """An SRAM's size as the sentences name it: "100 KB"."""
+    return f"{int(n_bytes) // 1024} KB"
 
 
 def sram_numbers(n_bytes):

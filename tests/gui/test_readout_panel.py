@@ -56,7 +56,7 @@ def test_bars_are_each_keys_share_and_the_star_is_the_output_row(qtbot):
     _, totals = panel.bars.totals
     np.testing.assert_allclose(totals, out, atol=1e-12)
     np.testing.assert_allclose(star_pos(panel), out[[0, 1]], atol=1e-12)
-    assert "readout for 追" in panel.header.text()
+    assert "③ Readout for 追" in panel.header.text()
     assert "0.45·v(猫)" in panel.header.text() and "convex combination" in panel.header.text()
     assert "✓" in panel.check_label.text() and panel.inside is True
     assert "猫&nbsp;0.45" in panel.legend.text()
@@ -76,7 +76,7 @@ def test_readout_follows_the_selected_row(qtbot):
     model.set_selection(row=3)
     model.flush()
     assert panel.row_combo.currentIndex() == 3
-    assert "readout for 激光点" in panel.header.text()
+    assert "③ Readout for 激光点" in panel.header.text()
     assert_bars_match(model, panel, 3)
     np.testing.assert_allclose(star_pos(panel), model.results.heads.output[3, [0, 1]], atol=1e-12)
 
@@ -86,7 +86,7 @@ def test_the_query_combo_selects_the_row_in_the_model(qtbot):
     panel.row_combo.activated.emit(0)
     model.flush()
     assert model.settings.selected_row == 0
-    assert "readout for 猫" in panel.header.text()
+    assert "③ Readout for 猫" in panel.header.text()
 
 
 def test_editing_v_moves_the_star_and_it_stays_in_the_hull(qtbot):

@@ -8,7 +8,7 @@ The exact head is the session's results; the approximation and its error figures
 import weakref
 
 import numpy as np
-from PySide6.QtCore import QSignalBlocker, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSignalBlocker, Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (QComboBox, QFrame, QHBoxLayout, QLabel, QScrollArea, QSpinBox,
                                QVBoxLayout, QWidget)
@@ -49,7 +49,8 @@ PARAMS = {  # which controls each mechanism uses
 LABELS = {"window": "w", "stride": "l", "summary": "c", "global_tokens": "g", "rank": "k", "features": "m",
           "seed": "seed", "phi": "φ", "projection": "E = F"}
 CHOICES = {"phi": [(phi.replace("elu+1", "elu + 1"), phi) for phi in FEATURE_MAPS],
-           "projection": [("random N(0, 1/k)", "random"), ("mean pooling", "pooling")]}
+           "projection": [(QT_TRANSLATE_NOOP("Efficient", "random N(0, 1/k)"), "random"),
+                          (QT_TRANSLATE_NOOP("Efficient", "mean pooling"), "pooling")]}
 
 
 class EfficientPanel(WorkerAnswers, Panel):
@@ -81,8 +82,9 @@ class EfficientPanel(WorkerAnswers, Panel):
             box.valueChanged.connect(self._changed)
         for name, items in CHOICES.items():
             box = QComboBox(self)
-            for text, value in items:
+            for i, (text, value) in enumerate(items):
                 box.addItem(text, value)
+                self.keep_text(lambda said, i=i, box=box: box.setItemText(i, said), "Efficient", text)
             self._add_control(controls, name, box)
             box.currentIndexChanged.connect(self._changed)
         controls.addStretch(1)
@@ -212,6 +214,10 @@ class EfficientPanel(WorkerAnswers, Panel):
             self._stale |= VALUES  # drawn when it is shown
 
     # ----- drawing ------------------------------------------------------------------------------
+    def language_changed(self):
+        self._drawn_work = None  # the same answer, said again in the new language
+        super().language_changed()
+
     def render(self, flags):
         if flags == SELECTION and self._drawn_head == self.model.settings.selected_head:
             return  # a row or key clicked elsewhere: nothing here follows the selected row

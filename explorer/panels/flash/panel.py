@@ -9,7 +9,7 @@ from PySide6.QtGui import QKeySequence, QPalette
 from PySide6.QtWidgets import (QAbstractItemView, QAbstractScrollArea, QBoxLayout, QComboBox, QHBoxLayout, QLabel,
                                QPushButton, QSlider, QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout)
 
-from explorer.core.flash_accounting import SRAM_SIZES, HbmModel, sram_numbers, working_set
+from explorer.core.flash_accounting import SRAM_SIZES, HbmModel, sram_numbers, sram_size, working_set
 from explorer.core.online_softmax import (block_steps, default_tile, flash_attention, head_problem,
                                           largest_difference, smallest_tile, spans)
 from explorer.weak import weakly
@@ -87,9 +87,10 @@ class FlashAttentionPanel(Panel):
         self.overlay = TileOverlay(bg).attach(self.scores)
         self.table = QTableWidget(len(texts.TABLE_ROWS), 0, self)  # a row per quantity, a column per query
         for i, (title, tip) in enumerate(texts.TABLE_ROWS):
-            item = QTableWidgetItem(title)
-            item.setToolTip(translate("Flash", tip))
+            item = QTableWidgetItem()
             self.table.setVerticalHeaderItem(i, item)
+            self.keep_text(item.setText, "Flash", title)
+            self.keep_text(item.setToolTip, "Flash", tip)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSizeAdjustPolicy(QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
         self.keep_text(self.table.setToolTip, "Flash",
@@ -117,8 +118,9 @@ class FlashAttentionPanel(Panel):
         self.step_text, self.block_text, self.check = RichLabel("", self), RichLabel("", self), RichLabel("", self)
         self.memory, self.hbm = RichLabel("", self), RichLabel("", self)
         self.sram = QComboBox(self)
-        for n_bytes, words in SRAM_SIZES:
+        for i, (n_bytes, words) in enumerate(SRAM_SIZES):
             self.sram.addItem(words, n_bytes)
+            self.keep_text(lambda text, i=i, box=self.sram: box.setItemText(i, text), "Flash", words)
         self.keep_text(self.sram.setToolTip, "Flash", "The SRAM size M assumed for the paper's count of HBM accesses: "
                        "the paper's “M around 100KB”, or one streaming multiprocessor's shared memory on an A100 or an "
                        "H100 (counted in numbers of 2 bytes, fp16)")
@@ -222,8 +224,6 @@ class FlashAttentionPanel(Panel):
         with QSignalBlocker(self.slider):
             self.slider.setMaximum(max(n, 1))
             self.slider.setValue(min(self.slider.value(), n) if same_steps else 1)  # an edit keeps the step
-        self.block_text.setText(texts.block_text(self.run, n_blocks, self.model.query_tokens,
-                                                 self.whole.tiles_skipped))
         self._show_step()
         self._show_accounting()
         return True
@@ -322,6 +322,7 @@ class FlashAttentionPanel(Panel):
 
     def language_changed(self):
         self.play.setText(translate("Flash", "❚❚ Pause" if self.timer.isActive() else "▶ Play"))
+        self._show_accounting()  # (the steps are the same: ``render`` draws only the step again)
         super().language_changed()
 
     def _show_check(self, at_end):
@@ -334,15 +335,18 @@ class FlashAttentionPanel(Panel):
                                             len(self.run.steps), self._head_words()))
 
     def _show_accounting(self):
+        """The block followed, what is held on chip, and the paper's count of HBM accesses."""
         if self.problem is None or self.whole is None:
             return
+        self.block_text.setText(texts.block_text(self.run, self.block.maximum(), self.model.query_tokens,
+                                                 self.whole.tiles_skipped))
         p = self.problem
         d, d_v = p.q.shape[1], p.v.shape[1]
         on_chip = working_set(self.b_r.value(), self.b_c.value(), d, d_v)
         self.memory.setText(texts.memory_text(self.whole, p.n_queries, p.n_keys, on_chip))
         n_bytes = self.sram.currentData()
         h = HbmModel(p.n_queries, p.n_keys, d, sram_numbers(n_bytes))
-        self.hbm.setText(texts.hbm_text(h, self.sram.currentText().split(" (")[0]))
+        self.hbm.setText(texts.hbm_text(h, sram_size(n_bytes)))
 
     def _score_tip(self, row, col):
         run = self.run

@@ -16,15 +16,17 @@ HEADING = QT_TRANSLATE_NOOP("Flash", "<b>FlashAttention</b> (Dao et al. 2022, Al
            "exp(m<sub>old</sub> − m<sub>new</sub>) when the max rises — softmax(S)·V exactly, without ever "
            "holding the L × L matrix.")
 OK, BAD = "#1a7f37", "#b00020"
-TABLE_ROWS = (("m old", QT_TRANSLATE_NOOP("Flash", "The running max before this tile (−∞: no key seen yet)")),
-              ("m̃ tile", QT_TRANSLATE_NOOP("Flash", "m̃ = the largest score of this row in this tile")),
-              ("m new", "m_new = max(m_old, m̃)"),
-              ("rescale", QT_TRANSLATE_NOOP("Flash", "e^(m_old − m_new): what ℓ and Õ so far are multiplied by: 1 "
-                                                     "when the max stays, below 1 when this tile raised it (0 at the "
-                                                     "first tile: nothing to rescale)")),
-              ("ℓ old", QT_TRANSLATE_NOOP("Flash", "The running sum before this tile: Σ e^(s − m_old) over the keys "
-                                                   "seen")),
-              ("ℓ new", "ℓ_new = e^(m_old − m_new)·ℓ_old + Σ_tile e^(s − m_new)"))
+TABLE_ROWS = ((QT_TRANSLATE_NOOP("Flash", "m old"),
+               QT_TRANSLATE_NOOP("Flash", "The running max before this tile (−∞: no key seen yet)")),
+              (QT_TRANSLATE_NOOP("Flash", "m̃ tile"), QT_TRANSLATE_NOOP("Flash", "m̃ = the largest score of this row in this tile")),
+              (QT_TRANSLATE_NOOP("Flash", "m new"), "m_new = max(m_old, m̃)"),
+              (QT_TRANSLATE_NOOP("Flash", "rescale"),
+               QT_TRANSLATE_NOOP("Flash", "e^(m_old − m_new): what ℓ and Õ so far are multiplied by: 1 when the max "
+                                          "stays, below 1 when this tile raised it (0 at the first tile: nothing to "
+                                          "rescale)")),
+              (QT_TRANSLATE_NOOP("Flash", "ℓ old"),
+               QT_TRANSLATE_NOOP("Flash", "The running sum before this tile: Σ e^(s − m_old) over the keys seen")),
+              (QT_TRANSLATE_NOOP("Flash", "ℓ new"), "ℓ_new = e^(m_old − m_new)·ℓ_old + Σ_tile e^(s − m_new)"))
 
 
 def num(v, significant=4):
@@ -113,17 +115,19 @@ def memory_text(whole, n_queries, n_keys, on_chip):
 
 def hbm_text(h, sram_words):
     """Theorem 2's HBM accesses for this head, labelled as the paper's model."""
-    text = (f"<b>HBM reads + writes, the paper's model</b> (Theorem 2, Θ without constants — not a measurement), "
-            f"N = {format_count(max(h.n_queries, h.n_keys))}"
-            f"{'' if h.n_queries == h.n_keys else ' (L<sub>q</sub>·L<sub>k</sub> in place of N²)'}, "
-            f"d = d<sub>h</sub> = {h.d}, "
-            f"M = {format_count(h.sram)} numbers ({escape(sram_words)}): standard attention N·d + N² ≈ "
-            f"{format_count(h.standard)}; FlashAttention N²·d²/M ≈ {num(h.flash, 3)}")
+    rectangle = "" if h.n_queries == h.n_keys else translate("Flash", " (L<sub>q</sub>·L<sub>k</sub> in place of N²)")
+    text = translate("Flash", "<b>HBM reads + writes, the paper's model</b> (Theorem 2, Θ without constants — not a "
+                              "measurement), N = {n}{rectangle}, d = d<sub>h</sub> = {d}, M = {m} numbers ({sram}): "
+                              "standard attention N·d + N² ≈ {standard}; FlashAttention N²·d²/M ≈ {flash}").format(
+        n=format_count(max(h.n_queries, h.n_keys)), rectangle=rectangle, d=h.d, m=format_count(h.sram),
+        sram=escape(sram_words), standard=format_count(h.standard), flash=num(h.flash, 3))
     if h.in_range:
         b_r, b_c = h.paper_tiles
-        return text + (f" — {h.standard / h.flash:.3g}× fewer. Algorithm 1 would take B<sub>c</sub> = ⌈M/4d⌉ = "
-                       f"{b_c}, B<sub>r</sub> = min(B<sub>c</sub>, d) = {b_r}.")
+        return text + translate("Flash", " — {ratio}× fewer. Algorithm 1 would take B<sub>c</sub> = ⌈M/4d⌉ = {b_c}, "
+                                         "B<sub>r</sub> = min(B<sub>c</sub>, d) = {b_r}.").format(
+            ratio=f"{h.standard / h.flash:.3g}", b_c=b_c, b_r=b_r)
     if h.sram > max(h.n_queries, h.n_keys) * h.d:
-        return text + (". Here N·d &lt; M: the whole head fits on chip, so either way Q, K, V are read once; the "
-                       "theorem speaks for d ≤ M ≤ N·d.")
-    return text + ". Here d > M: not even one row fits on chip; the theorem speaks for d ≤ M ≤ N·d."
+        return text + translate("Flash", ". Here N·d &lt; M: the whole head fits on chip, so either way Q, K, V are "
+                                         "read once; the theorem speaks for d ≤ M ≤ N·d.")
+    return text + translate("Flash", ". Here d &gt; M: not even one row fits on chip; the theorem speaks for "
+                                     "d ≤ M ≤ N·d.")

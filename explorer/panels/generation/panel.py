@@ -28,6 +28,7 @@ from .texts import CAUSAL_OFF, CAUSAL_OFF_SUMMARY, EQUAL, NOT_EQUAL, SDPA_TRAP, 
 
 TILE_MIN_W, TILE_MIN_H = 200, 180  # a heatmap below this is not read any more: the dock scrolls instead
 TILE_WIDE = 260  # the four heatmaps go in one row from this width each
+SLIDER_MIN_W = 100  # px: t's slider keeps room to be dragged; a narrower row puts it on a line of its own
 SPEEDS = ((QT_TRANSLATE_NOOP("Generation", "1 token/s"), 1000), (QT_TRANSLATE_NOOP("Generation", "2 tokens/s"), 500),
           (QT_TRANSLATE_NOOP("Generation", "5 tokens/s"), 200), (QT_TRANSLATE_NOOP("Generation", "10 tokens/s"), 100))
 
@@ -56,6 +57,7 @@ class GenerationPanel(Panel):
         self.keep_text(self.play.setToolTip, "Generation", "Decode one token after another from the start, at the chosen speed")
         self.play.toggled.connect(self._play_toggled)
         self.speed = QComboBox(self)
+        self.speed.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)  # as wide as 每秒 10 个词元 too
         for i, (text, ms) in enumerate(SPEEDS):
             self.speed.addItem(text, ms)
             self.keep_text(lambda said, i=i, box=self.speed: box.setItemText(i, said), "Generation", text)
@@ -63,6 +65,7 @@ class GenerationPanel(Panel):
         self.keep_text(self.speed.setToolTip, "Generation", "How fast Play decodes")
         self.slider = LabelledSlider("t", 1, 2, integer=True, parent=self)
         self.keep_text(self.slider.setToolTip, "Generation", "Tokens in the K/V cache")
+        self.slider.slider.setMinimumWidth(SLIDER_MIN_W)
         self.slider.valueChanged.connect(lambda v: go(int(v)))
         self.slider.sliderPressed.connect(model.begin_gesture)
         self.slider.sliderReleased.connect(model.end_gesture)

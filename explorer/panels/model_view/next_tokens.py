@@ -53,8 +53,9 @@ def token_cell(entry, colour=None):
 def table(change, stale):
     """Two ranked lists side by side: before the edit, and with the edited head (with each token's change)."""
     ink = MUTED if stale else None
-    head = (f"<tr style='color:{MUTED}'><th align=left colspan=3>{translate('ModelView', 'before any edit')}</th>"
-            f"<th width=6></th><th align=left colspan=4>{translate('ModelView', 'with the edited head')}</th></tr>")
+    before, after = translate("ModelView", "before any edit"), translate("ModelView", "with the edited head")
+    head = (f"<tr style='color:{MUTED}'><th align=left colspan=3>{before}</th>"
+            f"<th width=6></th><th align=left colspan=4>{after}</th></tr>")
     rows = []
     for b, a in zip(change.before_top, change.after_top):
         delta = a.change

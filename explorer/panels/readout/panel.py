@@ -31,6 +31,11 @@ PLOT_MIN_HEIGHT = 130  # below this the panel scrolls rather than squash the plo
 PLOT_MIN_WIDTH = 200
 
 
+def panel_name():
+    """The panel's name as its dock's title says it (explorer/main_window.py DOCKS): one word in either language."""
+    return translate("Docks", "Readout")
+
+
 class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
     """F4: for the selected query row, each key's share of O_i (stacked bars) and O_i in the hull of V (2-D)."""
 
@@ -142,8 +147,8 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         self.hidden_label.setVisible(hidden)
         if hidden:
             self._readout = None
-            self.header.setText(translate("Readout", "<b>③ readout for {who}</b> — hidden until ③ is revealed").format(
-                who=escape(self.model.query_tokens[s.selected_row])))
+            self.header.setText(translate("Readout", "<b>③ {name} for {who}</b> — hidden until ③ is revealed").format(
+                name=panel_name(), who=escape(self.model.query_tokens[s.selected_row])))
             return
 
         ro = row_readout(r.heads, r.v, s.selected_row, s.selected_head if r.n_heads > 1 else 0)
@@ -236,8 +241,8 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
         r = self.model.results
         who = escape(self.model.query_tokens[ro.row])
         if ro.masked:
-            self.header.setText(translate("Readout", "<b>③ readout for {who}</b>: {masked}").format(
-                who=who, masked=f"<span style='color:{BAD}'>" + translate(
+            self.header.setText(translate("Readout", "<b>③ {name} for {who}</b>: {masked}").format(
+                name=panel_name(), who=who, masked=f"<span style='color:{BAD}'>" + translate(
                     "Readout", "row fully masked: no output (all weights 0)") + "</span>"))
             return
         order = ro.attended()  # a masked key adds nothing: it is not spelled out as 0·v
@@ -248,8 +253,8 @@ class ReadoutPanel(SharesBars, HullPlane, PlaneLabels, Panel):
             rest = float(ro.weights[order[MAX_TERMS:]].sum())  # display only: the weight not spelled out
             terms.append(translate("Readout", "… ({more} more, Σw = {rest})").format(
                 more=len(order) - MAX_TERMS, rest=format_fixed(rest)))
-        text = translate("Readout", "<b>③ readout for {who}</b>: O = {terms} — a convex combination of the rows of V "
-                                    "(weights ≥ 0, Σ = 1)").format(who=who, terms=" + ".join(terms))
+        text = translate("Readout", "<b>③ {name} for {who}</b>: O = {terms} — a convex combination of the rows of V "
+                                    "(weights ≥ 0, Σ = 1)").format(name=panel_name(), who=who, terms=" + ".join(terms))
         if r.n_heads > 1:
             lo, hi = int(ro.columns[0]), int(ro.columns[-1])
             cols = f"d{lo}" if lo == hi else f"d{lo}–d{hi}"

@@ -472,7 +472,7 @@ B − A = {change}</translation>
     </message>
     <message>
         <source>Readout</source>
-        <translation>读数</translation>
+        <translation>读出</translation>
     </message>
     <message>
         <source>Attention lines</source>
@@ -1199,6 +1199,14 @@ B − A = {change}</translation>
         <translation>&lt;b&gt;没有&lt;/b&gt;分数表</translation>
     </message>
     <message>
+        <source>random N(0, 1/k)</source>
+        <translation>随机 N(0, 1/k)</translation>
+    </message>
+    <message>
+        <source>mean pooling</source>
+        <translation>均值池化</translation>
+    </message>
+    <message>
         <source> — what is shown is from before the last change</source>
         <translation>——当前显示的是上次修改之前的结果</translation>
     </message>
@@ -1506,6 +1514,30 @@ B − A = {change}</translation>
         <translation>&lt;b&gt;第 {step} 步，共 {steps} 步&lt;/b&gt;（键块 {tile}/{tiles}）：对行 {rows} × 键 {keys} 计算 S&lt;sub&gt;ij&lt;/sub&gt; = Q&lt;sub&gt;i&lt;/sub&gt;·K&lt;sub&gt;j&lt;/sub&gt;ᵀ·scale（{height} × {width} = {n_cells} 格）。</translation>
     </message>
     <message>
+        <source>m old</source>
+        <translation>m 旧</translation>
+    </message>
+    <message>
+        <source>m̃ tile</source>
+        <translation>m̃ 本块</translation>
+    </message>
+    <message>
+        <source>m new</source>
+        <translation>m 新</translation>
+    </message>
+    <message>
+        <source>rescale</source>
+        <translation>缩放</translation>
+    </message>
+    <message>
+        <source>ℓ old</source>
+        <translation>ℓ 旧</translation>
+    </message>
+    <message>
+        <source>ℓ new</source>
+        <translation>ℓ 新</translation>
+    </message>
+    <message>
         <source> and {more} more</source>
         <translation> 等另外 {more} 行</translation>
     </message>
@@ -1536,6 +1568,26 @@ B − A = {change}</translation>
     <message>
         <source>&lt;b&gt;Memory&lt;/b&gt;: the largest S tile held at once has {cells}; the whole S or A would have L&lt;sub&gt;q&lt;/sub&gt;·L&lt;sub&gt;k&lt;/sub&gt; = {full} ({share} %) — never held. On chip per step (Q&lt;sub&gt;i&lt;/sub&gt;, K&lt;sub&gt;j&lt;/sub&gt;, V&lt;sub&gt;j&lt;/sub&gt;, S&lt;sub&gt;ij&lt;/sub&gt;, O&lt;sub&gt;i&lt;/sub&gt;, ℓ, m): {on_chip} numbers.</source>
         <translation>&lt;b&gt;内存&lt;/b&gt;：同一时刻存下的最大 S 块有 {n_cells} 格；完整的 S 或 A 会有 L&lt;sub&gt;q&lt;/sub&gt;·L&lt;sub&gt;k&lt;/sub&gt; = {full} 格（该块占 {share} %）——从不存下。每步片上(Q&lt;sub&gt;i&lt;/sub&gt;、K&lt;sub&gt;j&lt;/sub&gt;、V&lt;sub&gt;j&lt;/sub&gt;、S&lt;sub&gt;ij&lt;/sub&gt;、O&lt;sub&gt;i&lt;/sub&gt;、ℓ、m)：{on_chip} 个数。</translation>
+    </message>
+    <message>
+        <source> (L&lt;sub&gt;q&lt;/sub&gt;·L&lt;sub&gt;k&lt;/sub&gt; in place of N²)</source>
+        <translation>（以 L&lt;sub&gt;q&lt;/sub&gt;·L&lt;sub&gt;k&lt;/sub&gt; 代替 N²）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;HBM reads + writes, the paper&apos;s model&lt;/b&gt; (Theorem 2, Θ without constants — not a measurement), N = {n}{rectangle}, d = d&lt;sub&gt;h&lt;/sub&gt; = {d}, M = {m} numbers ({sram}): standard attention N·d + N² ≈ {standard}; FlashAttention N²·d²/M ≈ {flash}</source>
+        <translation>&lt;b&gt;HBM 读写次数，按论文的模型&lt;/b&gt;（定理 2，Θ 去掉常数——不是实测），N = {n}{rectangle}，d = d&lt;sub&gt;h&lt;/sub&gt; = {d}，M = {m} 个数（{sram}）：标准注意力 N·d + N² ≈ {standard}；FlashAttention N²·d²/M ≈ {flash}</translation>
+    </message>
+    <message>
+        <source> — {ratio}× fewer. Algorithm 1 would take B&lt;sub&gt;c&lt;/sub&gt; = ⌈M/4d⌉ = {b_c}, B&lt;sub&gt;r&lt;/sub&gt; = min(B&lt;sub&gt;c&lt;/sub&gt;, d) = {b_r}.</source>
+        <translation>——少 {ratio}×。算法 1 会取 B&lt;sub&gt;c&lt;/sub&gt; = ⌈M/4d⌉ = {b_c}，B&lt;sub&gt;r&lt;/sub&gt; = min(B&lt;sub&gt;c&lt;/sub&gt;, d) = {b_r}。</translation>
+    </message>
+    <message>
+        <source>. Here N·d &amp;lt; M: the whole head fits on chip, so either way Q, K, V are read once; the theorem speaks for d ≤ M ≤ N·d.</source>
+        <translation>。这里 N·d &amp;lt; M：整个头都放得进片上，两种做法都只读一遍 Q、K、V；定理说的是 d ≤ M ≤ N·d 的情形。</translation>
+    </message>
+    <message>
+        <source>. Here d &amp;gt; M: not even one row fits on chip; the theorem speaks for d ≤ M ≤ N·d.</source>
+        <translation>。这里 d &amp;gt; M：片上连一行都放不下；定理说的是 d ≤ M ≤ N·d 的情形。</translation>
     </message>
     <message>
         <source>◀ Previous</source>
@@ -1596,6 +1648,10 @@ B − A = {change}</translation>
     <message>
         <source>SRAM M:</source>
         <translation>SRAM 大小 M：</translation>
+    </message>
+    <message>
+        <source>100 KB (the paper)</source>
+        <translation>100 KB（论文）</translation>
     </message>
 </context>
 <context>
@@ -3067,6 +3123,14 @@ masked: the score was set to −∞</source>
 <context>
     <name>ModelView</name>
     <message>
+        <source>before any edit</source>
+        <translation>编辑之前</translation>
+    </message>
+    <message>
+        <source>with the edited head</source>
+        <translation>用编辑过的头</translation>
+    </message>
+    <message>
         <source>No layer comes after layer {layer}: the edit changes the output only through the rest of this layer&apos;s block.</source>
         <translation>第 {layer} 层之后没有别的层：这次编辑只通过本层块的其余部分影响输出。</translation>
     </message>
@@ -3789,14 +3853,6 @@ masked: the score was set to −∞</source>
         <translation>O[{q}, {col}] = {output}（各份额之和）</translation>
     </message>
     <message>
-        <source>&lt;b&gt;③ readout for {who}&lt;/b&gt; — hidden until ③ is revealed</source>
-        <translation>&lt;b&gt;{who} 的 ③ 读出&lt;/b&gt; —— 揭晓 ③ 之前隐藏</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;③ readout for {who}&lt;/b&gt;: {masked}</source>
-        <translation>&lt;b&gt;{who} 的 ③ 读出&lt;/b&gt;：{masked}</translation>
-    </message>
-    <message>
         <source>row fully masked: no output (all weights 0)</source>
         <translation>整行被掩码：没有输出（权重全为 0）</translation>
     </message>
@@ -3805,8 +3861,16 @@ masked: the score was set to −∞</source>
         <translation>…（另外 {more} 项，Σw = {rest}）</translation>
     </message>
     <message>
-        <source>&lt;b&gt;③ readout for {who}&lt;/b&gt;: O = {terms} — a convex combination of the rows of V (weights ≥ 0, Σ = 1)</source>
-        <translation>&lt;b&gt;{who} 的 ③ 读出&lt;/b&gt;：O = {terms} —— V 各行的凸组合（权重 ≥ 0，Σ = 1）</translation>
+        <source>&lt;b&gt;③ {name} for {who}&lt;/b&gt; — hidden until ③ is revealed</source>
+        <translation>&lt;b&gt;{who} 的 ③ {name}&lt;/b&gt; —— 揭晓 ③ 之前隐藏</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;③ {name} for {who}&lt;/b&gt;: {masked}</source>
+        <translation>&lt;b&gt;{who} 的 ③ {name}&lt;/b&gt;：{masked}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;③ {name} for {who}&lt;/b&gt;: O = {terms} — a convex combination of the rows of V (weights ≥ 0, Σ = 1)</source>
+        <translation>&lt;b&gt;{who} 的 ③ {name}&lt;/b&gt;：O = {terms} —— V 各行的凸组合（权重 ≥ 0，Σ = 1）</translation>
     </message>
     <message>
         <source>head {head}/{heads} (chosen in Controls) mixes its slice V[:, {cols}] into {noun_en} {cols} of O</source>
