@@ -5026,8 +5026,8 @@ masked: the score was set to −∞</source>
         <translation>K 和 V 切成 H_kv = {n_kv} 个 K/V 头，每个依次被 {each} 个查询头读取</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Split and merge&lt;/b&gt;: (L, D) → (H, L, d_h) — Q&apos;s D = {D} columns are cut into H = {heads} of d_h = {dh} ({kv_text}); each head attends on its own with scale {scale}; the heads&apos; outputs are {merge}.{hide}</source>
-        <translation>&lt;b&gt;拆分与合并&lt;/b&gt;：(L, D) → (H, L, d_h) —— Q 的 D = {D} 列被切成 H = {n_heads} 份，每份 d_h = {dh} 维（{kv_text}）；每个头以缩放 {scale} 各自独立做注意力；各头的输出{merge}。{hide}</translation>
+        <source>&lt;b&gt;Split and merge&lt;/b&gt;: (L, {w}) → (H, L, d_h) — Q&apos;s {w} = {D} columns are cut into H = {heads} of d_h = {dh} ({kv_text}); each head attends on its own with scale {scale}; the heads&apos; outputs are {merge}.{hide}</source>
+        <translation>&lt;b&gt;拆分与合并&lt;/b&gt;：(L, {w}) → (H, L, d_h) —— Q 的 {w} = {D} 列被切成 H = {n_heads} 份，每份 d_h = {dh} 维（{kv_text}）；每个头以缩放 {scale} 各自独立做注意力；各头的输出{merge}。{hide}</translation>
     </message>
     <message>
         <source>Q per head</source>
