@@ -1379,6 +1379,10 @@ B − A = {change}</translation>
         <translation>ALiBi 的偏置不在 φ(q)·φ(k) 或 Q(EK)ᵀ 里：只有稀疏模式保留它。</translation>
     </message>
     <message>
+        <source>Exact mass inside: the exact weight on a pattern&apos;s kept cells. This mechanism keeps no pattern (every key is read, mixed or approximated), so there is none.</source>
+        <translation>精确权重落在内部的份额：精确权重落在某个稀疏模式所保留的格子上的部分。这种机制没有保留格子的模式（每个键都被读到，或混合，或近似），所以没有这个份额。</translation>
+    </message>
+    <message>
         <source>φ takes Q and K as the scores use them, without the scale (as in the paper).</source>
         <translation>φ 直接作用在分数所用的 Q 和 K 上，不带缩放（与论文一致）。</translation>
     </message>
