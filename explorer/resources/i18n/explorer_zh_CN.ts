@@ -1136,10 +1136,6 @@ B − A = {change}</translation>
         <translation>RoPE 已关闭：现在每个头的 Q/K 宽度 d_h = {d_head} 是奇数</translation>
     </message>
     <message>
-        <source>No causal mask in cross-attention: the queries read another sequence, which has no future to hide</source>
-        <translation>交叉注意力没有因果掩码：查询读的是另一个序列，那里没有需要遮住的未来</translation>
-    </message>
-    <message>
         <source>cannot switch to projected mode</source>
         <translation>无法切换到投影模式</translation>
     </message>
@@ -4939,8 +4935,8 @@ masked: the score was set to −∞</source>
         <translation>{prefix}kv_heads 是 {kv}：{heads} 个头的输出并排起来宽 头数·(V 宽度 / kv_heads) = {heads}·{v} = {outputs_width}，但 Wo 有 {o} 列</translation>
     </message>
     <message>
-        <source>{prefix}causal is on, but this is a cross-attention session (it has query_tokens): its queries read another sequence, which has no future to hide; decoder cross-attention has no causal mask</source>
-        <translation>{prefix}causal 已打开，但这是交叉注意力会话（它有 query_tokens）：它的查询读的是另一个序列，没有需要遮住的未来；解码器的交叉注意力没有因果掩码</translation>
+        <source>{prefix}causal cannot be on in a cross-attention session (it has query_tokens): its queries read another sequence, which has no future to hide; decoder cross-attention has no causal mask</source>
+        <translation>{prefix}causal 在交叉注意力会话（它有 query_tokens）中不能打开：它的查询读的是另一个序列，没有需要遮住的未来；解码器的交叉注意力没有因果掩码</translation>
     </message>
     <message>
         <source>{prefix}source is &apos;projected&apos; but the matrices X, Wq, Wk, Wv and Wo are missing</source>
