@@ -154,6 +154,7 @@ class MainWindow(QMainWindow):
             signal.connect(self.covers.follow)
         self.model.undo_stack.cleanChanged.connect(self.update_title)
         self.model.history_moved.connect(self.update_title)  # opening a model's head (or undoing it) renames it
+        self.model.history_moved.connect(self._clear_stale_refusal)
         self.update_title()
         self.say_when_ready(translate("Window", "Edit any number in Q, K or V — every stage recomputes live. "
                                                 "Hover a cell to see how it was made."), 15000)
@@ -409,6 +410,12 @@ class MainWindow(QMainWindow):
         elif choose:
             panel.offer_models()
         return panel
+
+    def _clear_stale_refusal(self, *args):
+        """An edit accepted (or undone) after a refusal: the refusal no longer describes what is on screen."""
+        bar = self.statusBar()
+        if self.model.refusal is not None and bar.currentMessage() == self.model.refusal:
+            bar.clearMessage()
 
     # ----- title and closing ---------------------------------------------------------------------
     def update_title(self, *args):

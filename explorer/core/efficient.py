@@ -67,7 +67,7 @@ class ErrorFigures:
     frobenius: float | None  # ‖O′ − O‖_F / ‖O‖_F (None when O is all zeros)
     kl: float | None  # mean over rows of KL(A′_i ‖ A_i) where both rows are distributions
     kl_rows: int  # how many rows that mean is over
-    mass: float | None  # mean over live rows of the exact weight inside the computed cells
+    mass: float | None  # mean over live rows of the exact weight inside the computed cells (None: no pattern of cells)
 
 
 def head_inputs(result, head):
@@ -133,9 +133,10 @@ def _bands(n_rows, n_cols):
     return [slice(top, top + step) for top in range(0, n_rows, step)]
 
 
-def error_figures(approx, exact_weights, exact_output, allowed=None, cancelled=None):
+def error_figures(approx, exact_weights, exact_output, cancelled=None):
     """Relative Frobenius error of the output, mean KL(A′ ‖ A) over the rows where both are distributions,
-    and the exact weights' mass inside the computed cells (every allowed cell when there is no table).
+    and the exact weights' mass inside the computed cells — None for a mechanism with no pattern of cells
+    (Linformer, linear, Performer): every key counts there, so the mass would be 1 by construction.
 
     KL is taken from the approximation to the exact weights: for a pattern it is finite, −ln(mass inside)
     per row (the pattern's softmax is the exact row cut to the pattern and re-normalised). ``cancelled()``: asked
@@ -143,7 +144,7 @@ def error_figures(approx, exact_weights, exact_output, allowed=None, cancelled=N
     norm = float(np.linalg.norm(exact_output))
     frob = float(np.linalg.norm(approx.output - exact_output)) / norm if norm > 0 else None
     n_rows, n_cols = np.shape(exact_weights)
-    inside = approx.computed if approx.computed is not None else allowed
+    inside = approx.computed
     live, both = np.zeros(n_rows, bool), np.zeros(n_rows, bool)
     kl, mass = np.zeros(n_rows), np.ones(n_rows)
     for rows in _bands(n_rows, n_cols):  # row by row, in bands: no temporaries the size of the table
@@ -157,7 +158,7 @@ def error_figures(approx, exact_weights, exact_output, allowed=None, cancelled=N
         if inside is not None:
             mass[rows] = np.where(inside[rows], e, 0.0).sum(axis=1)
     mean_kl = float(kl[both].mean()) if both.any() else None
-    mean_mass = float(mass[live].mean()) if live.any() else None
+    mean_mass = float(mass[live].mean()) if live.any() and inside is not None else None
     return ErrorFigures(frob, mean_kl, int(both.sum()), mean_mass)
 
 

@@ -268,7 +268,7 @@ def check_together(values: Mapping[str, Any], widths: Mapping[str, int], *, proj
     width), ``o`` (W_o's columns) and ``Lq`` (the query tokens of a ``cross``-attention session)."""
     source, positions = values["source"], values["positions"]
     if cross and values["causal"]:
-        raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{prefix}causal is on, but this is a "
+        raise ValueError(QT_TRANSLATE_NOOP("SettingsCheck", "{prefix}causal cannot be on in a "
                                                             "cross-attention session (it has query_tokens): "
                                                             "its queries read another sequence, which has no "
                                                             "future to hide; decoder cross-attention has no "

@@ -69,6 +69,7 @@ class AttentionModel(Edits, QObject):
         self.revision = 0  # grows with every change the results depend on (a cell, a setting, a load): a cache key
         self.title = ""
         self.shuffle = None  # the last "shuffle tokens": its permutation and the output before it
+        self.refusal = None  # the last refusal said: an edit accepted after it leaves it stale
         self.undo_stack.indexChanged.connect(self._forget_shuffle)
         self.undo_stack.indexChanged.connect(self.history_moved)
         self.load(session if session is not None else demo_session(), wait=wait)
@@ -311,7 +312,8 @@ class AttentionModel(Edits, QObject):
             self.coordinator.schedule(LESSON)
 
     def notify(self, text):
-        """Pass a message (e.g. a refused edit) to the status bar."""
+        """Pass a refusal (e.g. of a typed value or an edit) to the status bar; it is ``refusal`` until the next."""
+        self.refusal = text
         self.message.emit(text)
 
     # ----- internals used by the undo commands ---------------------------------------------------

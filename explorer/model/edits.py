@@ -384,7 +384,7 @@ class Edits(SettingsEdits):
         self._transaction = None
         if tx.refusal is not None:
             self._take_back(tx)
-            self.message.emit(tx.refusal.reason)
+            self.notify(tx.refusal.reason)
         elif self._state.same_as(tx.before):
             self._back_to(tx.before)
         else:
@@ -457,7 +457,7 @@ class Edits(SettingsEdits):
         """Refuse an edit: inside a transaction, end it (all is taken back); else say why and return it."""
         if self._transaction is not None:
             raise EditRefused(text)
-        self.message.emit(text)
+        self.notify(text)
         return Refusal(text)
 
     def _row_name(self, name, row):

@@ -47,7 +47,7 @@ class EfficientView:
 
         def job(cancelled):
             approx = approximate(mechanism, scores, q, k, v, c, allowed, cancelled=cancelled)
-            figures = None if approx is None else error_figures(approx, weights, output, allowed, cancelled=cancelled)
+            figures = None if approx is None else error_figures(approx, weights, output, cancelled=cancelled)
             if figures is None or cancelled():
                 return None
             signed = mechanism.kind == "linformer" and not approx.distributions

@@ -26,9 +26,6 @@ class SettingsEdits:
         if getattr(self.settings, name) == value:
             return True
         state = self._state.with_settings(**{name: value})
-        if name == "causal" and value and state.cross:
-            return self._refuse(translate("Edits", "No causal mask in cross-attention: the queries read another "
-                                                   "sequence, which has no future to hide"))
         if name == "source":
             if value == "projected" and "X" not in state.matrices:
                 mats = state.matrices
@@ -68,13 +65,18 @@ class SettingsEdits:
         repeated to fit; H itself is stored as 0, "as many as heads")."""
         return kv_head_options(self.settings.heads)
 
-    def rope_problem(self):
-        """Why RoPE cannot be on (an odd d_h), or None: the settings' own rule, asked with RoPE on."""
+    def setting_problem(self, name, value):
+        """Why ``name`` cannot be ``value`` now, or None: the settings' own rules (check_together) asked, nothing
+        changed. For a switch, whose change changes nothing else (a control is disabled by it, saying why)."""
         try:
-            self._check_state(self._state.with_settings(rope=True))
+            self._check_state(self._state.with_settings(**{name: value}))
         except ValueError as exc:
             return shown_error(exc)
         return None
+
+    def rope_problem(self):
+        """Why RoPE cannot be on (an odd d_h), or None."""
+        return self.setting_problem("rope", True)
 
     def _switch_source(self, state, source):
         """Projected for the first time: X and W that reproduce the current Q, K, V exactly."""

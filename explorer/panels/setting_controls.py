@@ -68,8 +68,14 @@ class SettingControl:
                 w.setCurrentIndex(w.findData(value))
             elif isinstance(w, QCheckBox):
                 w.setChecked(value)
+                self._allow(self.model.setting_problem(self.setting.name, not value))
             elif w.value() != value:  # a spin box repaints on every setValue, even of the same value
                 w.setValue(value)
+
+    def _allow(self, why):
+        """A switch the settings' rules would refuse to flip now is greyed out, its tooltip saying why."""
+        self.widget.setEnabled(why is None)
+        self.widget.setToolTip(self.setting.tooltip if why is None else why)
 
     def enable_choice(self, value, on, why=""):
         """Grey out one choice of a combo box (e.g. sinusoidal PE in direct mode), saying why."""

@@ -83,10 +83,10 @@ class SplitMergePanel(Panel):
         kv_text = (translate("SplitMerge", "K and V the same way") if kv == H else
                    translate("SplitMerge", "K and V into H_kv = {kv}, each read by {each} query heads in turn").format(
                        kv=count(kv, 'K/V head'), n_kv=kv, each=H // kv))
-        text = translate("SplitMerge", "<b>Split and merge</b>: (L, D) → (H, L, d_h) — Q's D = {D} columns are cut into "
-                                       "H = {heads} of d_h = {dh} ({kv_text}); each head attends on its own with scale "
-                                       "{scale}; the heads' outputs are {merge}.{hide}").format(
-            D=D, heads=count(H, 'head'), n_heads=H, dh=dh, kv_text=kv_text, scale=escape(scale_text(m.settings, dh)),
+        text = translate("SplitMerge", "<b>Split and merge</b>: (L, {w}) → (H, L, d_h) — Q's {w} = {D} columns are cut "
+                                       "into H = {heads} of d_h = {dh} ({kv_text}); each head attends on its own with "
+                                       "scale {scale}; the heads' outputs are {merge}.{hide}").format(
+            w=q_width_name(has_wo), D=D, heads=count(H, 'head'), n_heads=H, dh=dh, kv_text=kv_text, scale=escape(scale_text(m.settings, dh)),
             merge=merge, hide=hide)
         self.caption.setText(text)
         self.canvas.setToolTip(text)
@@ -106,11 +106,12 @@ class SplitMergePanel(Panel):
         small = L <= MAX_NUMBERS_L and max(widths) <= MAX_NUMBERS_D
         hidden = self.model.revealed < 3  # the outputs are stage ③ of the lesson
         scale = scale_text(self.model.settings, dh)
+        w = q_width_name(has_wo)
         grouped = kv < H and not self.model.cross  # K/V heads of their own (cross-attention: K has other rows)
         colour = [r.kv_head(h) for h in range(H)] if grouped else list(range(H))  # as the Heads panel's
         stages = [
-            Stage("matrix", "Q", (L, D), r.q, [colour[c // dh] for c in range(D)], "Q", f"(L={L}, D={D})"),
-            Stage("arrow", "split_heads", lines=("split_heads", "(L, D) → (H, L, d_h)"), code=True),
+            Stage("matrix", "Q", (L, D), r.q, [colour[c // dh] for c in range(D)], "Q", f"(L={L}, {w}={D})"),
+            Stage("arrow", "split_heads", lines=("split_heads", f"(L, {w}) → (H, L, d_h)"), code=True),
             Stage("stack", "Q heads", (H, L, dh), split_heads(r.q, H), title=translate("SplitMerge", "Q per head"),
                   shape_text=f"(H={H}, L={L}, d_h={dh})", colours=colour),
         ]
@@ -137,6 +138,11 @@ class SplitMergePanel(Panel):
                              f"(L={L}, D={d_out})", hidden=hidden)]
         self.canvas.set_data(self.model.query_tokens, H, stages, small, has_wo)
         self.render_heading(has_wo)  # what is drawn (the results'): the same as the state's once they come
+
+
+def q_width_name(projected):
+    """Q's width by its name: the model width D, or — projected, Q = X·W_qᵀ — the projected width d (X has D)."""
+    return "d" if projected else "D"
 
 
 def _sharing(results, kv, most=4):

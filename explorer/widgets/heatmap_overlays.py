@@ -111,7 +111,7 @@ class OutlineOverlay(pg.GraphicsObject):
         self.shape_ = (0, 0)
         self.hover: tuple[int, int] | None = None
         self.cells: list[tuple[int, int]] = []
-        self.marks: list[tuple[int, int]] = []  # small rings at cell centres (e.g. each row's largest)
+        self.marks: list[tuple[int, int]] = []  # cells ringed (e.g. each row's largest)
         self.row: int | None = None
 
     def set_shape(self, shape: tuple[int, int]) -> None:
@@ -145,12 +145,18 @@ class OutlineOverlay(pg.GraphicsObject):
             framed(QRectF(-0.5, self.row - 0.5, cols, 1.0), QColor(255, 255, 255), 1.5)
         for r, c in self.cells:
             framed(QRectF(c - 0.5, r - 0.5, 1.0, 1.0), HIGHLIGHT_COLOR, 2.0)
-        if self.marks:
-            radius = 0.09  # in the cell's top-right corner, clear of its number
+        if self.marks:  # a round ring (in pixels: cells are rarely square) centred on the cell, around its number
+            to_device = p.transform()
+            p.save()
+            p.resetTransform()
+            p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
             for color, width in ((QColor(0, 0, 0), 3.0), (QColor(255, 255, 255), 1.5)):
                 p.setPen(_cosmetic_pen(color, width))
                 for r, c in self.marks:
-                    p.drawEllipse(QRectF(c + 0.3 - radius, r - 0.3 - radius, 2 * radius, 2 * radius))
+                    cell = to_device.mapRect(QRectF(c - 0.5, r - 0.5, 1.0, 1.0))
+                    radius = max(2.0, min(cell.width(), cell.height()) / 2 - 3.0)  # its pen inside the cell
+                    p.drawEllipse(cell.center(), radius, radius)
+            p.restore()
         if self.hover is not None:
             r, c = self.hover
             framed(QRectF(c - 0.5, r - 0.5, 1.0, 1.0), QColor(255, 255, 255), 1.0)

@@ -124,7 +124,7 @@ def test_a_self_attention_file_has_no_query_tokens_field():
     (changed(query_tokens="The cat"), ["query_tokens must be a list of strings, not a string"]),
     (changed(query_tokens=None), ["query_tokens must be a list of strings, not null"]),
     (changed(query_tokens__2=""), ["query_tokens[2] is empty"]),
-    (changed(settings__causal=True), ["settings.causal is on, but this is a cross-attention session",
+    (changed(settings__causal=True), ["settings.causal cannot be on in a cross-attention session",
                                       "decoder cross-attention has no causal mask"]),
     (changed(settings__selected_row=7), ["settings.selected_row is 7; with 7 query tokens it must lie in 0..6"]),
     (changed(settings__heads=4, settings__kv_heads=3),
@@ -174,6 +174,6 @@ def test_a_grouped_session_checks_k_against_q_and_v_against_the_kv_heads():
 def test_saving_refuses_an_invalid_cross_session(tmp_path):
     bad = Session(translation_session().tokens, translation_session().matrices, Settings(causal=True),
                   query_tokens=translation_session().query_tokens)
-    with pytest.raises(SessionError, match=r"^bad\.json: settings\.causal is on, but this is a cross"):
+    with pytest.raises(SessionError, match=r"^bad\.json: settings\.causal cannot be on in a cross"):
         save_session(bad, tmp_path / "bad.json")
     assert not (tmp_path / "bad.json").exists()

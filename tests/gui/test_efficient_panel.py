@@ -101,6 +101,20 @@ def test_controls_follow_the_mechanism(qtbot):
         assert box.toolTip(), name
 
 
+@pytest.mark.parametrize("kind", ["linformer", "linear", "performer"])
+def test_no_pattern_no_mass_inside(qtbot, kind):
+    """Linformer, linear attention and Performer keep no pattern of cells: the exact mass inside one would be 1
+    by construction, so it reads "—" and the readout's tooltip says why; a window keeps cells and has a mass."""
+    model, panel = show_panel(qtbot, EfficientPanel, size=(1100, 420))
+    panel.set_mechanism(kind)
+    assert panel.figures.mass is None
+    text = plain(panel.readout)
+    assert "exact mass inside = —" in text and "exact mass inside = 1" not in text
+    assert "keeps no pattern" in panel.readout.toolTip()
+    panel.set_mechanism("window", window=2)
+    assert "exact mass inside = —" not in plain(panel.readout) and panel.readout.toolTip() == ""
+
+
 def test_linear_attention_causal_matches_the_masked_formula(qtbot):
     """φ = elu + 1 on the demo, causal: A′ = φ(q_i)·φ(k_j) over j ≤ i, normalised by rows; O′ = A′·V."""
     model, panel = show_panel(qtbot, EfficientPanel, size=(1100, 420))

@@ -420,3 +420,29 @@ def test_the_selected_row_is_labelled_where_rows_are_labelled_one_in_a_few(qtbot
     assert len(shown) < 24 and 23 not in shown  # one in a few
     h.set_selected_row(23)
     assert (23, "w23") in h.ticks("left")
+
+
+@pytest.mark.parametrize("size", [(520, 700), (700, 380)])
+def test_a_mark_is_a_round_ring_centred_on_its_cell_and_sized_to_it(qtbot, size):
+    """The alignment mark (cross-attention ②'s strongest key) rings its cell: what it changes is a circle in
+    pixels — as wide as tall, even in cells far from square — centred on the cell, filling most of the cell's
+    shorter side and staying inside the cell."""
+    h = make(qtbot, size=size)
+    values, _ = lower_triangle_demo()
+    h.set_matrix(values, row_labels=TOKENS, col_labels=TOKENS, levels=(0, 1))
+    before, dpr = grab_rgb(h)
+    h.set_marks([(1, 2)])
+    after, _ = grab_rgb(h)
+    ys, xs = np.nonzero(np.any(before != after, axis=2))
+    ys, xs = ys / dpr, xs / dpr
+    c = h.cell_center(1, 2)
+    cell_w = h.cell_center(1, 3).x() - h.cell_center(1, 2).x()
+    cell_h = h.cell_center(2, 2).y() - h.cell_center(1, 2).y()
+    short = min(abs(cell_w), abs(cell_h))
+    assert abs(cell_w) > 1.5 * abs(cell_h) or abs(cell_h) > 1.5 * abs(cell_w)  # cells far from square
+    width, height = xs.max() - xs.min(), ys.max() - ys.min()
+    assert abs((xs.max() + xs.min()) / 2 - c.x()) <= 2 and abs((ys.max() + ys.min()) / 2 - c.y()) <= 2
+    assert abs(width - height) <= 2
+    assert 0.6 * short <= width <= short
+    assert np.all(np.abs(xs - c.x()) <= abs(cell_w) / 2) and np.all(np.abs(ys - c.y()) <= abs(cell_h) / 2)
+    assert before[int(c.y() * dpr), int(c.x() * dpr)].tolist() == after[int(c.y() * dpr), int(c.x() * dpr)].tolist()

@@ -46,7 +46,7 @@ def test_query_tokens_are_edited_on_their_own_and_saved(cross, tmp_path):
 
 def test_the_causal_mask_is_refused_for_a_cross_session(cross):
     done = cross.set_param("causal", True)
-    assert not done and done.reason.startswith("No causal mask in cross-attention")
+    assert not done and done.reason.startswith("causal cannot be on in a cross-attention session")
     assert not cross.settings.causal and cross.undo_stack.count() == 0
 
 

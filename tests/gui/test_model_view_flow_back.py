@@ -86,8 +86,13 @@ def test_an_edited_cell_changes_what_the_model_says_next_and_undo_brings_it_back
 def test_a_small_change_of_probability_is_shown_with_the_digits_it_needs():
     from explorer.panels.model_view.next_tokens import points
     assert points(0.12345) == "+12.3" and points(-0.004) == "−0.4"
-    assert points(-0.0001) == "−0.01" and points(0.00043) == "+0.04"  # 0.05% → 0.04% is not "±0"
+    assert points(-0.0001) == "−0.01" and points(0.00043) == "+0.043"  # 0.05% → 0.007% is not "±0"
     assert points(3e-6) == "±0" and points(-2e-5) == "±0"  # float32's noise on an unedited head
+    # two significant digits: a change is never written larger than the probabilities it is between —
+    # 0.001% → 0.06% is +0.059 points, not "+0.1" (more than the token's whole 0.06%)
+    assert points(0.00059) == "+0.059" and points(0.00046) == "+0.046" and points(-0.000072) == "−0.0072"
+    assert points(0.0347) == "+3.5" and points(-0.00999) == "−1"
+    assert points(0.996) == "+99.6"  # never "+1e+02"
 
 
 def test_the_sessions_head_stays_outlined_through_its_edits(window, qtbot, ui):

@@ -260,3 +260,17 @@ def test_grouped_stacks_are_inside_the_panel_and_apart(qtbot, size, heads, kv):
                 assert not bodies[a].intersects(bodies[b]), (a, b, bodies[a], bodies[b])
     if size == (900, 600) and heads == 4:
         assert panel.numbers_shown  # small enough to print: the K/V blocks with their numbers too
+
+
+def test_projected_q_is_labelled_with_its_projected_width_d(qtbot):
+    """Projected, Q = X·W_qᵀ has the projected width d, not X's model width D: the demo's 3 heads switched to
+    projected make X = [Q | K | V] (4 × 9: D = 9) and W_q 3 × 9, so Q is (L = 4, d = 3)."""
+    model, panel = make(qtbot, heads=3)
+    assert panel.canvas.stage("Q").shape_text == "(L=4, D=3)"  # direct: Q's width is the model width
+    model.set_param("source", "projected")
+    model.flush()
+    assert model.matrix("X").shape == (4, 9)
+    assert panel.canvas.stage("Q").shape_text == "(L=4, d=3)"
+    assert "(L, d) → (H, L, d_h)" in panel.arrows()[0]
+    assert "(L, d) → (H, L, d_h)" in panel.caption.text() and "Q's d = 3 columns" in panel.caption.text()
+    assert "D = 3" not in panel.caption.text()

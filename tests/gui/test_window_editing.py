@@ -257,6 +257,29 @@ def test_garbage_is_refused_and_the_status_bar_says_why(qtbot, window, ui, text,
     assert_same_numbers(panels(window)[2].heatmap.image_array(), heat)
 
 
+def test_an_accepted_edit_clears_a_refusal_it_made_stale(qtbot, window, ui):
+    """'nan' typed is refused and said; the next value typed is taken, and the refusal leaves the status bar
+    (it stayed its 10 s, over edits that were taken). A note said with an edit that is taken stays."""
+    view, bar = window.panels["editor"].views["V"], window.statusBar()
+    ui.type_into(qtbot, view, 1, 2, "nan")
+    assert "'nan' is not a number" in bar.currentMessage()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)  # the closed cell editor goes
+    ui.type_into(qtbot, view, 2, 0, "0.5")
+    assert window.model.matrix("V")[2, 0] == 0.5
+    assert bar.currentMessage() == ""
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    ui.type_into(qtbot, view, 0, 0, "abc")
+    assert "'abc' is not a number" in bar.currentMessage()
+    window.actions["undo"].trigger()  # undone: the refusal is stale too (the undo says what it undid)
+    assert window.model.matrix("V")[2, 0] == 0.0 and "not a number" not in bar.currentMessage()
+    window.model.set_param("heads", 3)
+    window.model.flush()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    ui.type_into(qtbot, view, 0, 0, "abc")
+    window.model.remove_dim("qk")  # Q/K width 3 → 2: 3 heads no longer divide it, and that is said
+    assert "no longer divide" in bar.currentMessage()
+
+
 # ----- shape: tokens, dimensions, heads ----------------------------------------------------------
 def shapes(window):
     window.model.flush()

@@ -94,3 +94,18 @@ def test_shuffling_the_keys_of_a_cross_session_says_the_output_is_the_same(qtbot
     message = window.statusBar().currentMessage()
     assert message.startswith("Shuffled the keys: the outputs are the same ✓"), message
     window.model.undo_stack.setClean()
+
+
+def test_the_causal_mask_is_greyed_out_in_cross_attention_saying_why(qtbot):
+    """Cross-attention has no causal mask (its queries read another sequence): the check box is disabled
+    while the queries are separate, its tooltip says why, and it comes back with one token list."""
+    model, panel = show_panel(qtbot, ControlsPanel, size=(600, 600))
+    causal = panel.causal
+    assert causal.isEnabled() and "upper triangle" in causal.toolTip()
+    panel.cross.setChecked(True)
+    model.flush()
+    assert model.cross and not causal.isEnabled() and not causal.isChecked()
+    assert "cross-attention" in causal.toolTip() and "no future to hide" in causal.toolTip()
+    model.undo_stack.undo()
+    model.flush()
+    assert not model.cross and causal.isEnabled() and "upper triangle" in causal.toolTip()

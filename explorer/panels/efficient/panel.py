@@ -32,7 +32,7 @@ from ..worker_answers import WorkerAnswers
 from .cost_plot import CostPlot, curve_lengths
 from explorer.i18n import in_language, translate
 
-from .words import (NAMES, NO_BIAS, NO_CAUSAL_LINFORMER, NOT_SAVED, PHI_NO_SCALE, SCHOOLS_ZH, SENTENCES, SHORT,
+from .words import (NAMES, NO_BIAS, NO_CAUSAL_LINFORMER, NO_MASS, NOT_SAVED, PHI_NO_SCALE, SCHOOLS_ZH, SENTENCES, SHORT,
                     SHOWN, TIPS, count, sig3)
 
 PARAM_MAX = 8192  # w, l, g: as far as the cost curves go
@@ -261,6 +261,7 @@ class EfficientPanel(WorkerAnswers, Panel):
         self._drawn_work = drawn
         if work.state == FAILED:
             self.readout.setText(f"<span style='color:{BAD}'>{escape(in_language(work.reason))}</span>")
+            self.readout.setToolTip("")
             return
         if work.state == COMPUTING:
             r = self.model.results
@@ -301,6 +302,7 @@ class EfficientPanel(WorkerAnswers, Panel):
                                    masked=tried.outside, finite=True, overview=tried.overview)
         n_q, n_k = approx.weights.shape
         self.readout.setText(self.readout_text(mech, approx, tried.figures, n_q, n_k, tried.cells))
+        self.readout.setToolTip(translate("Efficient", NO_MASS) if approx.computed is None else "")
 
     @staticmethod
     def cost_text(mech, n_k, d, d_v, causal):
@@ -333,8 +335,9 @@ class EfficientPanel(WorkerAnswers, Panel):
         else:
             parts.append(translate("Efficient", "mean KL(A′‖A) = <b>{kl}</b> nats ({rows} {noun_en})").format(
                 kl=sig3(figures.kl), rows=figures.kl_rows, noun_en=noun(figures.kl_rows, 'row')))
-        if figures.mass is not None:
-            parts.append(translate("Efficient", "exact mass inside = <b>{mass}</b>").format(mass=sig3(figures.mass)))
+        if figures.mass is not None or approx.computed is None:  # no pattern: "—", its tooltip says why
+            parts.append(translate("Efficient", "exact mass inside = <b>{mass}</b>").format(
+                mass="—" if figures.mass is None else sig3(figures.mass)))
         return " · ".join(parts)
 
     @staticmethod

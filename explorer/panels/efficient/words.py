@@ -74,6 +74,8 @@ NOT_SAVED = QT_TRANSLATE_NOOP("Efficient", "These choices belong to this panel: 
 NO_CAUSAL_LINFORMER = (QT_TRANSLATE_NOOP("Efficient", "⚠ Linformer has no causal form: E and F mix every position, later ones too, into "
                        "each projected key (the paper uses it in encoders) — the mask cannot be kept."))
 NO_BIAS = QT_TRANSLATE_NOOP("Efficient", "ALiBi's bias is not in φ(q)·φ(k) or Q(EK)ᵀ: only the patterns keep it.")
+NO_MASS = QT_TRANSLATE_NOOP("Efficient", "Exact mass inside: the exact weight on a pattern's kept cells. This mechanism keeps "
+                                        "no pattern (every key is read, mixed or approximated), so there is none.")
 PHI_NO_SCALE = QT_TRANSLATE_NOOP("Efficient", "φ takes Q and K as the scores use them, without the scale (as in the paper).")
 
 

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QSizePol
 
 from explorer.model.flow_back import CLOSED, FAILED, LOST, MISFIT, NONE, READY, STOPPED, WAITING
 from explorer.widgets.html_escape import escape
+from explorer.widgets.number_text import format_change
 from explorer.widgets.palette import BAD, BLUE, MUTED, VERMILLION, WEIGHT_BLUE
 from explorer.i18n import in_language, translate
 
@@ -30,11 +31,12 @@ SAME_POINTS = 0.005  # a change below this many percentage points reads "±0": f
 
 
 def points(change):
-    """A change of probability in percentage points: "+12.3", "−0.4", "−0.01", "±0"."""
+    """A change of probability in percentage points, in the changes' one format (two significant digits, three
+    from 10 up, as ``percent`` writes those): "+12.3", "−0.4", "+0.059", "±0" — never larger than it is."""
     value = 100 * change
     if abs(value) < SAME_POINTS:
         return "±0"
-    return f"{'+' if value > 0 else '−'}{abs(value):.{1 if abs(value) >= 0.05 else 2}f}"
+    return format_change(value, 3 if abs(value) >= 9.95 else 2)
 
 
 def bar(p):

@@ -1136,10 +1136,6 @@ B − A = {change}</translation>
         <translation>RoPE 已关闭：现在每个头的 Q/K 宽度 d_h = {d_head} 是奇数</translation>
     </message>
     <message>
-        <source>No causal mask in cross-attention: the queries read another sequence, which has no future to hide</source>
-        <translation>交叉注意力没有因果掩码：查询读的是另一个序列，那里没有需要遮住的未来</translation>
-    </message>
-    <message>
         <source>cannot switch to projected mode</source>
         <translation>无法切换到投影模式</translation>
     </message>
@@ -1385,6 +1381,10 @@ B − A = {change}</translation>
     <message>
         <source>ALiBi&apos;s bias is not in φ(q)·φ(k) or Q(EK)ᵀ: only the patterns keep it.</source>
         <translation>ALiBi 的偏置不在 φ(q)·φ(k) 或 Q(EK)ᵀ 里：只有稀疏模式保留它。</translation>
+    </message>
+    <message>
+        <source>Exact mass inside: the exact weight on a pattern&apos;s kept cells. This mechanism keeps no pattern (every key is read, mixed or approximated), so there is none.</source>
+        <translation>精确权重落在内部的份额：精确权重落在某个稀疏模式所保留的格子上的部分。这种机制没有保留格子的模式（每个键都被读到，或混合，或近似），所以没有这个份额。</translation>
     </message>
     <message>
         <source>φ takes Q and K as the scores use them, without the scale (as in the paper).</source>
@@ -4999,8 +4999,8 @@ masked: the score was set to −∞</source>
         <translation>{prefix}kv_heads 是 {kv}：{heads} 个头的输出并排起来宽 头数·(V 宽度 / kv_heads) = {heads}·{v} = {outputs_width}，但 Wo 有 {o} 列</translation>
     </message>
     <message>
-        <source>{prefix}causal is on, but this is a cross-attention session (it has query_tokens): its queries read another sequence, which has no future to hide; decoder cross-attention has no causal mask</source>
-        <translation>{prefix}causal 已打开，但这是交叉注意力会话（它有 query_tokens）：它的查询读的是另一个序列，没有需要遮住的未来；解码器的交叉注意力没有因果掩码</translation>
+        <source>{prefix}causal cannot be on in a cross-attention session (it has query_tokens): its queries read another sequence, which has no future to hide; decoder cross-attention has no causal mask</source>
+        <translation>{prefix}causal 在交叉注意力会话（它有 query_tokens）中不能打开：它的查询读的是另一个序列，没有需要遮住的未来；解码器的交叉注意力没有因果掩码</translation>
     </message>
     <message>
         <source>{prefix}source is &apos;projected&apos; but the matrices X, Wq, Wk, Wv and Wo are missing</source>
@@ -5090,8 +5090,8 @@ masked: the score was set to −∞</source>
         <translation>K 和 V 切成 H_kv = {n_kv} 个 K/V 头，每个依次被 {each} 个查询头读取</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Split and merge&lt;/b&gt;: (L, D) → (H, L, d_h) — Q&apos;s D = {D} columns are cut into H = {heads} of d_h = {dh} ({kv_text}); each head attends on its own with scale {scale}; the heads&apos; outputs are {merge}.{hide}</source>
-        <translation>&lt;b&gt;拆分与合并&lt;/b&gt;：(L, D) → (H, L, d_h) —— Q 的 D = {D} 列被切成 H = {n_heads} 份，每份 d_h = {dh} 维（{kv_text}）；每个头以缩放 {scale} 各自独立做注意力；各头的输出{merge}。{hide}</translation>
+        <source>&lt;b&gt;Split and merge&lt;/b&gt;: (L, {w}) → (H, L, d_h) — Q&apos;s {w} = {D} columns are cut into H = {heads} of d_h = {dh} ({kv_text}); each head attends on its own with scale {scale}; the heads&apos; outputs are {merge}.{hide}</source>
+        <translation>&lt;b&gt;拆分与合并&lt;/b&gt;：(L, {w}) → (H, L, d_h) —— Q 的 {w} = {D} 列被切成 H = {n_heads} 份，每份 d_h = {dh} 维（{kv_text}）；每个头以缩放 {scale} 各自独立做注意力；各头的输出{merge}。{hide}</translation>
     </message>
     <message>
         <source>Q per head</source>
