@@ -156,8 +156,8 @@ class MainWindow(QMainWindow):
         self.model.history_moved.connect(self.update_title)  # opening a model's head (or undoing it) renames it
         self.model.history_moved.connect(self._clear_stale_refusal)
         self.update_title()
-        self.say_when_ready(translate("Window", "Edit any number in Q, K or V — every stage recomputes live. "
-                                                "Hover a cell to see how it was made."), 15000)
+        self._welcome = self._welcome_text()
+        self.say_when_ready(self._welcome, 15000)
         self.resize(1600, 1000)
         self.persist_layout = persist_layout  # off for --screenshot: never touch the user's saved layout
         if persist_layout:
@@ -395,10 +395,19 @@ class MainWindow(QMainWindow):
             self.retranslate()
 
     def retranslate(self):
-        """The menus' and the docks' texts in the interface's language (the panels translate their own)."""
+        """The menus' and the docks' texts in the interface's language (the panels translate their own), and the
+        welcome in the status bar while it is still there."""
         self.menus.retranslate()
         for spec in DOCKS:
             self.docks[spec.name].setWindowTitle(dock_title(spec))
+        welcome, self._welcome = self._welcome, self._welcome_text()
+        if self.statusBar().currentMessage() == welcome:
+            self.statusBar().showMessage(self._welcome, 10000)
+
+    @staticmethod
+    def _welcome_text():
+        return translate("Window", "Edit any number in Q, K or V — every stage recomputes live. "
+                                   "Hover a cell to see how it was made.")
 
     # ----- menus (explorer/menus.py) -------------------------------------------------------------
     def open_model(self, folder=None, choose=False):

@@ -79,6 +79,16 @@ def test_switching_to_chinese_translates_every_menu_item_and_dock_then_back_rest
     assert i18n.current_language() == "en" and texts(window) == english
 
 
+def test_the_welcome_in_the_status_bar_follows_a_switch_while_it_is_shown(window):
+    bar = window.statusBar()
+    bar.showMessage("Edit any number in Q, K or V — every stage recomputes live. Hover a cell to see how it was made.")
+    window.actions["language_zh"].trigger()
+    assert bar.currentMessage() == "改动 Q、K、V 中任何一个数——每一步都实时重新计算。鼠标停在格子上可看它是怎么算出来的。"
+    bar.showMessage("Saved")  # another message since: a switch leaves it
+    window.actions["language_en"].trigger()
+    assert bar.currentMessage() == "Saved"
+
+
 def test_the_controls_panel_follows_the_language(window):
     controls = window.panels["controls"]
     english = texts(window)
