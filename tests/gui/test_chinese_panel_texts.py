@@ -9,7 +9,7 @@ from explorer import i18n
 from explorer.panels.efficient import EfficientPanel
 from explorer.panels.flash import FlashAttentionPanel
 from explorer.panels.generation import GenerationPanel
-from explorer.panels.model_view.next_tokens import table
+from explorer.panels.model_view.next_tokens import favourite, table
 from tests.gui.panel_helpers import show_dock, show_panel
 
 
@@ -30,6 +30,13 @@ def test_the_next_token_tables_column_titles_are_chinese(qapp):
     html = table(change, False)
     assert "编辑之前" in html and "用编辑过的头" in html
     assert "before any edit" not in html and "with the edited head" not in html
+
+
+def test_the_lost_favourite_is_told_after_a_chinese_semicolon(qapp):
+    change = SimpleNamespace(before_top=[entry("·the", 1, 0.41, 0.02)], after_top=[entry("·cat", 2, 0.1, 0.5)])
+    assert favourite(change) == "; “·the” 41.0% → <b>2.00%</b>"  # one decimal from 10 %, two below
+    i18n.set_language("zh")
+    assert favourite(change) == "；“·the” 41.0% → <b>2.00%</b>"
 
 
 # ----- texts a panel drew before the switch: drawn again in the new language while shown ----------------

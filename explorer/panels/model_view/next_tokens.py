@@ -77,7 +77,8 @@ def favourite(change):
     first = change.before_top[0]
     if first.token_id == change.after_top[0].token_id:
         return ""
-    return f"; “{escape(first.label)}” {percent(first.before)} → <b>{percent(first.after)}</b>"
+    return translate("ModelView", "; “{token}” {before} → {after}").format(
+        token=escape(first.label), before=percent(first.before), after=f"<b>{percent(first.after)}</b>")
 
 
 def share(c):

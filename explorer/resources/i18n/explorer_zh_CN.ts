@@ -3131,6 +3131,10 @@ masked: the score was set to −∞</source>
         <translation>用编辑过的头</translation>
     </message>
     <message>
+        <source>; “{token}” {before} → {after}</source>
+        <translation>；“{token}” {before} → {after}</translation>
+    </message>
+    <message>
         <source>No layer comes after layer {layer}: the edit changes the output only through the rest of this layer&apos;s block.</source>
         <translation>第 {layer} 层之后没有别的层：这次编辑只通过本层块的其余部分影响输出。</translation>
     </message>
