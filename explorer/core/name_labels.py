@@ -32,14 +32,15 @@ def place_names(points, sizes, sides, dots=(), lines=(), bounds=None, gap=9.0, h
     covers more than ``hidden_at`` of its own area with names placed before it gets None (left off)."""
     points = np.asarray(points, dtype=np.float64).reshape(-1, 2)
     dots = np.asarray(dots, dtype=np.float64).reshape(-1, 4)
-    taken, boxes = [], []
+    avoid = np.concatenate([dots, np.zeros((len(points), 4))])  # the dots, then each name as it is placed
+    placed, boxes = len(dots), []
     for point, size, side in zip(points, sizes, sides):
         w, h = float(size[0]), float(size[1])
-        _, box = place_label(point, (w, h), name_offsets(side, (w, h), gap),
-                             boxes=np.concatenate([dots, np.reshape(taken, (-1, 4))]), segments=lines, bounds=bounds,
-                             line_cost=1.0)
-        hidden = overlap_areas(np.reshape(box, (1, 4)), np.reshape(taken, (-1, 4))).sum() > hidden_at * w * h
+        _, box = place_label(point, (w, h), name_offsets(side, (w, h), gap), boxes=avoid[:placed], segments=lines,
+                             bounds=bounds, line_cost=1.0)
+        hidden = overlap_areas(np.reshape(box, (1, 4)), avoid[len(dots):placed]).sum() > hidden_at * w * h
         boxes.append(None if hidden else box)
         if not hidden:
-            taken.append(box)
+            avoid[placed] = box
+            placed += 1
     return boxes

@@ -83,3 +83,17 @@ def test_names_of_points_on_one_place_are_left_off_rather_than_overprinted(qtbot
     texts = assert_apart_and_beside(panel, points_named(model, panel))
     assert len(panel.plot.labels) == 16 and 2 <= len(texts) < 16
     assert model.query_tokens[model.settings.selected_row] in texts  # the query in focus keeps its name
+
+
+def test_a_top_k_of_every_key_tries_the_first_ranked_names_only(qtbot):
+    """Top-k raised to L = 150 asks for 151 names (placing each looks at all placed before it): at most
+    MAX_NAMED are tried, the query in focus first, then the keys its lines go to."""
+    from explorer.panels.qk_space.plane import MAX_NAMED
+
+    model, panel = show_panel(qtbot, QKSpacePanel, session=random_session(150), size=(900, 700))
+    panel.top_k.setValue(150)
+    QApplication.processEvents()
+    assert len(panel.plot.labels) == 151 and MAX_NAMED < 151
+    names = shown_names(panel)
+    assert 0 < len(names) <= MAX_NAMED
+    assert model.query_tokens[model.settings.selected_row] in [text for text, _ in names]  # the focus keeps its name

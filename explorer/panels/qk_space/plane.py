@@ -24,6 +24,7 @@ HIT_PX = 9  # the pointer finds a point within this many pixels
 GRID_ALPHA = 0.15
 LINE_WIDTH = 2.5
 CROWDED = 40  # more points than this (queries + keys) are drawn smaller, their names on a white backing
+MAX_NAMED = 64  # names tried at most (the focus, then its partners): placing each scans those placed before
 LABEL_GAP_PX = 9  # a name starts this far from its point's centre: clear of the point and the focus ring
 FOCUS_RING_PX = 17
 ONE_PLACE = 1e-12  # points spread less than this apart are on one place
@@ -146,13 +147,21 @@ class QKPlot(QObject):
         ends = px(self._lines_drawn[:, 2:4])
         focus = None if self._focus is None else px([self._focus])[0]
 
+        line_to = {}  # a point's pixel (to a thousandth) → the first line ending there: one lookup a name
+        for k, end in enumerate(np.round(ends, 3).tolist()):
+            line_to.setdefault(tuple(end), k)
+        at = [tuple(p) for p in np.round(points, 3).tolist()]
+
         def rank(i):
             if i == self._first:
                 return (0, 0)
-            near = [k for k, end in enumerate(ends) if np.allclose(points[i], end, atol=0.5)]
-            return (1, near[0]) if near else (2, i)
+            k = line_to.get(at[i])
+            return (1, k) if k is not None else (2, i)
 
         order = sorted(range(len(points)), key=rank)
+        for i in order[MAX_NAMED:]:  # more names than a plot can show apart: the first ranked are tried
+            self.labels[i].setVisible(False)
+        order = order[:MAX_NAMED]
         q_size, k_size = SIZES[self._crowded]
         dots = [boxes_around(px(self.q_pts), q_size / 2 + 1), boxes_around(px(self.k_pts), k_size / 2 + 1)]
         if focus is not None:
