@@ -172,6 +172,7 @@ class GrowWithContent(QObject):
     def __init__(self, window, dock):
         super().__init__(dock)
         self._window, self._dock, self._size = window, dock, dock.size()
+        self._needed = None  # the size its content asked for when it was last placed
         self._pending = False
 
     def watch(self, panel):
@@ -191,10 +192,11 @@ class GrowWithContent(QObject):
             self.deleteLater()
             return
         room = screen_room(self._window)
-        if needed_size(dock, dock.size(), room).boundedTo(room.size()) != dock.size():
-            # placed again on top of the others (the one whose content grew is the one worked in), none of their
-            # title bars covered
+        needed = needed_size(dock, dock.size(), room).boundedTo(room.size())
+        # placed again only when its content asks for another size than it did: placing may have made it shorter
+        # (the others' title bars kept in view), and an edit that asks for the same must not place it again
+        if needed != dock.size() and needed != self._needed:
+            self._needed = needed
             fit_floating(self._window, dock, (dock.width(), dock.height()), dock.geometry().topLeft(),
                          floating_others(self._window, dock))
-            dock.raise_()
             self._size = dock.size()

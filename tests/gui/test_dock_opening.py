@@ -136,3 +136,31 @@ def test_many_panels_opened_floating_each_leave_every_title_bar_in_reach(qtbot, 
             assert room.contains(each.frameGeometry()), (each.objectName(), each.frameGeometry(), room)
     assert len(opened) >= 9
     window.model.undo_stack.setClean()
+
+
+def test_edits_do_not_place_the_floating_panels_again(qtbot, home, monkeypatch):
+    """At 1024 × 640 nine panels floated in turn: some were made shorter than their content asks so every title
+    bar stays in reach. An edit re-lays their content out, asking for the same sizes: none is placed again (each
+    used to be placed and raised again at every edit, or every step of a drag)."""
+    from explorer import floating_panels
+
+    window = open_window(qtbot, size=(1024, 640))
+    settle()
+    for name in (*LARGE, "sensitivity", "ab_diff"):
+        window.actions[f"view_{name}"].trigger()
+        for _ in range(3):
+            settle()
+            qtbot.wait(10)
+    placed = []
+    real = floating_panels.fit_floating
+    monkeypatch.setattr(floating_panels, "fit_floating", lambda *a, **k: placed.append(a[1].objectName()) or real(*a, **k))
+    geometries = {name: dock.geometry() for name, dock in window.docks.items() if dock.isFloating()}
+    for value in (0.25, 0.5, 0.75, 1.0):
+        window.model.set_cell("V", 1, 0, value)
+        window.model.flush()
+        for _ in range(3):
+            settle()
+            qtbot.wait(10)
+    assert placed == []
+    assert {name: window.docks[name].geometry() for name in geometries} == geometries
+    window.model.undo_stack.setClean()
