@@ -14,6 +14,7 @@ MASK_HATCH = QColor(HATCH_GREY)
 HIGHLIGHT_COLOR = QColor(HIGHLIGHT)
 MAX_HATCH_RUNS = 20_000  # beyond this many masked runs cells are too small to show hatching
 MIN_HATCH_CELL_PX = 5.0
+MARK_MIN_PX = 10.0  # a cell whose shorter side is below this has no room for a ring around its number
 
 
 def _cosmetic_pen(color: QColor, width: float) -> QPen:
@@ -145,8 +146,9 @@ class OutlineOverlay(pg.GraphicsObject):
             framed(QRectF(-0.5, self.row - 0.5, cols, 1.0), QColor(255, 255, 255), 1.5)
         for r, c in self.cells:
             framed(QRectF(c - 0.5, r - 0.5, 1.0, 1.0), HIGHLIGHT_COLOR, 2.0)
-        if self.marks:  # a round ring (in pixels: cells are rarely square) centred on the cell, around its number
-            to_device = p.transform()
+        short = min(abs(p.transform().m11()), abs(p.transform().m22()))  # a cell's shorter side in pixels
+        if self.marks and short >= MARK_MIN_PX:  # a round ring (in pixels: cells are rarely square) centred on the
+            to_device = p.transform()                # cell, around its number; none where a cell has no room for one
             p.save()
             p.resetTransform()
             p.setRenderHint(QPainter.RenderHint.Antialiasing, True)
@@ -154,7 +156,7 @@ class OutlineOverlay(pg.GraphicsObject):
                 p.setPen(_cosmetic_pen(color, width))
                 for r, c in self.marks:
                     cell = to_device.mapRect(QRectF(c - 0.5, r - 0.5, 1.0, 1.0))
-                    radius = max(2.0, min(cell.width(), cell.height()) / 2 - 3.0)  # its pen inside the cell
+                    radius = min(cell.width(), cell.height()) / 2 - 3.0  # its pen (3 px) inside the cell
                     p.drawEllipse(cell.center(), radius, radius)
             p.restore()
         if self.hover is not None:

@@ -446,3 +446,17 @@ def test_a_mark_is_a_round_ring_centred_on_its_cell_and_sized_to_it(qtbot, size)
     assert 0.6 * short <= width <= short
     assert np.all(np.abs(xs - c.x()) <= abs(cell_w) / 2) and np.all(np.abs(ys - c.y()) <= abs(cell_h) / 2)
     assert before[int(c.y() * dpr), int(c.x() * dpr)].tolist() == after[int(c.y() * dpr), int(c.x() * dpr)].tolist()
+
+
+def test_cells_too_small_for_a_ring_get_no_mark(qtbot):
+    """80 rows in 300 px (~3 px a row): a ring around a number cannot fit in such a cell, and one ring per row
+    made a smeared band of black and white rings; nothing is drawn for the marks there."""
+    h = make(qtbot, size=(520, 300))
+    n = 80
+    tokens = [f"w{i}" for i in range(n)]
+    h.set_matrix(np.eye(n), row_labels=tokens, col_labels=tokens, levels=(0, 1))
+    before, _ = grab_rgb(h)
+    h.set_marks([(r, r) for r in range(n)])
+    after, _ = grab_rgb(h)
+    assert abs(h.cell_center(1, 0).y() - h.cell_center(0, 0).y()) < 10  # (the cells are that small)
+    assert np.array_equal(before, after)
