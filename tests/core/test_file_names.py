@@ -24,3 +24,14 @@ def test_a_long_title_is_cut_at_a_word():
     stem = file_stem(title, "x")
     assert len(stem) <= MAX_STEM and stem.endswith("word") and stem == " ".join(["word"] * 16)  # 16·5 − 1 = 79
     assert file_stem("x" * 100, "y") == "x" * MAX_STEM  # no space to cut at
+
+
+def test_a_name_of_wide_characters_stays_within_what_file_systems_take():
+    stem = file_stem("😀" * 100, "x")  # 4 bytes each: 80 characters would be 320 bytes, over 255 with ".aesz"
+    assert stem == "😀" * 50 and len((stem + ".aesz").encode("utf-8")) == 205
+    assert file_stem("猫" * 80, "x") == "猫" * 66  # 3 bytes each: 66 · 3 = 198 ≤ 200 < 67 · 3
+
+
+def test_a_windows_device_name_is_not_offered_as_it_is():
+    assert file_stem("CON", "x") == "CON_" and file_stem("lpt1", "x") == "lpt1_"
+    assert file_stem("console", "x") == "console"
