@@ -12,6 +12,13 @@ from explorer.widgets.number_box import NumberBox, WholeBox
 SPIN_DECIMALS = 4
 
 
+def allow_switch(widget, why, tooltip):
+    """A switch the settings' rules would refuse to flip now (``why``, from ``model.setting_problem``) is greyed
+    out, its tooltip saying why; else enabled with its own ``tooltip``."""
+    widget.setEnabled(why is None)
+    widget.setToolTip(tooltip if why is None else why)
+
+
 class SettingControl:
     """One setting's widget, bound to the model: ``widget`` to lay out, ``show(settings)`` to refresh.
     ``text``: a check box's text, or a slider's label."""
@@ -73,9 +80,7 @@ class SettingControl:
                 w.setValue(value)
 
     def _allow(self, why):
-        """A switch the settings' rules would refuse to flip now is greyed out, its tooltip saying why."""
-        self.widget.setEnabled(why is None)
-        self.widget.setToolTip(self.setting.tooltip if why is None else why)
+        allow_switch(self.widget, why, self.setting.tooltip)
 
     def enable_choice(self, value, on, why=""):
         """Grey out one choice of a combo box (e.g. sinusoidal PE in direct mode), saying why."""

@@ -149,3 +149,27 @@ def format_count(n: float) -> str:
         if abs(n) >= size:
             return f"{n / size:.3g} {unit}"
     return f"{n:.0f}"
+
+
+TINY_DECIMALS = 4  # an axis of tiny numbers needing more decimals writes them as 2.5e−5
+
+
+def tick_text(value, decimals):
+    """A round tick's text: "0", "0.5", "−1.5" (a true minus, as every number the app writes)."""
+    return "0" if value == 0 else format_fixed(value, decimals)
+
+
+def tiny_tick_text(value, decimals):
+    """A tick's text on an axis of tiny numbers: "2.5e−5", "1e−300" (the digits ``decimals`` resolves, a true minus)."""
+    if value == 0:
+        return "0"
+    digits = max(0, math.floor(math.log10(abs(value))) + decimals)
+    mantissa, exponent = f"{value:.{digits}e}".split("e")
+    return f"{mantissa}e{int(exponent)}".replace("-", "−")
+
+
+def tick_texts(values, decimals):
+    """The round ticks' texts, in decimals ("0.25") — on an axis whose numbers are all below 0.001 and need
+    more than TINY_DECIMALS decimals, as "2.5e−5" (at 1e−9 a plain number is 12 characters long)."""
+    tiny = decimals > TINY_DECIMALS and max((abs(v) for v in values), default=0.0) < 1e-3
+    return [(tiny_tick_text if tiny else tick_text)(v, decimals) for v in values]

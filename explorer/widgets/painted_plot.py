@@ -10,41 +10,17 @@ import math
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPen
 from PySide6.QtWidgets import QToolTip, QWidget
 
 from .nice import round_ticks
-from .number_text import format_fixed
+from .number_text import tick_texts
 from .palette import blended
 
 TICK_PX = 5  # the ticks' length, pointing out of the data area
 GAP_PX = 3  # between a tick and its text, and between a tick text and the axis title
 MIN_TICK_GAP = {"x": 50.0, "y": 26.0}  # pixels between round-number ticks chosen by the plot
 EDGE_PX = 8  # room right and above the data area (half a tick text spills past its end)
-TINY_DECIMALS = 4  # an axis of tiny numbers needing more decimals writes them as 2.5e−5
-
-
-def tick_text(value, decimals):
-    """A round tick's text: "0", "0.5", "−1.5" (a true minus, as every number the app writes)."""
-    return "0" if value == 0 else format_fixed(value, decimals)
-
-
-def tiny_tick_text(value, decimals):
-    """A tick's text on an axis of tiny numbers: "2.5e−5", "1e−300" (the digits ``decimals`` resolves, a true minus)."""
-    if value == 0:
-        return "0"
-    digits = max(0, math.floor(math.log10(abs(value))) + decimals)
-    mantissa, exponent = f"{value:.{digits}e}".split("e")
-    return f"{mantissa}e{int(exponent)}".replace("-", "−")
-
-
-def tick_texts(values, decimals):
-    """The round ticks' texts, in decimals ("0.25") — on an axis whose numbers are all below 0.001 and need
-    more than TINY_DECIMALS decimals, as "2.5e−5" (at 1e−9 a plain number is 12 characters long)."""
-    tiny = decimals > TINY_DECIMALS and max((abs(v) for v in values), default=0.0) < 1e-3
-    return [(tiny_tick_text if tiny else tick_text)(v, decimals) for v in values]
-
-
 def spanned(bounds):
     """(lo, hi) as floats, hi > lo: a range of no width (or upside down) becomes one unit around its middle."""
     lo, hi = float(bounds[0]), float(bounds[1])
@@ -219,6 +195,14 @@ class PaintedPlot(QWidget):
             if all(start > b + 4 or start + w < a - 4 for _, (a, b) in shown):
                 shown.append((text, (start, start + w)))
         return shown
+
+    def paint_discs(self, p, points, diameter, fills):
+        """Discs ``diameter`` px across at the data ``points`` (n, 2), the i-th filled with ``fills[i]`` (an
+        iterable of colours), ringed with the painter's pen."""
+        r = diameter / 2
+        for (x, y), fill in zip(self.to_px(points).tolist(), fills):
+            p.setBrush(QBrush(fill))
+            p.drawEllipse(QPointF(x, y), r, r)
 
     def paint_data(self, p):
         """Paint the data (subclasses): clipped to ``data_rect()``, antialiased, in pixels from ``to_px``;

@@ -5,7 +5,8 @@ from PySide6.QtCore import QPoint, QRectF
 from PySide6.QtGui import QColor
 
 from explorer.widgets.nice import nice_ceiling, round_ticks
-from explorer.widgets.painted_plot import PaintedPlot, spanned, tick_text, tick_texts
+from explorer.widgets.number_text import tick_text, tick_texts
+from explorer.widgets.painted_plot import PaintedPlot, spanned
 from explorer.widgets.palette import blended
 
 FG, BG = QColor("#000000"), QColor("#ffffff")

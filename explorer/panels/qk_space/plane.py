@@ -176,9 +176,9 @@ class QKPlot(QObject):
             label = self.labels[i]
             label.setVisible(box is not None)
             if box is not None:
-                at = self.view.mapToView(QPointF(box[0], box[1]))
+                corner = self.view.mapToView(QPointF(box[0], box[1]))
                 label.setAnchor((0, 0))
-                label.setPos(at.x(), at.y())
+                label.setPos(corner.x(), corner.y())
 
     def _to_px(self, points):
         """Points (n, 2) of the plane in the view's pixels (the view only scales and shifts)."""

@@ -1,4 +1,5 @@
 """The Readout's stacked bars: each key's share w_ij·v_j of every output dimension, and their total O_i."""
+from itertools import repeat
 from typing import NamedTuple
 
 import numpy as np
@@ -76,10 +77,7 @@ class BarsPlot(PaintedPlot):
         p.setPen(QPen(QColor(OUTPUT_COLOR), 2.5))
         p.drawLines([QLineF(*a, *b) for a, b in zip(ends[:n].tolist(), ends[n:].tolist())])
         p.setPen(QPen(QColor(255, 255, 255), 1.2))
-        p.setBrush(QBrush(QColor(OUTPUT_COLOR)))
-        r = TOTAL_DOT_PX / 2
-        for cx, cy in self.to_px(np.column_stack([x, total])).tolist():
-            p.drawEllipse(QPointF(cx, cy), r, r)
+        self.paint_discs(p, np.column_stack([x, total]), TOTAL_DOT_PX, repeat(QColor(OUTPUT_COLOR)))
 
 
 class SharesBars:

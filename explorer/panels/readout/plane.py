@@ -1,6 +1,7 @@
 """The Readout's plane: the rows of V as points, their convex hull, and O_i inside it with lines weighted by w_ij."""
 import math
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 from PySide6.QtCore import QPointF, QRectF, Qt
@@ -97,10 +98,7 @@ class PlanePlot(PaintedPlot):
                 p.drawLine(star, QPointF(*self.to_px(end)))
         self._paint_labels(p, self.labels)
         p.setPen(QPen(self.fg, 1))
-        r = KEY_POINT_PX / 2
-        for (x, y), colour in zip(self.to_px(self.key_points).tolist(), self.key_colours):
-            p.setBrush(QBrush(colour))
-            p.drawEllipse(QPointF(x, y), r, r)
+        self.paint_discs(p, self.key_points, KEY_POINT_PX, self.key_colours)
         if self.star is not None:
             self._paint_star(p)
 
@@ -109,9 +107,7 @@ class PlanePlot(PaintedPlot):
         (at L = 4096 a disc drawn each time took ~18 ms, the stamp ~4.5 ms); in an SVG export discs, not L pictures."""
         if p.paintEngine().type() != QPaintEngine.Type.Raster:
             p.setPen(QPen(self.fg, 1))
-            p.setBrush(QBrush(QColor(OTHERS_COLOR)))
-            for x, y in self.to_px(self.points).tolist():
-                p.drawEllipse(QPointF(x, y), POINT_PX / 2, POINT_PX / 2)
+            self.paint_discs(p, self.points, POINT_PX, repeat(QColor(OTHERS_COLOR)))
             return
         ratio = self.devicePixelRatioF()
         if self._dot is None or self._dot[0] != ratio:

@@ -28,7 +28,7 @@ from explorer.widgets.labelled_slider import LabelledSlider
 from explorer.widgets.number_text import format_number
 
 from ..base import Panel
-from ..setting_controls import SettingControl
+from ..setting_controls import SettingControl, allow_switch
 from .plots import POSITION_MAX, RopePlots
 from .tiles import RopeTiles
 
@@ -224,10 +224,9 @@ class RopePanel(RopePlots, RopeTiles, Panel):
         widgets = (self.rope_box, self.base_slider, self.style_combo, self.offset_box, self.head_combo,
                    self.query_combo, self.key_combo, self.pair_slider)
         blockers = [QSignalBlocker(w) for w in widgets]
-        problem = m.rope_problem()
+        problem = m.rope_problem()  # (with RoPE on: turning it off is always allowed)
         self.rope_box.setChecked(s.rope)
-        self.rope_box.setEnabled(s.rope or problem is None)
-        self.rope_box.setToolTip(problem if problem and not s.rope else translate(
+        allow_switch(self.rope_box, None if s.rope else problem, translate(
             "RoPE", "Rotate q and k of every head by position before the scores (the heatmaps change)"))
         for control in self.bound:
             control.show(s)
